@@ -1,0 +1,38 @@
+/**
+ * Stable error codes. Scripts switch on these (they appear in `--json` error
+ * output), so a code is never renamed once shipped.
+ */
+export const ErrorCode = {
+  // usage
+  Usage: 'USAGE',
+  UnknownServer: 'UNKNOWN_SERVER',
+  UnknownTool: 'UNKNOWN_TOOL',
+  InvalidArguments: 'INVALID_ARGUMENTS',
+  // configuration
+  ConfigNotFound: 'CONFIG_NOT_FOUND',
+  ConfigUnreadable: 'CONFIG_UNREADABLE',
+  ConfigInvalidJson: 'CONFIG_INVALID_JSON',
+  ConfigInvalid: 'CONFIG_INVALID',
+  ConfigMissingTransport: 'CONFIG_MISSING_TRANSPORT',
+  ConfigInterpolation: 'CONFIG_INTERPOLATION',
+  ConfigUntrusted: 'CONFIG_UNTRUSTED',
+  // starting and talking to a server
+  CommandNotFound: 'COMMAND_NOT_FOUND',
+  SpawnPermissionDenied: 'SPAWN_PERMISSION_DENIED',
+  SpawnFailed: 'SPAWN_FAILED',
+  ServerCrashed: 'SERVER_CRASHED',
+  ConnectTimeout: 'CONNECT_TIMEOUT',
+  RequestTimeout: 'REQUEST_TIMEOUT',
+  MessageTooLarge: 'MESSAGE_TOO_LARGE',
+  InvalidServerOutput: 'INVALID_SERVER_OUTPUT',
+  ConnectionClosed: 'CONNECTION_CLOSED',
+  UnsupportedTransport: 'UNSUPPORTED_TRANSPORT',
+  // what the server answered
+  ServerRejected: 'SERVER_REJECTED',
+  ToolError: 'TOOL_ERROR',
+  // the user
+  Cancelled: 'CANCELLED',
+  Internal: 'INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,103 @@
+import { ErrorCode } from './codes.js';
+import { type ErrorContext, McpxError } from './mcpx-error.js';
+
+export interface FormatOptions {
+  /** Full block (context, causes, fixes, stderr tail) instead of one line. */
+  readonly verbose?: boolean;
+  /** Include the stack trace (only ever with an explicit debug flag). */
+  readonly stack?: boolean;
+}
+
+/** Any thrown value as an McpxError, so every caller formats one shape. */
+export function toMcpxError(error: unknown): McpxError {
+  if (error instanceof McpxError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new McpxError(ErrorCode.Internal, `Unexpected error: ${message}`, {
+    cause: error,
+    fixes: ['Run again with --verbose and report the output if the problem persists.'],
+  });
+}
+
+function where(context: ErrorContext): string {
+  const origin = context.origin;
+  if (!origin?.file) return origin?.layer ? `${origin.layer} config` : '';
+  const position =
+    origin.line === undefined ? '' : `:${origin.line}${origin.column === undefined ? '' : `:${origin.column}`}`;
+  return `${origin.file}${position}${origin.layer ? ` (${origin.layer} config)` : ''}`;
+}
+
+/**
+ * One line: `[server] message (file:line)`. This is what a person sees by
+ * default; it must say what happened and where.
+ */
+export function formatErrorLine(error: unknown): string {
+  const e = toMcpxError(error);
+  const server = e.context.server ? `${e.context.server}: ` : '';
+  const location = where(e.context);
+  const alreadyNamesFile = location !== '' && e.context.origin?.file && e.message.includes(e.context.origin.file);
+  const suffix = location && !alreadyNamesFile ? ` (${location})` : '';
+  const fix = e.fixes[0] ? ` — ${e.fixes[0]}` : '';
+  return `error: ${server}${e.message}${suffix}${fix}`;
+}
+
+/** The full story: what, where, why, how to fix. */
+export function formatErrorVerbose(error: unknown, options: FormatOptions = {}): string {
+  const e = toMcpxError(error);
+  const c = e.context;
+  const lines = [`error [${e.code}]: ${e.message}`];
+  const add = (label: string, value: unknown) => {
+    if (value !== undefined && value !== null && value !== '') lines.push(`  ${label.padEnd(10)} ${value}`);
+  };
+  add('server', c.server);
+  add('config', where(c));
+  add('field', c.field);
+  add('expected', c.expected);
+  add('received', c.received);
+  add('command', c.command);
+  add('url', c.url);
+  add('tool', c.tool);
+  add('exit code', c.exitCode);
+  add('signal', c.signal);
+  add('timeout', c.timeoutMs === undefined ? undefined : `${c.timeoutMs} ms`);
+  add('attempts', c.attempts);
+  if (c.excerpt?.length) {
+    lines.push('');
+    for (const line of c.excerpt) lines.push(`    ${line}`);
+  }
+  if (c.stderrTail?.length) {
+    lines.push('', '  last stderr lines:');
+    for (const line of c.stderrTail) lines.push(`    | ${line}`);
+  }
+  if (e.causes.length) {
+    lines.push('', '  likely causes:');
+    for (const cause of e.causes) lines.push(`    - ${cause}`);
+  }
+  if (e.fixes.length) {
+    lines.push('', '  to fix:');
+    for (const fix of e.fixes) lines.push(`    - ${fix}`);
+  }
+  const underlying = e.cause instanceof Error ? e.cause.message : undefined;
+  if (underlying && underlying !== e.message) lines.push('', `  underlying: ${underlying}`);
+  if (options.stack && e.stack) lines.push('', e.stack);
+  return lines.join('\n');
+}
+
+export function formatError(error: unknown, options: FormatOptions = {}): string {
+  return options.verbose ? formatErrorVerbose(error, options) : formatErrorLine(error);
+}
+
+/** The `--json` shape: `{"error": {"code", "message", "server", ...}}`. */
+export function errorToJson(error: unknown): { error: Record<string, unknown> } {
+  const e = toMcpxError(error);
+  const { origin, ...rest } = e.context;
+  return {
+    error: {
+      code: e.code,
+      message: e.message,
+      ...rest,
+      ...(origin ? { configFile: origin.file, layer: origin.layer, line: origin.line, column: origin.column } : {}),
+      ...(e.causes.length ? { causes: e.causes } : {}),
+      ...(e.fixes.length ? { fixes: e.fixes } : {}),
+    },
+  };
+}
