@@ -1,0 +1,446 @@
+/**
+ * The test server's catalogue — tools, resources, a resource template and prompts — and
+ * `createTestServer()`, which serves them from one SDK `Server`. Transport-free, so the stdio
+ * entry (`test-server.ts`) and a future HTTP entry serve the same surface.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  type CallToolResult,
+  type CompleteResult,
+  type GetPromptResult,
+  type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
+  ResourceNotFoundError,
+  type ResourceTemplateType,
+  Server,
+  type ServerContext,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { VERSION } from '../version.js';
+
+/** The name the test server reports in `serverInfo`. */
+export const TEST_SERVER_NAME = 'mcpx-test-server';
+
+/** The list methods a {@link TestServerHooks.beforeList} hook sees. */
+export type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
+
+/** Interception points the misbehaviour modes use; a hook may throw, exit or write to stdout. */
+export interface TestServerHooks {
+  /** Runs before every `tools/call` is dispatched, known tool or not. */
+  readonly beforeToolCall?: (name: string) => void | Promise<void>;
+  /** Runs before every list request is answered. */
+  readonly beforeList?: (method: ListMethod) => void | Promise<void>;
+}
+
+/** Options for {@link createTestServer}; every field is optional. */
+export interface TestServerOptions {
+  /** Adds this many echoing tools named `tool_0001`… after the built-in ones. */
+  readonly extraToolCount?: number;
+  /** Serve every list this many items per page, with opaque cursors; unset serves one page. */
+  readonly pageSize?: number;
+  /** The environment the `env` tool reads; defaults to none (every name is "(unset)"). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly hooks?: TestServerHooks;
+}
+
+/** What a tool body may use besides its arguments. */
+export interface ToolRunContext {
+  readonly signal: AbortSignal;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Sends `notifications/progress` when the caller asked for progress; a no-op otherwise. */
+  progress(progress: number, total: number, message: string): Promise<void>;
+}
+
+/** One tool: its wire definition and a call that validates arguments first. */
+export interface TestTool {
+  readonly definition: Tool;
+  call(args: unknown, ctx: ToolRunContext): Promise<CallToolResult>;
+}
+
+interface ToolSpec<S extends z.ZodObject> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly input: S;
+  readonly output?: z.ZodObject;
+  readonly annotations?: ToolAnnotations;
+  run(args: z.output<S>, ctx: ToolRunContext): CallToolResult | Promise<CallToolResult>;
+}
+
+function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io });
+  return { ...rest, type: 'object' } as Tool['inputSchema'];
+}
+
+function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): TestTool {
+  const definition: Tool = {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: jsonSchema(spec.input, 'input'),
+    ...(spec.output ? { outputSchema: jsonSchema(spec.output, 'output') } : {}),
+    ...(spec.annotations ? { annotations: spec.annotations } : {}),
+  };
+  return {
+    definition,
+    async call(args, ctx) {
+      const parsed = spec.input.safeParse(args ?? {});
+      // Invalid arguments are a tool execution error the model can read and correct (spec 2025-11-25).
+      if (!parsed.success)
+        return text(`Invalid arguments for ${spec.name}: ${z.prettifyError(parsed.error)}`, true);
+      return spec.run(parsed.data, ctx);
+    },
+  };
+}
+
+function text(value: string, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text: value }], ...(isError ? { isError: true } : {}) };
+}
+
+const readOnly: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+/** The built-in tools, in listing order. */
+export const builtinTools: readonly TestTool[] = [
+  defineTool({
+    name: 'echo',
+    title: 'Echo',
+    description: 'Echo a message back unchanged.',
+    input: z.object({ message: z.string().describe('The text to echo') }),
+    annotations: readOnly,
+    run: ({ message }) => text(message),
+  }),
+  defineTool({
+    name: 'get_time',
+    title: 'Current time',
+    description: "The server's current time as an ISO 8601 string.",
+    input: z.object({}),
+    annotations: readOnly,
+    run: () => text(new Date().toISOString()),
+  }),
+  defineTool({
+    name: 'add',
+    title: 'Add',
+    description: 'Add two numbers; the sum is also returned as structured content.',
+    input: z.object({ a: z.number().describe('First addend'), b: z.number().describe('Second addend') }),
+    output: z.object({ sum: z.number() }),
+    annotations: readOnly,
+    run: ({ a, b }) => ({ ...text(String(a + b)), structuredContent: { sum: a + b } }),
+  }),
+  defineTool({
+    name: 'slow_operation',
+    title: 'Slow operation',
+    description: 'Work through a number of timed steps, reporting progress after each; can be cancelled.',
+    input: z.object({
+      steps: z.number().int().min(0).max(10_000).default(5).describe('How many steps'),
+      delay_ms: z.number().int().min(0).max(600_000).default(100).describe('Milliseconds per step'),
+    }),
+    annotations: readOnly,
+    async run({ steps, delay_ms }, ctx) {
+      for (let step = 1; step <= steps; step++) {
+        await delay(delay_ms, undefined, { signal: ctx.signal });
+        await ctx.progress(step, steps, `step ${step} of ${steps}`);
+      }
+      return text(`completed ${steps} steps`);
+    },
+  }),
+  defineTool({
+    name: 'fail',
+    title: 'Fail',
+    description: 'Always fails, returning an error result (isError) rather than a protocol error.',
+    input: z.object({ message: z.string().default('this tool always fails').describe('The error text') }),
+    annotations: readOnly,
+    run: ({ message }) => text(message, true),
+  }),
+  defineTool({
+    name: 'large_output',
+    title: 'Large output',
+    description: 'Return a text result of exactly the requested number of bytes.',
+    input: z.object({
+      bytes: z
+        .number()
+        .int()
+        .min(0)
+        .max(256 * 1024 * 1024)
+        .describe('Size of the text in bytes'),
+    }),
+    annotations: readOnly,
+    run: ({ bytes }) => text('x'.repeat(bytes)),
+  }),
+  defineTool({
+    name: 'env',
+    title: 'Environment variable',
+    description: 'The value of an environment variable in the server process, or "(unset)".',
+    input: z.object({ name: z.string().min(1).describe('Variable name') }),
+    annotations: readOnly,
+    run: ({ name }, ctx) => text(ctx.env[name] ?? '(unset)'),
+  }),
+];
+
+const extraInput = z.object({
+  message: z.string().optional().describe('Text to echo (defaults to the tool name)'),
+});
+
+/** `count` extra echoing tools, `tool_0001`…, for pagination tests. */
+export function extraTools(count: number): TestTool[] {
+  const width = Math.max(4, String(count).length);
+  const inputSchema = jsonSchema(extraInput, 'input'); // once: thousands of tools must still start fast
+  return Array.from({ length: count }, (_, i) => {
+    const name = `tool_${String(i + 1).padStart(width, '0')}`;
+    return {
+      definition: {
+        name,
+        title: `Extra tool ${i + 1}`,
+        description: `Extra echo tool ${i + 1} of ${count}, for pagination tests.`,
+        inputSchema,
+        annotations: readOnly,
+      },
+      async call(args) {
+        const parsed = extraInput.safeParse(args ?? {});
+        if (!parsed.success)
+          return text(`Invalid arguments for ${name}: ${z.prettifyError(parsed.error)}`, true);
+        return text(parsed.data.message ?? name);
+      },
+    };
+  });
+}
+
+const users = [
+  { id: '1', name: 'Ada Lovelace', email: 'ada@example.com' },
+  { id: '2', name: 'Alan Turing', email: 'alan@example.com' },
+  { id: '3', name: 'Grace Hopper', email: 'grace@example.com' },
+] as const;
+
+interface StaticResource extends Resource {
+  readonly text: string;
+}
+
+/** The static resources, with their contents. */
+export const resources: readonly StaticResource[] = [
+  {
+    uri: 'test://readme.txt',
+    name: 'readme.txt',
+    title: 'README',
+    description: 'What this server is for',
+    mimeType: 'text/plain',
+    text: `${TEST_SERVER_NAME} is mcpx's demo and test server.\nTry the echo, add and slow_operation tools.\n`,
+  },
+  {
+    uri: 'test://config.json',
+    name: 'config.json',
+    title: 'Configuration',
+    description: 'A small JSON document',
+    mimeType: 'application/json',
+    text: `${JSON.stringify({ name: TEST_SERVER_NAME, version: VERSION, features: ['tools', 'resources', 'prompts'] }, null, 2)}\n`,
+  },
+  {
+    uri: 'test://users.csv',
+    name: 'users.csv',
+    title: 'Users',
+    description: 'A small CSV table; each row is also test://users/{id}',
+    mimeType: 'text/csv',
+    text: `id,name,email\n${users.map((u) => `${u.id},${u.name},${u.email}`).join('\n')}\n`,
+  },
+];
+
+const resourceList: readonly Resource[] = resources.map(({ text: _text, ...resource }) => resource);
+
+/** The one resource template. */
+export const resourceTemplates: readonly ResourceTemplateType[] = [
+  {
+    uriTemplate: 'test://users/{id}',
+    name: 'user',
+    title: 'User by id',
+    description: `One user as JSON (ids ${users.map((u) => u.id).join(', ')})`,
+    mimeType: 'application/json',
+  },
+];
+
+interface PromptSpec extends Prompt {
+  render(args: Record<string, string>): string;
+}
+
+/** The prompts, with how each renders its single user message. */
+export const prompts: readonly PromptSpec[] = [
+  {
+    name: 'greeting',
+    title: 'Greeting',
+    description: 'Greet someone by name',
+    arguments: [{ name: 'name', description: 'Who to greet', required: true }],
+    render: (a) => `Please write a short, friendly greeting for ${a.name}.`,
+  },
+  {
+    name: 'code_review',
+    title: 'Code review',
+    description: 'Review a piece of code',
+    arguments: [
+      { name: 'code', description: 'The code to review', required: true },
+      { name: 'language', description: 'Its programming language', required: true },
+    ],
+    render: (a) => `Please review this ${a.language} code:\n\n${a.code}`,
+  },
+  {
+    name: 'summarize',
+    title: 'Summarize',
+    description: 'Summarize a text',
+    arguments: [{ name: 'text', description: 'The text to summarize', required: true }],
+    render: (a) => `Please summarize the following text:\n\n${a.text}`,
+  },
+];
+
+const promptList: readonly Prompt[] = prompts.map(({ render: _render, ...prompt }) => prompt);
+
+const languages = ['c', 'go', 'java', 'javascript', 'python', 'rust', 'typescript'];
+
+function complete(
+  ref: { type: string; name?: string; uri?: string },
+  argument: string,
+  value: string,
+): CompleteResult {
+  let candidates: readonly string[] = [];
+  if (ref.type === 'ref/prompt' && ref.name === 'code_review' && argument === 'language')
+    candidates = languages;
+  if (ref.type === 'ref/resource' && ref.uri === 'test://users/{id}' && argument === 'id')
+    candidates = users.map((u) => u.id);
+  const values = candidates.filter((c) => c.startsWith(value.toLowerCase()));
+  return { completion: { values, total: values.length, hasMore: false } };
+}
+
+function readResource(uri: string): ReadResourceResult {
+  const found = resources.find((r) => r.uri === uri);
+  if (found) return { contents: [{ uri, mimeType: found.mimeType, text: found.text }] };
+  const user = users.find((u) => `test://users/${u.id}` === uri);
+  if (user) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(user) }] };
+  throw new ResourceNotFoundError(uri);
+}
+
+function getPrompt(name: string, args: Record<string, string>): GetPromptResult {
+  const prompt = prompts.find((p) => p.name === name);
+  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+  const missing = (prompt.arguments ?? [])
+    .filter((a) => a.required && args[a.name] === undefined)
+    .map((a) => a.name);
+  if (missing.length > 0) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} needs: ${missing.join(', ')}`);
+  }
+  return {
+    description: prompt.description,
+    messages: [{ role: 'user', content: { type: 'text', text: prompt.render(args) } }],
+  };
+}
+
+/** One page of `items`; the cursor is opaque to clients (base64url JSON naming the list and offset). */
+function page<T>(
+  method: ListMethod,
+  items: readonly T[],
+  cursor: string | undefined,
+  size: number | undefined,
+) {
+  let offset = 0;
+  if (cursor !== undefined) {
+    const { m, o } = decodeCursor(cursor);
+    if (m !== method || typeof o !== 'number' || !Number.isInteger(o) || o < 0 || o > items.length) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor for ${method}`);
+    }
+    offset = o;
+  }
+  const end = size === undefined ? items.length : offset + size;
+  const nextCursor =
+    end < items.length ? Buffer.from(JSON.stringify({ m: method, o: end })).toString('base64url') : undefined;
+  return { items: items.slice(offset, end), nextCursor };
+}
+
+function decodeCursor(cursor: string): { m?: unknown; o?: unknown } {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return typeof decoded === 'object' && decoded !== null ? decoded : {};
+  } catch {
+    return {};
+  }
+}
+
+function runContext(ctx: ServerContext, env: Readonly<Record<string, string | undefined>>): ToolRunContext {
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    signal: ctx.mcpReq.signal,
+    env,
+    async progress(progress, total, message) {
+      if (token === undefined) return;
+      await ctx.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, total, message },
+      });
+    },
+  };
+}
+
+/**
+ * A fresh SDK server serving the test catalogue; connect it to any transport, or hand this
+ * function to `serveStdio()` / `createMcpHandler()` as the factory.
+ *
+ * @example
+ * serveStdio(() => createTestServer({ extraToolCount: 250, pageSize: 7 }));
+ */
+export function createTestServer(options: TestServerOptions = {}): Server {
+  const { hooks = {}, env = {}, pageSize } = options;
+  if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0)) {
+    throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
+  }
+  const tools = [...builtinTools, ...extraTools(options.extraToolCount ?? 0)];
+  const toolsByName = new Map(tools.map((t) => [t.definition.name, t]));
+  // The low-level Server, because McpServer cannot paginate its lists.
+  const server = new Server(
+    { name: TEST_SERVER_NAME, title: 'mcpx test server', version: VERSION },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} },
+      instructions: 'A demo server: echo and add for a first call, slow_operation to watch progress.',
+    },
+  );
+
+  const list = async <T>(method: ListMethod, items: readonly T[], cursor: string | undefined) => {
+    await hooks.beforeList?.(method);
+    return page(method, items, cursor, pageSize);
+  };
+  const toolList = tools.map((t) => t.definition);
+
+  server.setRequestHandler('tools/list', async (request) => {
+    const { items, nextCursor } = await list('tools/list', toolList, request.params?.cursor);
+    return { tools: items, nextCursor };
+  });
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    await hooks.beforeToolCall?.(name);
+    const tool = toolsByName.get(name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    await ctx.mcpReq.log('info', `tool ${name} called`, TEST_SERVER_NAME).catch(() => {});
+    return tool.call(args, runContext(ctx, env));
+  });
+  server.setRequestHandler('resources/list', async (request) => {
+    const { items, nextCursor } = await list('resources/list', resourceList, request.params?.cursor);
+    return { resources: items, nextCursor };
+  });
+  server.setRequestHandler('resources/templates/list', async (request) => {
+    const { items, nextCursor } = await list(
+      'resources/templates/list',
+      resourceTemplates,
+      request.params?.cursor,
+    );
+    return { resourceTemplates: items, nextCursor };
+  });
+  server.setRequestHandler('resources/read', async (request) => readResource(request.params.uri));
+  server.setRequestHandler('prompts/list', async (request) => {
+    const { items, nextCursor } = await list('prompts/list', promptList, request.params?.cursor);
+    return { prompts: items, nextCursor };
+  });
+  server.setRequestHandler('prompts/get', async (request) =>
+    getPrompt(request.params.name, request.params.arguments ?? {}),
+  );
+  server.setRequestHandler('completion/complete', async (request) =>
+    complete(request.params.ref, request.params.argument.name, request.params.argument.value),
+  );
+  return server;
+}

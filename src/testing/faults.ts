@@ -1,0 +1,158 @@
+/**
+ * Misbehaviour modes for the stdio test server, chosen by `MCPX_TEST_FAULT` (comma-separated).
+ * Each mode imitates a way real servers go wrong, so mcpx's transport can be tested against it.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { TestServerHooks } from './catalog.js';
+
+/** Every mode `MCPX_TEST_FAULT` accepts. */
+export const FAULT_MODES = [
+  'crash-mid-call',
+  'hang-before-initialize',
+  'garbage-stdout',
+  'huge-line',
+  'stderr-exit',
+  'grandchild',
+  'ignore-sigterm',
+  'slow-start',
+  'stderr-noise',
+  'list-fails-once',
+] as const;
+
+export type FaultMode = (typeof FAULT_MODES)[number];
+
+/** Parses `MCPX_TEST_FAULT`; throws naming the known modes when one is misspelt. */
+export function parseFaultModes(value: string | undefined): ReadonlySet<FaultMode> {
+  const names = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(FAULT_MODES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new Error(`unknown MCPX_TEST_FAULT mode ${unknown.join(', ')} (known: ${FAULT_MODES.join(', ')})`);
+  }
+  return new Set(names as FaultMode[]);
+}
+
+/** The process surface the faults act on, injected so the behaviour stays testable. */
+export interface FaultIo {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly exit: (code: number) => never;
+  readonly onSignal: (signal: NodeJS.Signals, listener: () => void) => void;
+}
+
+/** The active faults: hooks for the catalogue and what happens before serving. */
+export interface Faults {
+  readonly modes: ReadonlySet<FaultMode>;
+  readonly hooks: TestServerHooks;
+  /** Whether the process must outlive its stdin closing (`ignore-sigterm`). */
+  readonly outlivesStdin: boolean;
+  /** Start-up misbehaviour; resolves `false` when the server must not serve at all. */
+  beforeServe(): Promise<boolean>;
+}
+
+const DEFAULT_HUGE_LINE_BYTES = 20 * 1024 * 1024;
+const DEFAULT_SLOW_START_MS = 2000;
+
+function positiveInt(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** Writes one line of exactly `bytes` bytes (newline included) that looks like JSON-RPC. */
+async function writeHugeLine(out: Writable, bytes: number): Promise<void> {
+  const head = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"';
+  const tail = '"}}\n';
+  let remaining = Math.max(0, bytes - head.length - tail.length);
+  const chunk = 'x'.repeat(64 * 1024);
+  const write = async (s: string) => {
+    if (!out.write(s)) await once(out, 'drain');
+  };
+  try {
+    await write(head);
+    while (remaining > 0) {
+      const n = Math.min(remaining, chunk.length);
+      await write(n === chunk.length ? chunk : chunk.slice(0, n));
+      remaining -= n;
+    }
+    await write(tail);
+  } catch {
+    // The reader went away (EPIPE); there is nobody left to confuse.
+  }
+}
+
+/** Builds the faults for `modes`; with no modes every hook is absent and serving starts at once. */
+export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults {
+  let listFailures = modes.has('list-fails-once') ? 1 : 0;
+  const garbage = modes.has('garbage-stdout');
+  const hooks: TestServerHooks = {
+    async beforeToolCall(name) {
+      if (modes.has('crash-mid-call')) {
+        io.stderr.write('fatal: simulated crash\n');
+        io.exit(3);
+      }
+      if (garbage) io.stdout.write('this is not json either\n');
+      if (modes.has('huge-line') && name === 'echo') {
+        await writeHugeLine(
+          io.stdout,
+          positiveInt(io.env.MCPX_TEST_HUGE_LINE_BYTES, DEFAULT_HUGE_LINE_BYTES),
+        );
+      }
+    },
+    beforeList(method) {
+      if (garbage) io.stdout.write('garbage: still not json\n');
+      if (method === 'tools/list' && listFailures > 0) {
+        listFailures--;
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'simulated tools/list failure (list-fails-once)',
+        );
+      }
+    },
+  };
+
+  async function beforeServe(): Promise<boolean> {
+    if (modes.has('ignore-sigterm')) {
+      io.onSignal('SIGTERM', () => io.stderr.write('ignoring SIGTERM\n'));
+      // Keeps the event loop alive after stdin ends: only SIGKILL stops this process.
+      setInterval(() => {}, 60_000);
+    }
+    if (modes.has('stderr-exit')) {
+      for (let n = 1; n <= 30; n++) io.stderr.write(`noise line ${n}\n`);
+      io.stderr.write('Error: API key missing: set EXAMPLE_API_KEY\n');
+      io.exit(1);
+    }
+    if (modes.has('grandchild')) {
+      const child = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], {
+        detached: false,
+        stdio: 'ignore',
+      });
+      child.unref(); // the grandchild must not keep this server alive: it is the one that leaks
+      io.stderr.write(`grandchild pid ${child.pid}\n`);
+    }
+    if (modes.has('stderr-noise')) {
+      let n = 0;
+      setInterval(() => io.stderr.write(`stderr noise ${++n}\n`), 50).unref();
+    }
+    if (garbage) io.stdout.write('this is not json\n');
+    if (modes.has('hang-before-initialize')) {
+      io.stdin.resume(); // read and discard, never answer
+      return false;
+    }
+    if (modes.has('slow-start')) {
+      const ms = Number(io.env.MCPX_TEST_SLOW_START_MS ?? DEFAULT_SLOW_START_MS);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Number.isFinite(ms) && ms >= 0 ? ms : DEFAULT_SLOW_START_MS),
+      );
+    }
+    return true;
+  }
+
+  return { modes, hooks, outlivesStdin: modes.has('ignore-sigterm'), beforeServe };
+}

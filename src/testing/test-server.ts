@@ -1,0 +1,69 @@
+/**
+ * `mcpx-test-server`: the shipped stdio MCP server behind mcpx's `demo` server and its tests.
+ * Run it as `node dist/testing/test-server.js`. It serves both protocol eras (2025 `initialize`
+ * and 2026-07-28 `server/discover`) from one catalogue.
+ *
+ * Environment:
+ * - `MCP_TOOL_COUNT=N` adds N echoing tools `tool_0001`…
+ * - `MCP_PAGE_SIZE=K` serves every list K items per page.
+ * - `MCPX_TEST_FAULT=mode[,mode…]` switches on misbehaviour (see `faults.ts`), with
+ *   `MCPX_TEST_HUGE_LINE_BYTES` and `MCPX_TEST_SLOW_START_MS` tuning two of them.
+ */
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
+import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
+
+function fail(message: string): never {
+  process.stderr.write(`${TEST_SERVER_NAME}: ${message}\n`);
+  process.exit(2);
+}
+
+function count(name: string, min: number): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) fail(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  // A client that hangs up must not turn a late write into an uncaught EPIPE.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+
+  let modes: ReadonlySet<FaultMode>;
+  try {
+    modes = parseFaultModes(process.env.MCPX_TEST_FAULT);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const extraToolCount = count('MCP_TOOL_COUNT', 0);
+  const pageSize = count('MCP_PAGE_SIZE', 1);
+  const faults = createFaults(modes, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    exit: (code) => process.exit(code),
+    onSignal: (signal, listener) => process.on(signal, listener),
+  });
+
+  // A stdio server exits when its stdin closes. The SDK transport closes then and the loop
+  // usually drains by itself; the unref'd timer only fires if something still holds it open.
+  process.stdin.once('end', () => {
+    if (!faults.outlivesStdin) setTimeout(() => process.exit(0), 500).unref();
+  });
+  if (!(await faults.beforeServe())) return;
+
+  const options: TestServerOptions = {
+    env: process.env,
+    hooks: faults.hooks,
+    ...(extraToolCount !== undefined ? { extraToolCount } : {}),
+    ...(pageSize !== undefined ? { pageSize } : {}),
+  };
+  serveStdio(() => createTestServer(options), {
+    onerror: (error) => process.stderr.write(`${TEST_SERVER_NAME}: ${error.message}\n`),
+  });
+}
+
+await main();
