@@ -1,3 +1,5 @@
+import type { McpxError } from '../errors/index.js';
+
 /** The layers a server definition can come from, in increasing precedence. */
 export type ConfigLayer = 'builtin' | 'global' | 'ancestor' | 'project' | 'explicit' | 'adhoc';
 
@@ -44,6 +46,8 @@ export interface ServerConfig {
   readonly protocol: ProtocolPin;
   /** stdio: largest accepted line from the server, in bytes. */
   readonly maxLineBytes?: number;
+  /** OAuth settings for a remote server, kept as written until OAuth support reads them. */
+  readonly oauth?: Readonly<Record<string, unknown>>;
   readonly origin: ServerOrigin;
   /**
    * sha256 over the entry as written (command, args, env, url, headers, before
@@ -53,4 +57,60 @@ export interface ServerConfig {
   readonly fingerprint: string;
   /** True when the entry comes from a file that may have arrived with a repository. */
   readonly requiresTrust: boolean;
+}
+
+/** What `loadConfig` needs: where to look and which environment to interpolate from. */
+export interface LoadConfigOptions {
+  /** Directory the project and ancestor layers are found from. */
+  readonly cwd: string;
+  /** Variables for `${VAR}` interpolation (the library never reads `process.env` itself). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The mcpx home directory (see `resolveMcpxHome`); holds the global `mcp.json` and `trust.json`. */
+  readonly home: string;
+  /** `--config FILE`: read only this file (relative to `cwd`) instead of discovering layers. */
+  readonly configFile?: string;
+  /** Include the built-in `demo` server (lowest precedence). Default true. */
+  readonly includeBuiltin?: boolean;
+}
+
+/** One config file that was read. */
+export interface ConfigFileInfo {
+  readonly path: string;
+  readonly layer: ConfigLayer;
+  /** Server entries defined in the file (usable or not). */
+  readonly serverCount: number;
+}
+
+/** A server defined in more than one layer: `by` won, `was` is hidden. */
+export interface ShadowedServer {
+  readonly name: string;
+  readonly by: ServerOrigin;
+  readonly was: ServerOrigin;
+}
+
+/** The merged result of every layer. */
+export interface LoadedConfig {
+  /** Usable servers (enabled or not), in order of first definition; later layers replace earlier ones by name. */
+  readonly servers: readonly ServerConfig[];
+  /** Servers that are defined but cannot be used as configured (e.g. a missing variable), by name. */
+  readonly unusable: ReadonlyMap<string, McpxError>;
+  /** Every file read, lowest precedence first. */
+  readonly files: readonly ConfigFileInfo[];
+  readonly shadowed: readonly ShadowedServer[];
+}
+
+/** A file mcpx would read, for `mcpx config path`. */
+export interface ConfigPathInfo {
+  readonly path: string;
+  readonly layer: ConfigLayer;
+  readonly exists: boolean;
+}
+
+/** Everything wrong across all layers, for `mcpx config validate`. */
+export interface ValidationResult {
+  readonly files: readonly ConfigFileInfo[];
+  /** Usable servers after merging. */
+  readonly serverCount: number;
+  /** Every problem in every file, plus every unusable server's error. */
+  readonly problems: readonly McpxError[];
 }

@@ -27,6 +27,14 @@ export const ErrorCode = {
   InvalidServerOutput: 'INVALID_SERVER_OUTPUT',
   ConnectionClosed: 'CONNECTION_CLOSED',
   UnsupportedTransport: 'UNSUPPORTED_TRANSPORT',
+  // remote (HTTP) servers
+  HttpUnreachable: 'HTTP_UNREACHABLE',
+  HttpStatus: 'HTTP_STATUS',
+  RedirectRefused: 'REDIRECT_REFUSED',
+  SsrfBlocked: 'SSRF_BLOCKED',
+  SessionExpired: 'SESSION_EXPIRED',
+  InvalidSessionId: 'INVALID_SESSION_ID',
+  AuthRequired: 'AUTH_REQUIRED',
   // what the server answered
   ServerRejected: 'SERVER_REJECTED',
   ToolError: 'TOOL_ERROR',

@@ -60,6 +60,7 @@ export function formatErrorVerbose(error: unknown, options: FormatOptions = {}):
   add('signal', c.signal);
   add('timeout', c.timeoutMs === undefined ? undefined : `${c.timeoutMs} ms`);
   add('attempts', c.attempts);
+  add('http status', c.httpStatus);
   if (c.excerpt?.length) {
     lines.push('');
     for (const line of c.excerpt) lines.push(`    ${line}`);

@@ -29,6 +29,8 @@ export interface ErrorContext {
   readonly stderrTail?: readonly string[];
   readonly timeoutMs?: number;
   readonly attempts?: number;
+  /** The HTTP status a remote server answered with (the last one, after retries). */
+  readonly httpStatus?: number;
   /** Free-form extra lines for the verbose rendering (e.g. a source excerpt with a pointer). */
   readonly excerpt?: readonly string[];
 }

@@ -54,6 +54,8 @@ export interface ToolRunContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Sends `notifications/progress` when the caller asked for progress; a no-op otherwise. */
   progress(progress: number, total: number, message: string): Promise<void>;
+  /** Adds an echoing tool to this server's list and announces `notifications/tools/list_changed`. */
+  addTool(name: string): Promise<void>;
 }
 
 /** One tool: its wire definition and a call that validates arguments first. */
@@ -170,6 +172,16 @@ export const builtinTools: readonly TestTool[] = [
     }),
     annotations: readOnly,
     run: ({ bytes }) => text('x'.repeat(bytes)),
+  }),
+  defineTool({
+    name: 'add_tool',
+    title: 'Add a tool',
+    description: 'Add an echoing tool with the given name to this server and announce that the tool list changed.',
+    input: z.object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/).describe('Name of the new tool') }),
+    async run({ name }, ctx) {
+      await ctx.addTool(name);
+      return text(`added tool ${name}`);
+    },
   }),
   defineTool({
     name: 'env',
@@ -363,11 +375,16 @@ function decodeCursor(cursor: string): { m?: unknown; o?: unknown } {
   }
 }
 
-function runContext(ctx: ServerContext, env: Readonly<Record<string, string | undefined>>): ToolRunContext {
+function runContext(
+  ctx: ServerContext,
+  env: Readonly<Record<string, string | undefined>>,
+  addTool: (name: string) => Promise<void>,
+): ToolRunContext {
   const token = ctx.mcpReq._meta?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
     env,
+    addTool,
     async progress(progress, total, message) {
       if (token === undefined) return;
       await ctx.mcpReq.notify({
@@ -396,7 +413,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   const server = new Server(
     { name: TEST_SERVER_NAME, title: 'mcpx test server', version: VERSION },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} },
+      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, logging: {}, completions: {} },
       instructions: 'A demo server: echo and add for a first call, slow_operation to watch progress.',
     },
   );
@@ -406,6 +423,14 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     return page(method, items, cursor, pageSize);
   };
   const toolList = tools.map((t) => t.definition);
+  const addTool = async (name: string) => {
+    if (toolsByName.has(name)) return;
+    const [tool] = extraTools(1).map((t) => ({ ...t, definition: { ...t.definition, name, title: name } }));
+    if (!tool) return;
+    toolsByName.set(name, tool);
+    toolList.push(tool.definition);
+    await server.sendToolListChanged();
+  };
 
   server.setRequestHandler('tools/list', async (request) => {
     const { items, nextCursor } = await list('tools/list', toolList, request.params?.cursor);
@@ -417,7 +442,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     const tool = toolsByName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     await ctx.mcpReq.log('info', `tool ${name} called`, TEST_SERVER_NAME).catch(() => {});
-    return tool.call(args, runContext(ctx, env));
+    return tool.call(args, runContext(ctx, env, addTool));
   });
   server.setRequestHandler('resources/list', async (request) => {
     const { items, nextCursor } = await list('resources/list', resourceList, request.params?.cursor);

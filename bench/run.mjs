@@ -1,0 +1,146 @@
+// `npm run bench [-- --quick]`: mcpx against the physical floor and the SDK,
+// medians over repeated runs, ratios paired in the same run. Prints a table
+// and writes bench/RESULTS.md. No thresholds: figures are reported, not gated.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, pairedMedians, worker } from './lib/measure.mjs';
+
+const quick = process.argv.includes('--quick');
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = join(here, '..');
+const cli = join(root, 'dist/cli/main.js');
+const testServer = join(root, 'dist/testing/test-server.js');
+const lib = (name) => join(here, 'lib', name);
+
+const home = await mkdtemp(join(tmpdir(), 'mcpx-bench-'));
+// Every timed process gets exactly this environment.
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, MCPX_HOME: join(home, '.mcpx') };
+const rounds = quick ? 3 : 15;
+const rows = [];
+const notes = [];
+const ratio = (a, b) => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`);
+const fmt = (n, digits = 1) => n.toFixed(digits);
+
+function section(title) {
+  process.stderr.write(`\n== ${title}\n`);
+}
+
+try {
+  section('CLI start');
+  const [nodeStart, mcpxStart] = await pairedMedians(
+    [
+      { command: process.execPath, args: ['-e', '0'], env },
+      { command: process.execPath, args: [cli, '--version'], env },
+    ],
+    rounds * 2,
+  );
+  rows.push(['CLI start', '`node -e 0`', `${fmt(nodeStart)} ms`, `${fmt(mcpxStart)} ms`, ratio(mcpxStart, nodeStart), '≤ 2×']);
+
+  section('Cold call');
+  const config = join(home, 'mcp.json');
+  await writeFile(config, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [testServer] } } }));
+  const mcpxCall = { command: process.execPath, args: [cli, '--config', config, 'call', 'bench.echo', 'message=hi'], env };
+  await pairedMedians([mcpxCall], 1); // warm the era cache, as every later run of a user would have it
+  const [rawCold, mcpxCold] = await pairedMedians(
+    [{ command: process.execPath, args: [lib('cold-call-baseline.mjs'), testServer, 'hi'], env }, mcpxCall],
+    rounds,
+  );
+  rows.push(['Cold call (echo, test server)', 'raw JSON-RPC script', `${fmt(rawCold)} ms`, `${fmt(mcpxCold)} ms`, ratio(mcpxCold, rawCold), '≤ 1.5×']);
+
+  section('Per-call overhead');
+  const sequentialCalls = quick ? 500 : 3000;
+  const inFlight = 2000;
+  const perCall = {};
+  for (const variant of ['raw', 'sdk', 'mcpx', 'mcpx-agent']) {
+    const runs = [];
+    for (let i = 0; i < (quick ? 1 : 5); i++) {
+      runs.push(await worker(lib('per-call-worker.mjs'), [variant, String(sequentialCalls), String(inFlight)], env));
+    }
+    perCall[variant] = {
+      sequentialUs: median(runs.map((r) => r.sequentialUs)),
+      callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
+      warnings: [...new Set(runs.flatMap((r) => r.warnings))],
+    };
+    if (perCall[variant].warnings.length) notes.push(`${variant}: process warnings ${perCall[variant].warnings.join(', ')}`);
+  }
+  for (const [variant, label, target] of [
+    ['sdk', 'SDK `Client` directly', ''],
+    ['mcpx', 'mcpx connection', '≤ 1.1× SDK'],
+    ['mcpx-agent', 'mcpx agent-tool path', '≤ 1.25× SDK'],
+  ]) {
+    const p = perCall[variant];
+    rows.push([
+      `Sequential call: ${label}`,
+      'raw / SDK',
+      `${fmt(perCall.raw.sequentialUs)} µs / ${fmt(perCall.sdk.sequentialUs)} µs`,
+      `${fmt(p.sequentialUs)} µs`,
+      `${ratio(p.sequentialUs, perCall.raw.sequentialUs)} raw, ${ratio(p.sequentialUs, perCall.sdk.sequentialUs)} SDK`,
+      target,
+    ]);
+    rows.push([
+      `${inFlight} in flight: ${label}`,
+      'raw / SDK',
+      `${fmt(perCall.raw.callsPerSecond, 0)} / ${fmt(perCall.sdk.callsPerSecond, 0)} calls/s`,
+      `${fmt(p.callsPerSecond, 0)} calls/s`,
+      `${ratio(p.callsPerSecond, perCall.raw.callsPerSecond)} raw, ${ratio(p.callsPerSecond, perCall.sdk.callsPerSecond)} SDK (throughput)`,
+      target,
+    ]);
+  }
+
+  section('Large result');
+  const bytes = 10 * 1024 * 1024;
+  const large = {};
+  for (const variant of ['raw', 'sdk', 'mcpx']) {
+    const runs = [];
+    for (let i = 0; i < (quick ? 1 : 5); i++) runs.push(await worker(lib('large-result-worker.mjs'), [variant, String(bytes)], env));
+    large[variant] = {
+      ms: median(runs.map((r) => r.ms)),
+      peakRssMb: median(runs.map((r) => r.peakRssMb)),
+      error: runs.find((r) => r.error)?.error,
+    };
+    if (large[variant].error) notes.push(`${variant} 10 MB result failed: ${large[variant].error}`);
+  }
+  for (const variant of ['sdk', 'mcpx']) {
+    rows.push([
+      `10 MB result: ${variant === 'sdk' ? 'SDK directly' : 'mcpx'}`,
+      'raw',
+      `${fmt(large.raw.ms)} ms, ${fmt(large.raw.peakRssMb)} MB RSS`,
+      large[variant].error ? `failed` : `${fmt(large[variant].ms)} ms, ${fmt(large[variant].peakRssMb)} MB RSS`,
+      large[variant].error ? 'n/a' : `${ratio(large[variant].ms, large.raw.ms)} time, +${fmt(large[variant].peakRssMb - large.raw.peakRssMb)} MB RSS`,
+      variant === 'mcpx' ? '≤ 1.5× time, ≤ floor + 30 MB' : '',
+    ]);
+  }
+
+  section('Fan-out');
+  for (const count of quick ? [1, 10] : [1, 10, 50]) {
+    const raw = [];
+    const mcpx = [];
+    for (let i = 0; i < (quick ? 1 : 5); i++) {
+      raw.push((await worker(lib('fan-out-worker.mjs'), ['raw', String(count), testServer], env)).ms);
+      mcpx.push((await worker(lib('fan-out-worker.mjs'), ['mcpx', String(count), testServer], env)).ms);
+    }
+    rows.push([
+      `Fan-out: connect + list ${count} servers`,
+      'raw parallel handshakes',
+      `${fmt(median(raw))} ms`,
+      `${fmt(median(mcpx))} ms`,
+      ratio(median(mcpx), median(raw)),
+      count === 50 ? '≤ 1.25×' : '',
+    ]);
+  }
+} finally {
+  await rm(home, { recursive: true, force: true });
+}
+
+const header = ['measure', 'baseline', 'baseline figure', 'mcpx', 'ratio', 'target'];
+const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}`;
+process.stdout.write(`\n${facts}\n\n${table}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`);
+if (!quick) {
+  await writeFile(
+    join(here, 'RESULTS.md'),
+    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).\n\n${table}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
+  );
+}

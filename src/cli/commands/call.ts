@@ -1,0 +1,68 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { suggest } from '../../config/index.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { renderContent } from '../../tools/render-content.js';
+import { ExitCode } from '../exit-codes.js';
+import { parseToolArguments } from '../parse-call-args.js';
+import { toJson } from '../output/json.js';
+import { createProgressBar } from '../output/progress-bar.js';
+import type { CliSession } from '../session.js';
+import { resolveTarget } from '../target.js';
+
+/** `mcpx call <server>.<tool> [k=v ...|JSON]` */
+export async function runCall(session: CliSession, target: string, rawArgs: readonly string[]): Promise<number> {
+  const { io, options } = session;
+  const { server, name } = await resolveTarget(session, target, 'tool');
+  const args = parseToolArguments(rawArgs);
+  const connection = await session.connect(server);
+  const bar = io.stderrIsTTY && !options.json ? createProgressBar((s) => io.stderr.write(s)) : undefined;
+  let result: CallToolResult;
+  try {
+    result = await connection.callTool(name, args, {
+      signal: io.signal,
+      ...(bar ? { onProgress: (event) => bar.update(event) } : {}),
+    });
+  } catch (error) {
+    if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
+      throw await explainRejectedCall(connection, server.name, name, error);
+    }
+    throw error;
+  } finally {
+    bar?.clear();
+  }
+  if (options.json) {
+    io.stdout.write(toJson(result));
+  } else {
+    const text = renderContent(result.content ?? [], result.structuredContent);
+    (result.isError ? io.stderr : io.stdout).write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+  }
+  if (result.isError) {
+    if (options.json) {
+      const text = renderContent(result.content ?? []);
+      io.stderr.write(
+        `${JSON.stringify({ error: { code: ErrorCode.ToolError, message: text, server: server.name, tool: name } })}\n`,
+      );
+    }
+    return ExitCode.ToolError;
+  }
+  return ExitCode.Ok;
+}
+
+/** A rejected call to a tool that does not exist says so, with a suggestion. */
+async function explainRejectedCall(
+  connection: Awaited<ReturnType<CliSession['connect']>>,
+  server: string,
+  tool: string,
+  error: McpxError,
+): Promise<McpxError> {
+  const tools = await connection.listTools().catch(() => undefined);
+  if (!tools || tools.some((t) => t.name === tool)) return error;
+  const names = tools.map((t) => t.name);
+  const guess = suggest(tool, names);
+  return new McpxError(ErrorCode.UnknownTool, `'${server}' has no tool named '${tool}'${guess ? ` — did you mean '${guess}'?` : ''}`, {
+    server,
+    tool,
+    cause: error,
+    fixes: [`run \`mcpx tools ${server}\` to see its ${names.length} tools`],
+  });
+}

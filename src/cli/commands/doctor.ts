@@ -1,0 +1,88 @@
+import { formatError, type McpxError } from '../../errors/index.js';
+import { ExitCode, exitCodeFor } from '../exit-codes.js';
+import { toJson } from '../output/json.js';
+import { renderTable } from '../output/table.js';
+import type { CliSession } from '../session.js';
+
+interface Check {
+  readonly server: string;
+  readonly healthy: boolean;
+  readonly state: string;
+  readonly transport: string;
+  readonly target: string;
+  readonly connectMs?: number;
+  readonly protocol?: string;
+  readonly tools?: number;
+  readonly origin: string;
+  readonly error?: McpxError;
+}
+
+/**
+ * `mcpx doctor`: start every configured server, time its handshake, count its
+ * tools, and for each one that fails print the full explanation and the fix.
+ */
+export async function runDoctor(session: CliSession): Promise<number> {
+  const { io, options } = session;
+  const registry = await session.registry();
+  const statuses = await registry.connectAll({ signal: io.signal });
+  const checks: Check[] = statuses.map((s) => ({
+    server: s.name,
+    healthy: s.state === 'ready' && !s.error,
+    state: s.state,
+    transport: s.config.transport,
+    target: s.config.url ?? [s.config.command, ...s.config.args].join(' '),
+    origin: s.config.origin.file ?? s.config.origin.layer,
+    ...(s.connection
+      ? {
+          connectMs: Math.round(s.connection.connectMs),
+          protocol: s.connection.protocolVersion ?? 'unknown',
+          tools: s.tools.length,
+        }
+      : {}),
+    ...(s.error ? { error: s.error } : {}),
+  }));
+  if (!session.adhoc()) {
+    for (const [name, error] of (await session.config()).unusable) {
+      checks.push({
+        server: name,
+        healthy: false,
+        state: 'error',
+        transport: '-',
+        target: '-',
+        origin: error.context.origin?.file ?? '',
+        error,
+      });
+    }
+  }
+  if (options.json) {
+    io.stdout.write(
+      toJson(
+        checks.map(({ error, ...check }) => ({
+          ...check,
+          ...(error ? { error: { code: error.code, message: error.message, fixes: error.fixes } } : {}),
+        })),
+      ),
+    );
+  } else {
+    io.stdout.write(
+      `${renderTable(
+        ['', 'SERVER', 'HANDSHAKE', 'PROTOCOL', 'TOOLS', 'ORIGIN'],
+        checks.map((c) => [
+          c.healthy ? 'ok' : 'FAIL',
+          c.server,
+          c.connectMs === undefined ? '-' : `${c.connectMs} ms`,
+          c.protocol ?? '-',
+          c.tools === undefined ? '-' : String(c.tools),
+          c.origin,
+        ]),
+      )}\n`,
+    );
+    for (const check of checks.filter((c) => c.error)) {
+      io.stdout.write(`\n${formatError(check.error, { verbose: true })}\n`);
+    }
+    const broken = checks.filter((c) => !c.healthy).length;
+    io.stdout.write(`\n${checks.length - broken} healthy, ${broken} failing\n`);
+  }
+  const firstError = checks.find((c) => c.error)?.error;
+  return firstError ? exitCodeFor(firstError.code) : ExitCode.Ok;
+}

@@ -1,0 +1,69 @@
+import type { McpxError } from '../../errors/index.js';
+import { ExitCode } from '../exit-codes.js';
+import { toJson } from '../output/json.js';
+import { renderTable } from '../output/table.js';
+import { writeError } from '../report.js';
+import type { CliSession } from '../session.js';
+
+interface ListRow {
+  readonly name: string;
+  readonly state: string;
+  readonly transport: string;
+  readonly protocol: string | undefined;
+  readonly tools: number | undefined;
+  readonly layer: string;
+  readonly file: string | undefined;
+  readonly error: McpxError | undefined;
+}
+
+/** `mcpx list`: every server with its origin, state, protocol and tool count, connected in parallel. */
+export async function runList(session: CliSession): Promise<number> {
+  const { io, options } = session;
+  const registry = await session.registry();
+  const statuses = await registry.connectAll({ signal: io.signal });
+  const rows: ListRow[] = statuses.map((s) => ({
+    name: s.name,
+    state: s.state,
+    transport: s.config.transport,
+    protocol: s.connection?.protocolVersion,
+    tools: s.connection ? s.tools.length : undefined,
+    layer: s.config.origin.layer,
+    file: s.config.origin.file,
+    error: s.error,
+  }));
+  if (!session.adhoc()) {
+    const config = await session.config();
+    for (const s of config.servers.filter((server) => !server.enabled)) {
+      rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'disabled', error: undefined });
+    }
+    for (const [name, error] of config.unusable) {
+      rows.push({
+        ...configRow(name, '', { layer: error.context.origin?.layer ?? '', file: error.context.origin?.file }),
+        state: 'error',
+        error,
+      });
+    }
+  }
+  if (options.json) {
+    io.stdout.write(toJson(rows.map(({ error, ...row }) => ({ ...row, ...(error ? { error: error.message } : {}) }))));
+  } else {
+    io.stdout.write(
+      `${renderTable(
+        ['SERVER', 'STATE', 'TOOLS', 'PROTOCOL', 'ORIGIN'],
+        rows.map((r) => [
+          r.name,
+          r.state,
+          r.tools === undefined ? '-' : String(r.tools),
+          r.protocol ?? '-',
+          r.file ? `${r.file} (${r.layer})` : r.layer,
+        ]),
+      )}\n`,
+    );
+  }
+  for (const row of rows) if (row.error) writeError(session, row.error);
+  return rows.some((r) => r.error) ? ExitCode.Unreachable : ExitCode.Ok;
+}
+
+function configRow(name: string, transport: string, origin: { layer: string; file?: string | undefined }) {
+  return { name, transport, protocol: undefined, tools: undefined, layer: origin.layer, file: origin.file };
+}

@@ -1,0 +1,57 @@
+import { stripTerminalControls } from '../../tools/sanitize.js';
+import { ExitCode } from '../exit-codes.js';
+import { forServers } from '../fan-out.js';
+import { toJson } from '../output/json.js';
+import { truncate } from '../output/table.js';
+import { parseToolArguments } from '../parse-call-args.js';
+import { reportFailures } from '../report.js';
+import type { CliSession } from '../session.js';
+import { resolveTarget } from '../target.js';
+import { renderContentBlock } from '../../tools/render-content.js';
+import { usageError } from '../global-options.js';
+
+/** `mcpx prompts [server]` */
+export async function runPrompts(session: CliSession, name: string | undefined): Promise<number> {
+  const outcomes = await forServers(session, name, (c) => c.listPrompts());
+  const { io, options } = session;
+  if (options.json) {
+    io.stdout.write(toJson(outcomes.flatMap((o) => (o.ok ? [{ server: o.server.name, prompts: o.value }] : []))));
+  } else {
+    for (const o of outcomes) {
+      if (!o.ok) continue;
+      io.stdout.write(`${o.server.name} (${o.value.length} prompts)\n`);
+      for (const p of o.value) {
+        const args = (p.arguments ?? []).map((a) => `${stripTerminalControls(a.name)}${a.required ? '' : '?'}`).join(', ');
+        const description = p.description ? `  ${truncate(stripTerminalControls(p.description), 70)}` : '';
+        io.stdout.write(`  ${stripTerminalControls(p.name)}(${args})${description}\n`);
+      }
+    }
+  }
+  return reportFailures(session, outcomes);
+}
+
+/** `mcpx prompt <server>.<name> [k=v ...]`: renders the prompt's messages. */
+export async function runPrompt(session: CliSession, target: string, rawArgs: readonly string[]): Promise<number> {
+  const { io, options } = session;
+  const { server, name } = await resolveTarget(session, target, 'prompt');
+  const parsed = parseToolArguments(rawArgs);
+  // Prompt arguments are strings by the spec; keep what the user typed.
+  const args: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (value !== null && typeof value === 'object') {
+      throw usageError(`prompt argument '${key}' must be a string, not JSON ${Array.isArray(value) ? 'array' : 'object'}`);
+    }
+    args[key] = String(value);
+  }
+  const connection = await session.connect(server);
+  const result = await connection.getPrompt(name, args, { signal: io.signal });
+  if (options.json) {
+    io.stdout.write(toJson(result));
+    return ExitCode.Ok;
+  }
+  if (result.description) io.stdout.write(`# ${stripTerminalControls(result.description)}\n\n`);
+  for (const message of result.messages) {
+    io.stdout.write(`[${message.role}]\n${renderContentBlock(message.content)}\n\n`);
+  }
+  return ExitCode.Ok;
+}

@@ -1,0 +1,13 @@
+import { ExitCode } from '../exit-codes.js';
+import { toJson } from '../output/json.js';
+import type { CliSession } from '../session.js';
+
+/** `mcpx retry <server>`: connect and list the server's tools again, failing loudly if listing fails. */
+export async function runRetry(session: CliSession, name: string): Promise<number> {
+  const server = await session.server(name);
+  const registry = await session.registry();
+  const tools = await registry.retry(server.name);
+  if (session.options.json) session.io.stdout.write(toJson({ server: server.name, tools: tools.map((t) => t.name) }));
+  else session.io.stdout.write(`${server.name}: ${tools.length} tools\n`);
+  return ExitCode.Ok;
+}

@@ -1,0 +1,26 @@
+import { ErrorCode, McpxError } from '../errors/index.js';
+
+/** Flags every command accepts. */
+export interface GlobalOptions {
+  readonly config?: string;
+  readonly json?: boolean;
+  readonly verbose?: boolean;
+  /** Seconds, applied to connecting and to the request. */
+  readonly timeout?: string;
+  readonly stdio?: string;
+}
+
+/** A usage error: bad command, flag or argument (exit 1). */
+export function usageError(message: string, fix?: string): McpxError {
+  return new McpxError(ErrorCode.Usage, message, fix ? { fixes: [fix] } : {});
+}
+
+/** `--timeout` in ms, or undefined. Throws a usage error for nonsense. */
+export function timeoutMs(options: GlobalOptions): number | undefined {
+  if (options.timeout === undefined) return undefined;
+  const seconds = Number(options.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw usageError(`--timeout takes a positive number of seconds, got '${options.timeout}'`, 'e.g. --timeout 30');
+  }
+  return Math.round(seconds * 1000);
+}

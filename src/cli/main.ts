@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+import { homedir } from 'node:os';
+import { createInterface } from 'node:readline/promises';
+import type { CliIo } from './io.js';
+import { run } from './run.js';
+
+const controller = new AbortController();
+let interrupts = 0;
+process.on('SIGINT', () => {
+  interrupts += 1;
+  // First Ctrl-C cancels the request politely; a second one leaves at once.
+  if (interrupts > 1) process.exit(130);
+  controller.abort();
+});
+
+const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+
+const io: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  homedir: homedir(),
+  stdoutIsTTY: Boolean(process.stdout.isTTY),
+  stderrIsTTY: Boolean(process.stderr.isTTY),
+  interactive,
+  signal: controller.signal,
+  ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+  ...(interactive
+    ? {
+        confirm: async (question: string) => {
+          const rl = createInterface({ input: process.stdin, output: process.stderr });
+          try {
+            const answer = await rl.question(`${question} [y/N] `);
+            return /^y(es)?$/i.test(answer.trim());
+          } finally {
+            rl.close();
+          }
+        },
+      }
+    : {}),
+};
+
+process.exitCode = await run(process.argv.slice(2), io);

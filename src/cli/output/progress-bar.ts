@@ -1,0 +1,29 @@
+import type { ProgressEvent } from '../../client/types.js';
+import { stripTerminalControls } from '../../tools/sanitize.js';
+
+/**
+ * A one-line progress bar on a terminal's stderr, redrawn in place. With no
+ * `total` it shows a counter instead of a bar.
+ */
+export function createProgressBar(write: (chunk: string) => void, width = 30) {
+  let drawn = false;
+  return {
+    update(event: ProgressEvent): void {
+      const message = event.message ? ` ${stripTerminalControls(event.message).slice(0, 60)}` : '';
+      let line: string;
+      if (event.total && event.total > 0) {
+        const ratio = Math.max(0, Math.min(1, event.progress / event.total));
+        const filled = Math.round(ratio * width);
+        line = `[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${Math.round(ratio * 100)}%${message}`;
+      } else {
+        line = `progress ${event.progress}${message}`;
+      }
+      write(`\r\u001b[2K${line}`);
+      drawn = true;
+    },
+    clear(): void {
+      if (drawn) write('\r\u001b[2K');
+      drawn = false;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { errorToJson, formatError, type McpxError } from '../errors/index.js';
+import { ExitCode, exitCodeFor } from './exit-codes.js';
+import type { ServerOutcome } from './fan-out.js';
+import type { CliSession } from './session.js';
+
+/** Print each failed server's error on stderr; the exit code of the first failure, or 0. */
+export function reportFailures(session: CliSession, outcomes: readonly ServerOutcome<unknown>[]): number {
+  let code: number = ExitCode.Ok;
+  for (const outcome of outcomes) {
+    if (outcome.ok) continue;
+    writeError(session, outcome.error);
+    if (code === ExitCode.Ok) code = exitCodeFor(outcome.error.code);
+  }
+  return code;
+}
+
+/** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */
+export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: McpxError): void {
+  const { io, options } = session;
+  const text = options.json
+    ? JSON.stringify(errorToJson(error))
+    : formatError(error, { verbose: options.verbose === true });
+  io.stderr.write(`${text}\n`);
+}

@@ -1,0 +1,162 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import { VERSION } from '../version.js';
+import { ExitCode, exitCodeFor } from './exit-codes.js';
+import type { GlobalOptions } from './global-options.js';
+import type { CliIo } from './io.js';
+import { writeError } from './report.js';
+import { CliSession } from './session.js';
+
+type Action = (session: CliSession) => Promise<number>;
+
+/**
+ * The whole CLI as a function: parse `argv`, run one command, return the exit
+ * code. Command modules load lazily so `mcpx --version` loads almost nothing.
+ */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  let action: Action | undefined;
+  const program = buildProgram((a) => {
+    action = a;
+  });
+  program.configureOutput({
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => io.stderr.write(s),
+  });
+  program.exitOverride();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version "fail" with exit code 0.
+      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    throw error;
+  }
+  if (!action) return ExitCode.Ok;
+  const options = program.opts<GlobalOptions>();
+  const session = new CliSession(io, options);
+  try {
+    return await action(session);
+  } catch (error) {
+    const failure =
+      io.signal.aborted && !(error instanceof McpxError && error.code !== ErrorCode.Cancelled)
+        ? new McpxError(ErrorCode.Cancelled, 'cancelled', { cause: error })
+        : toMcpxError(error);
+    writeError(session, failure);
+    return exitCodeFor(failure.code);
+  } finally {
+    await session.close();
+  }
+}
+
+function buildProgram(select: (action: Action) => void): Command {
+  const program = new Command('mcpx')
+    .description('One config file, every MCP server: list and call tools, read resources, render prompts.')
+    .version(VERSION, '-V, --version')
+    .option('-c, --config <file>', 'use this config file instead of discovering global and project files')
+    .option('--json', 'machine output on stdout; errors as one JSON object on stderr')
+    .option('-v, --verbose', 'full error reports, server stderr and log messages')
+    .option('-t, --timeout <seconds>', 'timeout for connecting and for the request')
+    .option('--stdio <command>', 'an ad-hoc stdio server instead of the config (the tool may be named without a prefix)')
+    .showSuggestionAfterError(true)
+    .helpCommand(true);
+
+  program
+    .command('list')
+    .description('servers with their origin, state, protocol and tool count')
+    .action(() => select(async (s) => (await import('./commands/list.js')).runList(s)));
+
+  program
+    .command('tools')
+    .description('tools with descriptions and parameters')
+    .argument('[server]')
+    .option('--schema', 'print each input schema in full')
+    .action((server: string | undefined, opts: { schema?: boolean }) =>
+      select(async (s) => (await import('./commands/tools.js')).runTools(s, server, opts.schema === true)),
+    );
+
+  program
+    .command('call')
+    .description('call a tool: mcpx call <server>.<tool> key=value ... | \'{"json": "object"}\'')
+    .argument('<server.tool>')
+    .argument('[arguments...]')
+    .action((target: string, args: string[]) =>
+      select(async (s) => (await import('./commands/call.js')).runCall(s, target, args)),
+    );
+
+  program
+    .command('resources')
+    .description('list resources')
+    .argument('[server]')
+    .action((server?: string) =>
+      select(async (s) => (await import('./commands/resources.js')).runResources(s, server)),
+    );
+
+  program
+    .command('templates')
+    .description('list resource templates')
+    .argument('[server]')
+    .action((server?: string) =>
+      select(async (s) => (await import('./commands/resources.js')).runTemplates(s, server)),
+    );
+
+  program
+    .command('read')
+    .description('read a resource')
+    .argument('<server>')
+    .argument('<uri>')
+    .action((server: string, uri: string) =>
+      select(async (s) => (await import('./commands/read.js')).runRead(s, server, uri)),
+    );
+
+  program
+    .command('prompts')
+    .description('list prompts')
+    .argument('[server]')
+    .action((server?: string) => select(async (s) => (await import('./commands/prompts.js')).runPrompts(s, server)));
+
+  program
+    .command('prompt')
+    .description('render a prompt: mcpx prompt <server>.<name> key=value ...')
+    .argument('<server.prompt>')
+    .argument('[arguments...]')
+    .action((target: string, args: string[]) =>
+      select(async (s) => (await import('./commands/prompts.js')).runPrompt(s, target, args)),
+    );
+
+  program
+    .command('ping')
+    .description('health and latency of one or every server')
+    .argument('[server]')
+    .action((server?: string) => select(async (s) => (await import('./commands/ping.js')).runPing(s, server)));
+
+  program
+    .command('doctor')
+    .description('check every configured server and explain what is wrong')
+    .action(() => select(async (s) => (await import('./commands/doctor.js')).runDoctor(s)));
+
+  program
+    .command('retry')
+    .description("list a server's tools again (after a failed listing)")
+    .argument('<server>')
+    .action((server: string) => select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)));
+
+  const config = program.command('config').description('inspect, validate and trust config files');
+  config
+    .command('path')
+    .description('the files mcpx reads, in precedence order')
+    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigPath(s)));
+  config
+    .command('validate')
+    .description('check every config file and report every problem')
+    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigValidate(s)));
+  config
+    .command('trust')
+    .description('approve project config entries so their servers may start')
+    .addOption(new Option('-y, --yes', 'approve every pending entry without asking'))
+    .action((opts: { yes?: boolean }) =>
+      select(async (s) => (await import('./commands/config.js')).runConfigTrust(s, opts.yes === true)),
+    );
+
+  return program;
+}

@@ -1,0 +1,206 @@
+import { connectServer } from '../client/server-connection.js';
+import { openFileEraCache } from '../client/era-cache.js';
+import { createServerTransport } from '../client/transport-factory.js';
+import type { ServerConnection, ServerLogEvent } from '../client/types.js';
+import {
+  adhocStdioServer,
+  type LoadedConfig,
+  loadConfig,
+  loadTrustStore,
+  resolveMcpxHome,
+  suggest,
+  trustServers,
+  untrustedServers,
+} from '../config/index.js';
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { ServerRegistry } from '../registry/index.js';
+import { stripTerminalControls } from '../tools/sanitize.js';
+import { type GlobalOptions, timeoutMs } from './global-options.js';
+import type { CliIo } from './io.js';
+
+/**
+ * What one CLI invocation knows: the loaded config (after trust), the servers
+ * it may start, and the connections it opened (all closed by `close()`).
+ */
+export class CliSession {
+  readonly home: string;
+  #config: Promise<LoadedConfig> | undefined;
+  #usable: Promise<ServerConfig[]> | undefined;
+  #skipped = new Map<string, ServerConfig>();
+  #registry: Promise<ServerRegistry> | undefined;
+
+  constructor(
+    readonly io: CliIo,
+    readonly options: GlobalOptions,
+  ) {
+    this.home = resolveMcpxHome(io.env, io.homedir);
+  }
+
+  /** The merged config (global → ancestors → project, or --config), plus an ad-hoc --stdio server. */
+  config(): Promise<LoadedConfig> {
+    this.#config ??= loadConfig({
+      cwd: this.io.cwd,
+      env: this.io.env,
+      home: this.home,
+      ...(this.options.config ? { configFile: this.options.config } : {}),
+    });
+    return this.#config;
+  }
+
+  /** The ad-hoc server from --stdio, if any. */
+  adhoc(): ServerConfig | undefined {
+    return this.options.stdio ? adhocStdioServer(this.options.stdio, this.io.cwd) : undefined;
+  }
+
+  /**
+   * Servers that may be started: enabled, and trusted or approved now. An
+   * untrusted project entry is asked about on a terminal and skipped (with a
+   * notice naming `mcpx config trust`) without one.
+   */
+  usableServers(): Promise<ServerConfig[]> {
+    this.#usable ??= (async () => {
+      const adhoc = this.adhoc();
+      if (adhoc) return [adhoc];
+      const config = await this.config();
+      const enabled = config.servers.filter((s) => s.enabled);
+      const store = await loadTrustStore(this.home);
+      const untrusted = untrustedServers(store, enabled);
+      const approved: ServerConfig[] = [];
+      for (const server of untrusted) {
+        if (this.io.interactive && this.io.confirm && (await this.io.confirm(describeForTrust(server)))) {
+          approved.push(server);
+        } else {
+          this.#skipped.set(server.name, server);
+          this.notice(
+            `skipped server '${server.name}' from ${server.origin.file}: not trusted yet — review it and run \`mcpx config trust\``,
+          );
+        }
+      }
+      if (approved.length) await trustServers(this.home, approved);
+      return enabled.filter((s) => !this.#skipped.has(s.name));
+    })();
+    return this.#usable;
+  }
+
+  /** One server by name, with an error that says what to do when it cannot be used. */
+  async server(name: string): Promise<ServerConfig> {
+    const usable = await this.usableServers();
+    const found = usable.find((s) => s.name === name);
+    if (found) return found;
+    if (this.options.stdio) {
+      throw new McpxError(ErrorCode.UnknownServer, `with --stdio the only server is '${usable[0]?.name}', not '${name}'`, {
+        fixes: ['name the tool without a server prefix when using --stdio'],
+      });
+    }
+    const config = await this.config();
+    const unusable = config.unusable.get(name);
+    if (unusable) throw unusable;
+    const skipped = this.#skipped.get(name);
+    if (skipped) {
+      throw new McpxError(ErrorCode.ConfigUntrusted, `server '${name}' comes from a project config that is not trusted yet`, {
+        server: name,
+        origin: skipped.origin,
+        fixes: ['review the entry, then run `mcpx config trust` to approve it'],
+      });
+    }
+    const disabled = config.servers.find((s) => s.name === name && !s.enabled);
+    if (disabled) {
+      throw new McpxError(ErrorCode.UnknownServer, `server '${name}' is disabled`, {
+        server: name,
+        origin: disabled.origin,
+        fixes: [`set "enabled": true for '${name}' in ${disabled.origin.file ?? 'the config'}`],
+      });
+    }
+    const names = usable.map((s) => s.name);
+    const guess = suggest(name, names);
+    throw new McpxError(ErrorCode.UnknownServer, `no server named '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`, {
+      fixes: [
+        names.length ? `configured servers: ${names.join(', ')}` : 'no servers are configured',
+        'run `mcpx config path` to see which config files are read',
+      ],
+    });
+  }
+
+  /**
+   * The registry of usable servers, wired to mcpx's transports, the era cache
+   * and (with --verbose) the server's stderr, stray output and log messages.
+   */
+  registry(): Promise<ServerRegistry> {
+    this.#registry ??= (async () => {
+      const servers = await this.usableServers();
+      const eraCache = await openFileEraCache(this.home);
+      const timeout = timeoutMs(this.options);
+      const verbose = this.options.verbose === true;
+      const registry = new ServerRegistry(servers, {
+        // A person's command makes one attempt; reconnecting belongs to long-lived hosts.
+        reconnect: { mode: 'never' },
+        connector: async (server, hooks) => {
+          const connection = await connectServer(server, {
+            createTransport: () =>
+              createServerTransport(server, {
+                hostEnv: this.io.env,
+                ...(verbose
+                  ? {
+                      onInvalidLine: (line: string) =>
+                        this.notice(`${server.name}: ignored a line that is not JSON-RPC: ${preview(line)}`),
+                      onStderrLine: (line: string) => this.notice(`${server.name} stderr: ${preview(line)}`),
+                    }
+                  : {}),
+              }),
+            eraCache,
+            signal: hooks.signal ?? this.io.signal,
+            onListChanged: hooks.onListChanged,
+            ...(timeout === undefined ? {} : { connectTimeoutMs: timeout, requestTimeoutMs: timeout }),
+            ...(verbose ? { onLog: (event: ServerLogEvent) => this.notice(formatLog(event)) } : {}),
+          });
+          await eraCache.flush().catch(() => {});
+          return connection;
+        },
+      });
+      if (verbose) {
+        registry.on((event) => {
+          if (event.type === 'warning') this.notice(`warning: ${event.message}`);
+        });
+      }
+      return registry;
+    })();
+    return this.#registry;
+  }
+
+  /** Connect to a server (closed with the session). */
+  async connect(server: ServerConfig): Promise<ServerConnection> {
+    return (await this.registry()).connect(server.name);
+  }
+
+  /** A line for the person on stderr (never stdout, which --json reserves for the result). */
+  notice(line: string): void {
+    this.io.stderr.write(`${line}\n`);
+  }
+
+  async close(): Promise<void> {
+    if (this.#registry) await (await this.#registry).close();
+  }
+}
+
+function preview(line: string): string {
+  const clean = stripTerminalControls(line);
+  return clean.length > 200 ? `${clean.slice(0, 200)}… (${line.length} chars)` : clean;
+}
+
+function formatLog(event: ServerLogEvent): string {
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  return `${event.server} [${event.level}]${event.logger ? ` ${event.logger}:` : ''} ${preview(data ?? '')}`;
+}
+
+/** What a person must see before approving a project entry. */
+export function describeForTrust(server: ServerConfig): string {
+  const lines = [`Project config ${server.origin.file} defines server '${server.name}':`];
+  if (server.command) lines.push(`  command: ${[server.command, ...server.args].join(' ')}`);
+  if (server.url) lines.push(`  url:     ${server.url}`);
+  const envKeys = Object.keys(server.env);
+  if (envKeys.length) lines.push(`  env:     ${envKeys.join(', ')}`);
+  if (server.cwd) lines.push(`  cwd:     ${server.cwd}`);
+  lines.push('Start it? Only say yes if you trust this repository.');
+  return stripTerminalControls(lines.join('\n'));
+}

@@ -1,0 +1,22 @@
+/**
+ * Client: one live connection to one MCP server over the SDK `Client`, with
+ * era negotiation (remembered between runs), every page of every list,
+ * timeouts, cancellation and progress, and failures translated into McpxError.
+ */
+export { createMemoryEraCache, type EraCache, openFileEraCache } from './era-cache.js';
+export {
+  type ConnectServerOptions,
+  connectServer,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ManagedTransport,
+} from './server-connection.js';
+export { createServerTransport, type TransportHooks } from './transport-factory.js';
+export type {
+  CallToolOptions,
+  ProgressEvent,
+  ProtocolEra,
+  RequestControl,
+  ServerConnection,
+  ServerLogEvent,
+} from './types.js';

@@ -1,0 +1,79 @@
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ErrorCode, McpxError } from '../errors/index.js';
+
+/** What the connection knows when a request fails, to say what really happened. */
+export interface FailureScene {
+  readonly server: string;
+  readonly method: string;
+  readonly timeoutMs?: number;
+  /** The signal the caller passed: if it fired, the failure is a cancellation, whatever the SDK says. */
+  readonly signal?: AbortSignal;
+  /** Why the transport closed, when it knows (a crash with its exit code and stderr tail). */
+  readonly closeReason?: McpxError;
+}
+
+/**
+ * Turn whatever the SDK threw into an McpxError that names the server and the
+ * real cause. Classification happens here, by type and code, never by text.
+ */
+export function translateRequestError(error: unknown, scene: FailureScene): McpxError {
+  const { server, method } = scene;
+  if (error instanceof McpxError) return error.context.server ? error : error.withContext({ server });
+  // SDK 2.4.0 rejects an aborted request with RequestTimeout; the caller's
+  // signal is the ground truth for "the user cancelled".
+  if (scene.signal?.aborted) {
+    return new McpxError(ErrorCode.Cancelled, `${method} was cancelled`, { server, cause: error });
+  }
+  if (scene.closeReason) return scene.closeReason.withContext({ server });
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.RequestTimeout:
+        return new McpxError(
+          ErrorCode.RequestTimeout,
+          `${method} timed out after ${scene.timeoutMs ?? '?'} ms with no answer from '${server}'`,
+          {
+            server,
+            ...(scene.timeoutMs === undefined ? {} : { timeoutMs: scene.timeoutMs }),
+            cause: error,
+            causes: ['the server is busy or stuck', 'the operation takes longer than the timeout'],
+            fixes: ['raise the timeout with --timeout <seconds> or request_timeout in the config'],
+          },
+        );
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+      case SdkErrorCode.SendFailed:
+        return new McpxError(ErrorCode.ConnectionClosed, `the connection to '${server}' closed during ${method}`, {
+          server,
+          cause: error,
+          fixes: ['run `mcpx doctor` to check the server'],
+        });
+      case SdkErrorCode.CapabilityNotSupported:
+        return new McpxError(ErrorCode.ServerRejected, `'${server}' does not support ${method}`, {
+          server,
+          cause: error,
+        });
+      case SdkErrorCode.InvalidResult:
+        return new McpxError(ErrorCode.InvalidServerOutput, `'${server}' sent an invalid result for ${method}`, {
+          server,
+          cause: error,
+        });
+      default:
+        return new McpxError(ErrorCode.ServerRejected, `${method} failed on '${server}': ${error.message}`, {
+          server,
+          cause: error,
+        });
+    }
+  }
+  if (error instanceof ProtocolError) {
+    return new McpxError(
+      ErrorCode.ServerRejected,
+      `'${server}' rejected ${method}: ${error.message} (JSON-RPC error ${error.code})`,
+      { server, cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new McpxError(ErrorCode.ServerRejected, `${method} failed on '${server}': ${message}`, {
+    server,
+    cause: error,
+  });
+}

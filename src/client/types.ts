@@ -1,0 +1,81 @@
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  Implementation,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../config/types.js';
+
+/** A log message a server sent (`notifications/message`). */
+export interface ServerLogEvent {
+  readonly server: string;
+  readonly level: LoggingLevel;
+  readonly logger?: string;
+  readonly data: unknown;
+}
+
+/** A progress notification for one in-flight request. */
+export interface ProgressEvent {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+export interface RequestControl {
+  /** Cancels the request; the server is sent `notifications/cancelled`. */
+  readonly signal?: AbortSignal;
+  /** Per-request timeout in ms; progress notifications reset it. */
+  readonly timeoutMs?: number;
+}
+
+export interface CallToolOptions extends RequestControl {
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+/** Which protocol generation a connection speaks. */
+export type ProtocolEra = 'modern' | 'legacy';
+
+/**
+ * One live connection to one MCP server. Every method maps SDK failures to
+ * McpxError with the server's name and the real cause (a crash with its exit
+ * code and stderr, a cancellation, a timeout).
+ */
+export interface ServerConnection {
+  readonly server: ServerConfig;
+  readonly era: ProtocolEra;
+  readonly protocolVersion: string | undefined;
+  readonly serverInfo: Implementation | undefined;
+  readonly capabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  /** Milliseconds the connect (spawn + handshake) took. */
+  readonly connectMs: number;
+  /** True once the transport has closed, for whatever reason. */
+  readonly closed: boolean;
+  /** Every page, in server order. Empty when the server has no such capability. */
+  listTools(options?: RequestControl): Promise<Tool[]>;
+  listResources(options?: RequestControl): Promise<Resource[]>;
+  listResourceTemplates(options?: RequestControl): Promise<ResourceTemplateType[]>;
+  listPrompts(options?: RequestControl): Promise<Prompt[]>;
+  callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  readResource(uri: string, options?: RequestControl): Promise<ReadResourceResult>;
+  getPrompt(name: string, args: Record<string, string>, options?: RequestControl): Promise<GetPromptResult>;
+  complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    options?: RequestControl,
+  ): Promise<CompleteResult>;
+  /** Round-trip latency in ms. */
+  ping(options?: RequestControl): Promise<number>;
+  setLoggingLevel(level: LoggingLevel, options?: RequestControl): Promise<void>;
+  /** Subscribe to the transport closing (crash, exit, close()). Returns an unsubscribe function. */
+  onClose(listener: (reason: Error | undefined) => void): () => void;
+  /** Ends the connection and the server's whole process tree. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,150 @@
+import type { McpxError } from '../errors/index.js';
+import { configProblem, describeValue, type ProblemSite } from './config-problem.js';
+import type { JsonPath } from './json-path.js';
+import type { ServerEntry } from './normalize-server.js';
+import type { ParsedDocument } from './parse-jsonc.js';
+import { MCP_SECTION_KEYS, TOP_LEVEL_KEYS } from './server-fields.js';
+import { suggest } from './suggest.js';
+import type { ConfigLayer } from './types.js';
+
+export interface CollectResult {
+  /** Every server entry in the file, in file order. */
+  readonly entries: readonly ServerEntry[];
+  readonly problems: readonly McpxError[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Find the server entries in a parsed file, whichever shape holds them:
+ * `mcpServers` (Claude Desktop and most hosts), `servers` as an object or an
+ * array of `{name, ...}` (NEXUS3, VS Code's mcp.json), and VS Code settings'
+ * `{"mcp": {"servers": ...}}`. Several sections may coexist; one name in two
+ * of them is an error, since either choice would silently drop the other.
+ */
+export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): CollectResult {
+  const site: ProblemSite = { doc, layer };
+  const problems: McpxError[] = [];
+  const entries: ServerEntry[] = [];
+  const root = doc.value;
+  if (root === undefined) return { entries, problems };
+  if (!isRecord(root)) {
+    problems.push(
+      configProblem(
+        site,
+        [],
+        `the top level must be an object such as {"mcpServers": {...}}, not ${describeValue(root)}`,
+        {
+          expected: 'object',
+          received: describeValue(root),
+        },
+      ),
+    );
+    return { entries, problems };
+  }
+
+  const seen = new Map<string, ServerEntry>();
+  const add = (entry: ServerEntry) => {
+    const earlier = seen.get(entry.name);
+    if (earlier) {
+      const a = doc.locate(earlier.path, 'key')?.line;
+      const b = doc.locate(entry.path, 'key')?.line;
+      problems.push(
+        configProblem(
+          { ...site, server: entry.name },
+          entry.path,
+          `is defined twice in this file (line ${a} and line ${b})`,
+          {
+            target: 'key',
+            fixes: ['remove one of the two definitions or rename one of them'],
+          },
+        ),
+      );
+      return;
+    }
+    seen.set(entry.name, entry);
+    entries.push(entry);
+  };
+  const section = (value: unknown, path: JsonPath) => collectSection(site, value, path, add, problems);
+
+  for (const [key, value] of Object.entries(root)) {
+    if (key === 'mcpServers' || key === 'servers') section(value, [key]);
+    else if (key === 'mcp') {
+      if (!isRecord(value)) {
+        problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
+        continue;
+      }
+      for (const [inner, innerValue] of Object.entries(value)) {
+        if (inner === 'servers') section(innerValue, ['mcp', inner]);
+        else if (!(MCP_SECTION_KEYS as readonly string[]).includes(inner)) {
+          problems.push(unknownKey(site, ['mcp', inner], MCP_SECTION_KEYS));
+        }
+      }
+    } else if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) {
+      problems.push(unknownKey(site, [key], TOP_LEVEL_KEYS, value));
+    }
+  }
+  return { entries, problems };
+}
+
+function collectSection(
+  site: ProblemSite,
+  value: unknown,
+  path: JsonPath,
+  add: (entry: ServerEntry) => void,
+  problems: McpxError[],
+): void {
+  if (isRecord(value)) {
+    for (const [name, entry] of Object.entries(value)) add({ name, value: entry, path: [...path, name] });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((entry, i) => {
+      const at = [...path, i];
+      const name = isRecord(entry) ? entry.name : undefined;
+      if (typeof name === 'string' && name !== '') add({ name, value: entry, path: at });
+      else {
+        problems.push(
+          configProblem(
+            site,
+            isRecord(entry) && entry.name !== undefined ? [...at, 'name'] : at,
+            'a server in an array needs a "name" (a non-empty string)',
+            {
+              expected: 'object with a "name" string',
+              received: describeValue(isRecord(entry) && entry.name !== undefined ? entry.name : entry),
+              fixes: [
+                'add "name": "my-server" to the entry, or write the servers as an object keyed by name',
+              ],
+            },
+          ),
+        );
+      }
+    });
+    return;
+  }
+  problems.push(wrongSection(site, path, value, 'object of servers by name, or array of servers'));
+}
+
+function wrongSection(site: ProblemSite, path: JsonPath, value: unknown, expected: string): McpxError {
+  const received = describeValue(value);
+  return configProblem(site, path, `${path.join('.')}: expected ${expected}, received ${received}`, {
+    expected,
+    received,
+  });
+}
+
+function unknownKey(site: ProblemSite, path: JsonPath, known: readonly string[], value?: unknown): McpxError {
+  const key = String(path.at(-1));
+  const guess = suggest(key, known);
+  // `{"fs": {"command": ...}}` without a wrapper: say where it belongs instead of just "unknown".
+  const looksLikeServer = isRecord(value) && ('command' in value || 'url' in value);
+  const fixes = looksLikeServer
+    ? [`move "${key}" into "mcpServers": { "mcpServers": { "${key}": {...} } }`]
+    : [guess ? `rename '${key}' to '${guess}'` : `remove '${key}'`, `known keys here: ${known.join(', ')}`];
+  const text = looksLikeServer
+    ? `'${key}' looks like a server but is not inside "mcpServers" or "servers"`
+    : `unknown key '${key}'${guess ? ` — did you mean '${guess}'?` : ''}`;
+  return configProblem(site, path, text, { target: 'key', fixes });
+}

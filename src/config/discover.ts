@@ -1,0 +1,70 @@
+import { stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { ConfigLayer, ConfigPathInfo, LoadConfigOptions } from './types.js';
+
+/** A file that may hold servers, and the layer it would belong to. */
+export interface ConfigCandidate {
+  readonly path: string;
+  readonly layer: ConfigLayer;
+}
+
+/**
+ * The mcpx home directory: `MCPX_HOME` when set (and not empty), otherwise
+ * `~/.mcpx`. It holds the global `mcp.json` and the trust store.
+ *
+ * @example resolveMcpxHome(process.env, os.homedir())
+ */
+export function resolveMcpxHome(
+  env: Readonly<Record<string, string | undefined>>,
+  osHomedir: string,
+): string {
+  const fromEnv = env.MCPX_HOME;
+  return fromEnv ? resolve(osHomedir, fromEnv) : join(osHomedir, '.mcpx');
+}
+
+/** The global config file inside an mcpx home directory. */
+export function globalConfigPath(home: string): string {
+  return join(resolve(home), 'mcp.json');
+}
+
+/**
+ * Every file mcpx reads, lowest precedence first: the global file, then for
+ * each ancestor of `cwd` from the filesystem root down to its parent
+ * `<dir>/.mcpx/mcp.json` and `<dir>/.mcp.json`, then the same two in `cwd`.
+ * With `configFile`, only that file. A path equal to the global file is left
+ * out (with the default home, `~` is an ancestor and `~/.mcpx/mcp.json` would
+ * otherwise be read twice, the second time as an untrusted ancestor).
+ */
+export function configCandidates(options: LoadConfigOptions): ConfigCandidate[] {
+  const cwd = resolve(options.cwd);
+  if (options.configFile !== undefined)
+    return [{ path: resolve(cwd, options.configFile), layer: 'explicit' }];
+  const global = globalConfigPath(options.home);
+  const dirs: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    dirs.unshift(dir);
+    if (dirname(dir) === dir) break;
+  }
+  const out: ConfigCandidate[] = [{ path: global, layer: 'global' }];
+  dirs.forEach((dir, i) => {
+    const layer: ConfigLayer = i === dirs.length - 1 ? 'project' : 'ancestor';
+    for (const path of [join(dir, '.mcpx', 'mcp.json'), join(dir, '.mcp.json')]) {
+      if (path !== global) out.push({ path, layer });
+    }
+  });
+  return out;
+}
+
+/** `mcpx config path`: the candidate files in precedence order, and whether each exists. */
+export async function configPaths(options: LoadConfigOptions): Promise<ConfigPathInfo[]> {
+  return Promise.all(
+    configCandidates(options).map(async ({ path, layer }) => ({
+      path,
+      layer,
+      exists: await stat(path).then(
+        (s) => s.isFile(),
+        () => false,
+      ),
+    })),
+  );
+}

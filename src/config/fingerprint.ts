@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/** The parts of an entry that decide what runs and where data goes, as written in the file. */
+export interface FingerprintInput {
+  readonly command?: unknown;
+  readonly args?: unknown;
+  readonly env?: unknown;
+  readonly envPassthrough?: unknown;
+  readonly url?: unknown;
+  readonly headers?: unknown;
+  readonly cwd?: unknown;
+}
+
+/**
+ * sha256 (hex) of the canonical JSON (sorted keys, absent fields left out) of
+ * an entry's command, args, env, env_passthrough, url, headers and cwd, taken
+ * before interpolation: approving `${TOKEN}` approves the entry, not today's
+ * token value. `env_passthrough` is included because adding a host variable
+ * to it hands that secret to the server, which deserves a new approval.
+ */
+export function fingerprintEntry(input: FingerprintInput): string {
+  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+}
+
+/** JSON with object keys sorted at every depth, so equal values hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,45 @@
+/**
+ * Configuration: find the config files (global, ancestors, project, or
+ * `--config`), parse them as JSONC in any of the accepted shapes, validate
+ * and normalize each server entry into a `ServerConfig`, interpolate
+ * `${VAR}`, merge the layers, and decide which project entries are trusted.
+ * Everything here is pure of `process.env` and the console: callers pass the
+ * environment and the mcpx home in.
+ */
+export { adhocHttpServer, adhocStdioServer } from './adhoc.js';
+export { builtinServers, testServerPath } from './builtin.js';
+export {
+  type ConfigCandidate,
+  configCandidates,
+  configPaths,
+  globalConfigPath,
+  resolveMcpxHome,
+} from './discover.js';
+export { canonicalJson, type FingerprintInput, fingerprintEntry } from './fingerprint.js';
+export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
+export { loadConfig, validateConfig } from './load.js';
+export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
+export { splitCommandLine } from './split-command-line.js';
+export { levenshtein, suggest } from './suggest.js';
+export {
+  isTrusted,
+  loadTrustStore,
+  saveTrustStore,
+  type TrustStore,
+  trustServers,
+  trustStorePath,
+  untrustedServers,
+} from './trust.js';
+export type {
+  ConfigFileInfo,
+  ConfigLayer,
+  ConfigPathInfo,
+  LoadConfigOptions,
+  LoadedConfig,
+  ProtocolPin,
+  ServerConfig,
+  ServerOrigin,
+  ShadowedServer,
+  TransportKind,
+  ValidationResult,
+} from './types.js';

@@ -1,0 +1,73 @@
+/** Environment as given to the loader; `undefined` means unset. */
+export type EnvLookup = Readonly<Record<string, string | undefined>>;
+
+export type InterpolationResult =
+  | { readonly ok: true; readonly value: string }
+  | {
+      readonly ok: false;
+      /** `missing`: unset without a default; `invalid`: not `${NAME}` / `${NAME:-default}`; `unterminated`: no closing brace. */
+      readonly reason: 'missing' | 'invalid' | 'unterminated';
+      /** The variable name (missing) or the placeholder text (invalid, unterminated). */
+      readonly variable: string;
+      /** Every variable this value needs that is unset, for a message that lists them all. */
+      readonly missing: readonly string[];
+    };
+
+// `${env:NAME}` is VS Code's spelling of the same thing.
+const PLACEHOLDER = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+
+/**
+ * Replace `${NAME}` and `${NAME:-default}` in one string. The default is used
+ * when NAME is unset or empty (the shell's `:-`). `$$` is a literal `$`.
+ *
+ * Deliberately small: inserted values are not scanned again (a variable
+ * holding `${X}` is inserted as written), nothing is executed (`$(cmd)` and
+ * backticks stay literal), and a lone `$NAME` without braces is left alone —
+ * configs routinely hold such text meant for the server itself.
+ *
+ * @example interpolate('Bearer ${TOKEN}', { TOKEN: 'abc' }) // { ok: true, value: 'Bearer abc' }
+ */
+export function interpolate(template: string, env: EnvLookup): InterpolationResult {
+  let out = '';
+  let firstFailure: { reason: 'missing' | 'invalid' | 'unterminated'; variable: string } | undefined;
+  const missing: string[] = [];
+  for (let i = 0; i < template.length; i++) {
+    const ch = template[i];
+    if (ch !== '$') {
+      out += ch;
+      continue;
+    }
+    const next = template[i + 1];
+    if (next === '$') {
+      out += '$';
+      i++;
+      continue;
+    }
+    if (next !== '{') {
+      out += ch;
+      continue;
+    }
+    const close = template.indexOf('}', i + 2);
+    if (close === -1) {
+      firstFailure ??= { reason: 'unterminated', variable: template.slice(i) };
+      break;
+    }
+    const inner = template.slice(i + 2, close);
+    const match = PLACEHOLDER.exec(inner);
+    i = close;
+    if (!match) {
+      firstFailure ??= { reason: 'invalid', variable: `\${${inner}}` };
+      continue;
+    }
+    const name = match[1] as string;
+    const fallback = match[2];
+    const value = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (fallback !== undefined) out += value === undefined || value === '' ? fallback : value;
+    else if (value !== undefined) out += value;
+    else {
+      firstFailure ??= { reason: 'missing', variable: name };
+      if (!missing.includes(name)) missing.push(name);
+    }
+  }
+  return firstFailure ? { ok: false, ...firstFailure, missing } : { ok: true, value: out };
+}

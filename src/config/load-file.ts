@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { collectEntries } from './collect-entries.js';
+import { normalizeServer, type ServerDraft } from './normalize-server.js';
+import { parseJsonc } from './parse-jsonc.js';
+import type { ConfigLayer } from './types.js';
+
+/** One file read and validated: its valid entries as drafts, and every problem found. */
+export interface FileLoad {
+  readonly path: string;
+  readonly layer: ConfigLayer;
+  /** Server entries in the file, valid or not. */
+  readonly serverCount: number;
+  readonly drafts: readonly ServerDraft[];
+  readonly problems: readonly McpxError[];
+}
+
+/**
+ * Read, parse and validate one config file. Returns `undefined` when the file
+ * does not exist (absent layers are normal); any other read failure and every
+ * syntax or schema problem is returned in `problems`, not thrown, so a caller
+ * can report all files at once.
+ */
+export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<FileLoad | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: `.mcpx` exists but is a file, so `.mcpx/mcp.json` cannot exist either.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return { path, layer, serverCount: 0, drafts: [], problems: [unreadable(path, layer, error)] };
+  }
+  let doc: ReturnType<typeof parseJsonc>;
+  try {
+    doc = parseJsonc(text, path);
+  } catch (error) {
+    const problem =
+      error instanceof McpxError ? error.withContext({ origin: { ...error.context.origin, layer } }) : error;
+    return { path, layer, serverCount: 0, drafts: [], problems: [problem as McpxError] };
+  }
+  const collected = collectEntries(doc, layer);
+  const problems = [...collected.problems];
+  const drafts: ServerDraft[] = [];
+  for (const entry of collected.entries) {
+    const result = normalizeServer(entry, doc, layer);
+    problems.push(...result.problems);
+    if (result.draft) drafts.push(result.draft);
+  }
+  return { path, layer, serverCount: collected.entries.length, drafts, problems };
+}
+
+function unreadable(path: string, layer: ConfigLayer, error: unknown): McpxError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EISDIR'
+        ? 'it is a directory, not a file'
+        : error instanceof Error
+          ? error.message
+          : String(error);
+  return new McpxError(ErrorCode.ConfigUnreadable, `cannot read config file ${path}: ${reason}`, {
+    origin: { layer, file: path },
+    cause: error,
+    fixes:
+      code === 'EACCES' || code === 'EPERM'
+        ? [`make it readable: chmod u+r ${path}`]
+        : code === 'EISDIR'
+          ? [`remove or rename the directory ${path}; mcpx expects a JSON file there`]
+          : ['check that the file can be read'],
+  });
+}

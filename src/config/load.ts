@@ -1,0 +1,127 @@
+import { realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { builtinServers } from './builtin.js';
+import { configCandidates } from './discover.js';
+import { loadConfigFile } from './load-file.js';
+import { resolveServer } from './resolve-server.js';
+import type {
+  ConfigFileInfo,
+  LoadConfigOptions,
+  LoadedConfig,
+  ServerConfig,
+  ServerOrigin,
+  ShadowedServer,
+  ValidationResult,
+} from './types.js';
+
+interface Definition {
+  readonly name: string;
+  readonly origin: ServerOrigin;
+  readonly result: ServerConfig | McpxError;
+}
+
+interface Gathered {
+  readonly files: ConfigFileInfo[];
+  readonly problems: McpxError[];
+  readonly definitions: Definition[];
+}
+
+/** Read every layer in precedence order, collecting problems instead of stopping at the first. */
+async function gather(options: LoadConfigOptions): Promise<Gathered> {
+  const files: ConfigFileInfo[] = [];
+  const problems: McpxError[] = [];
+  const definitions: Definition[] = [];
+  if (options.includeBuiltin !== false) {
+    for (const server of builtinServers())
+      definitions.push({ name: server.name, origin: server.origin, result: server });
+  }
+  // The same file reached twice (a symlinked home, MCPX_HOME inside a project) is read once, first layer wins.
+  const read = new Set<string>();
+  for (const candidate of configCandidates(options)) {
+    const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
+    if (read.has(real)) continue;
+    const load = await loadConfigFile(candidate.path, candidate.layer);
+    if (!load) {
+      if (candidate.layer === 'explicit') problems.push(notFound(candidate.path));
+      continue;
+    }
+    read.add(real);
+    files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
+    problems.push(...load.problems);
+    for (const draft of load.drafts) {
+      definitions.push({
+        name: draft.base.name,
+        origin: draft.base.origin,
+        result: resolveServer(draft, options.env),
+      });
+    }
+  }
+  return { files, problems, definitions };
+}
+
+/** Later definitions replace earlier ones by name; the position of the first definition is kept. */
+function merge(definitions: readonly Definition[]) {
+  const byName = new Map<string, Definition>();
+  const shadowed: ShadowedServer[] = [];
+  for (const definition of definitions) {
+    const earlier = byName.get(definition.name);
+    if (earlier) shadowed.push({ name: definition.name, by: definition.origin, was: earlier.origin });
+    byName.set(definition.name, definition);
+  }
+  const servers: ServerConfig[] = [];
+  const unusable = new Map<string, McpxError>();
+  for (const [name, { result }] of byName) {
+    if (result instanceof McpxError) unusable.set(name, result);
+    else servers.push(result);
+  }
+  return { servers, unusable, shadowed };
+}
+
+function notFound(path: string): McpxError {
+  return new McpxError(ErrorCode.ConfigNotFound, `config file not found: ${path}`, {
+    origin: { layer: 'explicit', file: path },
+    fixes: [
+      'check the path given to --config',
+      'run `mcpx config path` to see the files mcpx reads without --config',
+    ],
+  });
+}
+
+/**
+ * Load the merged config: the built-in `demo` server, the global file, each
+ * ancestor's and the project's `.mcpx/mcp.json` and `.mcp.json` (or only
+ * `configFile`), later layers replacing earlier ones by server name.
+ *
+ * Throws the first problem when a file is unreadable, not valid JSON or not a
+ * valid config (a broken file must be fixed, not half-used). A server whose
+ * `${VAR}` cannot be filled is not a broken file: it is left out of `servers`
+ * and reported in `unusable`, so the other servers keep working.
+ *
+ * @example
+ * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
+ */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const { files, problems, definitions } = await gather(options);
+  const first = problems[0];
+  if (first) {
+    if (problems.length === 1) throw first;
+    throw new McpxError(first.code, first.message, {
+      ...first.context,
+      causes: first.causes,
+      fixes: [...first.fixes, `run \`mcpx config validate\` to see all ${problems.length} problems`],
+      cause: first.cause,
+    });
+  }
+  return { files, ...merge(definitions) };
+}
+
+/**
+ * Every problem across every file (syntax, schema, missing variables), for
+ * `mcpx config validate`. Never throws for a config problem.
+ */
+export async function validateConfig(options: LoadConfigOptions): Promise<ValidationResult> {
+  const { files, problems, definitions } = await gather(options);
+  const { servers, unusable } = merge(definitions);
+  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()] };
+}

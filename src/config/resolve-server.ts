@@ -1,0 +1,96 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { ErrorCode, type McpxError } from '../errors/index.js';
+import { urlProblem } from './check-url.js';
+import { configProblem, fieldName } from './config-problem.js';
+import { type EnvLookup, interpolate } from './interpolate.js';
+import type { DraftString, ServerDraft } from './normalize-server.js';
+import type { ServerConfig } from './types.js';
+
+/**
+ * Turn a validated draft into the final `ServerConfig`: interpolate
+ * `${VAR}` in command, args, env values, url, header values and cwd, resolve
+ * a relative cwd against the config file's directory, and check a URL that
+ * only became complete after interpolation.
+ *
+ * Returns an error instead of throwing: a variable missing for one server
+ * must not stop the others from loading.
+ */
+export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig | McpxError {
+  const { site } = draft;
+  const failures: Array<{ at: DraftString; reason: string; variable: string }> = [];
+  const missing = new Set<string>();
+  const expand = (s: DraftString): string => {
+    const result = interpolate(s.value, env);
+    if (result.ok) return result.value;
+    failures.push({ at: s, reason: result.reason, variable: result.variable });
+    for (const name of result.missing) missing.add(name);
+    return s.value;
+  };
+
+  const command = draft.command && expand(draft.command);
+  const args = draft.args.map(expand);
+  const envOut = Object.fromEntries(draft.env.map(([k, v]) => [k, expand(v)]));
+  const headers = Object.fromEntries(draft.headers.map(([k, v]) => [k, expand(v)]));
+  const cwdText = draft.cwd && expand(draft.cwd);
+  const url = draft.url && expand(draft.url);
+
+  const first = failures[0];
+  if (first) {
+    const field = fieldName(site, first.at.path);
+    const others = [...missing].filter((name) => name !== first.variable);
+    const also = others.length ? ` (also unset: ${others.join(', ')})` : '';
+    if (first.reason === 'missing') {
+      return configProblem(
+        site,
+        first.at.path,
+        `${field} uses \${${first.variable}}, which is not set${also}`,
+        {
+          code: ErrorCode.ConfigInterpolation,
+          causes: [`the environment variable ${first.variable} is not set in the shell that runs mcpx`],
+          fixes: [
+            `export ${first.variable}=… before running mcpx`,
+            `or give a default in ${site.doc.file}: "\${${first.variable}:-default}"`,
+          ],
+        },
+      );
+    }
+    return configProblem(
+      site,
+      first.at.path,
+      first.reason === 'unterminated'
+        ? `${field} has a '\${' without a closing '}': ${first.variable}`
+        : `${field} has an unsupported placeholder ${first.variable}`,
+      {
+        code: ErrorCode.ConfigInterpolation,
+        causes: [`mcpx replaces only \${NAME} and \${NAME:-default} with environment variables`],
+        fixes: [`use \${NAME} or \${NAME:-default}`, 'write $$ for a literal $'],
+      },
+    );
+  }
+
+  if (url && draft.url && url !== draft.url.value) {
+    const problem = urlProblem(url);
+    if (problem) {
+      return configProblem(site, draft.url.path, `url after interpolation: ${problem}`, {
+        fixes: ['check the variables used in the url'],
+      });
+    }
+  }
+
+  // A relative cwd means "next to this config file", wherever mcpx is run from.
+  const cwd =
+    cwdText === undefined
+      ? undefined
+      : isAbsolute(cwdText)
+        ? cwdText
+        : resolve(dirname(site.doc.file), cwdText);
+  return {
+    ...draft.base,
+    ...(command === undefined ? {} : { command }),
+    args,
+    env: envOut,
+    headers,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(url === undefined ? {} : { url }),
+  };
+}

@@ -1,0 +1,92 @@
+/** The mcpx meaning a server key maps to, whatever host spelled it. */
+export type CanonicalField =
+  | 'command'
+  | 'args'
+  | 'env'
+  | 'envPassthrough'
+  | 'cwd'
+  | 'url'
+  | 'type'
+  | 'headers'
+  | 'enabled'
+  | 'disabled'
+  | 'failIfNoTools'
+  | 'connectTimeout'
+  | 'requestTimeout'
+  | 'httpMaxRetries'
+  | 'httpRetryBackoff'
+  | 'allowTools'
+  | 'denyTools'
+  | 'protocol'
+  | 'maxLineBytes'
+  | 'oauth'
+  | 'name'
+  | 'ignored';
+
+/**
+ * Every key a server entry may hold, mapped to its meaning. mcpx's own
+ * spellings come first (did-you-mean suggestions prefer them); the rest are
+ * what other hosts write, so their files load unchanged:
+ * - Claude Desktop/Code, Cursor: `type`, `disabled`, `autoApprove`, `alwaysAllow`
+ * - Cline/Roo: `timeout` (seconds), `disabled`, `alwaysAllow`
+ * - Gemini CLI: `includeTools`/`excludeTools`, `trust`, `httpUrl`, `description`
+ * - Windsurf: `serverUrl`; VS Code: `type`; some hosts: `transport`
+ */
+export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.freeze({
+  command: 'command',
+  args: 'args',
+  env: 'env',
+  env_passthrough: 'envPassthrough',
+  cwd: 'cwd',
+  url: 'url',
+  type: 'type',
+  headers: 'headers',
+  enabled: 'enabled',
+  fail_if_no_tools: 'failIfNoTools',
+  connect_timeout: 'connectTimeout',
+  request_timeout: 'requestTimeout',
+  http_max_retries: 'httpMaxRetries',
+  http_retry_backoff: 'httpRetryBackoff',
+  allowed_tools: 'allowTools',
+  disabled_tools: 'denyTools',
+  protocol: 'protocol',
+  max_line_bytes: 'maxLineBytes',
+  oauth: 'oauth',
+  // camelCase and foreign spellings
+  envPassthrough: 'envPassthrough',
+  env_passthru: 'envPassthrough',
+  failIfNoTools: 'failIfNoTools',
+  connectTimeout: 'connectTimeout',
+  requestTimeout: 'requestTimeout',
+  timeout: 'requestTimeout',
+  httpMaxRetries: 'httpMaxRetries',
+  httpRetryBackoff: 'httpRetryBackoff',
+  allowedTools: 'allowTools',
+  includeTools: 'allowTools',
+  disabledTools: 'denyTools',
+  excluded_tools: 'denyTools',
+  excludedTools: 'denyTools',
+  excludeTools: 'denyTools',
+  maxLineBytes: 'maxLineBytes',
+  transport: 'type',
+  serverUrl: 'url',
+  httpUrl: 'url',
+  disabled: 'disabled',
+  name: 'name',
+  // Meaningful to other hosts only; accepted so shared files load.
+  autoApprove: 'ignored',
+  alwaysAllow: 'ignored',
+  description: 'ignored',
+  trust: 'ignored',
+  tools: 'ignored',
+} satisfies Record<string, CanonicalField>);
+
+/** Top-level keys of a config file. */
+export const TOP_LEVEL_KEYS = ['mcpServers', 'servers', 'mcp', '$schema', 'inputs'] as const;
+
+/** Keys inside VS Code's settings-style `{"mcp": {...}}`. */
+export const MCP_SECTION_KEYS = ['servers', 'inputs'] as const;
+
+export function fieldFor(key: string): CanonicalField | undefined {
+  return Object.hasOwn(SERVER_FIELDS, key) ? SERVER_FIELDS[key] : undefined;
+}

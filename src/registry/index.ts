@@ -1,0 +1,15 @@
+/**
+ * Registry: many servers at once — parallel connects, lifecycle states and
+ * events, shared or agent-owned connections, reconnection policy.
+ */
+export { DEFAULT_RECONNECT_POLICY, type ReconnectMode, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
+export {
+  type Connector,
+  filterTools,
+  type RegistryEvent,
+  ServerRegistry,
+  type ServerRegistryOptions,
+  type ServerStatus,
+  type Visibility,
+} from './registry.js';
+export { canTransition, type ServerState } from './server-state.js';

@@ -1,0 +1,425 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { ListKind } from '../client/server-connection.js';
+import type { CallToolOptions, ServerConnection } from '../client/types.js';
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import { createLimiter } from './limit.js';
+import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
+import { canTransition, type ServerState } from './server-state.js';
+
+/** Opens one connection; the registry passes the hooks it needs. */
+export type Connector = (
+  server: ServerConfig,
+  hooks: { readonly onListChanged: (kind: ListKind) => void; readonly signal?: AbortSignal },
+) => Promise<ServerConnection>;
+
+export type RegistryEvent =
+  | {
+      readonly type: 'state';
+      readonly server: string;
+      readonly state: ServerState;
+      readonly previous: ServerState;
+      readonly error?: McpxError;
+    }
+  | { readonly type: 'catalog'; readonly server: string; readonly kind: ListKind; readonly tools?: readonly Tool[] }
+  | { readonly type: 'warning'; readonly server: string; readonly message: string; readonly error?: McpxError };
+
+export interface ServerRegistryOptions {
+  readonly connector: Connector;
+  /** Servers connected at once by `connectAll()`. */
+  readonly concurrency?: number;
+  readonly reconnect?: Partial<ReconnectPolicy>;
+  readonly random?: () => number;
+}
+
+/** Who may see a connection: everyone (shared) or only the agent that opened it. */
+export interface Visibility {
+  readonly owner?: string;
+  readonly shared?: boolean;
+}
+
+/** A read-only view of one server in the registry. */
+export interface ServerStatus {
+  readonly name: string;
+  readonly config: ServerConfig;
+  readonly state: ServerState;
+  readonly error?: McpxError;
+  /** Tools after the config's allow/deny lists; empty until listed. */
+  readonly tools: readonly Tool[];
+  readonly connection?: ServerConnection;
+  readonly owner?: string;
+  readonly shared: boolean;
+  /** Reconnect attempts since the connection last worked. */
+  readonly attempts: number;
+}
+
+interface Entry {
+  config: ServerConfig;
+  state: ServerState;
+  error?: McpxError;
+  tools: Tool[];
+  connection?: ServerConnection;
+  connecting?: Promise<ServerConnection>;
+  inFlight: number;
+  attempts: number;
+  owner?: string;
+  shared: boolean;
+  timer?: NodeJS.Timeout;
+  /** Set once the user or a policy decided this server should be down. */
+  stopped: boolean;
+}
+
+/**
+ * Many servers at once: parallel connects with a concurrency limit, one
+ * lifecycle state per server with an event for every change, shared or
+ * agent-owned connections, tool catalogues kept fresh by list-changed
+ * notifications, and dead connections brought back by the reconnect policy.
+ * One slow or broken server never blocks or breaks the others.
+ */
+export class ServerRegistry {
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<(event: RegistryEvent) => void>();
+  readonly #connector: Connector;
+  readonly #limit: <T>(task: () => Promise<T>) => Promise<T>;
+  readonly #policy: ReconnectPolicy;
+  readonly #random: () => number;
+  #closed = false;
+
+  constructor(servers: readonly ServerConfig[], options: ServerRegistryOptions) {
+    this.#connector = options.connector;
+    this.#limit = createLimiter(options.concurrency ?? 16);
+    this.#policy = { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect };
+    this.#random = options.random ?? Math.random;
+    for (const config of servers) this.add(config);
+  }
+
+  /** Subscribe to every state change, catalogue change and warning. Returns an unsubscribe function. */
+  on(listener: (event: RegistryEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Add a server definition (state `created`); replacing a live one is refused. */
+  add(config: ServerConfig): void {
+    const existing = this.#entries.get(config.name);
+    if (existing && existing.state !== 'stopped' && existing.state !== 'created') {
+      throw new McpxError(ErrorCode.Usage, `server '${config.name}' is already connected`, { server: config.name });
+    }
+    this.#entries.set(config.name, { config, state: 'created', tools: [], inFlight: 0, attempts: 0, shared: true, stopped: false });
+  }
+
+  /** Every server, or those visible to `agentId` (shared ones plus its own). */
+  list(agentId?: string): ServerStatus[] {
+    return [...this.#entries.values()].filter((e) => isVisible(e, agentId)).map(snapshot);
+  }
+
+  status(name: string): ServerStatus {
+    return snapshot(this.#entry(name));
+  }
+
+  /** Names of the visible servers that offer a tool with this name. */
+  findTool(toolName: string, agentId?: string): string[] {
+    return this.list(agentId)
+      .filter((s) => s.tools.some((t) => t.name === toolName))
+      .map((s) => s.name);
+  }
+
+  /**
+   * Connect every enabled server in parallel (at most `concurrency` at once).
+   * Never throws: failures are in each server's state and error.
+   */
+  async connectAll(options: { readonly signal?: AbortSignal } = {}): Promise<ServerStatus[]> {
+    const enabled = [...this.#entries.values()].filter((e) => e.config.enabled);
+    await Promise.all(
+      enabled.map((e) =>
+        this.#limit(() => this.#ensureConnected(e, options.signal)).catch(() => undefined),
+      ),
+    );
+    return this.list();
+  }
+
+  /**
+   * Connect one server, or return its live connection. Concurrent callers
+   * share one attempt. An explicit connect also resets the reconnect budget.
+   */
+  async connect(name: string, visibility: Visibility = {}): Promise<ServerConnection> {
+    const entry = this.#entry(name);
+    if (visibility.owner !== undefined) entry.owner = visibility.owner;
+    if (visibility.shared !== undefined) entry.shared = visibility.shared;
+    else if (visibility.owner !== undefined) entry.shared = false;
+    entry.stopped = false;
+    entry.attempts = 0;
+    return this.#ensureConnected(entry);
+  }
+
+  /** Re-list a connected server's tools (`mcpx retry`). */
+  async retry(name: string): Promise<readonly Tool[]> {
+    const entry = this.#entry(name);
+    const connection = await this.#ensureConnected(entry);
+    await this.#refreshTools(entry, connection, { throwOnFailure: true });
+    return entry.tools;
+  }
+
+  /**
+   * Run `work` on a server's connection, reconnecting first when the policy
+   * allows (lazy). The server is `busy` while work is in flight. A request that
+   * fails because the server died is reported, never silently retried: the
+   * tool may already have had its effect.
+   */
+  async use<T>(name: string, work: (connection: ServerConnection) => Promise<T>, agentId?: string): Promise<T> {
+    const entry = this.#entry(name);
+    if (!isVisible(entry, agentId)) throw unknownServer(name);
+    const connection = await this.#connectionForUse(entry);
+    entry.inFlight += 1;
+    if (entry.inFlight === 1) this.#setState(entry, 'busy');
+    try {
+      const result = await work(connection);
+      entry.attempts = 0;
+      return result;
+    } finally {
+      entry.inFlight -= 1;
+      if (entry.inFlight === 0 && entry.state === 'busy') this.#setState(entry, 'ready');
+    }
+  }
+
+  /** Call a tool through `use()`. */
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: CallToolOptions & { readonly agentId?: string },
+  ): Promise<CallToolResult> {
+    return this.use(server, (c) => c.callTool(tool, args, options), options?.agentId);
+  }
+
+  /** Ping a server; a failure marks the connection dead (and the policy applies). */
+  async checkHealth(name: string): Promise<number> {
+    const entry = this.#entry(name);
+    const connection = await this.#connectionForUse(entry);
+    try {
+      return await connection.ping({ timeoutMs: 5_000 });
+    } catch (error) {
+      const failure = toMcpxError(error);
+      await connection.close();
+      this.#onConnectionLost(entry, connection, failure);
+      throw failure;
+    }
+  }
+
+  /** Stop one server (and its process tree). It stays stopped until `connect()`. */
+  async disconnect(name: string): Promise<void> {
+    await this.#stop(this.#entry(name));
+  }
+
+  /** Stop every server. No process remains when this resolves. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#entries.values()].map((e) => this.#stop(e)));
+  }
+
+  #entry(name: string): Entry {
+    const entry = this.#entries.get(name);
+    if (!entry) throw unknownServer(name, [...this.#entries.keys()]);
+    return entry;
+  }
+
+  async #connectionForUse(entry: Entry): Promise<ServerConnection> {
+    if (entry.connection && !entry.connection.closed) return entry.connection;
+    if (entry.connecting) return entry.connecting;
+    if (entry.state === 'error' || entry.connection?.closed) {
+      if (this.#policy.mode === 'never' || entry.stopped) throw entry.error ?? notConnected(entry);
+      if (entry.attempts >= this.#policy.maxAttempts) throw gaveUp(entry, this.#policy.maxAttempts);
+    }
+    return this.#ensureConnected(entry);
+  }
+
+  #ensureConnected(entry: Entry, signal?: AbortSignal): Promise<ServerConnection> {
+    if (this.#closed) return Promise.reject(notConnected(entry));
+    if (entry.connection && !entry.connection.closed) return Promise.resolve(entry.connection);
+    entry.connecting ??= this.#open(entry, signal).finally(() => {
+      entry.connecting = undefined;
+    });
+    return entry.connecting;
+  }
+
+  async #open(entry: Entry, signal?: AbortSignal): Promise<ServerConnection> {
+    clearTimeout(entry.timer);
+    this.#setState(entry, 'starting');
+    let connection: ServerConnection;
+    try {
+      connection = await this.#connector(entry.config, {
+        onListChanged: (kind) => void this.#onListChanged(entry, kind),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      const failure = toMcpxError(error);
+      entry.attempts += 1;
+      this.#setState(entry, 'error', failure);
+      this.#scheduleEager(entry);
+      throw failure;
+    }
+    if (this.#closed || entry.stopped) {
+      await connection.close();
+      throw notConnected(entry);
+    }
+    entry.connection = connection;
+    connection.onClose((reason) => this.#onConnectionLost(entry, connection, reason ? toMcpxError(reason) : undefined));
+    await this.#refreshTools(entry, connection, { throwOnFailure: false });
+    if (entry.config.failIfNoTools && entry.tools.length === 0) {
+      const failure = new McpxError(ErrorCode.ServerRejected, `'${entry.config.name}' offers no tools and fail_if_no_tools is set`, {
+        server: entry.config.name,
+        origin: entry.config.origin,
+        fixes: ['check the server, or remove fail_if_no_tools from its config entry'],
+      });
+      entry.connection = undefined;
+      await connection.close();
+      this.#setState(entry, 'error', failure);
+      throw failure;
+    }
+    this.#setState(entry, entry.inFlight > 0 ? 'busy' : 'ready');
+    return connection;
+  }
+
+  async #refreshTools(entry: Entry, connection: ServerConnection, options: { throwOnFailure: boolean }): Promise<void> {
+    try {
+      entry.tools = filterTools(entry.config, await connection.listTools());
+      this.#emit({ type: 'catalog', server: entry.config.name, kind: 'tools', tools: entry.tools });
+    } catch (error) {
+      const failure = toMcpxError(error);
+      entry.tools = [];
+      this.#emit({
+        type: 'warning',
+        server: entry.config.name,
+        message: `connected to '${entry.config.name}' but listing its tools failed: ${failure.message} — \`mcpx retry ${entry.config.name}\` tries again`,
+        error: failure,
+      });
+      if (options.throwOnFailure) throw failure;
+    }
+  }
+
+  async #onListChanged(entry: Entry, kind: ListKind): Promise<void> {
+    const connection = entry.connection;
+    if (!connection || connection.closed) return;
+    if (kind === 'tools') await this.#refreshTools(entry, connection, { throwOnFailure: false });
+    else this.#emit({ type: 'catalog', server: entry.config.name, kind });
+  }
+
+  #onConnectionLost(entry: Entry, connection: ServerConnection, reason: McpxError | undefined): void {
+    if (entry.connection !== connection) return;
+    entry.connection = undefined;
+    if (entry.stopped || entry.state === 'stopping' || entry.state === 'stopped') return;
+    entry.attempts += 1;
+    const failure =
+      reason ??
+      new McpxError(ErrorCode.ConnectionClosed, `the connection to '${entry.config.name}' was lost`, {
+        server: entry.config.name,
+      });
+    this.#setState(entry, 'error', failure);
+    this.#scheduleEager(entry);
+  }
+
+  #scheduleEager(entry: Entry): void {
+    if (this.#policy.mode !== 'eager' || this.#closed || entry.stopped) return;
+    if (entry.attempts >= this.#policy.maxAttempts) {
+      this.#emit({
+        type: 'warning',
+        server: entry.config.name,
+        message: `gave up reconnecting to '${entry.config.name}' after ${entry.attempts} attempts`,
+        ...(entry.error ? { error: entry.error } : {}),
+      });
+      return;
+    }
+    const delay = reconnectDelay(this.#policy, entry.attempts + 1, this.#random);
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => {
+      if (entry.stopped || this.#closed || (entry.connection && !entry.connection.closed)) return;
+      this.#ensureConnected(entry).catch(() => undefined);
+    }, delay);
+    entry.timer.unref?.();
+  }
+
+  async #stop(entry: Entry): Promise<void> {
+    entry.stopped = true;
+    clearTimeout(entry.timer);
+    const pending = entry.connecting;
+    if (pending) await pending.catch(() => undefined);
+    const connection = entry.connection;
+    entry.connection = undefined;
+    if (!connection) {
+      if (entry.state !== 'created' && entry.state !== 'stopped') this.#setState(entry, 'stopping');
+      if (entry.state !== 'created') this.#setState(entry, 'stopped');
+      return;
+    }
+    this.#setState(entry, 'stopping');
+    await connection.close();
+    this.#setState(entry, 'stopped');
+  }
+
+  #setState(entry: Entry, state: ServerState, error?: McpxError): void {
+    const previous = entry.state;
+    if (previous === state && !error) return;
+    if (!canTransition(previous, state)) return;
+    entry.state = state;
+    if (state === 'error') entry.error = error;
+    else if (state === 'ready') entry.error = undefined;
+    this.#emit({ type: 'state', server: entry.config.name, state, previous, ...(error ? { error } : {}) });
+  }
+
+  #emit(event: RegistryEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // a listener's bug must not break the registry
+      }
+    }
+  }
+}
+
+function isVisible(entry: Entry, agentId: string | undefined): boolean {
+  return entry.shared || agentId === undefined || entry.owner === agentId;
+}
+
+function snapshot(entry: Entry): ServerStatus {
+  return {
+    name: entry.config.name,
+    config: entry.config,
+    state: entry.state,
+    tools: entry.tools,
+    shared: entry.shared,
+    attempts: entry.attempts,
+    ...(entry.error ? { error: entry.error } : {}),
+    ...(entry.connection ? { connection: entry.connection } : {}),
+    ...(entry.owner !== undefined ? { owner: entry.owner } : {}),
+  };
+}
+
+/** The config's allow list (if any) and deny list applied to a tool list. */
+export function filterTools(config: ServerConfig, tools: readonly Tool[]): Tool[] {
+  const allow = config.allowTools ? new Set(config.allowTools) : undefined;
+  const deny = new Set(config.denyTools ?? []);
+  return tools.filter((t) => (!allow || allow.has(t.name)) && !deny.has(t.name));
+}
+
+function unknownServer(name: string, known?: readonly string[]): McpxError {
+  return new McpxError(ErrorCode.UnknownServer, `no server named '${name}'`, {
+    ...(known ? { fixes: [known.length ? `known servers: ${known.join(', ')}` : 'no servers are configured'] } : {}),
+  });
+}
+
+function notConnected(entry: Entry): McpxError {
+  return new McpxError(ErrorCode.ConnectionClosed, `'${entry.config.name}' is not connected`, {
+    server: entry.config.name,
+    fixes: [`connect it again (\`/mcp connect ${entry.config.name}\` in the shell)`],
+  });
+}
+
+function gaveUp(entry: Entry, attempts: number): McpxError {
+  return new McpxError(ErrorCode.ConnectionClosed, `'${entry.config.name}' failed ${attempts} times in a row; not reconnecting again`, {
+    server: entry.config.name,
+    attempts,
+    ...(entry.error?.context.stderrTail ? { stderrTail: entry.error.context.stderrTail } : {}),
+    cause: entry.error,
+    fixes: ['fix the server (see `mcpx doctor`), then connect it again'],
+  });
+}

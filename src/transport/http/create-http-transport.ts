@@ -1,0 +1,49 @@
+import type { ServerConfig } from '../../config/types.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import type { RetryInfo } from './guarded-fetch.js';
+import { HttpClientTransport } from './http-transport.js';
+import type { FetchLike } from './pinned-fetch.js';
+import type { Resolver } from './ssrf-guard.js';
+
+/** What the host may plug into a remote server's transport. */
+export interface HttpTransportHooks {
+  /** Called before each retry (the CLI prints it with --verbose). */
+  readonly onRetry?: (info: RetryInfo) => void;
+  /** Largest JSON body or SSE event accepted from the server; 16 MB by default. */
+  readonly maxMessageBytes?: number;
+  /** Tests: a fetch and a resolver to observe or fake the network. */
+  readonly fetch?: FetchLike;
+  readonly resolver?: Resolver;
+  /** Tests: jitter source and sleep. */
+  readonly random?: () => number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/**
+ * The transport for a `url` server: Streamable HTTP (`type: "http"`, falling
+ * back to HTTP+SSE for servers that predate it) or HTTP+SSE (`type: "sse"`),
+ * with the config's headers and retry settings.
+ *
+ * @example
+ * connectServer(server, { createTransport: () => createHttpTransport(server, { onRetry }) });
+ */
+export function createHttpTransport(
+  server: ServerConfig,
+  hooks: HttpTransportHooks = {},
+): HttpClientTransport {
+  if (!server.url || (server.transport !== 'http' && server.transport !== 'sse')) {
+    throw new McpxError(ErrorCode.ConfigMissingTransport, `'${server.name}' has no url to connect to`, {
+      server: server.name,
+      origin: server.origin,
+    });
+  }
+  return new HttpClientTransport({
+    serverName: server.name,
+    url: server.url,
+    mode: server.transport === 'sse' ? 'sse' : 'streamable',
+    headers: server.headers,
+    ...(server.httpMaxRetries === undefined ? {} : { maxRetries: server.httpMaxRetries }),
+    ...(server.httpRetryBackoffMs === undefined ? {} : { retryBackoffMs: server.httpRetryBackoffMs }),
+    ...hooks,
+  });
+}

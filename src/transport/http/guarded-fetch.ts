@@ -1,0 +1,647 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { createPinnedFetch, type FetchLike, type PinnedFetch } from './pinned-fetch.js';
+import {
+  DEFAULT_HTTP_MAX_RETRIES,
+  DEFAULT_HTTP_RETRY_BACKOFF_MS,
+  type ExchangeInfo,
+  isUnsafeToRepeat,
+  networkErrorCode,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
+  retryDelay,
+  shouldRetryNetworkError,
+  shouldRetryStatus,
+} from './retry-policy.js';
+import { assertValidSessionId } from './session-id.js';
+import { EventTooLargeError, SseScanner, sseMessage } from './sse-scanner.js';
+import {
+  CONFIG_URL_POLICY,
+  checkAddresses,
+  checkResolvedUrl,
+  checkUrlSyntax,
+  type Resolver,
+  systemResolver,
+} from './ssrf-guard.js';
+
+/** Default cap on one JSON body or one SSE event from a server. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** The first MCP revision without sessions or GET streams (stateless, per-request `_meta`). */
+const MODERN_REVISION_PREFIX = '2026';
+/** JSON-RPC error code of a failure mcpx synthesizes for a request whose stream broke. */
+export const SYNTHETIC_FAILURE_CODE = -32099;
+/** The `error.data` key carrying the id of that failure in the {@link GuardedHttp.failures} registry. */
+export const SYNTHETIC_FAILURE_KEY = 'mcpxFailure';
+
+/** One retry, for `--verbose` and logs. */
+export interface RetryInfo {
+  readonly server: string;
+  readonly url: string;
+  /** What was being sent: JSON-RPC method(s), `GET stream` or `DELETE session`. */
+  readonly what: string;
+  /** The attempt that just failed, from 1. */
+  readonly attempt: number;
+  readonly maxRetries: number;
+  readonly delayMs: number;
+  /** `HTTP 503 Service Unavailable`, `ECONNRESET`, `response stream dropped`, `session expired`. */
+  readonly reason: string;
+  readonly status?: number;
+}
+
+export interface GuardedHttpOptions {
+  readonly serverName: string;
+  /** A fetch to use instead of the pinned node:http one (tests); URLs are then checked before each request, without pinning. */
+  readonly fetch?: FetchLike;
+  readonly resolver?: Resolver;
+  readonly maxRetries?: number;
+  /** Base delay of the exponential backoff. */
+  readonly retryBackoffMs?: number;
+  readonly maxMessageBytes?: number;
+  readonly onRetry?: (info: RetryInfo) => void;
+  /** Let 401/403 through to the SDK (an auth provider answers them); otherwise they fail with AuthRequired. */
+  readonly passAuthChallenges?: boolean;
+  /** Injected for tests. */
+  readonly random?: () => number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+interface RpcInfo {
+  readonly methods: readonly string[];
+  /** Ids of the requests in the body: the responses an SSE reply must carry. */
+  readonly requestIds: readonly (string | number)[];
+  readonly isInitialize: boolean;
+  readonly isInitialized: boolean;
+}
+
+interface Exchange extends ExchangeInfo {
+  readonly url: URL;
+  readonly init: RequestInit & { headers: Headers };
+  readonly rpc: RpcInfo;
+  readonly what: string;
+}
+
+const NO_RPC: RpcInfo = { methods: [], requestIds: [], isInitialize: false, isInitialized: false };
+
+/**
+ * The fetch every HTTP transport of one server goes through. It is where mcpx
+ * wraps the SDK's transports:
+ * - SSRF guard on every URL (after DNS, pinned to the checked address) and no redirects;
+ * - retries of 429/5xx/network failures with backoff, jitter and `Retry-After`,
+ *   never repeating a `tools/call` that may have run;
+ * - the session: `Mcp-Session-Id` validated, resent, and on a 404 a new session
+ *   (initialize again) with the request retried once;
+ * - size caps on JSON bodies and SSE events;
+ * - a POST's SSE stream that breaks before its response: re-sent (when safe and
+ *   not resumable), or failed at once instead of hanging until the timeout.
+ */
+export class GuardedHttp {
+  readonly fetch: FetchLike;
+  /** Failures synthesized into JSON-RPC error responses, by key, for the transport to map back. */
+  readonly failures = new Map<string, McpxError>();
+  /** The last error this layer raised (an EventSource swallows errors thrown by its fetch). */
+  lastFailure: McpxError | undefined;
+  #sessionId: string | undefined;
+  #initializeBody: string | undefined;
+  #initializedBody: string | undefined;
+  #reinitializing: Promise<void> | undefined;
+  #failureCount = 0;
+  readonly #base: FetchLike;
+  readonly #pinned: PinnedFetch | undefined;
+  readonly #resolver: Resolver;
+  readonly #maxRetries: number;
+  readonly #backoffMs: number;
+  readonly #maxMessageBytes: number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(private readonly options: GuardedHttpOptions) {
+    this.#resolver = options.resolver ?? systemResolver;
+    this.#maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_HTTP_MAX_RETRIES);
+    this.#backoffMs = Math.max(0, options.retryBackoffMs ?? DEFAULT_HTTP_RETRY_BACKOFF_MS);
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
+    if (options.fetch) {
+      this.#base = options.fetch;
+    } else {
+      this.#pinned = createPinnedFetch(async (url, hostname) => {
+        const addresses = await this.#resolver(hostname);
+        checkAddresses(url, addresses, CONFIG_URL_POLICY);
+        return addresses;
+      });
+      this.#base = this.#pinned.fetch;
+    }
+    this.fetch = (input, init) =>
+      this.#fetch(input, init).catch((error: unknown) => {
+        if (error instanceof McpxError) this.lastFailure = error;
+        throw error;
+      });
+  }
+
+  /** The session id the server assigned (2025-era Streamable HTTP), if any. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  close(): void {
+    this.#pinned?.close();
+  }
+
+  async #fetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+    const url = checkUrlSyntax(input instanceof Request ? input.url : input);
+    // An injected fetch resolves on its own: check first (the pinned fetch checks inside its lookup).
+    if (this.options.fetch) await checkResolvedUrl(url, CONFIG_URL_POLICY, this.#resolver);
+    const httpMethod = (init.method ?? 'GET').toUpperCase();
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    const rpc = body === undefined ? NO_RPC : inspectBody(body);
+    const headers = new Headers(init.headers);
+    if (rpc.isInitialize) this.#initializeBody = body;
+    else if (this.#sessionId) headers.set('mcp-session-id', this.#sessionId);
+    if (rpc.isInitialized) this.#initializedBody = body;
+    const exchange: Exchange = {
+      url,
+      init: { ...init, method: httpMethod, headers, redirect: 'manual' },
+      httpMethod,
+      rpcMethods: rpc.methods,
+      rpc,
+      what: rpc.methods.length
+        ? rpc.methods.join(', ')
+        : httpMethod === 'GET'
+          ? 'GET stream'
+          : `${httpMethod} session`,
+    };
+    const response = await this.#send(exchange);
+    const type = mediaType(response.headers.get('content-type'));
+    if (response.ok && type === 'text/event-stream' && response.body) {
+      return new Response(this.#monitor(exchange, response.body), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    }
+    return response;
+  }
+
+  /** One exchange with retries; a 2xx JSON body comes back already read (capped). */
+  async #send(exchange: Exchange, renewed = false): Promise<Response> {
+    const { url, init } = exchange;
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.#base(url, init);
+      } catch (error) {
+        if (error instanceof McpxError || init.signal?.aborted) throw error;
+        const sent = (error as { requestSent?: boolean }).requestSent;
+        if (attempt <= this.#maxRetries && shouldRetryNetworkError(error, exchange, sent)) {
+          await this.#pause(exchange, attempt, undefined, networkErrorCode(error) ?? describe(error));
+          continue;
+        }
+        throw this.#unreachable(exchange, error, attempt);
+      }
+      const { status } = response;
+      if (status >= 300 && status < 400) {
+        await discard(response);
+        throw redirectRefused(exchange, response);
+      }
+      const sessionId = response.headers.get('mcp-session-id');
+      if (sessionId !== null) {
+        try {
+          assertValidSessionId(sessionId, url.href);
+        } catch (error) {
+          await discard(response);
+          throw error instanceof McpxError ? error.withContext({ server: this.options.serverName }) : error;
+        }
+        if (exchange.rpc.isInitialize && response.ok) this.#sessionId = sessionId;
+      }
+      if (
+        status === 404 &&
+        init.headers.has('mcp-session-id') &&
+        this.#initializeBody &&
+        !exchange.rpc.isInitialize
+      ) {
+        await discard(response);
+        if (renewed) throw sessionExpired(exchange, this.options.serverName);
+        this.options.onRetry?.(this.#retryInfo(exchange, attempt, 0, 'session expired (HTTP 404)', status));
+        await this.#renewSession(exchange);
+        if (this.#sessionId) init.headers.set('mcp-session-id', this.#sessionId);
+        return this.#send(exchange, true);
+      }
+      if ((status === 401 || status === 403) && !this.options.passAuthChallenges) {
+        await discard(response);
+        throw authRequired(exchange, response, this.options.serverName);
+      }
+      if (RETRYABLE_STATUSES.has(status)) {
+        await discard(response);
+        const wait =
+          attempt <= this.#maxRetries && shouldRetryStatus(status, exchange)
+            ? retryDelay(attempt, parseRetryAfter(response.headers.get('retry-after')), this.#backoff())
+            : undefined;
+        if (wait === undefined) throw statusError(exchange, response, attempt, this.options.serverName);
+        await this.#pause(exchange, attempt, wait, `HTTP ${status} ${response.statusText}`.trim(), status);
+        continue;
+      }
+      if (
+        !response.ok ||
+        mediaType(response.headers.get('content-type')) !== 'application/json' ||
+        !response.body
+      ) {
+        return response;
+      }
+      try {
+        const bytes = await readCapped(response.body, this.#maxMessageBytes);
+        return new Response(bytes, { status, statusText: response.statusText, headers: response.headers });
+      } catch (error) {
+        if (error instanceof EventTooLargeError) throw this.#tooLarge(exchange);
+        if (init.signal?.aborted) throw error;
+        if (attempt <= this.#maxRetries && shouldRetryNetworkError(error, exchange, true)) {
+          await this.#pause(
+            exchange,
+            attempt,
+            undefined,
+            `response body broke: ${networkErrorCode(error) ?? describe(error)}`,
+          );
+          continue;
+        }
+        throw this.#unreachable(exchange, error, attempt);
+      }
+    }
+  }
+
+  #backoff() {
+    return { baseMs: this.#backoffMs, ...(this.options.random ? { random: this.options.random } : {}) };
+  }
+
+  async #pause(
+    exchange: Exchange,
+    attempt: number,
+    wait: number | undefined,
+    reason: string,
+    status?: number,
+  ) {
+    const ms = wait ?? retryDelay(attempt, undefined, this.#backoff()) ?? 0;
+    this.options.onRetry?.(this.#retryInfo(exchange, attempt, ms, reason, status));
+    await this.#sleep(ms, exchange.init.signal ?? undefined);
+  }
+
+  #retryInfo(
+    exchange: Exchange,
+    attempt: number,
+    delayMs: number,
+    reason: string,
+    status?: number,
+  ): RetryInfo {
+    return {
+      server: this.options.serverName,
+      url: exchange.url.href,
+      what: exchange.what,
+      attempt,
+      maxRetries: this.#maxRetries,
+      delayMs,
+      reason,
+      ...(status === undefined ? {} : { status }),
+    };
+  }
+
+  /**
+   * Spec (2025-11-25 transports, session management): a 404 for a request with a
+   * session id means the session is gone; start a new one with a fresh
+   * `initialize`. SDK 2.4.0 does not, so we do it here, once for all callers.
+   */
+  #renewSession(exchange: Exchange): Promise<void> {
+    this.#reinitializing ??= (async () => {
+      const initialize = JSON.parse(this.#initializeBody ?? '{}') as { id?: unknown };
+      initialize.id = `mcpx-renew-session-${++this.#failureCount}`;
+      const headers = new Headers(exchange.init.headers);
+      headers.delete('mcp-session-id');
+      headers.delete('last-event-id');
+      headers.delete('mcp-method');
+      headers.delete('mcp-name');
+      headers.set('content-type', 'application/json');
+      headers.set('accept', 'application/json, text/event-stream');
+      const post = (body: string, rpc: RpcInfo): Exchange => ({
+        url: exchange.url,
+        init: { method: 'POST', headers: new Headers(headers), body, redirect: 'manual' },
+        httpMethod: 'POST',
+        rpcMethods: rpc.methods,
+        rpc,
+        what: rpc.methods.join(', '),
+      });
+      const body = JSON.stringify(initialize);
+      const previous = this.#sessionId;
+      const response = await this.#send(post(body, inspectBody(body)));
+      await discard(response);
+      if (!response.ok || this.#sessionId === previous)
+        throw sessionExpired(exchange, this.options.serverName);
+      if (this.#initializedBody) {
+        headers.set('mcp-session-id', this.#sessionId ?? '');
+        await discard(await this.#send(post(this.#initializedBody, inspectBody(this.#initializedBody))));
+      }
+    })().finally(() => {
+      this.#reinitializing = undefined;
+    });
+    return this.#reinitializing;
+  }
+
+  /**
+   * Pass an SSE body on event by event, checking sizes and watching for the
+   * responses the POST asked for. If the stream ends without them: leave a
+   * resumable 2025-era stream to the SDK (GET with Last-Event-ID), re-send a
+   * safe request, or fail the requests at once.
+   */
+  #monitor(exchange: Exchange, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const pending = new Set(exchange.rpc.requestIds);
+    const scanner = new SseScanner(this.#maxMessageBytes);
+    const encoder = new TextEncoder();
+    const modern = (exchange.init.headers.get('mcp-protocol-version') ?? '') >= MODERN_REVISION_PREFIX;
+    let reader = body.getReader();
+    let lastEventId: string | undefined;
+    let resends = 0;
+    const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: McpxError) => {
+      for (const id of pending) controller.enqueue(encoder.encode(sseMessage(this.#synthesize(id, error))));
+      pending.clear();
+      controller.close();
+    };
+    const onDrop = async (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+      if (pending.size === 0 || exchange.httpMethod !== 'POST') {
+        if (error === undefined) controller.close();
+        else controller.error(error);
+        return;
+      }
+      // Resumable: the 2025 SDK reconnects with GET + Last-Event-ID and the server replays.
+      if (lastEventId !== undefined && !modern && this.#sessionId !== undefined) {
+        if (error === undefined) controller.close();
+        else controller.error(error);
+        return;
+      }
+      if (isUnsafeToRepeat(exchange) || resends >= Math.max(1, this.#maxRetries)) {
+        fail(controller, streamBroken(exchange, this.options.serverName, error, resends + 1));
+        return;
+      }
+      resends++;
+      this.options.onRetry?.(this.#retryInfo(exchange, resends, 0, 'response stream dropped'));
+      scanner.reset();
+      let again: Response;
+      try {
+        again = await this.#send(exchange);
+      } catch (sendError) {
+        fail(
+          controller,
+          sendError instanceof McpxError
+            ? sendError
+            : streamBroken(exchange, this.options.serverName, sendError, resends + 1),
+        );
+        return;
+      }
+      const type = mediaType(again.headers.get('content-type'));
+      if (again.ok && type === 'text/event-stream' && again.body) {
+        reader = again.body.getReader();
+        return 'continue';
+      }
+      if (again.ok && type === 'application/json') {
+        const messages = [await again.json()].flat() as { id?: string | number }[];
+        for (const message of messages) {
+          if (message.id !== undefined) pending.delete(message.id);
+          controller.enqueue(encoder.encode(sseMessage(message)));
+        }
+      }
+      await discard(again);
+      if (pending.size > 0)
+        fail(controller, streamBroken(exchange, this.options.serverName, undefined, resends + 1));
+      else controller.close();
+      return;
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        for (;;) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            if (exchange.init.signal?.aborted) return controller.error(error);
+            if ((await onDrop(controller, error)) === 'continue') continue;
+            return;
+          }
+          if (chunk.done) {
+            if ((await onDrop(controller, undefined)) === 'continue') continue;
+            return;
+          }
+          let events: ReturnType<SseScanner['push']>;
+          try {
+            events = scanner.push(chunk.value);
+          } catch {
+            await reader.cancel().catch(() => {});
+            const error = this.#tooLarge(exchange);
+            if (pending.size > 0) return fail(controller, error);
+            return controller.error(error);
+          }
+          if (events.length === 0) continue;
+          for (const event of events) {
+            if (event.id !== undefined) lastEventId = event.id;
+            const id = responseId(event.data);
+            if (id !== undefined) pending.delete(id);
+            controller.enqueue(encoder.encode(event.raw));
+          }
+          return;
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+  }
+
+  /** A JSON-RPC error response standing for `error`, registered for the transport's `failureFor`. */
+  #synthesize(id: string | number, error: McpxError) {
+    const key = `failure-${++this.#failureCount}`;
+    this.failures.set(key, error);
+    this.lastFailure = error;
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: { code: SYNTHETIC_FAILURE_CODE, message: error.message, data: { [SYNTHETIC_FAILURE_KEY]: key } },
+    };
+  }
+
+  #tooLarge(exchange: Exchange): McpxError {
+    return new McpxError(
+      ErrorCode.MessageTooLarge,
+      `'${this.options.serverName}' sent a message larger than ${this.#maxMessageBytes} bytes in reply to ${exchange.what}`,
+      {
+        server: this.options.serverName,
+        url: exchange.url.href,
+        fixes: ['raise the HTTP message size limit if this server legitimately sends such large messages'],
+      },
+    );
+  }
+
+  #unreachable(exchange: Exchange, error: unknown, attempts: number): McpxError {
+    const code = networkErrorCode(error);
+    const refusedRetry = attempts <= this.#maxRetries && isUnsafeToRepeat(exchange);
+    return new McpxError(
+      ErrorCode.HttpUnreachable,
+      `cannot reach ${exchange.url.origin} (${code ?? describe(error)}) during ${exchange.what}, after ${attempts} attempt${attempts === 1 ? '' : 's'}${refusedRetry ? '; not retried because the tool may already have run' : ''}`,
+      {
+        server: this.options.serverName,
+        url: exchange.url.href,
+        attempts,
+        cause: error,
+        causes: [
+          'the server is not running or not listening on that address',
+          'a firewall, proxy or VPN is in the way',
+        ],
+        fixes: ['check the url in the config and that the server is up', 'run `mcpx doctor`'],
+      },
+    );
+  }
+}
+
+function inspectBody(body: string): RpcInfo {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return NO_RPC;
+  }
+  const messages = (Array.isArray(parsed) ? parsed : [parsed]) as { method?: unknown; id?: unknown }[];
+  const methods: string[] = [];
+  const requestIds: (string | number)[] = [];
+  for (const message of messages) {
+    if (typeof message?.method !== 'string') continue;
+    methods.push(message.method);
+    if (typeof message.id === 'string' || typeof message.id === 'number') requestIds.push(message.id);
+  }
+  return {
+    methods,
+    requestIds,
+    isInitialize: methods.includes('initialize'),
+    isInitialized: methods.includes('notifications/initialized'),
+  };
+}
+
+/** The id of a JSON-RPC response in an SSE `data` field, if it is one. */
+function responseId(data: string): string | number | undefined {
+  if (!data.includes('"id"')) return undefined;
+  try {
+    const message = JSON.parse(data) as { id?: unknown; result?: unknown; error?: unknown; method?: unknown };
+    if (message.method !== undefined || (message.result === undefined && message.error === undefined))
+      return undefined;
+    return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function mediaType(contentType: string | null): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => {});
+}
+
+async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      throw new EventTooLargeError(max);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function redirectRefused(exchange: Exchange, response: Response): McpxError {
+  const location = response.headers.get('location');
+  let target = location ?? '(no Location header)';
+  try {
+    if (location) target = new URL(location, exchange.url).href;
+  } catch {}
+  return new McpxError(
+    ErrorCode.RedirectRefused,
+    `${exchange.url.href} answered HTTP ${response.status} redirecting to ${target}; mcpx does not follow redirects`,
+    {
+      url: exchange.url.href,
+      httpStatus: response.status,
+      causes: [
+        'the URL moved',
+        'a proxy or login page intercepts the request',
+        'a server tries to steer mcpx somewhere else',
+      ],
+      fixes: [`if you trust ${target}, put it in the config as the server's url`],
+    },
+  );
+}
+
+function statusError(exchange: Exchange, response: Response, attempts: number, server: string): McpxError {
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  const unsafe = isUnsafeToRepeat(exchange) && response.status !== 429 && response.status !== 503;
+  return new McpxError(
+    ErrorCode.HttpStatus,
+    `'${server}' answered ${status} to ${exchange.what} after ${attempts} attempt${attempts === 1 ? '' : 's'}${unsafe ? ' (not retried: the tool may already have run)' : ''}`,
+    {
+      server,
+      url: exchange.url.href,
+      attempts,
+      httpStatus: response.status,
+      causes: [
+        response.status === 429
+          ? 'the server is rate limiting this client'
+          : 'the server or a proxy in front of it is failing',
+        ...(retryAfter !== undefined ? [`the server asked to wait ${Math.round(retryAfter / 1000)} s`] : []),
+      ],
+      fixes: ['try again later', 'raise http_max_retries / http_retry_backoff for this server in the config'],
+    },
+  );
+}
+
+function authRequired(exchange: Exchange, response: Response, server: string): McpxError {
+  return new McpxError(
+    ErrorCode.AuthRequired,
+    `'${server}' answered HTTP ${response.status} to ${exchange.what}: it needs ${response.status === 401 ? 'authorization' : 'more permissions'}`,
+    {
+      server,
+      url: exchange.url.href,
+      httpStatus: response.status,
+      fixes: [
+        'add the credentials the server expects to `headers` in the config, e.g. an Authorization header with a bearer token from an environment variable',
+      ],
+    },
+  );
+}
+
+function sessionExpired(exchange: Exchange, server: string): McpxError {
+  return new McpxError(
+    ErrorCode.SessionExpired,
+    `'${server}' ended the session and did not accept a new one (${exchange.what})`,
+    {
+      server,
+      url: exchange.url.href,
+      httpStatus: 404,
+      causes: ['the server restarted or expires sessions quickly'],
+      fixes: ['reconnect; if it keeps happening, report it to the server author'],
+    },
+  );
+}
+
+function streamBroken(exchange: Exchange, server: string, cause: unknown, attempts: number): McpxError {
+  const unsafe = isUnsafeToRepeat(exchange);
+  return new McpxError(
+    ErrorCode.ConnectionClosed,
+    `the response stream for ${exchange.what} from '${server}' broke before the result${unsafe ? '; not re-sent because the tool may already have run' : ''}`,
+    {
+      server,
+      url: exchange.url.href,
+      attempts,
+      ...(cause === undefined ? {} : { cause }),
+      causes: ['the network or a proxy dropped the connection', 'the server crashed or restarted'],
+      fixes: unsafe ? ['check whether the tool took effect before calling it again'] : ['try again'],
+    },
+  );
+}

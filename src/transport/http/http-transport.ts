@@ -1,0 +1,266 @@
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  ProtocolError,
+  SdkError,
+  SdkHttpError,
+  SSEClientTransport,
+  SseError,
+  StreamableHTTPClientTransport,
+  type StreamableHTTPReconnectionOptions,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
+
+/** How long `close()` waits for the session's DELETE before giving up on it. */
+const TERMINATE_TIMEOUT_MS = 2_000;
+/** Statuses with which a pre-2025 server answers a Streamable HTTP POST (spec: backwards compatibility). */
+const LEGACY_SIGNAL_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
+
+export type HttpTransportMode = 'streamable' | 'sse';
+
+export interface HttpClientTransportOptions extends Omit<GuardedHttpOptions, 'serverName'> {
+  readonly serverName: string;
+  readonly url: string;
+  /** `streamable` (config `type: "http"`, the default) or `sse` (the 2024-11-05 HTTP+SSE transport). */
+  readonly mode?: HttpTransportMode;
+  /** Streamable mode: switch to HTTP+SSE when `initialize` is answered 400/404/405. Default true. */
+  readonly fallbackToSse?: boolean;
+  /** Sent with every request (from the config's `headers`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** How the SDK re-opens a broken resumable SSE stream when the server gave no `retry`. */
+  readonly reconnection?: Partial<StreamableHTTPReconnectionOptions>;
+}
+
+/**
+ * A remote MCP server over HTTP: the SDK's Streamable HTTP client transport
+ * (or its HTTP+SSE one) with every request going through {@link GuardedHttp}.
+ * Adds what the SDK leaves to the host: the automatic fallback to HTTP+SSE
+ * for old servers, `DELETE` of the session on close, and `failureFor`, which
+ * turns what the SDK reports back into the McpxError this layer raised.
+ */
+export class HttpClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(
+    message: T,
+    extra?: Parameters<NonNullable<Transport['onmessage']>>[1],
+  ) => void;
+
+  readonly #http: GuardedHttp;
+  readonly #url: URL;
+  #mode: HttpTransportMode;
+  #inner: StreamableHTTPClientTransport | SSEClientTransport;
+  #protocolVersion: string | undefined;
+  #closed = false;
+
+  constructor(private readonly options: HttpClientTransportOptions) {
+    this.#url = new URL(options.url);
+    this.#http = new GuardedHttp(options);
+    this.#mode = options.mode ?? 'streamable';
+    this.#inner = this.#mode === 'sse' ? this.#createSse() : this.#createStreamable();
+  }
+
+  /** `streamable` or `sse`; changes to `sse` after an automatic fallback. */
+  get mode(): HttpTransportMode {
+    return this.#mode;
+  }
+
+  /** Streamable HTTP opens one POST per request (the SDK's 2026-era cancellation relies on it). */
+  get hasPerRequestStream(): boolean {
+    return this.#mode === 'streamable';
+  }
+
+  get sessionId(): string | undefined {
+    return this.#http.sessionId;
+  }
+
+  async start(): Promise<void> {
+    if (this.#inner instanceof SSEClientTransport) {
+      try {
+        await this.#inner.start();
+      } catch (error) {
+        throw this.failureFor(error) ?? error;
+      }
+      return;
+    }
+    await this.#inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#mode === 'sse' && isJSONRPCRequest(message) && message.method === 'server/discover') {
+      // HTTP+SSE predates 2026-07-28: answer the era probe here instead of waiting out its timeout.
+      const reply: JSONRPCMessage = {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32601, message: 'Method not found' },
+      };
+      queueMicrotask(() => this.onmessage?.(reply));
+      return;
+    }
+    try {
+      await (this.#inner as Transport).send(message, options);
+    } catch (error) {
+      if (!this.#shouldFallBack(message, error)) throw error;
+      await this.#switchToSse(error as SdkHttpError);
+      await (this.#inner as Transport).send(message, options);
+    }
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+    this.#inner.setProtocolVersion?.(version);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const inner = this.#inner;
+    if (inner instanceof StreamableHTTPClientTransport && inner.sessionId !== undefined) {
+      // Spec: a client that no longer needs a session SHOULD DELETE it.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        inner.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await inner.close().catch(() => {});
+    this.#http.close();
+  }
+
+  /**
+   * The McpxError behind an error the SDK reports, when this layer knows it:
+   * one it raised (found in the cause chain), a failure it synthesized into a
+   * JSON-RPC error, or the HTTP status the SDK wrapped.
+   */
+  failureFor(error: unknown): McpxError | undefined {
+    for (let current = error, depth = 0; current instanceof Error && depth < 6; depth++) {
+      if (current instanceof McpxError) return current;
+      current = current.cause;
+    }
+    if (error instanceof ProtocolError) {
+      const key = (error.data as Record<string, unknown> | undefined)?.[SYNTHETIC_FAILURE_KEY];
+      if (typeof key === 'string') return this.#http.failures.get(key);
+      return undefined;
+    }
+    if (error instanceof SseError) return this.#http.lastFailure ?? this.#sseFailure(error);
+    const status = httpStatusOf(error);
+    if (status !== undefined) {
+      return new McpxError(
+        status === 401 || status === 403 ? ErrorCode.AuthRequired : ErrorCode.HttpStatus,
+        `'${this.options.serverName}' answered HTTP ${status}: ${(error as Error).message}`,
+        { server: this.options.serverName, url: this.#url.href, httpStatus: status, cause: error },
+      );
+    }
+    return undefined;
+  }
+
+  #createStreamable(): StreamableHTTPClientTransport {
+    const transport = new StreamableHTTPClientTransport(this.#url, {
+      fetch: this.#http.fetch,
+      requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
+      // Our fetch refuses every redirect; the SDK must not follow any on its own either.
+      redirectPolicy: 'follow',
+      reconnectionOptions: {
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 30_000,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 3,
+        ...this.options.reconnection,
+      },
+    });
+    return this.#wire(transport);
+  }
+
+  #createSse(): SSEClientTransport {
+    const transport = new SSEClientTransport(this.#url, {
+      fetch: this.#http.fetch,
+      requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
+      redirectPolicy: 'follow',
+    });
+    return this.#wire(transport);
+  }
+
+  #wire<T extends Transport>(transport: T): T {
+    transport.onmessage = (message, extra) => this.onmessage?.(message, extra);
+    transport.onerror = (error) => this.onerror?.(error);
+    transport.onclose = () => this.onclose?.();
+    return transport;
+  }
+
+  #shouldFallBack(message: JSONRPCMessage, error: unknown): boolean {
+    if (this.#mode !== 'streamable' || this.options.fallbackToSse === false || this.#closed) return false;
+    if (!isInitializeRequest(message)) return false;
+    const status = httpStatusOf(error);
+    return status !== undefined && LEGACY_SIGNAL_STATUSES.has(status);
+  }
+
+  /**
+   * Spec (2025-11-25, backwards compatibility): POST initialize failed with
+   * 400/404/405, so GET the URL expecting an SSE stream whose first event is
+   * `endpoint`. If that fails too, say both things that were tried.
+   */
+  async #switchToSse(original: SdkHttpError): Promise<void> {
+    const streamable = this.#inner;
+    streamable.onclose = undefined;
+    streamable.onerror = undefined;
+    await streamable.close().catch(() => {});
+    this.#mode = 'sse';
+    this.#http.lastFailure = undefined;
+    const sse = this.#createSse();
+    this.#inner = sse;
+    if (this.#protocolVersion) sse.setProtocolVersion(this.#protocolVersion);
+    try {
+      await sse.start();
+    } catch (error) {
+      const reason = this.failureFor(error);
+      if (reason && reason.code !== ErrorCode.HttpStatus) throw reason;
+      const status = httpStatusOf(original);
+      throw new McpxError(
+        ErrorCode.HttpStatus,
+        `'${this.options.serverName}' at ${this.#url.href} is neither a Streamable HTTP server (POST initialize: HTTP ${status}) nor an HTTP+SSE one (GET: ${reason?.message ?? (error as Error).message})`,
+        {
+          server: this.options.serverName,
+          url: this.#url.href,
+          ...(status === undefined ? {} : { httpStatus: status }),
+          cause: error,
+          causes: [
+            'the URL points at the wrong path (MCP endpoints are often /mcp or /sse)',
+            'the service is not an MCP server',
+          ],
+          fixes: ["check the server's url in the config"],
+        },
+      );
+    }
+  }
+
+  #sseFailure(error: SseError): McpxError {
+    const status = typeof error.code === 'number' ? error.code : undefined;
+    return new McpxError(
+      status === 401 || status === 403 ? ErrorCode.AuthRequired : ErrorCode.HttpStatus,
+      `'${this.options.serverName}' refused the SSE stream${status === undefined ? '' : ` (HTTP ${status})`}: ${error.message}`,
+      {
+        server: this.options.serverName,
+        url: this.#url.href,
+        ...(status === undefined ? {} : { httpStatus: status }),
+        cause: error,
+      },
+    );
+  }
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof SdkHttpError) {
+    const status = (error.data as { status?: unknown } | undefined)?.status;
+    return typeof status === 'number' ? status : undefined;
+  }
+  if (error instanceof SseError && typeof error.code === 'number' && error.code >= 100) return error.code;
+  if (error instanceof SdkError) return undefined;
+  return undefined;
+}

@@ -1,0 +1,117 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+
+/** The fetch shape the SDK transports accept. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** Resolves and checks a connection's host; throws to refuse it. */
+export type CheckedResolve = (url: URL, hostname: string) => Promise<readonly LookupAddress[]>;
+
+/** A network error from {@link createPinnedFetch}, saying whether the request had left. */
+export interface PinnedFetchError extends Error {
+  /** True once the whole request (headers and body) was handed to the socket. */
+  readonly requestSent?: boolean;
+}
+
+export interface PinnedFetch {
+  readonly fetch: FetchLike;
+  /** Ends the keep-alive sockets. */
+  close(): void;
+}
+
+/**
+ * A fetch over `node:http`/`node:https` whose sockets connect only to
+ * addresses `resolve` has checked: the check runs inside the socket's own DNS
+ * lookup, so a name cannot resolve to a safe address for the check and to
+ * another one for the connection (DNS rebinding). Redirects are never
+ * followed; compression is never asked for. Errors carry `requestSent`.
+ *
+ * Node's global fetch (undici) cannot take a lookup function without undici's
+ * own Agent, which is not a dependency; this is the dependency-free way.
+ */
+export function createPinnedFetch(resolve: CheckedResolve): PinnedFetch {
+  const agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
+  };
+
+  const fetch: FetchLike = async (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const method = (init.method ?? 'GET').toUpperCase();
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, key) => {
+      headers[key] = value;
+    });
+    const body = init.body === undefined || init.body === null ? undefined : await bodyBytes(init.body);
+    if (body !== undefined) headers['content-length'] = String(body.byteLength);
+    const lookup: LookupFunction = (hostname, options: LookupOptions, callback) => {
+      resolve(url, hostname).then(
+        (addresses) => {
+          if (options.all) return callback(null, addresses as LookupAddress[]);
+          const chosen =
+            addresses.find((a) => !options.family || a.family === options.family) ?? addresses[0];
+          if (!chosen)
+            return callback(
+              Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+              '',
+            );
+          callback(null, chosen.address, chosen.family);
+        },
+        (error: NodeJS.ErrnoException) => callback(error, ''),
+      );
+    };
+    const secure = url.protocol === 'https:';
+    return new Promise<Response>((settle, reject) => {
+      let sent = false;
+      const request = (secure ? https : http).request(url, {
+        method,
+        headers,
+        agent: secure ? agents.https : agents.http,
+        lookup,
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      request.once('finish', () => {
+        sent = true;
+      });
+      request.once('error', (error) => reject(Object.assign(error, { requestSent: sent })));
+      request.once('response', (response) => {
+        const status = response.statusCode ?? 0;
+        const responseHeaders = new Headers();
+        const raw = response.rawHeaders;
+        for (let i = 0; i + 1 < raw.length; i += 2)
+          responseHeaders.append(raw[i] as string, raw[i + 1] as string);
+        const noBody = method === 'HEAD' || status === 204 || status === 205 || status === 304;
+        if (noBody) response.resume();
+        try {
+          settle(
+            new Response(noBody ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
+              status,
+              statusText: response.statusMessage ?? '',
+              headers: responseHeaders,
+            }),
+          );
+        } catch (error) {
+          response.destroy();
+          reject(error);
+        }
+      });
+      request.end(body);
+    });
+  };
+
+  return {
+    fetch,
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+async function bodyBytes(body: NonNullable<RequestInit['body']>): Promise<Buffer> {
+  if (typeof body === 'string') return Buffer.from(body);
+  return Buffer.from(await new Response(body).arrayBuffer());
+}

@@ -1,0 +1,26 @@
+/**
+ * Transports: how mcpx reaches a server. `stdio/` spawns local servers;
+ * `http/` (imported from `./http/index.js`) dials remote ones. Both give the
+ * SDK a `Transport` that can also say why it closed (`closeReason()`).
+ */
+export {
+  BoundedLineReader,
+  type BoundedLineReaderOptions,
+  type BuildServerEnvOptions,
+  buildServerEnv,
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_PATHEXT,
+  DEFAULT_STDERR_TAIL_LINES,
+  type ExitInfo,
+  findOnPath,
+  type KillTreeOptions,
+  killTree,
+  type ResolveCommandOptions,
+  type ResolvedCommand,
+  resolveCommand,
+  SAFE_ENV_KEYS,
+  StdioTransport,
+  type StdioTransportOptions,
+} from './stdio/index.js';

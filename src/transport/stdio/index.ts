@@ -1,0 +1,36 @@
+/**
+ * Local MCP servers as child processes over stdin/stdout: a safe environment,
+ * Windows command resolution, bounded newline framing, the last stderr lines
+ * for error messages, and a shutdown that ends the server's whole process tree.
+ */
+export {
+  BoundedLineReader,
+  type BoundedLineReaderOptions,
+  DEFAULT_MAX_LINE_BYTES,
+  type OverflowMode,
+} from './bounded-line-reader.js';
+export {
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  type KillableChild,
+  type KillTreeOptions,
+  killTree,
+} from './kill-tree.js';
+export {
+  DEFAULT_PATHEXT,
+  findOnPath,
+  pathExtensions,
+  type ResolveCommandOptions,
+  type ResolvedCommand,
+  resolveCommand,
+} from './resolve-command.js';
+export { type BuildServerEnvOptions, buildServerEnv, getEnv, SAFE_ENV_KEYS } from './safe-env.js';
+export { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
+export { hintsFromStderr } from './stdio-errors.js';
+export { type ExitInfo, StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
+export {
+  escapeCmdArgument,
+  isWindowsBatchFile,
+  type SpawnInvocation,
+  spawnInvocation,
+} from './windows-shim.js';

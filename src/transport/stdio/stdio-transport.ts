@@ -1,0 +1,372 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import type { McpxError } from '../../errors/index.js';
+import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
+import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
+import { resolveCommand } from './resolve-command.js';
+import { buildServerEnv } from './safe-env.js';
+import { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
+import {
+  exitError,
+  invalidLineError,
+  messageTooLargeError,
+  notConnectedError,
+  type StdioErrorScene,
+  spawnError,
+} from './stdio-errors.js';
+import { spawnInvocation } from './windows-shim.js';
+import { WriteQueue } from './write-queue.js';
+
+/** Longest stderr line kept; longer ones are truncated (stderr is for people, not framing). */
+const STDERR_MAX_LINE_BYTES = 64 * 1024;
+/**
+ * After the server exits, how long to wait for the rest of its stdout and
+ * stderr: a response written just before exiting must still be delivered, and
+ * the crash report needs the last stderr lines. Bounded because a grandchild
+ * may hold the pipes open.
+ */
+const STREAM_FLUSH_MS = 500;
+
+/** Options of {@link StdioTransport}. */
+export interface StdioTransportOptions {
+  /** The executable (on Windows it is looked up with PATHEXT; `.cmd` shims run through cmd.exe). */
+  readonly command: string;
+  readonly args?: readonly string[];
+  /**
+   * The server's complete environment, built with `buildServerEnv`. Default:
+   * the safe keys of `process.env` only.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Names the server in error messages. Default: the command. */
+  readonly serverName?: string;
+  /** Longest accepted stdout line (config `max_line_bytes`). Default 10 MB. */
+  readonly maxLineBytes?: number;
+  /** stderr lines kept for error messages. Default 20. */
+  readonly stderrTailLines?: number;
+  /** Every stderr line as it arrives (stderr is never printed by the transport). */
+  readonly onStderrLine?: (line: string) => void;
+  /**
+   * A stdout line that is not a JSON-RPC message; the transport stays open.
+   * Without this callback such a line is reported through `onerror` as an
+   * InvalidServerOutput error instead — it is never dropped silently.
+   */
+  readonly onInvalidLine?: (line: string) => void;
+  /** close(): how long the server gets to exit after its stdin closes. Default 1000 ms. */
+  readonly closeGraceMs?: number;
+  /** close(): how long the tree gets after SIGTERM before SIGKILL. Default 2000 ms. */
+  readonly killGraceMs?: number;
+  /** Default: `process.platform` (injectable for tests). */
+  readonly platform?: NodeJS.Platform;
+}
+
+/** How the server process ended. */
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * An MCP server as a child process speaking newline-delimited JSON-RPC on
+ * stdin/stdout — mcpx's replacement for the SDK's StdioClientTransport. It adds
+ * a bounded line length, CRLF tolerance, the last stderr lines for error
+ * messages, errors that say what happened (command not found, crashed with
+ * exit code and causes), backpressure with one `drain` wait, and a shutdown
+ * that ends the server's whole process tree.
+ *
+ * Lifecycle: `start()` resolves once the process is spawned (or rejects with
+ * CommandNotFound / SpawnPermissionDenied / SpawnFailed). If the server exits
+ * on its own, `onerror` receives the ServerCrashed error and `onclose` fires;
+ * `closeReason()` keeps that error. `close()` ends the tree and resolves once
+ * it has exited; `onclose` fires exactly once in every case.
+ *
+ * @example
+ * const transport = new StdioTransport({
+ *   command: 'npx',
+ *   args: ['-y', '@modelcontextprotocol/server-memory'],
+ *   env: buildServerEnv({ hostEnv: process.env }),
+ *   serverName: 'memory',
+ * });
+ * await client.connect(transport);
+ */
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: Transport['onmessage'];
+  /** stdio has no session id. */
+  sessionId: string | undefined = undefined;
+
+  readonly #options: StdioTransportOptions;
+  readonly #platform: NodeJS.Platform;
+  readonly #scene: StdioErrorScene;
+  readonly #tail: StderrTail;
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #writer: WriteQueue | undefined;
+  #streamsDone: Promise<void> = Promise.resolve();
+  #started = false;
+  #exit: ExitInfo | undefined;
+  #closeReason: McpxError | undefined;
+  #shutdown: Promise<void> | undefined;
+  #closeFired = false;
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+    this.#platform = options.platform ?? process.platform;
+    this.#tail = new StderrTail(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    const env = options.env ?? buildServerEnv({ hostEnv: process.env, platform: this.#platform });
+    this.#scene = {
+      serverName: options.serverName ?? options.command,
+      command: options.command,
+      args: options.args ?? [],
+      cwd: options.cwd,
+      env,
+      platform: this.#platform,
+    };
+  }
+
+  /** The server's process id once spawned. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** How the server exited, once it has. */
+  exitInfo(): ExitInfo | undefined {
+    return this.#exit;
+  }
+
+  /** The error that closed the transport (spawn failure, crash, oversized message); `undefined` after a plain close(). */
+  closeReason(): McpxError | undefined {
+    return this.#closeReason;
+  }
+
+  /** The server's last stderr lines, oldest first. */
+  stderrTail(): string[] {
+    return this.#tail.lines();
+  }
+
+  /** Spawns the server. Rejects with an McpxError when it cannot be started. */
+  async start(): Promise<void> {
+    if (this.#started) throw new Error('StdioTransport already started');
+    this.#started = true;
+    if (this.#shutdown) throw notConnectedError(this.#scene, this.#closeReason);
+    const { args, cwd, env } = this.#scene;
+    const platform = this.#platform;
+    // On Windows spawn only tries .com/.exe: look the command up with PATHEXT (npx → npx.cmd).
+    const file =
+      platform === 'win32'
+        ? resolveCommand(this.#options.command, { env, platform, ...(cwd ? { cwd } : {}) }).file
+        : this.#options.command;
+    const invocation = spawnInvocation(file, args, { platform, env });
+
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(invocation.file, invocation.args, {
+        ...(cwd ? { cwd } : {}),
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Own process group (POSIX), so close() can signal the whole tree. Not unref'd:
+        // the host must not exit while a server it started is running.
+        detached: platform !== 'win32',
+        windowsHide: true,
+        windowsVerbatimArguments: invocation.windowsVerbatimArguments,
+        shell: false,
+      });
+    } catch (error) {
+      // Synchronous failures: invalid arguments (a NUL byte), E2BIG, EMFILE.
+      throw this.#failStart(spawnError(error as NodeJS.ErrnoException, this.#scene));
+    }
+    this.#child = child;
+    this.#wire(child);
+
+    await new Promise<void>((resolve, reject) => {
+      const onSpawn = () => {
+        child.removeListener('error', onError);
+        resolve();
+      };
+      const onError = (error: NodeJS.ErrnoException) => {
+        child.removeListener('spawn', onSpawn);
+        reject(this.#failStart(spawnError(error, this.#scene)));
+      };
+      child.once('spawn', onSpawn);
+      child.once('error', onError);
+    });
+  }
+
+  /** Writes one message as a line. Rejects with ConnectionClosed once the server is gone. */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#exit || this.#shutdown) {
+      return Promise.reject(notConnectedError(this.#scene, this.#closeReason));
+    }
+    return this.#writer.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /**
+   * Ends the server and its process tree (stdin close, SIGTERM, SIGKILL — see
+   * `killTree`) and resolves once it has exited. Idempotent: every call
+   * returns the same promise.
+   */
+  close(): Promise<void> {
+    return this.#close(undefined);
+  }
+
+  #close(reason: McpxError | undefined): Promise<void> {
+    this.#shutdown ??= this.#runShutdown(reason);
+    return this.#shutdown;
+  }
+
+  async #runShutdown(reason: McpxError | undefined): Promise<void> {
+    try {
+      if (reason) {
+        this.#closeReason = reason;
+        this.#report(reason);
+      }
+      this.#writer?.fail(notConnectedError(this.#scene, this.#closeReason));
+      const child = this.#child;
+      if (child) {
+        try {
+          await killTree(child, {
+            platform: this.#platform,
+            closeGraceMs: this.#options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+            killGraceMs: this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+          });
+          await this.#flushed();
+        } finally {
+          child.stdin.destroy();
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }
+      }
+    } catch (error) {
+      // close() must settle and onclose must fire even if ending the tree went wrong.
+      this.#report(error);
+    } finally {
+      this.#fireClose();
+    }
+  }
+
+  #failStart(error: McpxError): McpxError {
+    // No onerror here: start() rejecting with the error is the report.
+    this.#closeReason = error;
+    void this.#close(undefined);
+    return error;
+  }
+
+  #wire(child: ChildProcessWithoutNullStreams): void {
+    this.#writer = new WriteQueue(child.stdin);
+    // EPIPE when the server exits with writes pending: the exit handler reports what happened.
+    child.stdin.on('error', () => this.#writer?.fail(notConnectedError(this.#scene, this.#closeReason)));
+
+    const stdout = new BoundedLineReader({
+      maxLineBytes: this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      overflow: 'stop',
+      onLine: (line) => this.#onStdoutLine(line),
+      onOverflow: () => {
+        void this.#close(messageTooLargeError(this.#scene, stdout.maxLineBytes, this.#tail.lines()));
+      },
+    });
+    // Keep reading after an overflow (the reader ignores it): a server blocked on a full pipe could not exit.
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout.on('end', () => stdout.end());
+    child.stdout.on('error', () => {});
+
+    const stderr = new BoundedLineReader({
+      maxLineBytes: STDERR_MAX_LINE_BYTES,
+      overflow: 'truncate',
+      onLine: (line) => {
+        this.#tail.push(line);
+        try {
+          this.#options.onStderrLine?.(line);
+        } catch (error) {
+          this.#report(error);
+        }
+      },
+    });
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr.on('end', () => stderr.end());
+    child.stderr.on('error', () => {});
+
+    const ended = (stream: NodeJS.ReadableStream) =>
+      new Promise<void>((resolve) => {
+        stream.once('end', resolve);
+        stream.once('close', resolve);
+      });
+    this.#streamsDone = Promise.all([ended(child.stdout), ended(child.stderr)]).then(() => {});
+
+    child.on('exit', (code, signal) => this.#onExit({ code, signal }));
+    // After 'spawn', 'error' only comes from kill() or a failed IPC send; neither is fatal here.
+    child.on('error', () => {});
+  }
+
+  async #onExit(exit: ExitInfo): Promise<void> {
+    this.#exit = exit;
+    if (this.#shutdown) return; // we asked for it
+    await this.#flushed();
+    if (this.#shutdown) return;
+    void this.#close(exitError(this.#scene, exit, this.#tail.lines()));
+  }
+
+  /** Waits for stdout and stderr to end, at most {@link STREAM_FLUSH_MS}. */
+  async #flushed(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#streamsDone,
+      new Promise((resolve) => (timer = setTimeout(resolve, STREAM_FLUSH_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #onStdoutLine(line: string): void {
+    // Nobody listens once closing; a blank line between messages is not garbage.
+    if (this.#shutdown || line.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      this.#invalid(line, 'not JSON');
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(parsed);
+    } catch {
+      this.#invalid(line, 'JSON, but not JSON-RPC 2.0');
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #invalid(line: string, reason: string): void {
+    const callback = this.#options.onInvalidLine;
+    if (!callback) {
+      this.#report(invalidLineError(this.#scene, line, reason));
+      return;
+    }
+    try {
+      callback(line);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // a throwing error handler must not break the stream
+    }
+  }
+
+  #fireClose(): void {
+    if (this.#closeFired) return;
+    this.#closeFired = true;
+    try {
+      this.onclose?.();
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+export const cliPath = join(repoRoot, 'dist/cli/main.js');
+export const testServerPath = join(repoRoot, 'dist/testing/test-server.js');
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliRunOptions {
+  readonly cwd: string;
+  readonly home: string;
+  readonly env?: Record<string, string>;
+  readonly timeoutMs?: number;
+  /** Called once the process is running (e.g. to send it SIGINT). */
+  readonly onSpawn?: (pid: number) => void;
+}
+
+/** Run the built `mcpx` binary as a user would, with an isolated home. */
+export function runCli(args: readonly string[], options: CliRunOptions): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: options.cwd,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: options.home,
+        MCPX_HOME: join(options.home, '.mcpx'),
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `mcpx ${args.join(' ')} did not finish within ${options.timeoutMs ?? 20_000} ms\n${stderr}`,
+        ),
+      );
+    }, options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A temporary directory removed by the returned function. */
+export async function tempDir(prefix = 'mcpx-test-'): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}

@@ -1,0 +1,119 @@
+import type { LookupAddress } from 'node:dns';
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, McpxError } from '../../../../src/errors/index.js';
+import { type FetchLike, GuardedHttp, type RetryInfo } from '../../../../src/transport/http/index.js';
+import { SseScanner } from '../../../../src/transport/http/sse-scanner.js';
+
+const resolver = async (): Promise<readonly LookupAddress[]> => [{ address: '127.0.0.1', family: 4 }];
+const body = (method: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} });
+const ok = () => Response.json({ jsonrpc: '2.0', id: 1, result: {} });
+
+function harness(answers: (() => Response | Promise<Response>)[], extra: { maxRetries?: number } = {}) {
+  const calls: string[] = [];
+  const retries: RetryInfo[] = [];
+  const fetch: FetchLike = async (_url, init) => {
+    calls.push(String(init?.method));
+    const next = answers.shift();
+    if (!next) throw new Error('no more answers');
+    return next();
+  };
+  const http = new GuardedHttp({
+    serverName: 's',
+    fetch,
+    resolver,
+    maxRetries: extra.maxRetries ?? 3,
+    retryBackoffMs: 1,
+    sleep: async () => {},
+    onRetry: (info) => retries.push(info),
+  });
+  const post = (method: string) => http.fetch('http://127.0.0.1/mcp', { method: 'POST', body: body(method) });
+  return { http, calls, retries, post };
+}
+
+async function failure(promise: Promise<unknown>): Promise<McpxError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof McpxError) return error;
+    throw error;
+  }
+  throw new Error('expected a failure');
+}
+
+const reset = () => {
+  throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', requestSent: true });
+};
+
+describe('GuardedHttp', () => {
+  it('never re-sends a tools/call after a connection reset', async () => {
+    const h = harness([reset, ok]);
+    const error = await failure(h.post('tools/call'));
+    expect(error.code).toBe(ErrorCode.HttpUnreachable);
+    expect(error.context.attempts).toBe(1);
+    expect(error.message).toContain('not retried because the tool may already have run');
+    expect(h.calls).toHaveLength(1);
+  });
+
+  it('re-sends a tools/list after a connection reset', async () => {
+    const h = harness([reset, ok]);
+    expect((await h.post('tools/list')).status).toBe(200);
+    expect(h.retries.map((r) => r.reason)).toEqual(['ECONNRESET']);
+  });
+
+  it('retries a tools/call answered 429 or 503, not 500', async () => {
+    const h = harness([() => new Response('', { status: 429 }), () => new Response('', { status: 503 }), ok]);
+    expect((await h.post('tools/call')).status).toBe(200);
+    const g = harness([() => new Response('', { status: 500, statusText: 'Internal Server Error' }), ok]);
+    const error = await failure(g.post('tools/call'));
+    expect(error.code).toBe(ErrorCode.HttpStatus);
+    expect(error.context.httpStatus).toBe(500);
+    expect(error.message).toContain('not retried');
+    expect(g.calls).toHaveLength(1);
+  });
+
+  it('stops after maxRetries and counts the attempts', async () => {
+    const busy = () => new Response('', { status: 502, statusText: 'Bad Gateway' });
+    const h = harness([busy, busy, busy], { maxRetries: 2 });
+    const error = await failure(h.post('tools/list'));
+    expect(error.context.attempts).toBe(3);
+    expect(error.message).toContain('HTTP 502 Bad Gateway to tools/list after 3 attempts');
+  });
+
+  it('refuses redirects, naming the target', async () => {
+    const h = harness([() => new Response(null, { status: 307, headers: { location: '/elsewhere' } })]);
+    const error = await failure(h.post('tools/list'));
+    expect(error.code).toBe(ErrorCode.RedirectRefused);
+    expect(error.message).toContain('http://127.0.0.1/elsewhere');
+  });
+
+  it('turns 401 into AuthRequired unless an auth provider handles it', async () => {
+    const h = harness([() => new Response('', { status: 401 })]);
+    expect((await failure(h.post('tools/list'))).code).toBe(ErrorCode.AuthRequired);
+  });
+
+  it('caps JSON bodies', async () => {
+    const http = new GuardedHttp({ serverName: 's', resolver, maxMessageBytes: 10, fetch: async () => ok() });
+    const error = await failure(
+      http.fetch('http://127.0.0.1/mcp', { method: 'POST', body: body('tools/list') }),
+    );
+    expect(error.code).toBe(ErrorCode.MessageTooLarge);
+  });
+});
+
+describe('SseScanner', () => {
+  it('yields whole events across chunks and CRLF line ends', () => {
+    const scanner = new SseScanner(1000);
+    const enc = new TextEncoder();
+    expect(scanner.push(enc.encode('id: 1\r\nretry: 50\r\ndata: {"a"'))).toEqual([]);
+    const [event] = scanner.push(enc.encode(':1}\r\n\r\nda'));
+    expect(event).toMatchObject({ id: '1', retry: 50, data: '{"a":1}' });
+    expect(scanner.push(enc.encode('ta: x\n\n'))).toMatchObject([{ data: 'x' }]);
+  });
+
+  it('throws once an event passes the limit', () => {
+    const scanner = new SseScanner(100);
+    expect(() => scanner.push(new TextEncoder().encode(`data: ${'x'.repeat(500)}`))).toThrow(
+      /exceeded 100 bytes/,
+    );
+  });
+});

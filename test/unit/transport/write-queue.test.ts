@@ -1,0 +1,73 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { StderrTail } from '../../../src/transport/stdio/stderr-tail.js';
+import { WriteQueue } from '../../../src/transport/stdio/write-queue.js';
+
+/** A stream with room for `capacity` writes before it needs a drain. */
+class FakeStream extends EventEmitter {
+  readonly written: string[] = [];
+  buffered = 0;
+  maxDrainListeners = 0;
+
+  constructor(readonly capacity: number) {
+    super();
+  }
+
+  write(chunk: string): boolean {
+    this.written.push(chunk);
+    this.buffered++;
+    return this.buffered < this.capacity;
+  }
+
+  override once(event: string, listener: (...args: unknown[]) => void): this {
+    super.once(event, listener);
+    this.maxDrainListeners = Math.max(this.maxDrainListeners, this.listenerCount('drain'));
+    return this;
+  }
+
+  drain() {
+    this.buffered = 0;
+    this.emit('drain');
+  }
+}
+
+describe('WriteQueue', () => {
+  it('writes in order with at most one drain listener, however many writes wait', async () => {
+    const stream = new FakeStream(3);
+    const queue = new WriteQueue(stream);
+    const settled: number[] = [];
+    const writes = Array.from({ length: 1000 }, (_, i) => queue.write(`m${i}`).then(() => settled.push(i)));
+    expect(stream.written).toEqual(['m0', 'm1', 'm2']);
+    while (settled.length < 1000) {
+      stream.drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(writes);
+    expect(stream.written).toEqual(Array.from({ length: 1000 }, (_, i) => `m${i}`));
+    expect(settled).toEqual([...settled].sort((a, b) => a - b));
+    expect(stream.maxDrainListeners).toBe(1);
+  });
+
+  it('rejects waiting and later writes once failed', async () => {
+    const stream = new FakeStream(1);
+    const queue = new WriteQueue(stream);
+    const first = queue.write('a');
+    const second = queue.write('b');
+    queue.fail(new Error('gone'));
+    await expect(first).rejects.toThrow('gone');
+    await expect(second).rejects.toThrow('gone');
+    await expect(queue.write('c')).rejects.toThrow('gone');
+    expect(stream.listenerCount('drain')).toBe(0);
+  });
+});
+
+describe('StderrTail', () => {
+  it('keeps the last N lines, oldest first', () => {
+    const tail = new StderrTail(3);
+    for (let i = 1; i <= 7; i++) tail.push(`line ${i}`);
+    expect(tail.lines()).toEqual(['line 5', 'line 6', 'line 7']);
+    const empty = new StderrTail(0);
+    empty.push('x');
+    expect(empty.lines()).toEqual([]);
+  });
+});
