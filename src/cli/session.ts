@@ -179,7 +179,9 @@ export class CliSession {
   }
 
   async close(): Promise<void> {
-    if (this.#registry) await (await this.#registry).close();
+    // A registry that never came to be (bad config) has nothing to close.
+    const registry = await this.#registry?.catch(() => undefined);
+    await registry?.close();
   }
 }
 

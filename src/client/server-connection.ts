@@ -11,6 +11,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { EraCache } from './era-cache.js';
+import { linkSignal } from './linked-signal.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
@@ -305,7 +306,8 @@ class SdkServerConnection implements ServerConnection {
 
   async ping(options?: RequestControl) {
     const started = performance.now();
-    await this.#run('ping', options, (o) => this.client.ping(o));
+    // 2026-07-28 has no ping; server/discover is its cheapest round trip.
+    await this.#run('ping', options, (o) => (this.era === 'modern' ? this.client.discover(o) : this.client.ping(o)));
     return performance.now() - started;
   }
 
@@ -353,8 +355,9 @@ class SdkServerConnection implements ServerConnection {
         })
       );
     }
+    const link = control?.signal ? linkSignal(control.signal) : undefined;
     try {
-      return await send({ timeout: timeoutMs, ...(control?.signal ? { signal: control.signal } : {}) });
+      return await send({ timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) });
     } catch (error) {
       const own = control?.signal?.aborted ? undefined : this.transport.failureFor?.(error);
       if (own) throw own.context.server ? own : own.withContext({ server: this.server.name });
@@ -365,6 +368,8 @@ class SdkServerConnection implements ServerConnection {
         ...(control?.signal ? { signal: control.signal } : {}),
         ...(this.transport.closeReason?.() ? { closeReason: this.transport.closeReason() as McpxError } : {}),
       });
+    } finally {
+      link?.release();
     }
   }
 }

@@ -17,7 +17,7 @@ import {
 } from '../../helpers/processes.js';
 
 const serverPath = join(resolve(import.meta.dirname, '../../..'), 'dist/testing/test-server.js');
-const builtinTools = ['echo', 'get_time', 'add', 'slow_operation', 'fail', 'large_output', 'env'];
+const builtinTools = ['echo', 'get_time', 'add', 'slow_operation', 'fail', 'large_output', 'add_tool', 'env'];
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -302,9 +302,9 @@ describe('mcpx-test-server: surface', () => {
     const { client } = await connect({ MCP_TOOL_COUNT: '250', MCP_PAGE_SIZE: '7' });
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toHaveLength(257);
-    expect(new Set(names).size).toBe(257);
-    expect(names.slice(0, 7)).toEqual(builtinTools);
+    expect(names).toHaveLength(258);
+    expect(new Set(names).size).toBe(258);
+    expect(names.slice(0, 8)).toEqual(builtinTools);
     expect(names[7]).toBe('tool_0001');
     expect(names.at(-1)).toBe('tool_0250');
     expect(firstText(await client.callTool({ name: 'tool_0042', arguments: { message: 'm' } }))).toBe('m');
@@ -342,7 +342,7 @@ describe('mcpx-test-server: surface', () => {
     const modern = await connect({ MCP_TOOL_COUNT: '20', MCP_PAGE_SIZE: '7' }, { mode: 'auto' });
     expect(modern.client.getProtocolEra()).toBe('modern');
     expect(modern.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect((await modern.client.listTools()).tools).toHaveLength(27);
+    expect((await modern.client.listTools()).tools).toHaveLength(28);
     const seen: Progress[] = [];
     const done = await modern.client.callTool(
       { name: 'slow_operation', arguments: { steps: 3, delay_ms: 20 } },
