@@ -6,6 +6,8 @@ import {
   type LoggingLevel,
   type PriorDiscovery,
   type RequestOptions,
+  SdkError,
+  SdkErrorCode,
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
@@ -160,6 +162,12 @@ async function attemptConnect(
       deadline,
     ]);
   } catch (error) {
+    // The SDK's handshake timer and ours share a limit; whichever fires, it is a connect timeout.
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && !options.signal?.aborted) {
+      await client.close().catch(() => {});
+      await transport.close().catch(() => {});
+      throw timeoutError();
+    }
     const reason = transport.closeReason?.();
     await client.close().catch(() => {});
     await transport.close().catch(() => {});

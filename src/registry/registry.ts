@@ -254,6 +254,8 @@ export class ServerRegistry {
     } catch (error) {
       const failure = toMcpxError(error);
       entry.attempts += 1;
+      // Listeners woken by the state change must see the attempt as over.
+      entry.connecting = undefined;
       this.#setState(entry, 'error', failure);
       this.#scheduleEager(entry);
       throw failure;

@@ -305,7 +305,7 @@ describe('mcpx-test-server: surface', () => {
     expect(names).toHaveLength(258);
     expect(new Set(names).size).toBe(258);
     expect(names.slice(0, 8)).toEqual(builtinTools);
-    expect(names[7]).toBe('tool_0001');
+    expect(names[8]).toBe('tool_0001');
     expect(names.at(-1)).toBe('tool_0250');
     expect(firstText(await client.callTool({ name: 'tool_0042', arguments: { message: 'm' } }))).toBe('m');
 
