@@ -36,18 +36,39 @@ try {
     ],
     rounds * 2,
   );
-  rows.push(['CLI start', '`node -e 0`', `${fmt(nodeStart)} ms`, `${fmt(mcpxStart)} ms`, ratio(mcpxStart, nodeStart), '≤ 2×']);
+  rows.push([
+    'CLI start',
+    '`node -e 0`',
+    `${fmt(nodeStart)} ms`,
+    `${fmt(mcpxStart)} ms`,
+    ratio(mcpxStart, nodeStart),
+    '≤ 2×',
+  ]);
 
   section('Cold call');
   const config = join(home, 'mcp.json');
-  await writeFile(config, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [testServer] } } }));
-  const mcpxCall = { command: process.execPath, args: [cli, '--config', config, 'call', 'bench.echo', 'message=hi'], env };
+  await writeFile(
+    config,
+    JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [testServer] } } }),
+  );
+  const mcpxCall = {
+    command: process.execPath,
+    args: [cli, '--config', config, 'call', 'bench.echo', 'message=hi'],
+    env,
+  };
   await pairedMedians([mcpxCall], 1); // warm the era cache, as every later run of a user would have it
   const [rawCold, mcpxCold] = await pairedMedians(
     [{ command: process.execPath, args: [lib('cold-call-baseline.mjs'), testServer, 'hi'], env }, mcpxCall],
     rounds,
   );
-  rows.push(['Cold call (echo, test server)', 'raw JSON-RPC script', `${fmt(rawCold)} ms`, `${fmt(mcpxCold)} ms`, ratio(mcpxCold, rawCold), '≤ 1.5×']);
+  rows.push([
+    'Cold call (echo, test server)',
+    'raw JSON-RPC script',
+    `${fmt(rawCold)} ms`,
+    `${fmt(mcpxCold)} ms`,
+    ratio(mcpxCold, rawCold),
+    '≤ 1.5×',
+  ]);
 
   section('Per-call overhead');
   const sequentialCalls = quick ? 500 : 3000;
@@ -56,14 +77,17 @@ try {
   for (const variant of ['raw', 'sdk', 'mcpx', 'mcpx-agent']) {
     const runs = [];
     for (let i = 0; i < (quick ? 1 : 5); i++) {
-      runs.push(await worker(lib('per-call-worker.mjs'), [variant, String(sequentialCalls), String(inFlight)], env));
+      runs.push(
+        await worker(lib('per-call-worker.mjs'), [variant, String(sequentialCalls), String(inFlight)], env),
+      );
     }
     perCall[variant] = {
       sequentialUs: median(runs.map((r) => r.sequentialUs)),
       callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
       warnings: [...new Set(runs.flatMap((r) => r.warnings))],
     };
-    if (perCall[variant].warnings.length) notes.push(`${variant}: process warnings ${perCall[variant].warnings.join(', ')}`);
+    if (perCall[variant].warnings.length)
+      notes.push(`${variant}: process warnings ${perCall[variant].warnings.join(', ')}`);
   }
   for (const [variant, label, target] of [
     ['sdk', 'SDK `Client` directly', ''],
@@ -94,7 +118,8 @@ try {
   const large = {};
   for (const variant of ['raw', 'sdk', 'mcpx']) {
     const runs = [];
-    for (let i = 0; i < (quick ? 1 : 5); i++) runs.push(await worker(lib('large-result-worker.mjs'), [variant, String(bytes)], env));
+    for (let i = 0; i < (quick ? 1 : 5); i++)
+      runs.push(await worker(lib('large-result-worker.mjs'), [variant, String(bytes)], env));
     large[variant] = {
       ms: median(runs.map((r) => r.ms)),
       peakRssMb: median(runs.map((r) => r.peakRssMb)),
@@ -107,8 +132,12 @@ try {
       `10 MB result: ${variant === 'sdk' ? 'SDK directly' : 'mcpx'}`,
       'raw',
       `${fmt(large.raw.ms)} ms, ${fmt(large.raw.peakRssMb)} MB RSS`,
-      large[variant].error ? `failed` : `${fmt(large[variant].ms)} ms, ${fmt(large[variant].peakRssMb)} MB RSS`,
-      large[variant].error ? 'n/a' : `${ratio(large[variant].ms, large.raw.ms)} time, +${fmt(large[variant].peakRssMb - large.raw.peakRssMb)} MB RSS`,
+      large[variant].error
+        ? `failed`
+        : `${fmt(large[variant].ms)} ms, ${fmt(large[variant].peakRssMb)} MB RSS`,
+      large[variant].error
+        ? 'n/a'
+        : `${ratio(large[variant].ms, large.raw.ms)} time, +${fmt(large[variant].peakRssMb - large.raw.peakRssMb)} MB RSS`,
       variant === 'mcpx' ? '≤ 1.5× time, ≤ floor + 30 MB' : '',
     ]);
   }
@@ -137,7 +166,9 @@ try {
 const header = ['measure', 'baseline', 'baseline figure', 'mcpx', 'ratio', 'target'];
 const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}`;
-process.stdout.write(`\n${facts}\n\n${table}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`);
+process.stdout.write(
+  `\n${facts}\n\n${table}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
+);
 if (!quick) {
   await writeFile(
     join(here, 'RESULTS.md'),

@@ -3,7 +3,11 @@
 import { fileURLToPath } from 'node:url';
 import { connectVariant } from './clients.mjs';
 
-const [variant, sequentialCalls, concurrentCalls] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const [variant, sequentialCalls, concurrentCalls] = [
+  process.argv[2],
+  Number(process.argv[3]),
+  Number(process.argv[4]),
+];
 const server = fileURLToPath(new URL('./raw-server.mjs', import.meta.url));
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));

@@ -12,14 +12,14 @@ export function rawConnect(command, args, env) {
   // Chunks of the line being received; only new bytes are scanned for '\n'.
   let parts = [];
   const onLine = (line) => {
-      if (!line.trim()) return;
-      const message = JSON.parse(line);
-      const waiter = message.id !== undefined ? pending.get(message.id) : undefined;
-      if (waiter) {
-        pending.delete(message.id);
-        if (message.error) waiter.reject(new Error(message.error.message));
-        else waiter.resolve(message.result);
-      }
+    if (!line.trim()) return;
+    const message = JSON.parse(line);
+    const waiter = message.id !== undefined ? pending.get(message.id) : undefined;
+    if (waiter) {
+      pending.delete(message.id);
+      if (message.error) waiter.reject(new Error(message.error.message));
+      else waiter.resolve(message.result);
+    }
   };
   child.stdout.on('data', (chunk) => {
     let start = 0;
@@ -39,7 +39,8 @@ export function rawConnect(command, args, env) {
       pending.set(id, { resolve, reject });
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
-  const notify = (method, params) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+  const notify = (method, params) =>
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
   return {
     request,
     async initialize() {

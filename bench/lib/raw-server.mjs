@@ -3,8 +3,14 @@
 import { createInterface } from 'node:readline';
 
 const tools = [
-  { name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
-  { name: 'large', inputSchema: { type: 'object', properties: { bytes: { type: 'integer' } }, required: ['bytes'] } },
+  {
+    name: 'echo',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+  },
+  {
+    name: 'large',
+    inputSchema: { type: 'object', properties: { bytes: { type: 'integer' } }, required: ['bytes'] },
+  },
 ];
 
 function reply(id, result) {

@@ -4,7 +4,12 @@ import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { CliSession } from './session.js';
 
 export type ServerOutcome<T> =
-  | { readonly server: ServerConfig; readonly ok: true; readonly value: T; readonly connection: ServerConnection }
+  | {
+      readonly server: ServerConfig;
+      readonly ok: true;
+      readonly value: T;
+      readonly connection: ServerConnection;
+    }
   | { readonly server: ServerConfig; readonly ok: false; readonly error: McpxError };
 
 /**
@@ -32,7 +37,9 @@ export async function forServers<T>(
       if (!connection) {
         const error =
           status.error ??
-          new McpxError(ErrorCode.ConnectionClosed, `'${status.name}' is not connected`, { server: status.name });
+          new McpxError(ErrorCode.ConnectionClosed, `'${status.name}' is not connected`, {
+            server: status.name,
+          });
         return { server: status.config, ok: false, error };
       }
       try {

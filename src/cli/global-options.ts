@@ -20,7 +20,10 @@ export function timeoutMs(options: GlobalOptions): number | undefined {
   if (options.timeout === undefined) return undefined;
   const seconds = Number(options.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw usageError(`--timeout takes a positive number of seconds, got '${options.timeout}'`, 'e.g. --timeout 30');
+    throw usageError(
+      `--timeout takes a positive number of seconds, got '${options.timeout}'`,
+      'e.g. --timeout 30',
+    );
   }
   return Math.round(seconds * 1000);
 }

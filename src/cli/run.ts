@@ -57,7 +57,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--json', 'machine output on stdout; errors as one JSON object on stderr')
     .option('-v, --verbose', 'full error reports, server stderr and log messages')
     .option('-t, --timeout <seconds>', 'timeout for connecting and for the request')
-    .option('--stdio <command>', 'an ad-hoc stdio server instead of the config (the tool may be named without a prefix)')
+    .option(
+      '--stdio <command>',
+      'an ad-hoc stdio server instead of the config (the tool may be named without a prefix)',
+    )
     .showSuggestionAfterError(true)
     .helpCommand(true);
 
@@ -113,7 +116,9 @@ function buildProgram(select: (action: Action) => void): Command {
     .command('prompts')
     .description('list prompts')
     .argument('[server]')
-    .action((server?: string) => select(async (s) => (await import('./commands/prompts.js')).runPrompts(s, server)));
+    .action((server?: string) =>
+      select(async (s) => (await import('./commands/prompts.js')).runPrompts(s, server)),
+    );
 
   program
     .command('prompt')
@@ -128,7 +133,9 @@ function buildProgram(select: (action: Action) => void): Command {
     .command('ping')
     .description('health and latency of one or every server')
     .argument('[server]')
-    .action((server?: string) => select(async (s) => (await import('./commands/ping.js')).runPing(s, server)));
+    .action((server?: string) =>
+      select(async (s) => (await import('./commands/ping.js')).runPing(s, server)),
+    );
 
   program
     .command('doctor')
@@ -139,7 +146,9 @@ function buildProgram(select: (action: Action) => void): Command {
     .command('retry')
     .description("list a server's tools again (after a failed listing)")
     .argument('<server>')
-    .action((server: string) => select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)));
+    .action((server: string) =>
+      select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)),
+    );
 
   const config = program.command('config').description('inspect, validate and trust config files');
   config

@@ -1,5 +1,5 @@
-import { connectServer } from '../client/server-connection.js';
 import { openFileEraCache } from '../client/era-cache.js';
+import { connectServer } from '../client/server-connection.js';
 import { createServerTransport } from '../client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import {
@@ -89,20 +89,28 @@ export class CliSession {
     const found = usable.find((s) => s.name === name);
     if (found) return found;
     if (this.options.stdio) {
-      throw new McpxError(ErrorCode.UnknownServer, `with --stdio the only server is '${usable[0]?.name}', not '${name}'`, {
-        fixes: ['name the tool without a server prefix when using --stdio'],
-      });
+      throw new McpxError(
+        ErrorCode.UnknownServer,
+        `with --stdio the only server is '${usable[0]?.name}', not '${name}'`,
+        {
+          fixes: ['name the tool without a server prefix when using --stdio'],
+        },
+      );
     }
     const config = await this.config();
     const unusable = config.unusable.get(name);
     if (unusable) throw unusable;
     const skipped = this.#skipped.get(name);
     if (skipped) {
-      throw new McpxError(ErrorCode.ConfigUntrusted, `server '${name}' comes from a project config that is not trusted yet`, {
-        server: name,
-        origin: skipped.origin,
-        fixes: ['review the entry, then run `mcpx config trust` to approve it'],
-      });
+      throw new McpxError(
+        ErrorCode.ConfigUntrusted,
+        `server '${name}' comes from a project config that is not trusted yet`,
+        {
+          server: name,
+          origin: skipped.origin,
+          fixes: ['review the entry, then run `mcpx config trust` to approve it'],
+        },
+      );
     }
     const disabled = config.servers.find((s) => s.name === name && !s.enabled);
     if (disabled) {
@@ -114,12 +122,16 @@ export class CliSession {
     }
     const names = usable.map((s) => s.name);
     const guess = suggest(name, names);
-    throw new McpxError(ErrorCode.UnknownServer, `no server named '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`, {
-      fixes: [
-        names.length ? `configured servers: ${names.join(', ')}` : 'no servers are configured',
-        'run `mcpx config path` to see which config files are read',
-      ],
-    });
+    throw new McpxError(
+      ErrorCode.UnknownServer,
+      `no server named '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`,
+      {
+        fixes: [
+          names.length ? `configured servers: ${names.join(', ')}` : 'no servers are configured',
+          'run `mcpx config path` to see which config files are read',
+        ],
+      },
+    );
   }
 
   /**

@@ -32,7 +32,11 @@ export function createMemoryEraCache(now: () => number = Date.now): EraCache {
   return memoryBacked(entries, now, async () => {});
 }
 
-function memoryBacked(entries: Map<string, EraEntry>, now: () => number, flush: () => Promise<void>): EraCache {
+function memoryBacked(
+  entries: Map<string, EraEntry>,
+  now: () => number,
+  flush: () => Promise<void>,
+): EraCache {
   return {
     get(key) {
       const entry = entries.get(key);
@@ -41,7 +45,12 @@ function memoryBacked(entries: Map<string, EraEntry>, now: () => number, flush: 
       return entry.kind === 'legacy' ? { kind: 'legacy' } : undefined;
     },
     set(key, verdict) {
-      entries.set(key, verdict.kind === 'modern' ? { kind: 'modern', discover: verdict.discover, at: now() } : { kind: 'legacy', at: now() });
+      entries.set(
+        key,
+        verdict.kind === 'modern'
+          ? { kind: 'modern', discover: verdict.discover, at: now() }
+          : { kind: 'legacy', at: now() },
+      );
     },
     delete(key) {
       entries.delete(key);
@@ -73,7 +82,9 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
     dirty = false;
     await mkdir(home, { recursive: true, mode: 0o700 });
     const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }), { mode: 0o600 });
+    await writeFile(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }), {
+      mode: 0o600,
+    });
     await rename(temp, file);
   });
   return {

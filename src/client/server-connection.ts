@@ -315,7 +315,9 @@ class SdkServerConnection implements ServerConnection {
   async ping(options?: RequestControl) {
     const started = performance.now();
     // 2026-07-28 has no ping; server/discover is its cheapest round trip.
-    await this.#run('ping', options, (o) => (this.era === 'modern' ? this.client.discover(o) : this.client.ping(o)));
+    await this.#run('ping', options, (o) =>
+      this.era === 'modern' ? this.client.discover(o) : this.client.ping(o),
+    );
     return performance.now() - started;
   }
 

@@ -42,21 +42,29 @@ export function translateRequestError(error: unknown, scene: FailureScene): Mcpx
       case SdkErrorCode.ConnectionClosed:
       case SdkErrorCode.NotConnected:
       case SdkErrorCode.SendFailed:
-        return new McpxError(ErrorCode.ConnectionClosed, `the connection to '${server}' closed during ${method}`, {
-          server,
-          cause: error,
-          fixes: ['run `mcpx doctor` to check the server'],
-        });
+        return new McpxError(
+          ErrorCode.ConnectionClosed,
+          `the connection to '${server}' closed during ${method}`,
+          {
+            server,
+            cause: error,
+            fixes: ['run `mcpx doctor` to check the server'],
+          },
+        );
       case SdkErrorCode.CapabilityNotSupported:
         return new McpxError(ErrorCode.ServerRejected, `'${server}' does not support ${method}`, {
           server,
           cause: error,
         });
       case SdkErrorCode.InvalidResult:
-        return new McpxError(ErrorCode.InvalidServerOutput, `'${server}' sent an invalid result for ${method}`, {
-          server,
-          cause: error,
-        });
+        return new McpxError(
+          ErrorCode.InvalidServerOutput,
+          `'${server}' sent an invalid result for ${method}`,
+          {
+            server,
+            cause: error,
+          },
+        );
       default:
         return new McpxError(ErrorCode.ServerRejected, `${method} failed on '${server}': ${error.message}`, {
           server,

@@ -22,7 +22,9 @@ function where(context: ErrorContext): string {
   const origin = context.origin;
   if (!origin?.file) return origin?.layer ? `${origin.layer} config` : '';
   const position =
-    origin.line === undefined ? '' : `:${origin.line}${origin.column === undefined ? '' : `:${origin.column}`}`;
+    origin.line === undefined
+      ? ''
+      : `:${origin.line}${origin.column === undefined ? '' : `:${origin.column}`}`;
   return `${origin.file}${position}${origin.layer ? ` (${origin.layer} config)` : ''}`;
 }
 
@@ -34,7 +36,8 @@ export function formatErrorLine(error: unknown): string {
   const e = toMcpxError(error);
   const server = e.context.server ? `${e.context.server}: ` : '';
   const location = where(e.context);
-  const alreadyNamesFile = location !== '' && e.context.origin?.file && e.message.includes(e.context.origin.file);
+  const alreadyNamesFile =
+    location !== '' && e.context.origin?.file && e.message.includes(e.context.origin.file);
   const suffix = location && !alreadyNamesFile ? ` (${location})` : '';
   const fix = e.fixes[0] ? ` — ${e.fixes[0]}` : '';
   return `error: ${server}${e.message}${suffix}${fix}`;
@@ -96,7 +99,9 @@ export function errorToJson(error: unknown): { error: Record<string, unknown> } 
       code: e.code,
       message: e.message,
       ...rest,
-      ...(origin ? { configFile: origin.file, layer: origin.layer, line: origin.line, column: origin.column } : {}),
+      ...(origin
+        ? { configFile: origin.file, layer: origin.layer, line: origin.line, column: origin.column }
+        : {}),
       ...(e.causes.length ? { causes: e.causes } : {}),
       ...(e.fixes.length ? { fixes: e.fixes } : {}),
     },

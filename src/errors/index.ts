@@ -3,5 +3,18 @@
  * structured context, and one place (`format.ts`) that renders them.
  */
 export { ErrorCode } from './codes.js';
-export { errorToJson, type FormatOptions, formatError, formatErrorLine, formatErrorVerbose, toMcpxError } from './format.js';
-export { type ErrorContext, type ErrorOrigin, isMcpxError, McpxError, type McpxErrorOptions } from './mcpx-error.js';
+export {
+  errorToJson,
+  type FormatOptions,
+  formatError,
+  formatErrorLine,
+  formatErrorVerbose,
+  toMcpxError,
+} from './format.js';
+export {
+  type ErrorContext,
+  type ErrorOrigin,
+  isMcpxError,
+  McpxError,
+  type McpxErrorOptions,
+} from './mcpx-error.js';

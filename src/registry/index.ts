@@ -2,7 +2,12 @@
  * Registry: many servers at once — parallel connects, lifecycle states and
  * events, shared or agent-owned connections, reconnection policy.
  */
-export { DEFAULT_RECONNECT_POLICY, type ReconnectMode, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
+export {
+  DEFAULT_RECONNECT_POLICY,
+  type ReconnectMode,
+  type ReconnectPolicy,
+  reconnectDelay,
+} from './reconnect-policy.js';
 export {
   type Connector,
   filterTools,

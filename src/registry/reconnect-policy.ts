@@ -18,7 +18,11 @@ export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
 };
 
 /** Exponential backoff with full jitter: a random delay in [base·2^(n-1)/2, base·2^(n-1)], capped. */
-export function reconnectDelay(policy: ReconnectPolicy, attempt: number, random: () => number = Math.random): number {
+export function reconnectDelay(
+  policy: ReconnectPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

@@ -21,8 +21,18 @@ export type RegistryEvent =
       readonly previous: ServerState;
       readonly error?: McpxError;
     }
-  | { readonly type: 'catalog'; readonly server: string; readonly kind: ListKind; readonly tools?: readonly Tool[] }
-  | { readonly type: 'warning'; readonly server: string; readonly message: string; readonly error?: McpxError };
+  | {
+      readonly type: 'catalog';
+      readonly server: string;
+      readonly kind: ListKind;
+      readonly tools?: readonly Tool[];
+    }
+  | {
+      readonly type: 'warning';
+      readonly server: string;
+      readonly message: string;
+      readonly error?: McpxError;
+    };
 
 export interface ServerRegistryOptions {
   readonly connector: Connector;
@@ -103,9 +113,19 @@ export class ServerRegistry {
   add(config: ServerConfig): void {
     const existing = this.#entries.get(config.name);
     if (existing && existing.state !== 'stopped' && existing.state !== 'created') {
-      throw new McpxError(ErrorCode.Usage, `server '${config.name}' is already connected`, { server: config.name });
+      throw new McpxError(ErrorCode.Usage, `server '${config.name}' is already connected`, {
+        server: config.name,
+      });
     }
-    this.#entries.set(config.name, { config, state: 'created', tools: [], inFlight: 0, attempts: 0, shared: true, stopped: false });
+    this.#entries.set(config.name, {
+      config,
+      state: 'created',
+      tools: [],
+      inFlight: 0,
+      attempts: 0,
+      shared: true,
+      stopped: false,
+    });
   }
 
   /** Every server, or those visible to `agentId` (shared ones plus its own). */
@@ -131,9 +151,7 @@ export class ServerRegistry {
   async connectAll(options: { readonly signal?: AbortSignal } = {}): Promise<ServerStatus[]> {
     const enabled = [...this.#entries.values()].filter((e) => e.config.enabled);
     await Promise.all(
-      enabled.map((e) =>
-        this.#limit(() => this.#ensureConnected(e, options.signal)).catch(() => undefined),
-      ),
+      enabled.map((e) => this.#limit(() => this.#ensureConnected(e, options.signal)).catch(() => undefined)),
     );
     return this.list();
   }
@@ -166,7 +184,11 @@ export class ServerRegistry {
    * fails because the server died is reported, never silently retried: the
    * tool may already have had its effect.
    */
-  async use<T>(name: string, work: (connection: ServerConnection) => Promise<T>, agentId?: string): Promise<T> {
+  async use<T>(
+    name: string,
+    work: (connection: ServerConnection) => Promise<T>,
+    agentId?: string,
+  ): Promise<T> {
     const entry = this.#entry(name);
     if (!isVisible(entry, agentId)) throw unknownServer(name);
     const connection = await this.#connectionForUse(entry);
@@ -265,14 +287,20 @@ export class ServerRegistry {
       throw notConnected(entry);
     }
     entry.connection = connection;
-    connection.onClose((reason) => this.#onConnectionLost(entry, connection, reason ? toMcpxError(reason) : undefined));
+    connection.onClose((reason) =>
+      this.#onConnectionLost(entry, connection, reason ? toMcpxError(reason) : undefined),
+    );
     await this.#refreshTools(entry, connection, { throwOnFailure: false });
     if (entry.config.failIfNoTools && entry.tools.length === 0) {
-      const failure = new McpxError(ErrorCode.ServerRejected, `'${entry.config.name}' offers no tools and fail_if_no_tools is set`, {
-        server: entry.config.name,
-        origin: entry.config.origin,
-        fixes: ['check the server, or remove fail_if_no_tools from its config entry'],
-      });
+      const failure = new McpxError(
+        ErrorCode.ServerRejected,
+        `'${entry.config.name}' offers no tools and fail_if_no_tools is set`,
+        {
+          server: entry.config.name,
+          origin: entry.config.origin,
+          fixes: ['check the server, or remove fail_if_no_tools from its config entry'],
+        },
+      );
       entry.connection = undefined;
       await connection.close();
       this.#setState(entry, 'error', failure);
@@ -282,7 +310,11 @@ export class ServerRegistry {
     return connection;
   }
 
-  async #refreshTools(entry: Entry, connection: ServerConnection, options: { throwOnFailure: boolean }): Promise<void> {
+  async #refreshTools(
+    entry: Entry,
+    connection: ServerConnection,
+    options: { throwOnFailure: boolean },
+  ): Promise<void> {
     try {
       entry.tools = filterTools(entry.config, await connection.listTools());
       this.#emit({ type: 'catalog', server: entry.config.name, kind: 'tools', tools: entry.tools });
@@ -405,7 +437,9 @@ export function filterTools(config: ServerConfig, tools: readonly Tool[]): Tool[
 
 function unknownServer(name: string, known?: readonly string[]): McpxError {
   return new McpxError(ErrorCode.UnknownServer, `no server named '${name}'`, {
-    ...(known ? { fixes: [known.length ? `known servers: ${known.join(', ')}` : 'no servers are configured'] } : {}),
+    ...(known
+      ? { fixes: [known.length ? `known servers: ${known.join(', ')}` : 'no servers are configured'] }
+      : {}),
   });
 }
 
@@ -417,11 +451,15 @@ function notConnected(entry: Entry): McpxError {
 }
 
 function gaveUp(entry: Entry, attempts: number): McpxError {
-  return new McpxError(ErrorCode.ConnectionClosed, `'${entry.config.name}' failed ${attempts} times in a row; not reconnecting again`, {
-    server: entry.config.name,
-    attempts,
-    ...(entry.error?.context.stderrTail ? { stderrTail: entry.error.context.stderrTail } : {}),
-    cause: entry.error,
-    fixes: ['fix the server (see `mcpx doctor`), then connect it again'],
-  });
+  return new McpxError(
+    ErrorCode.ConnectionClosed,
+    `'${entry.config.name}' failed ${attempts} times in a row; not reconnecting again`,
+    {
+      server: entry.config.name,
+      attempts,
+      ...(entry.error?.context.stderrTail ? { stderrTail: entry.error.context.stderrTail } : {}),
+      cause: entry.error,
+      fixes: ['fix the server (see `mcpx doctor`), then connect it again'],
+    },
+  );
 }

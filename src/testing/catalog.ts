@@ -176,8 +176,14 @@ export const builtinTools: readonly TestTool[] = [
   defineTool({
     name: 'add_tool',
     title: 'Add a tool',
-    description: 'Add an echoing tool with the given name to this server and announce that the tool list changed.',
-    input: z.object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/).describe('Name of the new tool') }),
+    description:
+      'Add an echoing tool with the given name to this server and announce that the tool list changed.',
+    input: z.object({
+      name: z
+        .string()
+        .regex(/^[a-zA-Z0-9_-]{1,64}$/)
+        .describe('Name of the new tool'),
+    }),
     async run({ name }, ctx) {
       await ctx.addTool(name);
       return text(`added tool ${name}`);
@@ -413,7 +419,13 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   const server = new Server(
     { name: TEST_SERVER_NAME, title: 'mcpx test server', version: VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, logging: {}, completions: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: {},
+        prompts: {},
+        logging: {},
+        completions: {},
+      },
       instructions: 'A demo server: echo and add for a first call, slow_operation to watch progress.',
     },
   );

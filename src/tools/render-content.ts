@@ -20,9 +20,11 @@ export function renderContentBlock(block: ContentBlock): string {
       return `[audio ${stripTerminalControls(block.mimeType)}, ${describeBytes(block.data)}]`;
     case 'resource': {
       const resource = block.resource;
-      if ('text' in resource && typeof resource.text === 'string') return stripTerminalControls(resource.text);
+      if ('text' in resource && typeof resource.text === 'string')
+        return stripTerminalControls(resource.text);
       const mime = resource.mimeType ? ` (${resource.mimeType})` : '';
-      const size = 'blob' in resource && typeof resource.blob === 'string' ? `, ${describeBytes(resource.blob)}` : '';
+      const size =
+        'blob' in resource && typeof resource.blob === 'string' ? `, ${describeBytes(resource.blob)}` : '';
       return stripTerminalControls(`[resource ${resource.uri}${mime}${size}]`);
     }
     case 'resource_link': {

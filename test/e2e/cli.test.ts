@@ -79,7 +79,13 @@ describe('mcpx with no config at all', () => {
   });
 
   it('calls an ad-hoc --stdio server without a prefix', async () => {
-    const run = await mcpx(['--stdio', `${process.execPath} ${testServerPath}`, 'call', 'echo', 'message=adhoc']);
+    const run = await mcpx([
+      '--stdio',
+      `${process.execPath} ${testServerPath}`,
+      'call',
+      'echo',
+      'message=adhoc',
+    ]);
     expect(run).toMatchObject({ code: 0, stdout: 'adhoc\n' });
   });
 });
@@ -103,7 +109,11 @@ describe('mcpx with a config file', () => {
       file,
       JSON.stringify({
         mcpServers: {
-          crashy: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_FAULT: 'crash-mid-call' } },
+          crashy: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_FAULT: 'crash-mid-call' },
+          },
         },
       }),
     );

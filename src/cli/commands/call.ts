@@ -3,14 +3,18 @@ import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { renderContent } from '../../tools/render-content.js';
 import { ExitCode } from '../exit-codes.js';
-import { parseToolArguments } from '../parse-call-args.js';
 import { toJson } from '../output/json.js';
 import { createProgressBar } from '../output/progress-bar.js';
+import { parseToolArguments } from '../parse-call-args.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
 
 /** `mcpx call <server>.<tool> [k=v ...|JSON]` */
-export async function runCall(session: CliSession, target: string, rawArgs: readonly string[]): Promise<number> {
+export async function runCall(
+  session: CliSession,
+  target: string,
+  rawArgs: readonly string[],
+): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'tool');
   const args = parseToolArguments(rawArgs);
@@ -59,10 +63,14 @@ async function explainRejectedCall(
   if (!tools || tools.some((t) => t.name === tool)) return error;
   const names = tools.map((t) => t.name);
   const guess = suggest(tool, names);
-  return new McpxError(ErrorCode.UnknownTool, `'${server}' has no tool named '${tool}'${guess ? ` — did you mean '${guess}'?` : ''}`, {
-    server,
-    tool,
-    cause: error,
-    fixes: [`run \`mcpx tools ${server}\` to see its ${names.length} tools`],
-  });
+  return new McpxError(
+    ErrorCode.UnknownTool,
+    `'${server}' has no tool named '${tool}'${guess ? ` — did you mean '${guess}'?` : ''}`,
+    {
+      server,
+      tool,
+      cause: error,
+      fixes: [`run \`mcpx tools ${server}\` to see its ${names.length} tools`],
+    },
+  );
 }

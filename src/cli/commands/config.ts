@@ -1,10 +1,16 @@
-import { configPaths, loadTrustStore, trustServers, untrustedServers, validateConfig } from '../../config/index.js';
+import {
+  configPaths,
+  loadTrustStore,
+  trustServers,
+  untrustedServers,
+  validateConfig,
+} from '../../config/index.js';
 import { ErrorCode, formatError, McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
-import { describeForTrust, type CliSession } from '../session.js';
 import { writeError } from '../report.js';
+import { type CliSession, describeForTrust } from '../session.js';
 
 function loadOptions(session: CliSession) {
   const { io, options } = session;

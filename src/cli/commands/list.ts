@@ -38,14 +38,19 @@ export async function runList(session: CliSession): Promise<number> {
     }
     for (const [name, error] of config.unusable) {
       rows.push({
-        ...configRow(name, '', { layer: error.context.origin?.layer ?? '', file: error.context.origin?.file }),
+        ...configRow(name, '', {
+          layer: error.context.origin?.layer ?? '',
+          file: error.context.origin?.file,
+        }),
         state: 'error',
         error,
       });
     }
   }
   if (options.json) {
-    io.stdout.write(toJson(rows.map(({ error, ...row }) => ({ ...row, ...(error ? { error: error.message } : {}) }))));
+    io.stdout.write(
+      toJson(rows.map(({ error, ...row }) => ({ ...row, ...(error ? { error: error.message } : {}) }))),
+    );
   } else {
     io.stdout.write(
       `${renderTable(

@@ -1,27 +1,31 @@
+import { renderContentBlock } from '../../tools/render-content.js';
 import { stripTerminalControls } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
+import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { truncate } from '../output/table.js';
 import { parseToolArguments } from '../parse-call-args.js';
 import { reportFailures } from '../report.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
-import { renderContentBlock } from '../../tools/render-content.js';
-import { usageError } from '../global-options.js';
 
 /** `mcpx prompts [server]` */
 export async function runPrompts(session: CliSession, name: string | undefined): Promise<number> {
   const outcomes = await forServers(session, name, (c) => c.listPrompts());
   const { io, options } = session;
   if (options.json) {
-    io.stdout.write(toJson(outcomes.flatMap((o) => (o.ok ? [{ server: o.server.name, prompts: o.value }] : []))));
+    io.stdout.write(
+      toJson(outcomes.flatMap((o) => (o.ok ? [{ server: o.server.name, prompts: o.value }] : []))),
+    );
   } else {
     for (const o of outcomes) {
       if (!o.ok) continue;
       io.stdout.write(`${o.server.name} (${o.value.length} prompts)\n`);
       for (const p of o.value) {
-        const args = (p.arguments ?? []).map((a) => `${stripTerminalControls(a.name)}${a.required ? '' : '?'}`).join(', ');
+        const args = (p.arguments ?? [])
+          .map((a) => `${stripTerminalControls(a.name)}${a.required ? '' : '?'}`)
+          .join(', ');
         const description = p.description ? `  ${truncate(stripTerminalControls(p.description), 70)}` : '';
         io.stdout.write(`  ${stripTerminalControls(p.name)}(${args})${description}\n`);
       }
@@ -31,7 +35,11 @@ export async function runPrompts(session: CliSession, name: string | undefined):
 }
 
 /** `mcpx prompt <server>.<name> [k=v ...]`: renders the prompt's messages. */
-export async function runPrompt(session: CliSession, target: string, rawArgs: readonly string[]): Promise<number> {
+export async function runPrompt(
+  session: CliSession,
+  target: string,
+  rawArgs: readonly string[],
+): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'prompt');
   const parsed = parseToolArguments(rawArgs);
@@ -39,7 +47,9 @@ export async function runPrompt(session: CliSession, target: string, rawArgs: re
   const args: Record<string, string> = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (value !== null && typeof value === 'object') {
-      throw usageError(`prompt argument '${key}' must be a string, not JSON ${Array.isArray(value) ? 'array' : 'object'}`);
+      throw usageError(
+        `prompt argument '${key}' must be a string, not JSON ${Array.isArray(value) ? 'array' : 'object'}`,
+      );
     }
     args[key] = String(value);
   }

@@ -9,10 +9,14 @@ export async function runResources(session: CliSession, name: string | undefined
   const outcomes = await forServers(session, name, (c) => c.listResources());
   const { io, options } = session;
   if (options.json) {
-    io.stdout.write(toJson(outcomes.flatMap((o) => (o.ok ? [{ server: o.server.name, resources: o.value }] : []))));
+    io.stdout.write(
+      toJson(outcomes.flatMap((o) => (o.ok ? [{ server: o.server.name, resources: o.value }] : []))),
+    );
   } else {
     const rows = outcomes.flatMap((o) =>
-      o.ok ? o.value.map((r) => [o.server.name, r.uri, r.mimeType ?? '', truncate(r.description ?? r.name, 60)]) : [],
+      o.ok
+        ? o.value.map((r) => [o.server.name, r.uri, r.mimeType ?? '', truncate(r.description ?? r.name, 60)])
+        : [],
     );
     io.stdout.write(`${renderTable(['SERVER', 'URI', 'TYPE', 'DESCRIPTION'], rows)}\n`);
   }
@@ -30,7 +34,12 @@ export async function runTemplates(session: CliSession, name: string | undefined
   } else {
     const rows = outcomes.flatMap((o) =>
       o.ok
-        ? o.value.map((t) => [o.server.name, t.uriTemplate, t.mimeType ?? '', truncate(t.description ?? t.name, 60)])
+        ? o.value.map((t) => [
+            o.server.name,
+            t.uriTemplate,
+            t.mimeType ?? '',
+            truncate(t.description ?? t.name, 60),
+          ])
         : [],
     );
     io.stdout.write(`${renderTable(['SERVER', 'URI TEMPLATE', 'TYPE', 'DESCRIPTION'], rows)}\n`);

@@ -7,7 +7,8 @@ export async function runRetry(session: CliSession, name: string): Promise<numbe
   const server = await session.server(name);
   const registry = await session.registry();
   const tools = await registry.retry(server.name);
-  if (session.options.json) session.io.stdout.write(toJson({ server: server.name, tools: tools.map((t) => t.name) }));
+  if (session.options.json)
+    session.io.stdout.write(toJson({ server: server.name, tools: tools.map((t) => t.name) }));
   else session.io.stdout.write(`${server.name}: ${tools.length} tools\n`);
   return ExitCode.Ok;
 }

@@ -7,12 +7,18 @@ import { reportFailures } from '../report.js';
 import type { CliSession } from '../session.js';
 
 /** `mcpx tools [server] [--schema]` */
-export async function runTools(session: CliSession, name: string | undefined, schema: boolean): Promise<number> {
+export async function runTools(
+  session: CliSession,
+  name: string | undefined,
+  schema: boolean,
+): Promise<number> {
   const outcomes = await forServers(session, name, (c) => c.listTools());
   const { io, options } = session;
   if (options.json) {
     io.stdout.write(
-      toJson(outcomes.filter((o) => o.ok).map((o) => ({ server: o.server.name, tools: o.ok ? o.value : [] }))),
+      toJson(
+        outcomes.filter((o) => o.ok).map((o) => ({ server: o.server.name, tools: o.ok ? o.value : [] })),
+      ),
     );
   } else {
     for (const outcome of outcomes) {
@@ -44,7 +50,11 @@ export function parameterSummary(tool: Pick<Tool, 'inputSchema'>): string {
   const required = new Set(tool.inputSchema.required ?? []);
   return Object.entries(properties)
     .map(([key, prop]) => {
-      const type = Array.isArray(prop?.type) ? prop.type.join('|') : typeof prop?.type === 'string' ? prop.type : 'any';
+      const type = Array.isArray(prop?.type)
+        ? prop.type.join('|')
+        : typeof prop?.type === 'string'
+          ? prop.type
+          : 'any';
       return `${stripTerminalControls(key)}${required.has(key) ? '' : '?'}: ${type}`;
     })
     .join(', ');

@@ -52,7 +52,9 @@ describe('connection to the mcpx test server', () => {
     const closed = await track(connect(testServer('closed'), { hostEnv }));
     const hidden = await closed.callTool('env', { name: 'MCPX_SECRET_TOKEN' });
     expect(hidden.content?.[0]).toMatchObject({ text: '(unset)' });
-    const passing = await track(connect(testServer('open', {}, { envPassthrough: ['MCPX_SECRET_TOKEN'] }), { hostEnv }));
+    const passing = await track(
+      connect(testServer('open', {}, { envPassthrough: ['MCPX_SECRET_TOKEN'] }), { hostEnv }),
+    );
     const shown = await passing.callTool('env', { name: 'MCPX_SECRET_TOKEN' });
     expect(shown.content?.[0]).toMatchObject({ text: 's3cr3t' });
   });
@@ -91,7 +93,9 @@ describe('connection to the mcpx test server', () => {
 
   it('times out a request with a RequestTimeout naming the limit', async () => {
     const c = await track(connect(testServer()));
-    const error = await failure(c.callTool('slow_operation', { steps: 1, delay_ms: 2000 }, { timeoutMs: 300 }));
+    const error = await failure(
+      c.callTool('slow_operation', { steps: 1, delay_ms: 2000 }, { timeoutMs: 300 }),
+    );
     expect(error.code).toBe(ErrorCode.RequestTimeout);
     expect(error.message).toContain('300 ms');
   });
@@ -104,7 +108,9 @@ describe('connection to the mcpx test server', () => {
     try {
       const controller = new AbortController();
       const results = await Promise.all(
-        Array.from({ length: 2000 }, (_, i) => c.callTool('echo', { message: `m${i}` }, { signal: controller.signal })),
+        Array.from({ length: 2000 }, (_, i) =>
+          c.callTool('echo', { message: `m${i}` }, { signal: controller.signal }),
+        ),
       );
       expect(results[1999]?.content?.[0]).toMatchObject({ text: 'm1999' });
       await new Promise((r) => setTimeout(r, 50));
@@ -118,7 +124,10 @@ describe('connection to the mcpx test server', () => {
     const eraCache = createMemoryEraCache();
     const server = testServer('era');
     const make = () =>
-      connectServer(server, { createTransport: () => createServerTransport(server, { hostEnv: process.env }), eraCache });
+      connectServer(server, {
+        createTransport: () => createServerTransport(server, { hostEnv: process.env }),
+        eraCache,
+      });
     const first = await track(make());
     const remembered = eraCache.get(`era\u0000${server.fingerprint}`);
     expect(remembered?.kind).toBe(first.era);
@@ -172,7 +181,10 @@ describe('misbehaving servers', () => {
     const c = await track(
       connectServer(server, {
         createTransport: () =>
-          createServerTransport(server, { hostEnv: process.env, onInvalidLine: (line) => invalid.push(line) }),
+          createServerTransport(server, {
+            hostEnv: process.env,
+            onInvalidLine: (line) => invalid.push(line),
+          }),
       }),
     );
     expect((await c.callTool('echo', { message: 'ok' })).content?.[0]).toMatchObject({ text: 'ok' });

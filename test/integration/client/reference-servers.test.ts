@@ -17,7 +17,9 @@ async function track(c: Promise<ServerConnection>) {
 
 describe('@modelcontextprotocol/server-everything over stdio', () => {
   it('lists every tool and calls echo and get-sum', async () => {
-    const c = await track(connect(nodeServer('everything', everythingPath, { args: [everythingPath, 'stdio'] })));
+    const c = await track(
+      connect(nodeServer('everything', everythingPath, { args: [everythingPath, 'stdio'] })),
+    );
     expect(c.era).toBe('legacy');
     const tools = await c.listTools();
     const names = tools.map((t) => t.name);
@@ -30,7 +32,9 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
   });
 
   it('reads a resource and gets a prompt', async () => {
-    const c = await track(connect(nodeServer('everything', everythingPath, { args: [everythingPath, 'stdio'] })));
+    const c = await track(
+      connect(nodeServer('everything', everythingPath, { args: [everythingPath, 'stdio'] })),
+    );
     const resources = await c.listResources();
     expect(resources.length).toBeGreaterThan(0);
     const first = resources[0]!;
@@ -43,7 +47,9 @@ describe('@modelcontextprotocol/server-everything over stdio', () => {
   });
 
   it('reports progress from trigger-long-running-operation', async () => {
-    const c = await track(connect(nodeServer('everything', everythingPath, { args: [everythingPath, 'stdio'] })));
+    const c = await track(
+      connect(nodeServer('everything', everythingPath, { args: [everythingPath, 'stdio'] })),
+    );
     const events: number[] = [];
     const result = await c.callTool(
       'trigger-long-running-operation',
@@ -84,7 +90,9 @@ describe('@modelcontextprotocol/server-memory over stdio', () => {
 
   it('stores an entity and finds it again', async () => {
     const c = await track(
-      connect(nodeServer('memory', memoryPath, { env: { MEMORY_FILE_PATH: join(dir.path, 'memory.jsonl') } })),
+      connect(
+        nodeServer('memory', memoryPath, { env: { MEMORY_FILE_PATH: join(dir.path, 'memory.jsonl') } }),
+      ),
     );
     await c.callTool('create_entities', {
       entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],

@@ -33,12 +33,15 @@ describe('ServerRegistry with real servers', () => {
     servers.push(testServer('hang', { MCPX_TEST_FAULT: 'hang-before-initialize' }));
     servers.push(testServer('crash', { MCPX_TEST_FAULT: 'stderr-exit' }));
     const timeoutMs = 8_000;
-    const registry = track(new ServerRegistry(servers, { connector: realConnector({ connectTimeoutMs: timeoutMs }) }));
+    const registry = track(
+      new ServerRegistry(servers, { connector: realConnector({ connectTimeoutMs: timeoutMs }) }),
+    );
     const started = Date.now();
     let eighteenReadyAt = 0;
     let ready = 0;
     registry.on((event) => {
-      if (event.type === 'state' && event.state === 'ready' && ++ready === 18) eighteenReadyAt = Date.now() - started;
+      if (event.type === 'state' && event.state === 'ready' && ++ready === 18)
+        eighteenReadyAt = Date.now() - started;
     });
     const statuses = await registry.connectAll();
     expect(ready).toBe(18);
@@ -48,12 +51,14 @@ describe('ServerRegistry with real servers', () => {
     expect(byName.get('hang')).toMatchObject({ state: 'error' });
     expect(byName.get('hang')?.error?.code).toBe(ErrorCode.ConnectTimeout);
     expect(byName.get('crash')?.error?.code).toBe(ErrorCode.ServerCrashed);
-    expect(formatError(byName.get('crash')?.error)).toContain("crash");
+    expect(formatError(byName.get('crash')?.error)).toContain('crash');
     expect(formatError(byName.get('crash')?.error, { verbose: true })).toContain('API key missing');
   }, 30_000);
 
   it('lazy: a server killed mid-session is reconnected by the next call', async () => {
-    const registry = track(new ServerRegistry([testServer('lazy', { MCPX_TEST_MARKER: 'lazy' })], { connector: realConnector() }));
+    const registry = track(
+      new ServerRegistry([testServer('lazy', { MCPX_TEST_MARKER: 'lazy' })], { connector: realConnector() }),
+    );
     await registry.connect('lazy');
     const pid = pidWithMarker('lazy');
     expect(pid).toBeDefined();
@@ -77,7 +82,9 @@ describe('ServerRegistry with real servers', () => {
       }),
     );
     await registry.connect('never');
-    const lost = new Promise<void>((resolve) => registry.on((e) => e.type === 'state' && e.state === 'error' && resolve()));
+    const lost = new Promise<void>((resolve) =>
+      registry.on((e) => e.type === 'state' && e.state === 'error' && resolve()),
+    );
     process.kill(pidWithMarker('never') as number, 'SIGKILL');
     await lost;
     await expect(registry.callTool('never', 'echo', { message: 'x' })).rejects.toMatchObject({
@@ -124,13 +131,17 @@ describe('ServerRegistry with real servers', () => {
     const status = registry.status('doomed');
     expect(status.state).toBe('error');
     expect(status.attempts).toBe(3);
-    await expect(registry.callTool('doomed', 'echo', {})).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+    await expect(registry.callTool('doomed', 'echo', {})).rejects.toMatchObject({
+      code: ErrorCode.ConnectionClosed,
+    });
   });
 
   it('a tool list that fails once leaves the server connected with no tools; retry fills them', async () => {
     const warnings: string[] = [];
     const registry = track(
-      new ServerRegistry([testServer('flaky', { MCPX_TEST_FAULT: 'list-fails-once' })], { connector: realConnector() }),
+      new ServerRegistry([testServer('flaky', { MCPX_TEST_FAULT: 'list-fails-once' })], {
+        connector: realConnector(),
+      }),
     );
     registry.on((e) => e.type === 'warning' && warnings.push(e.message));
     await registry.connectAll();
@@ -142,38 +153,57 @@ describe('ServerRegistry with real servers', () => {
   });
 
   it('an owned connection is invisible to another agent', async () => {
-    const registry = track(new ServerRegistry([testServer('mine'), testServer('ours')], { connector: realConnector() }));
+    const registry = track(
+      new ServerRegistry([testServer('mine'), testServer('ours')], { connector: realConnector() }),
+    );
     await registry.connect('mine', { owner: 'agent-a' });
     await registry.connect('ours');
     expect(registry.list('agent-a').map((s) => s.name)).toEqual(['mine', 'ours']);
     expect(registry.list('agent-b').map((s) => s.name)).toEqual(['ours']);
     expect(registry.findTool('echo', 'agent-b')).toEqual(['ours']);
-    await expect(registry.callTool('mine', 'echo', { message: 'x' }, { agentId: 'agent-b' })).rejects.toMatchObject({
+    await expect(
+      registry.callTool('mine', 'echo', { message: 'x' }, { agentId: 'agent-b' }),
+    ).rejects.toMatchObject({
       code: ErrorCode.UnknownServer,
     });
   });
 
   it('applies the config allow and deny lists to the catalogue', async () => {
     const registry = track(
-      new ServerRegistry([testServer('filtered', {}, { allowTools: ['echo', 'add', 'get_time'], denyTools: ['get_time'] })], {
-        connector: realConnector(),
-      }),
+      new ServerRegistry(
+        [testServer('filtered', {}, { allowTools: ['echo', 'add', 'get_time'], denyTools: ['get_time'] })],
+        {
+          connector: realConnector(),
+        },
+      ),
     );
     await registry.connectAll();
-    expect(registry.status('filtered').tools.map((t) => t.name).sort()).toEqual(['add', 'echo']);
+    expect(
+      registry
+        .status('filtered')
+        .tools.map((t) => t.name)
+        .sort(),
+    ).toEqual(['add', 'echo']);
   });
 
-  it.each(['legacy', 'auto'] as const)('a list-changed notification refreshes the catalogue (%s era)', async (protocol) => {
-    const registry = track(new ServerRegistry([testServer('live', {}, { protocol })], { connector: realConnector() }));
-    await registry.connectAll();
-    expect(registry.findTool('fresh_tool')).toEqual([]);
-    const refreshed = new Promise<RegistryEvent>((resolve) =>
-      registry.on((e) => e.type === 'catalog' && e.tools?.some((t) => t.name === 'fresh_tool') && resolve(e)),
-    );
-    await registry.callTool('live', 'add_tool', { name: 'fresh_tool' });
-    await refreshed;
-    expect(registry.findTool('fresh_tool')).toEqual(['live']);
-  });
+  it.each(['legacy', 'auto'] as const)(
+    'a list-changed notification refreshes the catalogue (%s era)',
+    async (protocol) => {
+      const registry = track(
+        new ServerRegistry([testServer('live', {}, { protocol })], { connector: realConnector() }),
+      );
+      await registry.connectAll();
+      expect(registry.findTool('fresh_tool')).toEqual([]);
+      const refreshed = new Promise<RegistryEvent>((resolve) =>
+        registry.on(
+          (e) => e.type === 'catalog' && e.tools?.some((t) => t.name === 'fresh_tool') && resolve(e),
+        ),
+      );
+      await registry.callTool('live', 'add_tool', { name: 'fresh_tool' });
+      await refreshed;
+      expect(registry.findTool('fresh_tool')).toEqual(['live']);
+    },
+  );
 
   it('close leaves every server stopped', async () => {
     const registry = new ServerRegistry([testServer('a'), testServer('b')], { connector: realConnector() });

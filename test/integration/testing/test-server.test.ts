@@ -314,13 +314,13 @@ describe('mcpx-test-server: surface', () => {
     expect(first.nextCursor).toEqual(expect.any(String));
     const second = await client.listTools({ cursor: first.nextCursor });
     expect(second.tools.map((t) => t.name)).toEqual([
+      'env',
       'tool_0001',
       'tool_0002',
       'tool_0003',
       'tool_0004',
       'tool_0005',
       'tool_0006',
-      'tool_0007',
     ]);
     await expect(client.listTools({ cursor: 'not-a-cursor' })).rejects.toThrow(/Invalid cursor/);
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import pkg from '../../../package.json' with { type: 'json' };
 import { ExitCode, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 import { VERSION } from '../../../src/version.js';
-import pkg from '../../../package.json' with { type: 'json' };
 
 describe('exit codes', () => {
   it('map every error code to the documented contract', () => {

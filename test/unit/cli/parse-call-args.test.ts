@@ -4,7 +4,9 @@ import { ErrorCode, McpxError } from '../../../src/errors/index.js';
 
 describe('parseToolArguments', () => {
   it('parses key=value with JSON values where they parse', () => {
-    expect(parseToolArguments(['message=hi there', 'n=3', 'flag=true', 'tags=["a","b"]', 'id="007"', 'eq=a=b'])).toEqual({
+    expect(
+      parseToolArguments(['message=hi there', 'n=3', 'flag=true', 'tags=["a","b"]', 'id="007"', 'eq=a=b']),
+    ).toEqual({
       message: 'hi there',
       n: 3,
       flag: true,

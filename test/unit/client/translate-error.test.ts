@@ -8,7 +8,11 @@ describe('translateRequestError', () => {
     const controller = new AbortController();
     controller.abort();
     const sdk = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out');
-    const error = translateRequestError(sdk, { server: 's', method: 'tools/call x', signal: controller.signal });
+    const error = translateRequestError(sdk, {
+      server: 's',
+      method: 'tools/call x',
+      signal: controller.signal,
+    });
     expect(error.code).toBe(ErrorCode.Cancelled);
     expect(error.context.server).toBe('s');
   });
@@ -36,7 +40,10 @@ describe('translateRequestError', () => {
   });
 
   it('names the JSON-RPC error a server answered with', () => {
-    const error = translateRequestError(new ProtocolError(-32602, 'Invalid params'), { server: 's', method: 'tools/call x' });
+    const error = translateRequestError(new ProtocolError(-32602, 'Invalid params'), {
+      server: 's',
+      method: 'tools/call x',
+    });
     expect(error.code).toBe(ErrorCode.ServerRejected);
     expect(error.message).toContain('-32602');
   });

@@ -8,7 +8,10 @@ describe('renderContent', () => {
       { type: 'image', data: 'A'.repeat(4096), mimeType: 'image/png' },
       { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
       { type: 'resource', resource: { uri: 'file:///a.txt', text: 'inside' } },
-      { type: 'resource', resource: { uri: 'file:///b.bin', blob: 'AAAA', mimeType: 'application/octet-stream' } },
+      {
+        type: 'resource',
+        resource: { uri: 'file:///b.bin', blob: 'AAAA', mimeType: 'application/octet-stream' },
+      },
       { type: 'resource_link', uri: 'file:///c', name: 'c' },
     ]);
     expect(text.split('\n')).toEqual([

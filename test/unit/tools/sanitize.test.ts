@@ -5,7 +5,11 @@ describe('stripTerminalControls', () => {
   it.each([
     ['colours', 'a\u001b[31mred\u001b[0m b', 'ared b'],
     ['screen clear and cursor moves', '\u001b[2J\u001b[Hx\u001b[10;5Hy', 'xy'],
-    ['OSC-8 hyperlink keeps the visible text', '\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\', 'click'],
+    [
+      'OSC-8 hyperlink keeps the visible text',
+      '\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\',
+      'click',
+    ],
     ['OSC-52 clipboard write', 'a\u001b]52;c;cm0gLXJmIH4=\u0007b', 'ab'],
     ['title change', '\u001b]0;pwned\u0007ok', 'ok'],
     ['8-bit CSI', 'a\u009b31mb', 'ab'],
