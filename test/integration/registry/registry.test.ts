@@ -45,7 +45,9 @@ describe('ServerRegistry with real servers', () => {
         eighteenReadyAt = Date.now() - started;
     });
     const statuses = await registry.connectAll();
-    const failures = statuses.filter((s) => s.name.startsWith('ok') && s.error).map((s) => formatError(s.error));
+    const failures = statuses
+      .filter((s) => s.name.startsWith('ok') && s.error)
+      .map((s) => formatError(s.error));
     expect(failures).toEqual([]);
     expect(ready).toBe(18);
     expect(eighteenReadyAt).toBeLessThan(timeoutMs / 2);
