@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { descendantPids } from '../helpers/processes.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 let home: string;
@@ -159,7 +160,13 @@ describe('Ctrl-C', () => {
       home,
       onSpawn: (p) => {
         pid = p;
-        setTimeout(() => process.kill(p, 'SIGINT'), 1500);
+        // Interrupt only once the call is under way: mcpx has started the server (on a loaded
+        // machine Node's own start-up can outlast a fixed delay) and had time to send the call.
+        const poll = setInterval(() => {
+          if (descendantPids(p).length === 0) return;
+          clearInterval(poll);
+          setTimeout(() => process.kill(p, 'SIGINT'), 700);
+        }, 50);
       },
     });
     expect(pid).toBeGreaterThan(0);
