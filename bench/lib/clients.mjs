@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { connectServer } from '../../dist/client/server-connection.js';
 import { createServerTransport } from '../../dist/client/transport-factory.js';
+import { SERVER_DEFAULTS } from '../../dist/config/server-defaults.js';
 import { ServerRegistry } from '../../dist/registry/index.js';
 import { renderContent } from '../../dist/tools/render-content.js';
 import { rawConnect } from './raw-client.mjs';
@@ -15,17 +16,12 @@ function serverConfig(command, args) {
   return {
     name: 'bench',
     transport: 'stdio',
+    ...SERVER_DEFAULTS,
     command,
     args,
-    env: {},
-    envPassthrough: [],
-    headers: {},
-    enabled: true,
-    failIfNoTools: false,
     protocol: 'legacy',
     origin: { layer: 'explicit' },
     fingerprint: 'bench',
-    requiresTrust: false,
   };
 }
 

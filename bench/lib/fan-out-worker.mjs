@@ -2,6 +2,7 @@
 // parallel handshakes. Prints one JSON line with the wall time.
 import { connectServer } from '../../dist/client/server-connection.js';
 import { createServerTransport } from '../../dist/client/transport-factory.js';
+import { SERVER_DEFAULTS } from '../../dist/config/server-defaults.js';
 import { ServerRegistry } from '../../dist/registry/index.js';
 import { rawConnect } from './raw-client.mjs';
 
@@ -22,17 +23,12 @@ if (variant === 'raw') {
   const servers = Array.from({ length: count }, (_, i) => ({
     name: `s${i}`,
     transport: 'stdio',
+    ...SERVER_DEFAULTS,
     command: process.execPath,
     args: [server],
-    env: {},
-    envPassthrough: [],
-    headers: {},
-    enabled: true,
-    failIfNoTools: false,
     protocol: 'legacy',
     origin: { layer: 'explicit' },
     fingerprint: `s${i}`,
-    requiresTrust: false,
   }));
   const registry = new ServerRegistry(servers, {
     concurrency: count,

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { urlProblem } from './check-url.js';
 import { fingerprintEntry } from './fingerprint.js';
+import { SERVER_DEFAULTS } from './server-defaults.js';
 import { splitCommandLine } from './split-command-line.js';
 import type { ServerConfig, TransportKind } from './types.js';
 
@@ -24,16 +25,7 @@ const LAUNCHERS = new Set([
 ]);
 const SUBCOMMANDS = new Set(['run', 'dlx', 'exec', 'x']);
 
-const DEFAULTS = {
-  env: {},
-  envPassthrough: [],
-  headers: {},
-  enabled: true,
-  failIfNoTools: false,
-  protocol: 'auto',
-  origin: { layer: 'adhoc' },
-  requiresTrust: false,
-} as const;
+const DEFAULTS = { ...SERVER_DEFAULTS, origin: { layer: 'adhoc' } } as const;
 
 /**
  * A server from `--stdio "cmd args"`: the line is split like a shell would
@@ -80,7 +72,6 @@ export function adhocHttpServer(url: string, type: Exclude<TransportKind, 'stdio
     name: sanitize(new URL(url).hostname),
     transport: type,
     url,
-    args: [],
     fingerprint: fingerprintEntry({ url }),
   };
 }

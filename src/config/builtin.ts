@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { fingerprintEntry } from './fingerprint.js';
+import { SERVER_DEFAULTS } from './server-defaults.js';
 import type { ServerConfig } from './types.js';
 
 /**
@@ -27,17 +28,11 @@ export function builtinServers(): ServerConfig[] {
     {
       name: 'demo',
       transport: 'stdio',
+      ...SERVER_DEFAULTS,
       command,
       args,
-      env: {},
-      envPassthrough: [],
-      headers: {},
-      enabled: true,
-      failIfNoTools: false,
-      protocol: 'auto',
       origin: { layer: 'builtin' },
       fingerprint: fingerprintEntry({ command, args }),
-      requiresTrust: false,
     },
   ];
 }

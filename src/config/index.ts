@@ -19,6 +19,7 @@ export { canonicalJson, type FingerprintInput, fingerprintEntry } from './finger
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
+export { SERVER_DEFAULTS } from './server-defaults.js';
 export { splitCommandLine } from './split-command-line.js';
 export { levenshtein, suggest } from './suggest.js';
 export {

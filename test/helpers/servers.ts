@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { connectServer } from '../../src/client/server-connection.js';
 import { createServerTransport } from '../../src/client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../../src/client/types.js';
+import { SERVER_DEFAULTS } from '../../src/config/server-defaults.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import type { Connector } from '../../src/registry/index.js';
 import { repoRoot, testServerPath } from './cli.js';
@@ -17,16 +18,10 @@ export function nodeServer(name: string, script: string, extra: Partial<ServerCo
     name,
     transport: 'stdio',
     command: process.execPath,
+    ...SERVER_DEFAULTS,
     args: [script],
-    env: {},
-    envPassthrough: [],
-    headers: {},
-    enabled: true,
-    failIfNoTools: false,
-    protocol: 'auto',
     origin: { layer: 'explicit', file: '/test/mcp.json', line: 1 },
     fingerprint: `test-${name}`,
-    requiresTrust: false,
     ...extra,
   };
 }
@@ -64,4 +59,22 @@ export function realConnector(options: { connectTimeoutMs?: number } = {}): Conn
       ...(hooks.signal ? { signal: hooks.signal } : {}),
       ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
     });
+}
+
+/**
+ * Connections opened by a test file, closed after each test:
+ * `const { track } = trackConnections(); afterEach(closeAll)`.
+ */
+export function trackConnections() {
+  const open: ServerConnection[] = [];
+  return {
+    async track(pending: Promise<ServerConnection>): Promise<ServerConnection> {
+      const connection = await pending;
+      open.push(connection);
+      return connection;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(open.splice(0).map((c) => c.close()));
+    },
+  };
 }

@@ -2,19 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryEraCache } from '../../../src/client/era-cache.js';
 import { connectServer } from '../../../src/client/server-connection.js';
 import { createServerTransport } from '../../../src/client/transport-factory.js';
-import type { ServerConnection, ServerLogEvent } from '../../../src/client/types.js';
+import type { ServerLogEvent } from '../../../src/client/types.js';
 import { ErrorCode, McpxError } from '../../../src/errors/index.js';
-import { connect, testServer } from '../../helpers/servers.js';
+import { connect, testServer, trackConnections } from '../../helpers/servers.js';
 
-const open: ServerConnection[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-async function track(c: Promise<ServerConnection>) {
-  const connection = await c;
-  open.push(connection);
-  return connection;
-}
+const { track, closeAll } = trackConnections();
+afterEach(closeAll);
 
 async function failure(promise: Promise<unknown>): Promise<McpxError> {
   try {

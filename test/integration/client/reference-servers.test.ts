@@ -1,19 +1,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConnection } from '../../../src/client/types.js';
 import { tempDir } from '../../helpers/cli.js';
-import { connect, everythingPath, filesystemPath, memoryPath, nodeServer } from '../../helpers/servers.js';
+import {
+  connect,
+  everythingPath,
+  filesystemPath,
+  memoryPath,
+  nodeServer,
+  trackConnections,
+} from '../../helpers/servers.js';
 
-const open: ServerConnection[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-async function track(c: Promise<ServerConnection>) {
-  const connection = await c;
-  open.push(connection);
-  return connection;
-}
+const { track, closeAll } = trackConnections();
+afterEach(closeAll);
 
 describe('@modelcontextprotocol/server-everything over stdio', () => {
   it('lists every tool and calls echo and get-sum', async () => {

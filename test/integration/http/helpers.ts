@@ -1,5 +1,6 @@
 import { connectServer } from '../../../src/client/server-connection.js';
 import type { ServerConnection } from '../../../src/client/types.js';
+import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { McpxError } from '../../../src/errors/index.js';
 import {
@@ -18,17 +19,10 @@ export function remoteServer(name: string, url: string, extra: Partial<ServerCon
   return {
     name,
     transport: 'http',
+    ...SERVER_DEFAULTS,
     url,
-    args: [],
-    env: {},
-    envPassthrough: [],
-    headers: {},
-    enabled: true,
-    failIfNoTools: false,
-    protocol: 'auto',
     origin: { layer: 'explicit', file: '/test/mcp.json', line: 1 },
     fingerprint: `test-${name}`,
-    requiresTrust: false,
     httpRetryBackoffMs: 10,
     ...extra,
   };
