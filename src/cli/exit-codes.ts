@@ -49,6 +49,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.AuthRequired]: ExitCode.Auth,
   [Codes.ServerRejected]: ExitCode.ToolError,
   [Codes.ToolError]: ExitCode.ToolError,
+  [Codes.InvalidToolOutput]: ExitCode.ToolError,
+  [Codes.PermissionDenied]: ExitCode.Denied,
   [Codes.Cancelled]: ExitCode.Cancelled,
   [Codes.Internal]: ExitCode.Usage,
 };

@@ -38,6 +38,9 @@ export const ErrorCode = {
   // what the server answered
   ServerRejected: 'SERVER_REJECTED',
   ToolError: 'TOOL_ERROR',
+  InvalidToolOutput: 'INVALID_TOOL_OUTPUT',
+  // permissions and consent
+  PermissionDenied: 'PERMISSION_DENIED',
   // the user
   Cancelled: 'CANCELLED',
   Internal: 'INTERNAL',
