@@ -14,7 +14,7 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { EraCache } from './era-cache.js';
 import { linkSignal } from './linked-signal.js';
-import { translateRequestError } from './translate-error.js';
+import { locate, translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
 /** A transport that can also say why it closed (our stdio transport does). */
@@ -171,21 +171,18 @@ async function attemptConnect(
     const reason = transport.closeReason?.();
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    if (error instanceof McpxError)
-      throw error.context.server ? error : error.withContext({ server: server.name, origin: server.origin });
+    if (error instanceof McpxError) throw locate(error, server);
     if (options.signal?.aborted) {
       throw new McpxError(ErrorCode.Cancelled, `connecting to '${server.name}' was cancelled`, {
         server: server.name,
       });
     }
-    throw (
+    throw locate(
       reason ??
-      transport.failureFor?.(error) ??
-      translateRequestError(error, { server: server.name, method: 'initialize' })
-    ).withContext({
-      server: server.name,
-      origin: server.origin,
-    });
+        transport.failureFor?.(error) ??
+        translateRequestError(error, { server: server.name, method: 'initialize' }),
+      server,
+    );
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
@@ -358,11 +355,12 @@ class SdkServerConnection implements ServerConnection {
     }
     if (this.#closed) {
       const reason = this.transport.closeReason?.();
-      throw (
-        reason?.withContext({ server: this.server.name }) ??
-        new McpxError(ErrorCode.ConnectionClosed, `the connection to '${this.server.name}' is closed`, {
-          server: this.server.name,
-        })
+      throw locate(
+        reason ??
+          new McpxError(ErrorCode.ConnectionClosed, `the connection to '${this.server.name}' is closed`, {
+            server: this.server.name,
+          }),
+        this.server,
       );
     }
     const link = control?.signal ? linkSignal(control.signal) : undefined;
@@ -370,14 +368,19 @@ class SdkServerConnection implements ServerConnection {
       return await send({ timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) });
     } catch (error) {
       const own = control?.signal?.aborted ? undefined : this.transport.failureFor?.(error);
-      if (own) throw own.context.server ? own : own.withContext({ server: this.server.name });
-      throw translateRequestError(error, {
-        server: this.server.name,
-        method,
-        timeoutMs,
-        ...(control?.signal ? { signal: control.signal } : {}),
-        ...(this.transport.closeReason?.() ? { closeReason: this.transport.closeReason() as McpxError } : {}),
-      });
+      if (own) throw locate(own, this.server);
+      throw locate(
+        translateRequestError(error, {
+          server: this.server.name,
+          method,
+          timeoutMs,
+          ...(control?.signal ? { signal: control.signal } : {}),
+          ...(this.transport.closeReason?.()
+            ? { closeReason: this.transport.closeReason() as McpxError }
+            : {}),
+        }),
+        this.server,
+      );
     } finally {
       link?.release();
     }

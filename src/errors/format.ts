@@ -34,11 +34,14 @@ function where(context: ErrorContext): string {
  */
 export function formatErrorLine(error: unknown): string {
   const e = toMcpxError(error);
-  const server = e.context.server ? `${e.context.server}: ` : '';
+  // "error: db: server 'db' exited" says the name twice; say it once.
+  const named = e.context.server && !e.message.includes(`'${e.context.server}'`);
+  const server = named ? `${e.context.server}: ` : '';
   const location = where(e.context);
   const alreadyNamesFile =
     location !== '' && e.context.origin?.file && e.message.includes(e.context.origin.file);
-  const suffix = location && !alreadyNamesFile ? ` (${location})` : '';
+  const layer = e.context.origin?.layer ? ` (${e.context.origin.layer} config)` : '';
+  const suffix = !location ? '' : alreadyNamesFile ? layer : ` (${location})`;
   const fix = e.fixes[0] ? ` — ${e.fixes[0]}` : '';
   return `error: ${server}${e.message}${suffix}${fix}`;
 }

@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { ListKind } from '../client/server-connection.js';
+import { locate } from '../client/translate-error.js';
 import type { CallToolOptions, ServerConnection } from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
@@ -389,7 +390,8 @@ export class ServerRegistry {
     this.#setState(entry, 'stopped');
   }
 
-  #setState(entry: Entry, state: ServerState, error?: McpxError): void {
+  #setState(entry: Entry, state: ServerState, failure?: McpxError): void {
+    const error = failure && locate(failure, entry.config);
     const previous = entry.state;
     if (previous === state && !error) return;
     if (!canTransition(previous, state)) return;
@@ -446,6 +448,7 @@ function unknownServer(name: string, known?: readonly string[]): McpxError {
 function notConnected(entry: Entry): McpxError {
   return new McpxError(ErrorCode.ConnectionClosed, `'${entry.config.name}' is not connected`, {
     server: entry.config.name,
+    origin: entry.config.origin,
     fixes: [`connect it again (\`/mcp connect ${entry.config.name}\` in the shell)`],
   });
 }
@@ -456,6 +459,7 @@ function gaveUp(entry: Entry, attempts: number): McpxError {
     `'${entry.config.name}' failed ${attempts} times in a row; not reconnecting again`,
     {
       server: entry.config.name,
+      origin: entry.config.origin,
       attempts,
       ...(entry.error?.context.stderrTail ? { stderrTail: entry.error.context.stderrTail } : {}),
       cause: entry.error,

@@ -190,11 +190,19 @@ export function exitError(
   scene: StdioErrorScene,
   exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null },
   stderrTail: readonly string[],
+  invalidStdoutLine?: string,
 ): McpxError {
   const { serverName } = scene;
-  const hints = hintsFromStderr(stderrTail);
+  const hints = hintsFromStderr(
+    invalidStdoutLine === undefined ? stderrTail : [...stderrTail, invalidStdoutLine],
+  );
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   const causes = [...hints.causes];
+  if (invalidStdoutLine !== undefined) {
+    causes.push(
+      `it wrote to stdout a line that is not JSON-RPC, so it may not be an MCP stdio server (or it needs a flag to speak MCP on stdio): ${preview(invalidStdoutLine)}`,
+    );
+  }
   if (exit.signal === 'SIGKILL')
     causes.push('it was killed from outside — often by the out-of-memory killer');
   if (causes.length === 0) {
@@ -257,13 +265,15 @@ export function messageTooLargeError(
 /** Longest excerpt of a bad line kept in an error message. */
 const PREVIEW_CHARS = 200;
 
+function preview(line: string): string {
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}… (${line.length} chars)` : line;
+}
+
 /** A stdout line that is not a JSON-RPC message (reported, the transport stays open). */
 export function invalidLineError(scene: StdioErrorScene, line: string, reason: string): McpxError {
-  const preview =
-    line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}… (${line.length} chars)` : line;
   return new McpxError(
     ErrorCode.InvalidServerOutput,
-    `server '${scene.serverName}' wrote a line to stdout that is not a JSON-RPC message (${reason}): ${preview}`,
+    `server '${scene.serverName}' wrote a line to stdout that is not a JSON-RPC message (${reason}): ${preview(line)}`,
     {
       server: scene.serverName,
       command: commandLine(scene),

@@ -106,6 +106,8 @@ export class StdioTransport implements Transport {
   #started = false;
   #exit: ExitInfo | undefined;
   #closeReason: McpxError | undefined;
+  /** Kept for the crash report: a server that prints banners to stdout often dies of the same misconfiguration. */
+  #firstInvalidLine: string | undefined;
   #shutdown: Promise<void> | undefined;
   #closeFired = false;
 
@@ -302,7 +304,7 @@ export class StdioTransport implements Transport {
     if (this.#shutdown) return; // we asked for it
     await this.#flushed();
     if (this.#shutdown) return;
-    void this.#close(exitError(this.#scene, exit, this.#tail.lines()));
+    void this.#close(exitError(this.#scene, exit, this.#tail.lines(), this.#firstInvalidLine));
   }
 
   /** Waits for stdout and stderr to end, at most {@link STREAM_FLUSH_MS}. */
@@ -340,6 +342,7 @@ export class StdioTransport implements Transport {
   }
 
   #invalid(line: string, reason: string): void {
+    this.#firstInvalidLine ??= line;
     const callback = this.#options.onInvalidLine;
     if (!callback) {
       this.#report(invalidLineError(this.#scene, line, reason));

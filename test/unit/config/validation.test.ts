@@ -173,7 +173,7 @@ describe('config validation errors', () => {
   it('formats as one line naming the server and the fix', async () => {
     const { error, file } = await loadError('{"mcpServers": {"fs": {"comand": "npx"}}}');
     expect(formatError(error)).toBe(
-      `error: fs: ${file}:1:24: server 'fs': unknown field 'comand' — did you mean 'command'? — rename 'comand' to 'command'`,
+      `error: ${file}:1:24: server 'fs': unknown field 'comand' — did you mean 'command'? (explicit config) — rename 'comand' to 'command'`,
     );
   });
 });

@@ -15,7 +15,7 @@ describe('formatError', () => {
   it('renders one line with server, file and the first fix', () => {
     const line = formatError(crash);
     expect(line).toBe(
-      "error: db: server 'db' exited with code 1 (/repo/.mcp.json:4 (project config)) — start PostgreSQL, then try again",
+      "error: server 'db' exited with code 1 (/repo/.mcp.json:4 (project config)) — start PostgreSQL, then try again",
     );
     expect(line).not.toContain('\n');
   });
