@@ -13,6 +13,14 @@ process.on('SIGINT', () => {
   controller.abort();
 });
 
+// `mcpx tools | head`: the reader left; stop quietly like any Unix tool instead of a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
 
 const io: CliIo = {

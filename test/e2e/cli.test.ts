@@ -174,3 +174,22 @@ describe('Ctrl-C', () => {
     expect(run.stderr).toContain('cancelled');
   });
 });
+
+describe('mcpx in a pipeline', () => {
+  it('stops quietly when the reader goes away (`mcpx tools | head -1`)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { cliPath } = await import('../helpers/cli.js');
+    const result = spawnSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${cliPath}" tools demo --schema | head -1`],
+      {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, MCPX_HOME: join(home, '.mcpx') },
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
+    expect(result.stdout).toBe('demo (8 tools)\n');
+    expect(result.stderr).toBe('');
+  });
+});
