@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 import { homedir } from 'node:os';
-import { createInterface } from 'node:readline/promises';
+import { VERSION } from '../version.js';
 import type { CliIo } from './io.js';
-import { run } from './run.js';
+
+const argv = process.argv.slice(2);
+// Scripts ask for the version to detect mcpx; answer before loading the CLI.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${VERSION}\n`);
+  process.exit(0);
+}
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -37,6 +43,7 @@ const io: CliIo = {
   ...(interactive
     ? {
         confirm: async (question: string) => {
+          const { createInterface } = await import('node:readline/promises');
           const rl = createInterface({ input: process.stdin, output: process.stderr });
           try {
             const answer = await rl.question(`${question} [y/N] `);
@@ -49,4 +56,5 @@ const io: CliIo = {
     : {}),
 };
 
-process.exitCode = await run(process.argv.slice(2), io);
+const { run } = await import('./run.js');
+process.exitCode = await run(argv, io);

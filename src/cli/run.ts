@@ -5,7 +5,7 @@ import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
 import { writeError } from './report.js';
-import { CliSession } from './session.js';
+import type { CliSession } from './session.js';
 
 type Action = (session: CliSession) => Promise<number>;
 
@@ -34,6 +34,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (!action) return ExitCode.Ok;
   const options = program.opts<GlobalOptions>();
+  // Loaded only when a command runs: `--version` and `--help` need none of it.
+  const { CliSession } = await import('./session.js');
   const session = new CliSession(io, options);
   try {
     return await action(session);

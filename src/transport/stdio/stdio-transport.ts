@@ -1,7 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpxError } from '../../errors/index.js';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
+import { asJsonRpcMessage } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
 import { resolveCommand } from './resolve-command.js';
 import { buildServerEnv } from './safe-env.js';
@@ -104,6 +105,9 @@ export class StdioTransport implements Transport {
   #writer: WriteQueue | undefined;
   #streamsDone: Promise<void> = Promise.resolve();
   #started = false;
+  #spawning: Promise<void> | undefined;
+  /** Messages that arrived between spawnEarly() and start(). */
+  readonly #held: JSONRPCMessage[] = [];
   #exit: ExitInfo | undefined;
   #closeReason: McpxError | undefined;
   /** Kept for the crash report: a server that prints banners to stdout often dies of the same misconfiguration. */
@@ -146,11 +150,28 @@ export class StdioTransport implements Transport {
     return this.#tail.lines();
   }
 
-  /** Spawns the server. Rejects with an McpxError when it cannot be started. */
+  /**
+   * Spawn the server now, before the protocol layer is loaded, so the server
+   * boots while the host is still starting up (the CLI's cold call). Failures
+   * surface from start(); messages that arrive before start() are held for it.
+   */
+  spawnEarly(): void {
+    if (this.#spawning || this.#shutdown) return;
+    this.#spawning = this.#spawn();
+    this.#spawning.catch(() => {}); // start() reports it
+  }
+
+  /** Spawns the server (unless spawnEarly() did). Rejects with an McpxError when it cannot be started. */
   async start(): Promise<void> {
     if (this.#started) throw new Error('StdioTransport already started');
     this.#started = true;
-    if (this.#shutdown) throw notConnectedError(this.#scene, this.#closeReason);
+    if (this.#shutdown && !this.#spawning) throw notConnectedError(this.#scene, this.#closeReason);
+    this.#spawning ??= this.#spawn();
+    await this.#spawning;
+    for (const message of this.#held.splice(0)) this.#deliver(message);
+  }
+
+  async #spawn(): Promise<void> {
     const { args, cwd, env } = this.#scene;
     const platform = this.#platform;
     // On Windows spawn only tries .com/.exe: look the command up with PATHEXT (npx → npx.cmd).
@@ -327,13 +348,16 @@ export class StdioTransport implements Transport {
       this.#invalid(line, 'not JSON');
       return;
     }
-    let message: JSONRPCMessage;
-    try {
-      message = parseJSONRPCMessage(parsed);
-    } catch {
+    const message = asJsonRpcMessage(parsed);
+    if (!message) {
       this.#invalid(line, 'JSON, but not JSON-RPC 2.0');
       return;
     }
+    if (this.#started) this.#deliver(message);
+    else this.#held.push(message);
+  }
+
+  #deliver(message: JSONRPCMessage): void {
     try {
       this.onmessage?.(message);
     } catch (error) {

@@ -383,3 +383,44 @@ describe('StdioTransport with real processes', () => {
     expect(isAlive(pid)).toBe(false);
   });
 });
+
+describe('spawnEarly (the server boots while the host is still loading)', () => {
+  it('holds messages that arrive before start() and delivers them after', async () => {
+    const h = harness(['huge', '1000']);
+    h.transport.spawnEarly();
+    await until(() => h.transport.pid, 'the spawn');
+    // The fixture announces itself at once; give it time to arrive while nobody has started.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(h.messages).toHaveLength(0);
+    await h.transport.start();
+    const announced = await h.waitFor((m) => 'method' in m && m.method === 'fixture/huge');
+    expect(announced).toMatchObject({ method: 'fixture/huge' });
+    await h.transport.send({ jsonrpc: '2.0', id: 1, method: 'ping', params: { n: 1 } });
+    expect(await h.waitFor((m) => 'id' in m && m.id === 1)).toMatchObject({ result: { echo: { n: 1 } } });
+  });
+
+  it('reports a spawn failure from start(), with the usual error', async () => {
+    const transport = new StdioTransport({ command: 'mcpx-no-such-command', serverName: 'nope' });
+    open.push(transport);
+    transport.spawnEarly();
+    await expect(transport.start()).rejects.toMatchObject({ code: ErrorCode.CommandNotFound });
+  });
+
+  it('ends an early-spawned server that was never started', async () => {
+    const h = harness('echo');
+    h.transport.spawnEarly();
+    const pid = await until(() => h.transport.pid, 'the spawn');
+    await h.transport.close();
+    await waitForExit(pid);
+    expect(isAlive(pid)).toBe(false);
+  });
+});
+
+async function until<T>(check: () => T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 500; i++) {
+    const value = check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
