@@ -1,6 +1,4 @@
-import { openFileEraCache } from '../client/era-cache.js';
-import { connectServer } from '../client/server-connection.js';
-import { createServerTransport } from '../client/transport-factory.js';
+import type { ManagedTransport } from '../client/server-connection.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import {
   adhocStdioServer,
@@ -14,8 +12,10 @@ import {
 } from '../config/index.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { ServerRegistry } from '../registry/index.js';
+import type { ServerRegistry } from '../registry/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
+import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
+import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { type GlobalOptions, timeoutMs } from './global-options.js';
 import type { CliIo } from './io.js';
 
@@ -29,6 +29,8 @@ export class CliSession {
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
+  /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
+  readonly #early = new Map<string, StdioTransport>();
 
   constructor(
     readonly io: CliIo,
@@ -141,6 +143,15 @@ export class CliSession {
   registry(): Promise<ServerRegistry> {
     this.#registry ??= (async () => {
       const servers = await this.usableServers();
+      // The protocol stack (the SDK and its schemas) is most of a cold start: loaded
+      // here, after any early spawn, so the server boots while it loads.
+      const [{ openFileEraCache }, { connectServer }, { createServerTransport }, { ServerRegistry }] =
+        await Promise.all([
+          import('../client/era-cache.js'),
+          import('../client/server-connection.js'),
+          import('../client/transport-factory.js'),
+          import('../registry/index.js'),
+        ]);
       const eraCache = await openFileEraCache(this.home);
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
@@ -150,16 +161,7 @@ export class CliSession {
         connector: async (server, hooks) => {
           const connection = await connectServer(server, {
             createTransport: () =>
-              createServerTransport(server, {
-                hostEnv: this.io.env,
-                ...(verbose
-                  ? {
-                      onInvalidLine: (line: string) =>
-                        this.notice(`${server.name}: ignored a line that is not JSON-RPC: ${preview(line)}`),
-                      onStderrLine: (line: string) => this.notice(`${server.name} stderr: ${preview(line)}`),
-                    }
-                  : {}),
-              }),
+              this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server)),
             eraCache,
             signal: hooks.signal ?? this.io.signal,
             onListChanged: hooks.onListChanged,
@@ -182,7 +184,35 @@ export class CliSession {
 
   /** Connect to a server (closed with the session). */
   async connect(server: ServerConfig): Promise<ServerConnection> {
+    if (!this.#registry) this.#spawnEarly(server);
     return (await this.registry()).connect(server.name);
+  }
+
+  #stdioHooks(server: ServerConfig): StdioServerHooks {
+    if (this.options.verbose !== true) return { hostEnv: this.io.env };
+    return {
+      hostEnv: this.io.env,
+      onInvalidLine: (line) =>
+        this.notice(`${server.name}: ignored a line that is not JSON-RPC: ${preview(line)}`),
+      onStderrLine: (line) => this.notice(`${server.name} stderr: ${preview(line)}`),
+    };
+  }
+
+  /** Start a stdio server's process now; its connect picks it up (see registry()). */
+  #spawnEarly(server: ServerConfig): void {
+    if (server.transport !== 'stdio' || !server.command || this.#early.has(server.name)) return;
+    const transport = createStdioServerTransport(
+      { ...server, command: server.command },
+      this.#stdioHooks(server),
+    );
+    transport.spawnEarly();
+    this.#early.set(server.name, transport);
+  }
+
+  #takeEarly(name: string): ManagedTransport | undefined {
+    const transport = this.#early.get(name);
+    this.#early.delete(name);
+    return transport;
   }
 
   /** A line for the person on stderr (never stdout, which --json reserves for the result). */
@@ -194,6 +224,9 @@ export class CliSession {
     // A registry that never came to be (bad config) has nothing to close.
     const registry = await this.#registry?.catch(() => undefined);
     await registry?.close();
+    // Spawned early but never connected (the registry failed to load): end them too.
+    await Promise.all([...this.#early.values()].map((t) => t.close()));
+    this.#early.clear();
   }
 }
 

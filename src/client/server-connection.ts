@@ -14,7 +14,8 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { EraCache } from './era-cache.js';
 import { linkSignal } from './linked-signal.js';
-import { locate, translateRequestError } from './translate-error.js';
+import { locate } from './locate.js';
+import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
 /** A transport that can also say why it closed (our stdio transport does). */
@@ -27,7 +28,7 @@ export interface ManagedTransport extends Transport {
 
 export interface ConnectServerOptions {
   /** Builds a fresh transport; called again when a connect has to be retried. */
-  readonly createTransport: () => ManagedTransport;
+  readonly createTransport: () => ManagedTransport | Promise<ManagedTransport>;
   readonly connectTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly eraCache?: EraCache;
@@ -122,7 +123,7 @@ async function attemptConnect(
       onLog({ server: server.name, level, ...(logger === undefined ? {} : { logger }), data });
     });
   }
-  const transport = options.createTransport();
+  const transport = await options.createTransport();
   const started = performance.now();
   const timeoutError = () =>
     new McpxError(

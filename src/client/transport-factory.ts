@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { createHttpTransport, type HttpTransportHooks } from '../transport/http/index.js';
-import { buildServerEnv, resolveCommand, StdioTransport } from '../transport/index.js';
+import type { HttpTransportHooks } from '../transport/http/index.js';
+import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
 import type { ManagedTransport } from './server-connection.js';
 
 export interface TransportHooks {
@@ -14,10 +14,17 @@ export interface TransportHooks {
   readonly http?: HttpTransportHooks;
 }
 
-/** The transport a server's config asks for: stdio, or Streamable HTTP / HTTP+SSE for a `url`. */
-export function createServerTransport(server: ServerConfig, hooks: TransportHooks): ManagedTransport {
+/**
+ * The transport a server's config asks for: stdio, or Streamable HTTP / HTTP+SSE
+ * for a `url`. The HTTP stack is loaded only for a remote server (a promise
+ * then), so a stdio call never pays for it.
+ */
+export function createServerTransport(
+  server: ServerConfig,
+  hooks: TransportHooks,
+): ManagedTransport | Promise<ManagedTransport> {
   if ((server.transport === 'http' || server.transport === 'sse') && server.url) {
-    return createHttpTransport(server, hooks.http);
+    return import('../transport/http/index.js').then((http) => http.createHttpTransport(server, hooks.http));
   }
   if (server.transport !== 'stdio' || !server.command) {
     throw new McpxError(
@@ -31,26 +38,5 @@ export function createServerTransport(server: ServerConfig, hooks: TransportHook
       },
     );
   }
-  const platform = hooks.platform ?? process.platform;
-  const env = buildServerEnv({
-    hostEnv: hooks.hostEnv,
-    env: server.env,
-    envPassthrough: server.envPassthrough,
-    platform,
-  });
-  const resolved = resolveCommand(server.command, {
-    env,
-    platform,
-    ...(server.cwd ? { cwd: server.cwd } : {}),
-  });
-  return new StdioTransport({
-    command: resolved.file,
-    args: [...resolved.args, ...server.args],
-    env,
-    serverName: server.name,
-    ...(server.cwd ? { cwd: server.cwd } : {}),
-    ...(server.maxLineBytes ? { maxLineBytes: server.maxLineBytes } : {}),
-    ...(hooks.onStderrLine ? { onStderrLine: hooks.onStderrLine } : {}),
-    ...(hooks.onInvalidLine ? { onInvalidLine: hooks.onInvalidLine } : {}),
-  });
+  return createStdioServerTransport({ ...server, command: server.command }, hooks);
 }

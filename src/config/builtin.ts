@@ -1,19 +1,21 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fingerprintEntry } from './fingerprint.js';
 import { SERVER_DEFAULTS } from './server-defaults.js';
 import type { ServerConfig } from './types.js';
 
 /**
- * Absolute path of the compiled stdio test server. Compiled, this module is
- * `dist/config/builtin.js` and the server sits at `../testing/`; run from
- * sources (vitest) it is `src/config/builtin.ts`, which has no compiled
- * sibling, so it points into `<repo>/dist/` instead (`npm test` builds first).
+ * Absolute path of the compiled stdio test server, wherever this module runs
+ * from: `dist/config/builtin.js` (tsc output, `../testing/`), a chunk of the
+ * bundled CLI in `dist/bin/chunks/` (`../../testing/`), or the sources under
+ * vitest (`src/config/`, pointing into `<repo>/dist/`; `npm test` builds first).
  */
 export function testServerPath(moduleUrl: string = import.meta.url): string {
-  const relative = moduleUrl.endsWith('.ts')
-    ? '../../dist/testing/test-server.js'
-    : '../testing/test-server.js';
-  return fileURLToPath(new URL(relative, moduleUrl));
+  const candidates = moduleUrl.endsWith('.ts')
+    ? ['../../dist/testing/test-server.js']
+    : ['../testing/test-server.js', '../../testing/test-server.js'];
+  const paths = candidates.map((relative) => fileURLToPath(new URL(relative, moduleUrl)));
+  return paths.find((path) => existsSync(path)) ?? (paths[0] as string);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import { locate } from '../client/locate.js';
 import type { ListKind } from '../client/server-connection.js';
-import { locate } from '../client/translate-error.js';
 import type { CallToolOptions, ServerConnection } from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';

@@ -25,6 +25,7 @@ export {
   resolveCommand,
 } from './resolve-command.js';
 export { type BuildServerEnvOptions, buildServerEnv, getEnv, SAFE_ENV_KEYS } from './safe-env.js';
+export { createStdioServerTransport, type StdioServerHooks } from './server-transport.js';
 export { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 export { hintsFromStderr } from './stdio-errors.js';
 export { type ExitInfo, StdioTransport, type StdioTransportOptions } from './stdio-transport.js';

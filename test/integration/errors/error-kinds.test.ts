@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectServer } from '../../../src/client/server-connection.js';
-import { locate } from '../../../src/client/translate-error.js';
+import { locate } from '../../../src/client/locate.js';
 import { createServerTransport } from '../../../src/client/transport-factory.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { ServerConfig } from '../../../src/config/types.js';
@@ -34,7 +34,7 @@ afterEach(async () => {
 /** A project directory with `.mcp.json` holding `servers`, loaded as the project layer. */
 async function project(
   servers: Record<string, unknown>,
-): Promise<{ file: string; load: () => Promise<ServerConfig[]> }> {
+): Promise<{ file: string; load: () => Promise<readonly ServerConfig[]> }> {
   const dir = await tempDir();
   const file = join(dir, '.mcp.json');
   await writeFile(file, `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`);
@@ -67,7 +67,7 @@ async function connectFailure(
         createServerTransport(server, {
           hostEnv: options.hostEnv ?? process.env,
           ...(options.platform ? { platform: options.platform } : {}),
-          http: { backoffMs: () => 1 },
+          http: { sleep: () => Promise.resolve() },
         }),
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       requestTimeoutMs: 5_000,

@@ -411,7 +411,7 @@ describe('spawnEarly (the server boots while the host is still loading)', () => 
     h.transport.spawnEarly();
     const pid = await until(() => h.transport.pid, 'the spawn');
     await h.transport.close();
-    await waitForExit(pid);
+    expect(await waitForExit(pid, 5_000)).toBe(true);
     expect(isAlive(pid)).toBe(false);
   });
 });

@@ -1,0 +1,45 @@
+import type { ServerConfig } from '../../config/types.js';
+import { resolveCommand } from './resolve-command.js';
+import { buildServerEnv } from './safe-env.js';
+import { StdioTransport } from './stdio-transport.js';
+
+export interface StdioServerHooks {
+  /** The host's environment; only safe keys and `env_passthrough` names reach the server. */
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly platform?: NodeJS.Platform;
+  readonly onStderrLine?: (line: string) => void;
+  readonly onInvalidLine?: (line: string) => void;
+}
+
+/**
+ * The stdio transport for a configured server: its safe environment, its
+ * command resolved as the server's own PATH (and PATHEXT) would, its limits.
+ * Loads no HTTP or protocol code, so the CLI can spawn a server first thing.
+ */
+export function createStdioServerTransport(
+  server: ServerConfig & { readonly command: string },
+  hooks: StdioServerHooks,
+): StdioTransport {
+  const platform = hooks.platform ?? process.platform;
+  const env = buildServerEnv({
+    hostEnv: hooks.hostEnv,
+    env: server.env,
+    envPassthrough: server.envPassthrough,
+    platform,
+  });
+  const resolved = resolveCommand(server.command, {
+    env,
+    platform,
+    ...(server.cwd ? { cwd: server.cwd } : {}),
+  });
+  return new StdioTransport({
+    command: resolved.file,
+    args: [...resolved.args, ...server.args],
+    env,
+    serverName: server.name,
+    ...(server.cwd ? { cwd: server.cwd } : {}),
+    ...(server.maxLineBytes ? { maxLineBytes: server.maxLineBytes } : {}),
+    ...(hooks.onStderrLine ? { onStderrLine: hooks.onStderrLine } : {}),
+    ...(hooks.onInvalidLine ? { onInvalidLine: hooks.onInvalidLine } : {}),
+  });
+}
