@@ -8,6 +8,8 @@ export interface GlobalOptions {
   /** Seconds, applied to connecting and to the request. */
   readonly timeout?: string;
   readonly stdio?: string;
+  readonly url?: string;
+  readonly sse?: boolean;
 }
 
 /** A usage error: bad command, flag or argument (exit 1). */

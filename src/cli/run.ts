@@ -63,6 +63,11 @@ function buildProgram(select: (action: Action) => void): Command {
       '--stdio <command>',
       'an ad-hoc stdio server instead of the config (the tool may be named without a prefix)',
     )
+    .option(
+      '--url <url>',
+      'an ad-hoc remote server (Streamable HTTP, falling back to HTTP+SSE) instead of the config',
+    )
+    .option('--sse', 'with --url: the server speaks the legacy HTTP+SSE transport only')
     .showSuggestionAfterError(true)
     .helpCommand(true);
 

@@ -1,6 +1,7 @@
 import type { ManagedTransport } from '../client/server-connection.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import {
+  adhocHttpServer,
   adhocStdioServer,
   type LoadedConfig,
   loadConfig,
@@ -14,9 +15,10 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
+import type { HttpTransportHooks } from '../transport/http/index.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
-import { type GlobalOptions, timeoutMs } from './global-options.js';
+import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -50,9 +52,16 @@ export class CliSession {
     return this.#config;
   }
 
-  /** The ad-hoc server from --stdio, if any. */
+  /** The ad-hoc server from --stdio or --url, if any. */
   adhoc(): ServerConfig | undefined {
-    return this.options.stdio ? adhocStdioServer(this.options.stdio, this.io.cwd) : undefined;
+    const { stdio, url, sse } = this.options;
+    if (stdio !== undefined && url !== undefined) {
+      throw usageError('--stdio and --url each name the one ad-hoc server: give only one of them');
+    }
+    if (sse && url === undefined)
+      throw usageError('--sse goes with --url', 'e.g. --url https://example.com/sse --sse');
+    if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http');
+    return stdio !== undefined ? adhocStdioServer(stdio, this.io.cwd) : undefined;
   }
 
   /**
@@ -90,12 +99,13 @@ export class CliSession {
     const usable = await this.usableServers();
     const found = usable.find((s) => s.name === name);
     if (found) return found;
-    if (this.options.stdio) {
+    if (this.options.stdio !== undefined || this.options.url !== undefined) {
+      const flag = this.options.url !== undefined ? '--url' : '--stdio';
       throw new McpxError(
         ErrorCode.UnknownServer,
-        `with --stdio the only server is '${usable[0]?.name}', not '${name}'`,
+        `with ${flag} the only server is '${usable[0]?.name}', not '${name}'`,
         {
-          fixes: ['name the tool without a server prefix when using --stdio'],
+          fixes: [`name the tool without a server prefix when using ${flag}`],
         },
       );
     }
@@ -188,10 +198,16 @@ export class CliSession {
     return (await this.registry()).connect(server.name);
   }
 
-  #stdioHooks(server: ServerConfig): StdioServerHooks {
+  #stdioHooks(server: ServerConfig): StdioServerHooks & { readonly http?: HttpTransportHooks } {
     if (this.options.verbose !== true) return { hostEnv: this.io.env };
     return {
       hostEnv: this.io.env,
+      http: {
+        onRetry: (retry) =>
+          this.notice(
+            `${server.name}: ${retry.what} failed (${stripTerminalControls(retry.reason)}), retry ${retry.attempt} of ${retry.maxRetries} in ${Math.round(retry.delayMs)} ms`,
+          ),
+      },
       onInvalidLine: (line) =>
         this.notice(`${server.name}: ignored a line that is not JSON-RPC: ${preview(line)}`),
       onStderrLine: (line) => this.notice(`${server.name} stderr: ${preview(line)}`),

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} placeholders are the config syntax under test
 /**
  * `mcpx doctor` on a config where every kind of server is present at once:
  * healthy ones, a crashing one, a missing command, one that never answers,
