@@ -1,0 +1,69 @@
+/**
+ * The bundled CLI loads only what a command needs: `--version` loads nothing
+ * but its entry, and a stdio call never loads the HTTP stack.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+const recorder = fileURLToPath(new URL('../fixtures/record-loads.mjs', import.meta.url));
+let dir: { path: string; remove: () => Promise<void> };
+
+beforeAll(async () => {
+  dir = await tempDir('mcpx-cold-');
+});
+afterAll(() => dir.remove());
+
+/** Code that marks a layer: a class each layer's chunk defines (`var X = class` once bundled). */
+const LAZY_LAYERS = { 'HTTP transport': /\bGuardedHttp = class\b|\bclass GuardedHttp\b/ } as const;
+
+async function loadedFiles(args: string[], name: string): Promise<{ files: string[]; stdout: string }> {
+  const record = join(dir.path, `${name}.txt`);
+  const run = await runCli(args, {
+    cwd: dir.path,
+    home: join(dir.path, 'home'),
+    env: { MCPX_RECORD_LOADS: record, NODE_OPTIONS: `--import=${recorder}` },
+  });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const urls = (await readFile(record, 'utf8')).split('\n').filter((u) => u.startsWith('file:'));
+  return {
+    files: urls.map((u) => fileURLToPath(u)).filter((f) => !f.endsWith('record-loads.mjs')),
+    stdout: run.stdout,
+  };
+}
+
+describe('what the CLI loads', () => {
+  it('--version loads its entry file (and the version string) and nothing else of mcpx', async () => {
+    const { files, stdout } = await loadedFiles(['--version'], 'version');
+    expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const names = files.map((f) => f.split(/[\\/]/).slice(-2).join('/'));
+    expect(names[0]).toBe('bin/mcpx.js');
+    // At most the tiny shared chunk holding the version string.
+    expect(names.slice(1).every((n) => /^chunks\/version-[\w-]+\.js$/.test(n))).toBe(true);
+  });
+
+  it('a stdio call loads no HTTP code', async () => {
+    const { files, stdout } = await loadedFiles(['call', 'demo.echo', 'message=cold'], 'call');
+    expect(stdout).toBe('cold\n');
+    const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+    for (const [layer, marker] of Object.entries(LAZY_LAYERS)) {
+      const loaded = files.filter((_, i) => marker.test(sources[i] ?? ''));
+      expect(loaded, `${layer} was loaded`).toEqual([]);
+    }
+  });
+
+  it('a remote call does load the HTTP code (the marker is right)', async () => {
+    const { startHttpTestServer } = await import('../../src/testing/http-test-server.js');
+    const remote = await startHttpTestServer();
+    try {
+      const { files } = await loadedFiles(['--url', remote.url, 'call', 'echo', 'message=warm'], 'remote');
+      const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+      expect(sources.some((s) => LAZY_LAYERS['HTTP transport'].test(s))).toBe(true);
+    } finally {
+      await remote.close();
+    }
+  });
+});
