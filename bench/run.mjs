@@ -74,13 +74,18 @@ try {
   const sequentialCalls = quick ? 500 : 3000;
   const inFlight = 2000;
   const perCall = {};
-  for (const variant of ['raw', 'sdk', 'mcpx', 'mcpx-agent']) {
-    const runs = [];
-    for (let i = 0; i < (quick ? 1 : 5); i++) {
-      runs.push(
+  const variants = ['raw', 'sdk', 'mcpx', 'mcpx-agent'];
+  const runsOf = Object.fromEntries(variants.map((v) => [v, []]));
+  // Variants alternate round by round, so a noisy moment hits them all alike.
+  for (let i = 0; i < (quick ? 1 : 7); i++) {
+    for (const variant of variants) {
+      runsOf[variant].push(
         await worker(lib('per-call-worker.mjs'), [variant, String(sequentialCalls), String(inFlight)], env),
       );
     }
+  }
+  for (const variant of variants) {
+    const runs = runsOf[variant];
     perCall[variant] = {
       sequentialUs: median(runs.map((r) => r.sequentialUs)),
       callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
@@ -117,10 +122,12 @@ try {
   // 10 MB of text: its JSON-RPC line stays under the 10 MiB default line limit.
   const bytes = 10_000_000;
   const large = {};
-  for (const variant of ['raw', 'sdk', 'mcpx']) {
-    const runs = [];
-    for (let i = 0; i < (quick ? 1 : 5); i++)
-      runs.push(await worker(lib('large-result-worker.mjs'), [variant, String(bytes)], env));
+  const largeRuns = { raw: [], sdk: [], mcpx: [] };
+  for (let i = 0; i < (quick ? 1 : 5); i++) {
+    for (const variant of Object.keys(largeRuns))
+      largeRuns[variant].push(await worker(lib('large-result-worker.mjs'), [variant, String(bytes)], env));
+  }
+  for (const [variant, runs] of Object.entries(largeRuns)) {
     large[variant] = {
       ms: median(runs.map((r) => r.ms)),
       peakRssMb: median(runs.map((r) => r.peakRssMb)),
