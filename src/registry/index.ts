@@ -2,6 +2,8 @@
  * Registry: many servers at once — parallel connects, lifecycle states and
  * events, shared or agent-owned connections, reconnection policy.
  */
+
+export { type DefaultConnectorOptions, defaultConnector } from './default-connector.js';
 export {
   DEFAULT_RECONNECT_POLICY,
   type ReconnectMode,

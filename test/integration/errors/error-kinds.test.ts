@@ -10,8 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectServer } from '../../../src/client/server-connection.js';
 import { locate } from '../../../src/client/locate.js';
+import { connectServer } from '../../../src/client/server-connection.js';
 import { createServerTransport } from '../../../src/client/transport-factory.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { ServerConfig } from '../../../src/config/types.js';
@@ -122,7 +122,7 @@ function expectRenderings(error: McpxError, expected: Expected): void {
   if (expected.server) expect(block).toMatch(new RegExp(`\\n  server\\s+${expected.server}\\n`));
   const position = expected.line === undefined ? '' : `:${expected.line}`;
   expect(block).toMatch(
-    new RegExp(`\\n  config\\s+${escape(expected.file)}${position}\\S* \\(project config\\)`),
+    new RegExp(`\\n  config\\s+${escapeRegExp(expected.file)}${position}\\S* \\(project config\\)`),
   );
   expect(block).toContain('  to fix:\n');
   for (const fix of error.fixes) expect(block).toContain(`    - ${fix}`);
@@ -130,7 +130,7 @@ function expectRenderings(error: McpxError, expected: Expected): void {
   expect(block).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m); // no stack trace by default
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('every error kind renders as one line and as the full story', () => {
   it('invalid JSON in a config file: line, column, the line itself with a pointer', async () => {
@@ -314,7 +314,7 @@ describe('every error kind renders as one line and as the full story', () => {
       server: 'remote',
       file,
       oneLine: [/503/, /3 attempts/],
-      verbose: [/http status\s+503/, /attempts\s+3/, new RegExp(`url\\s+${escape(http.url)}`)],
+      verbose: [/http status\s+503/, /attempts\s+3/, new RegExp(`url\\s+${escapeRegExp(http.url)}`)],
     });
   });
 
@@ -327,7 +327,7 @@ describe('every error kind renders as one line and as the full story', () => {
       code: ErrorCode.HttpUnreachable,
       server: 'remote',
       file,
-      oneLine: [new RegExp(escape(`127.0.0.1:${port}`))],
+      oneLine: [new RegExp(escapeRegExp(`127.0.0.1:${port}`))],
       verbose: [/ECONNREFUSED|refused/i],
     });
   });

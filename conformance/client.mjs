@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// The client under test for the official MCP conformance suite. The suite
+// starts a scenario server and runs `node conformance/client.mjs <url>` with
+// MCP_CONFORMANCE_SCENARIO set. This adapter drives mcpx's public library API
+// (dist/index.js) the way a user's code would: an ad-hoc remote server, the
+// automatic protocol-era negotiation, every tool listed and called.
+import {
+  adhocHttpServer,
+  connectServer,
+  createServerTransport,
+  formatErrorVerbose,
+  VERSION,
+} from '../dist/index.js';
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+
+/** What the scenario tells the client to do (`MCP_CONFORMANCE_CONTEXT`), if anything. */
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+
+/** Arguments that satisfy a simple input schema: every required property gets a typed sample. */
+function sampleArguments(schema) {
+  const args = {};
+  const required = new Set(schema?.required ?? []);
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if (!required.has(name)) continue;
+    const type = Array.isArray(property?.type) ? property.type[0] : property?.type;
+    if (property?.default !== undefined) args[name] = property.default;
+    else if (Array.isArray(property?.enum)) args[name] = property.enum[0];
+    else if (type === 'number' || type === 'integer') args[name] = 1;
+    else if (type === 'boolean') args[name] = true;
+    else if (type === 'array') args[name] = [];
+    else if (type === 'object') args[name] = {};
+    else args[name] = 'conformance';
+  }
+  return args;
+}
+
+/**
+ * The calls to make: the ones the scenario names in its context, else each
+ * tool once with sample arguments. A tool that asks for another tool's input
+ * schema "verbatim" gets it, as a host that re-serves schemas would pass them.
+ */
+function plannedCalls(tools) {
+  if (Array.isArray(context.toolCalls))
+    return context.toolCalls.map((c) => ({ name: c.name, args: c.arguments ?? {} }));
+  if (scenario === 'json-schema-2020-12-preservation') {
+    const [focal, echo] = [
+      tools.find((t) => t.name !== 'echo_schema' && /2020/.test(t.name)),
+      tools.find((t) => /echo/.test(t.name)),
+    ];
+    if (focal && echo) return [{ name: echo.name, args: { schema: focal.inputSchema } }];
+  }
+  return tools.map((tool) => ({ name: tool.name, args: sampleArguments(tool.inputSchema) }));
+}
+
+async function main() {
+  const server = { ...adhocHttpServer(url), name: 'conformance' };
+  const connection = await connectServer(server, {
+    createTransport: () => createServerTransport(server, { hostEnv: process.env }),
+    clientInfo: { name: 'mcpx', version: VERSION },
+  });
+  try {
+    const tools = await connection.listTools();
+    console.error(
+      `[${scenario}] ${connection.era} era, protocol ${connection.protocolVersion}, ${tools.length} tools`,
+    );
+    for (const { name, args } of plannedCalls(tools)) {
+      try {
+        const result = await connection.callTool(name, args);
+        console.error(`[${scenario}] ${name}: ${result.isError ? 'tool error' : 'ok'}`);
+      } catch (error) {
+        console.error(`[${scenario}] ${name} failed:\n${formatErrorVerbose(error)}`);
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(formatErrorVerbose(error));
+  process.exit(1);
+});

@@ -1,0 +1,19 @@
+/**
+ * mcpx as a library: load configs, connect many MCP servers, and use their
+ * tools, resources and prompts. The library never prints; every failure is an
+ * `McpxError` with a stable `code`, rendered by `formatError`.
+ *
+ * @example
+ * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, homedir()) });
+ * const registry = new ServerRegistry(config.servers, { connector: defaultConnector({ hostEnv: process.env }) });
+ * await registry.connectAll();
+ */
+export * from './client/index.js';
+export * from './config/index.js';
+export * from './errors/index.js';
+export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './permissions/types.js';
+export * from './registry/index.js';
+export { renderContent, renderContentBlock } from './tools/render-content.js';
+export { stripTerminalControls } from './tools/sanitize.js';
+export * from './transport/index.js';
+export { VERSION } from './version.js';
