@@ -13,7 +13,6 @@ export * from './config/index.js';
 export * from './errors/index.js';
 export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './permissions/types.js';
 export * from './registry/index.js';
-export { renderContent, renderContentBlock } from './tools/render-content.js';
-export { stripTerminalControls } from './tools/sanitize.js';
+export * from './tools/index.js';
 export * from './transport/index.js';
 export { VERSION } from './version.js';

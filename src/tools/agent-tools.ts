@@ -1,0 +1,280 @@
+import { suggest as suggestName } from '../config/suggest.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import type { ToolCallGuard } from '../permissions/types.js';
+import type { ServerRegistry } from '../registry/index.js';
+import type { NamingStyle } from './naming.js';
+import { type AgentToolResult, convertToolResult } from './result.js';
+import { type RoutedTool, ToolRouter } from './router.js';
+import { searchTools } from './tool-search.js';
+import { mcpToolSource, type ToolCallOptions, type ToolSource } from './tool-source.js';
+import { checkAgainstSchema, formatProblems } from './validate.js';
+
+/** A tool as an agent framework needs it: a name, a description and JSON Schema parameters. */
+export interface AgentTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface AgentToolsOptions {
+  /** The agent these tools are for: it sees shared servers and its own. */
+  readonly agentId?: string;
+  readonly naming?: NamingStyle;
+  /** Only these servers (default: every ready server visible to the agent). */
+  readonly servers?: readonly string[];
+  /** Plain functions of the host, mixed with the MCP tools. */
+  readonly extraSources?: readonly ToolSource[];
+  /**
+   * Decides every call to an MCP server. Without one, every MCP call is
+   * denied: a library agent gets no MCP access unless its host says so.
+   */
+  readonly guard?: ToolCallGuard;
+  /** Longest text of a result, in characters (default 100,000). */
+  readonly maxTextLength?: number;
+  /**
+   * `all`: every tool's schema. `search`: two tools, `search_tools` and
+   * `call_tool`, for sets too large for a prompt. `auto` (default): `search`
+   * above `searchThreshold` tools (default 40).
+   */
+  readonly mode?: 'all' | 'search' | 'auto';
+  readonly searchThreshold?: number;
+}
+
+export interface AgentToolSet {
+  /** What to give the model (the search pair in search mode). */
+  readonly tools: readonly AgentTool[];
+  /** Every routed tool, whatever the mode. */
+  readonly catalog: readonly RoutedTool[];
+  readonly mode: 'all' | 'search';
+  /** Validate, ask the guard, call, convert. A tool's own failure is a result with `isError`. */
+  call(name: string, args: unknown, options?: ToolCallOptions): Promise<AgentToolResult>;
+  /** Re-list (also done on every catalogue change the registry reports). */
+  refresh(): Promise<void>;
+  /** Stop following the registry's catalogue changes. */
+  close(): void;
+}
+
+export const SEARCH_TOOL = 'search_tools';
+export const CALL_TOOL = 'call_tool';
+
+const searchPair: readonly AgentTool[] = [
+  {
+    name: SEARCH_TOOL,
+    description:
+      'Find tools by what they do. Returns the best matches with their names, descriptions and parameters; call one with call_tool.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'words describing the task, e.g. "read a file"' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 25,
+          description: 'how many tools to return (default 8)',
+        },
+      },
+      required: ['query'],
+    },
+  },
+  {
+    name: CALL_TOOL,
+    description:
+      'Call a tool found with search_tools, by its exact name, with arguments matching its parameters.',
+    parameters: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'the tool name search_tools returned' },
+        arguments: { type: 'object', description: "the tool's arguments" },
+      },
+      required: ['name'],
+    },
+  },
+];
+
+const noPolicy: ToolCallGuard = {
+  check: async (request) => {
+    throw new McpxError(
+      ErrorCode.PermissionDenied,
+      `calling '${request.server}' tool '${request.tool.name}' was denied: this agent has no permission policy, so it has no MCP access`,
+      {
+        server: request.server,
+        tool: request.tool.name,
+        fixes: [
+          'pass `guard: createPermissionGuard({ level, approver })` to createAgentTools to allow MCP access',
+        ],
+      },
+    );
+  },
+};
+
+/**
+ * Every tool of every ready server in `registry` (plus `extraSources`) as
+ * agent tools: provider-valid names, descriptions tagged with their server,
+ * arguments validated against the input schema before the server is called,
+ * each call decided by the permission guard, results as typed parts and
+ * bounded text, `structuredContent` checked against the `outputSchema`.
+ */
+export async function createAgentTools(
+  registry: ServerRegistry,
+  options: AgentToolsOptions = {},
+): Promise<AgentToolSet> {
+  const guard = options.guard ?? noPolicy;
+  const serverNames = () =>
+    registry
+      .list(options.agentId)
+      .map((s) => s.name)
+      .filter((name) => !options.servers || options.servers.includes(name));
+  let router = new ToolRouter([], {});
+  let mode: 'all' | 'search' = 'all';
+
+  const refresh = async () => {
+    const sources = [
+      ...serverNames().map((name) => mcpToolSource(registry, name, options.agentId)),
+      ...(options.extraSources ?? []),
+    ];
+    const next = new ToolRouter(sources, options.naming ? { naming: options.naming } : {});
+    await next.refresh();
+    router = next;
+    const wanted = options.mode ?? 'auto';
+    mode =
+      wanted === 'auto' ? (router.tools.length > (options.searchThreshold ?? 40) ? 'search' : 'all') : wanted;
+  };
+
+  const callRouted = async (routed: RoutedTool, rawArgs: unknown, callOptions: ToolCallOptions) => {
+    const args = argumentsObject(rawArgs, routed);
+    const check = checkAgainstSchema(routed.parameters, args);
+    if (check.ok === false) {
+      const problems = formatProblems(check.problems);
+      throw new McpxError(
+        ErrorCode.InvalidArguments,
+        `invalid arguments for '${routed.name}': ${problems.join('; ')}`,
+        {
+          server: routed.source.id,
+          tool: routed.tool.name,
+          causes: problems,
+          fixes: ["call it again with arguments that match the tool's parameters"],
+        },
+      );
+    }
+    if (routed.source.guarded) {
+      await guard.check(
+        {
+          ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
+          server: routed.source.id,
+          tool: routed.tool,
+          args,
+        },
+        callOptions.signal ? { signal: callOptions.signal } : {},
+      );
+    }
+    const result = await routed.source.callTool(routed.tool.name, args, callOptions);
+    return convertToolResult(result, {
+      server: routed.source.id,
+      tool: routed.tool.name,
+      ...(routed.tool.outputSchema ? { outputSchema: routed.tool.outputSchema as object } : {}),
+      ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
+    });
+  };
+
+  const resolve = (name: string): RoutedTool => {
+    const routed = router.resolve(name);
+    if (routed) return routed;
+    const guess = suggestName(
+      name,
+      router.tools.map((t) => t.name),
+    );
+    throw new McpxError(
+      ErrorCode.UnknownTool,
+      `no tool named '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`,
+      {
+        tool: name,
+        fixes: [
+          mode === 'search'
+            ? 'find the exact name with search_tools first'
+            : 'use one of the tool names you were given',
+        ],
+      },
+    );
+  };
+
+  await refresh();
+  const unsubscribe = registry.on((event) => {
+    if (
+      event.type === 'catalog' ||
+      (event.type === 'state' && (event.state === 'ready' || event.state === 'error'))
+    ) {
+      void refresh();
+    }
+  });
+
+  return {
+    get tools() {
+      return mode === 'search'
+        ? searchPair
+        : router.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    },
+    get catalog() {
+      return router.tools;
+    },
+    get mode() {
+      return mode;
+    },
+    async call(name, args, callOptions = {}) {
+      if (mode === 'search' && name === SEARCH_TOOL) {
+        const { query, limit } = (args ?? {}) as { query?: unknown; limit?: unknown };
+        const hits = searchTools(router.tools, String(query ?? ''), typeof limit === 'number' ? limit : 8);
+        const listing = hits.map((h) => ({
+          name: h.tool.name,
+          description: h.tool.description,
+          parameters: h.tool.parameters,
+        }));
+        const text = hits.length
+          ? JSON.stringify(listing, null, 2)
+          : `no tool matches '${String(query ?? '')}'`;
+        return { parts: [{ type: 'text', text }], text, truncated: false, isError: false };
+      }
+      if (mode === 'search' && name === CALL_TOOL) {
+        const { name: target, arguments: targetArgs } = (args ?? {}) as {
+          name?: unknown;
+          arguments?: unknown;
+        };
+        return callRouted(resolve(String(target ?? '')), targetArgs ?? {}, callOptions);
+      }
+      return callRouted(resolve(name), args, callOptions);
+    },
+    refresh,
+    close: unsubscribe,
+  };
+}
+
+/** Provider adapters hand over a JSON string or an object; anything else is the model's mistake. */
+function argumentsObject(raw: unknown, routed: RoutedTool): Record<string, unknown> {
+  let value = raw ?? {};
+  if (typeof value === 'string') {
+    try {
+      value = value.trim() === '' ? {} : JSON.parse(value);
+    } catch (error) {
+      throw new McpxError(
+        ErrorCode.InvalidArguments,
+        `the arguments for '${routed.name}' are not valid JSON: ${(error as Error).message}`,
+        {
+          server: routed.source.id,
+          tool: routed.tool.name,
+          fixes: ['send the arguments as one JSON object'],
+        },
+      );
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new McpxError(
+      ErrorCode.InvalidArguments,
+      `the arguments for '${routed.name}' must be a JSON object`,
+      {
+        server: routed.source.id,
+        tool: routed.tool.name,
+        fixes: ['send the arguments as one JSON object'],
+      },
+    );
+  }
+  return value as Record<string, unknown>;
+}

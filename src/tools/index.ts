@@ -1,0 +1,37 @@
+/**
+ * MCP tools for agents: provider-valid names, validated arguments, permission
+ * checks, typed results; tool sources and a router to mix MCP servers with the
+ * host's own functions; a search mode for large tool sets. The provider
+ * formats live in `providers/` (`mcpx/openai`, `mcpx/anthropic`, `mcpx/ai-sdk`).
+ */
+export {
+  type AgentTool,
+  type AgentToolSet,
+  type AgentToolsOptions,
+  CALL_TOOL,
+  createAgentTools,
+  SEARCH_TOOL,
+} from './agent-tools.js';
+export { callForModel } from './call-for-model.js';
+export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
+export { renderContent, renderContentBlock } from './render-content.js';
+export {
+  type AgentToolResult,
+  type ConvertOptions,
+  convertToolResult,
+  DEFAULT_MAX_TEXT_LENGTH,
+  type ToolResultPart,
+  truncateText,
+} from './result.js';
+export { type RoutedTool, ToolRouter } from './router.js';
+export { stripTerminalControls } from './sanitize.js';
+export { type SearchHit, searchTools, tokenize } from './tool-search.js';
+export {
+  type InProcessTool,
+  inProcessToolSource,
+  mcpToolSource,
+  type ToolCallOptions,
+  type ToolSource,
+} from './tool-source.js';
+export { hasHiddenCharacters, revealHidden, stripHidden } from './unicode.js';
+export { checkAgainstSchema, formatProblems, type SchemaCheck, type SchemaProblem } from './validate.js';

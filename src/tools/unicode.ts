@@ -1,0 +1,29 @@
+/**
+ * Characters that change how text reads without being seen: bidirectional
+ * overrides and isolates (U+202A–202E, U+2066–2069, U+200E/F, U+061C),
+ * zero-width characters (U+200B–200D, U+2060, U+FEFF, U+180E), Unicode tags
+ * (U+E0000–E007F, invisible ASCII), variation selectors used to smuggle
+ * bytes, and other format (Cf) characters. A server can hide instructions to
+ * the model in a tool description with them.
+ */
+const HIDDEN =
+  /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]|[\ufe00-\ufe0f]|\udb40[\udd00-\uddef]|\p{Cf}/gu;
+
+/** True when `text` holds any hidden or direction-changing character. */
+export function hasHiddenCharacters(text: string): boolean {
+  HIDDEN.lastIndex = 0;
+  return HIDDEN.test(text);
+}
+
+/** Each hidden character made visible as `<U+XXXX>`, for a person approving a tool. */
+export function revealHidden(text: string): string {
+  return text.replace(HIDDEN, (ch) => {
+    const code = ch.codePointAt(0) ?? 0;
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}
+
+/** The text without hidden characters, for what the model sees. */
+export function stripHidden(text: string): string {
+  return text.replace(HIDDEN, '');
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { assignToolNames } from '../../../src/tools/naming.js';
+
+const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+describe('assignToolNames', () => {
+  it('prefixes with the server: mcp_<server>_<tool>', () => {
+    const names = assignToolNames([{ source: 'fs', tool: 'read_file' }]);
+    expect([...names.keys()]).toEqual(['mcp_fs_read_file']);
+    expect(names.get('mcp_fs_read_file')).toEqual({ source: 'fs', tool: 'read_file' });
+  });
+
+  it('offers <server>.<tool> as an option', () => {
+    expect([...assignToolNames([{ source: 'fs', tool: 'read' }], 'dotted').keys()]).toEqual(['fs.read']);
+  });
+
+  it('sanitizes to the provider alphabet and keeps names unique with a stable hash on collision', () => {
+    const tools = [
+      { source: 'web', tool: 'get page' },
+      { source: 'web', tool: 'get/page' },
+      { source: 'web', tool: 'get_page' },
+    ];
+    const names = [...assignToolNames(tools).keys()];
+    expect(new Set(names).size).toBe(3);
+    for (const name of names) expect(name).toMatch(VALID);
+    // The one whose name needed no change keeps it; the sanitized ones get a hash.
+    expect(names).toContain('mcp_web_get_page');
+    expect(names.filter((n) => /^mcp_web_get_page_[0-9a-f]{6}$/.test(n))).toHaveLength(2);
+    // Deterministic: the same set yields the same names, whatever the order.
+    expect([...assignToolNames([...tools].reverse()).keys()].sort()).toEqual([...names].sort());
+  });
+
+  it('shortens an overlong name to 64 characters with a hash', () => {
+    const long = 'x'.repeat(100);
+    const [name] = [...assignToolNames([{ source: 'srv', tool: long }]).keys()];
+    expect(name).toMatch(VALID);
+    expect(name?.length).toBe(64);
+    const [other] = [...assignToolNames([{ source: 'srv', tool: `${long}y` }]).keys()];
+    expect(other).not.toBe(name);
+  });
+
+  it('never lets Unicode through', () => {
+    const [name] = [...assignToolNames([{ source: 'ümlaut', tool: 'naïve\u202etool' }]).keys()];
+    expect(name).toMatch(VALID);
+  });
+});
