@@ -7,7 +7,7 @@ import { connectServer } from '../../dist/client/server-connection.js';
 import { createServerTransport } from '../../dist/client/transport-factory.js';
 import { SERVER_DEFAULTS } from '../../dist/config/server-defaults.js';
 import { ServerRegistry } from '../../dist/registry/index.js';
-import { renderContent } from '../../dist/tools/render-content.js';
+import { createAgentTools } from '../../dist/tools/agent-tools.js';
 import { rawConnect } from './raw-client.mjs';
 
 export const VARIANTS = ['raw', 'sdk', 'mcpx', 'mcpx-agent'];
@@ -58,7 +58,8 @@ export async function connectVariant(variant, command, args) {
       };
     }
     case 'mcpx-agent': {
-      // Until agent tools land, the agent path is the registry plus result rendering.
+      // The agent-tool path: name lookup, argument validation, the permission
+      // guard (an allow-all one here) and result conversion, over the registry.
       const server = serverConfig(command, args);
       const registry = new ServerRegistry([server], {
         connector: (s, hooks) =>
@@ -68,8 +69,9 @@ export async function connectVariant(variant, command, args) {
           }),
       });
       await registry.connect('bench');
+      const tools = await createAgentTools(registry, { guard: { check: async () => {} } });
       return {
-        call: async (name, a) => renderContent((await registry.callTool('bench', name, a)).content ?? []),
+        call: async (name, a) => (await tools.call(`mcp_bench_${name}`, a)).text,
         close: () => registry.close(),
       };
     }

@@ -199,12 +199,14 @@ export async function createAgentTools(
 
   await refresh();
   const unsubscribe = registry.on((event) => {
-    if (
+    // A new catalogue, a server that came up or went away; not the busy ⇄ ready of every call.
+    const changed =
       event.type === 'catalog' ||
-      (event.type === 'state' && (event.state === 'ready' || event.state === 'error'))
-    ) {
-      void refresh();
-    }
+      (event.type === 'state' &&
+        ((event.state === 'ready' && event.previous === 'starting') ||
+          event.state === 'error' ||
+          event.state === 'stopped'));
+    if (changed) void refresh();
   });
 
   return {
