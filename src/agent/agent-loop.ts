@@ -1,0 +1,78 @@
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions';
+import type { AgentToolSet } from '../tools/agent-tools.js';
+import { callForModel } from '../tools/call-for-model.js';
+import { toOpenAIChatTools } from '../tools/providers/openai.js';
+import type { ChatModel } from './chat-model.js';
+
+export type AgentEvent =
+  | { readonly type: 'assistant'; readonly text: string }
+  | { readonly type: 'tool-call'; readonly name: string; readonly arguments: string }
+  | { readonly type: 'tool-result'; readonly name: string; readonly text: string; readonly isError: boolean }
+  | { readonly type: 'step-limit'; readonly steps: number };
+
+export interface AgentTurnOptions {
+  /** Model calls in one turn before giving up (each may request several tools). Default 10. */
+  readonly maxSteps?: number;
+  readonly maxTokens?: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: AgentEvent) => void;
+}
+
+/**
+ * One user turn: ask the model, run the tools it asks for through mcpx (a
+ * denial or bad arguments go back to it as an error it can explain), feed the
+ * results back, until it answers in words or the step limit is reached.
+ * `history` is extended in place. Returns the final answer.
+ */
+export async function runAgentTurn(
+  model: ChatModel,
+  tools: AgentToolSet,
+  history: ChatCompletionMessageParam[],
+  userText: string,
+  options: AgentTurnOptions = {},
+): Promise<string> {
+  history.push({ role: 'user', content: userText });
+  const maxSteps = options.maxSteps ?? 10;
+  for (let step = 0; step < maxSteps; step++) {
+    const reply = await model.complete({
+      messages: history,
+      tools: toOpenAIChatTools(tools.tools),
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    history.push(reply);
+    const text = typeof reply.content === 'string' ? reply.content : '';
+    const calls = (reply.tool_calls ?? []).filter(
+      (c): c is ChatCompletionMessageFunctionToolCall => c.type === 'function',
+    );
+    if (text) options.onEvent?.({ type: 'assistant', text });
+    if (calls.length === 0) return text;
+    for (const call of calls) {
+      options.onEvent?.({ type: 'tool-call', name: call.function.name, arguments: call.function.arguments });
+      const result = await callForModel(
+        tools,
+        call.function.name,
+        call.function.arguments,
+        options.signal ? { signal: options.signal } : {},
+      );
+      options.onEvent?.({
+        type: 'tool-result',
+        name: call.function.name,
+        text: result.text,
+        isError: result.isError,
+      });
+      const message: ChatCompletionToolMessageParam = {
+        role: 'tool',
+        tool_call_id: call.id,
+        content: result.text,
+      };
+      history.push(message);
+    }
+  }
+  options.onEvent?.({ type: 'step-limit', steps: maxSteps });
+  return `(stopped after ${maxSteps} steps without a final answer; raise --max-steps to let the agent go on)`;
+}
