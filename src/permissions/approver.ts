@@ -1,0 +1,114 @@
+import type { Tool } from '@modelcontextprotocol/client';
+import { stripTerminalControls } from '../tools/sanitize.js';
+import { revealHidden } from '../tools/unicode.js';
+import type { CallDecision, ConnectDecision } from './policy.js';
+
+export interface ConnectQuestion {
+  readonly agentId?: string;
+  readonly server: string;
+  /** The tool that prompted the question. */
+  readonly tool: Tool;
+}
+
+export interface CallQuestion extends ConnectQuestion {
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+export interface ChangedQuestion extends CallQuestion {
+  /** What differs from the definition approved before, in words. */
+  readonly changes: readonly string[];
+}
+
+/**
+ * Whoever answers permission questions: a person at a terminal, a script in
+ * tests, or a library user's callback. The policy decides when to ask.
+ */
+export interface Approver {
+  askConnect(question: ConnectQuestion): Promise<ConnectDecision>;
+  askCall(question: CallQuestion): Promise<CallDecision>;
+  /** A definition changed since it was approved; `once`/`always` approve the new one. */
+  askChanged(question: ChangedQuestion): Promise<CallDecision>;
+}
+
+/** Answers from a list, in order (tests, and scripted library use). Runs out → deny. */
+export function scriptedApprover(answers: {
+  readonly connect?: readonly ConnectDecision[];
+  readonly call?: readonly CallDecision[];
+  readonly changed?: readonly CallDecision[];
+}): Approver & { readonly asked: { kind: 'connect' | 'call' | 'changed'; question: ConnectQuestion }[] } {
+  const queues = {
+    connect: [...(answers.connect ?? [])],
+    call: [...(answers.call ?? [])],
+    changed: [...(answers.changed ?? [])],
+  };
+  const asked: { kind: 'connect' | 'call' | 'changed'; question: ConnectQuestion }[] = [];
+  const answer = <K extends keyof typeof queues>(kind: K, question: ConnectQuestion) => {
+    asked.push({ kind, question });
+    return Promise.resolve((queues[kind].shift() ?? 'deny') as (typeof queues)[K][number]);
+  };
+  return {
+    asked,
+    askConnect: (question) => answer('connect', question),
+    askCall: (question) => answer('call', question),
+    askChanged: (question) => answer('changed', question),
+  };
+}
+
+/** Nobody can be asked (no terminal): every question is answered no, and `reason` says why. */
+export function denyingApprover(reason: string): Approver & { readonly reason: string } {
+  return {
+    reason,
+    askConnect: async () => 'deny',
+    askCall: async () => 'deny',
+    askChanged: async () => 'deny',
+  };
+}
+
+/** How a question is shown to a person: server, tool, description with hidden characters revealed, arguments. */
+export function describeQuestion(
+  question: ConnectQuestion & { args?: Readonly<Record<string, unknown>>; changes?: readonly string[] },
+): string {
+  const show = (text: string) => revealHidden(stripTerminalControls(text));
+  const lines = [`server: ${show(question.server)}`, `tool:   ${show(question.tool.name)}`];
+  if (question.tool.description) lines.push(`about:  ${show(question.tool.description)}`);
+  if (question.args) lines.push(`args:   ${show(JSON.stringify(question.args))}`);
+  for (const change of question.changes ?? []) lines.push(`change: ${show(change)}`);
+  return lines.join('\n');
+}
+
+/** Asks on a terminal with arrow-key menus (@inquirer/prompts). Only the CLI builds one. */
+export function terminalApprover(streams: {
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+}): Approver {
+  const ask = async <T extends string>(
+    message: string,
+    choices: { name: string; value: T }[],
+  ): Promise<T> => {
+    const { select } = await import('@inquirer/prompts');
+    return select<T>({ message, choices }, { input: streams.input, output: streams.output });
+  };
+  return {
+    askConnect: (q) =>
+      ask<ConnectDecision>(`An agent wants to use MCP server '${q.server}'\n${describeQuestion(q)}\n`, [
+        { name: 'Allow all its tools for this session', value: 'allow-all' },
+        { name: 'Ask me before each call', value: 'confirm-each' },
+        { name: 'Deny', value: 'deny' },
+      ]),
+    askCall: (q) =>
+      ask<CallDecision>(`Allow this tool call?\n${describeQuestion(q)}\n`, [
+        { name: 'Allow once', value: 'once' },
+        { name: `Always allow '${q.tool.name}' on '${q.server}' this session`, value: 'always' },
+        { name: 'Deny', value: 'deny' },
+      ]),
+    askChanged: (q) =>
+      ask<CallDecision>(
+        `The definition of '${q.tool.name}' on '${q.server}' changed since you approved it\n${describeQuestion(q)}\n`,
+        [
+          { name: 'Allow the new definition once', value: 'once' },
+          { name: 'Approve the new definition', value: 'always' },
+          { name: 'Deny', value: 'deny' },
+        ],
+      ),
+  };
+}

@@ -1,0 +1,21 @@
+export {
+  type Approver,
+  type CallQuestion,
+  type ChangedQuestion,
+  type ConnectQuestion,
+  denyingApprover,
+  describeQuestion,
+  scriptedApprover,
+  terminalApprover,
+} from './approver.js';
+export { createPermissionGuard, type PermissionGuard, type PermissionGuardOptions } from './guard.js';
+export {
+  type CallDecision,
+  type ConnectDecision,
+  decide,
+  type PermissionState,
+  type PolicyRequest,
+  type Verdict,
+} from './policy.js';
+export { describeToolChange, toolFingerprint } from './tool-fingerprint.js';
+export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';

@@ -1,0 +1,83 @@
+import type { Tool } from '@modelcontextprotocol/client';
+import type { PermissionLevel } from './types.js';
+
+/** The answer to "may this agent use this server?", given once per server and session. */
+export type ConnectDecision = 'allow-all' | 'confirm-each' | 'deny';
+/** The answer to one call. `always`: this tool on this server, for the rest of the session. */
+export type CallDecision = 'once' | 'always' | 'deny';
+
+/** What the session has decided so far. */
+export interface PermissionState {
+  readonly level: PermissionLevel;
+  /** Per server. */
+  readonly connect: ReadonlyMap<string, ConnectDecision>;
+  /** `server\0tool` allowed for the session. */
+  readonly alwaysAllowed: ReadonlySet<string>;
+  /** `server\0tool` → the definition (and its fingerprint) a person approved. */
+  readonly approved: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
+}
+
+export interface PolicyRequest {
+  readonly server: string;
+  readonly tool: Tool;
+  readonly fingerprint: string;
+  /** The server's allow/deny lists from the config. */
+  readonly allowTools?: readonly string[];
+  readonly denyTools?: readonly string[];
+}
+
+export type Verdict =
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'deny'; readonly reason: string; readonly fix: string }
+  | { readonly kind: 'ask-connect' }
+  | { readonly kind: 'ask-call' }
+  | { readonly kind: 'ask-changed'; readonly approved: Tool };
+
+export const toolKey = (server: string, tool: string) => `${server}\0${tool}`;
+
+/**
+ * The whole permission policy as a pure function: what to do with one call,
+ * given the level, the session's decisions and the config's lists. The guard
+ * does the asking and remembers the answers.
+ */
+export function decide(state: PermissionState, request: PolicyRequest): Verdict {
+  const { server, tool } = request;
+  if (state.level === 'sandboxed') {
+    return {
+      kind: 'deny',
+      reason: 'this agent is sandboxed: it has no MCP access',
+      fix: 'run with --permission trusted or yolo',
+    };
+  }
+  if (request.denyTools?.includes(tool.name)) {
+    return {
+      kind: 'deny',
+      reason: `'${tool.name}' is in the deny_tools list of '${server}'`,
+      fix: 'remove it from deny_tools in the config',
+    };
+  }
+  if (request.allowTools && !request.allowTools.includes(tool.name)) {
+    return {
+      kind: 'deny',
+      reason: `'${tool.name}' is not in the allow_tools list of '${server}'`,
+      fix: 'add it to allow_tools in the config',
+    };
+  }
+  const key = toolKey(server, tool.name);
+  const approved = state.approved.get(key);
+  // A definition that changed after a person approved it is shown again, whatever the level.
+  if (approved && approved.fingerprint !== request.fingerprint)
+    return { kind: 'ask-changed', approved: approved.tool };
+  if (state.level === 'yolo') return { kind: 'allow' };
+  const connect = state.connect.get(server);
+  if (connect === undefined) return { kind: 'ask-connect' };
+  if (connect === 'deny') {
+    return {
+      kind: 'deny',
+      reason: `using '${server}' was denied for this session`,
+      fix: 'start a new session to be asked again',
+    };
+  }
+  if (connect === 'allow-all' || state.alwaysAllowed.has(key)) return { kind: 'allow' };
+  return { kind: 'ask-call' };
+}
