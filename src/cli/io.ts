@@ -2,6 +2,8 @@
 export interface CliIo {
   readonly stdout: { write(chunk: string): unknown };
   readonly stderr: { write(chunk: string): unknown };
+  /** Lines for interactive commands (`mcpx chat`). */
+  readonly stdin?: NodeJS.ReadableStream;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   /** The user's home directory (for ~/.mcpx when MCPX_HOME is unset). */

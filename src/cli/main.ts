@@ -32,6 +32,7 @@ const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
 const io: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
   homedir: homedir(),

@@ -72,6 +72,23 @@ function buildProgram(select: (action: Action) => void): Command {
     .helpCommand(true);
 
   program
+    .command('chat')
+    .description("an agent with every server's tools, on an OpenAI-compatible model (lines from stdin)")
+    .option('--model <name>', 'the model (default: $MCPX_MODEL, else gpt-4o-mini)')
+    .option(
+      '--base-url <url>',
+      'the Chat Completions endpoint base (default: $OPENAI_BASE_URL, else OpenAI); the key is $OPENAI_API_KEY',
+    )
+    .option(
+      '--permission <level>',
+      'yolo (never ask), trusted (ask on first use of a server; default), sandboxed (no MCP access)',
+    )
+    .option('--max-steps <n>', 'model calls per turn before giving up (default 10)')
+    .action((opts: { model?: string; baseUrl?: string; permission?: string; maxSteps?: string }) =>
+      select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
+    );
+
+  program
     .command('list')
     .description('servers with their origin, state, protocol and tool count')
     .action(() => select(async (s) => (await import('./commands/list.js')).runList(s)));

@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => dir.remove());
 
 /** Code that marks a layer: a class each layer's chunk defines (`var X = class` once bundled). */
-const LAZY_LAYERS = { 'HTTP transport': /\bGuardedHttp = class\b|\bclass GuardedHttp\b/ } as const;
+const LAZY_LAYERS = {
+  'HTTP transport': /\bGuardedHttp = class\b|\bclass GuardedHttp\b/,
+  'agent tools': /\bfunction createAgentTools\b/,
+  'chat agent': /\bfunction runAgentTurn\b/,
+  permissions: /\bfunction createPermissionGuard\b/,
+} as const;
 
 async function loadedFiles(args: string[], name: string): Promise<{ files: string[]; stdout: string }> {
   const record = join(dir.path, `${name}.txt`);

@@ -1,0 +1,137 @@
+import { createInterface } from 'node:readline/promises';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { runAgentTurn } from '../../agent/agent-loop.js';
+import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { createPermissionGuard, denyingApprover, terminalApprover } from '../../permissions/index.js';
+import type { PermissionLevel } from '../../permissions/types.js';
+import { createAgentTools } from '../../tools/agent-tools.js';
+import { stripTerminalControls } from '../../tools/sanitize.js';
+import { ExitCode } from '../exit-codes.js';
+import { usageError } from '../global-options.js';
+import { writeError } from '../report.js';
+import type { CliSession } from '../session.js';
+
+export interface ChatOptions {
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly permission?: string;
+  readonly maxSteps?: string;
+}
+
+const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
+const SYSTEM_PROMPT =
+  'You are a helpful assistant with tools from MCP servers. Use a tool when it helps; say plainly when a tool failed or was denied.';
+
+/**
+ * `mcpx chat`: an agent with every configured server's tools, talking to an
+ * OpenAI-compatible model. Lines come from stdin (a prompt on a terminal);
+ * answers go to stdout, tool activity to stderr. Tool calls are decided by the
+ * permission level (`trusted` by default: each server is asked about on first
+ * use; with no terminal, what needs asking is denied and the model is told).
+ */
+export async function runChat(session: CliSession, options: ChatOptions): Promise<number> {
+  const { io } = session;
+  const stdin = io.stdin ?? process.stdin;
+  const level = (options.permission ?? 'trusted') as PermissionLevel;
+  if (!LEVELS.includes(level))
+    throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${options.permission}'`);
+  const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
+  const model = openAICompatibleModel({
+    baseUrl: options.baseUrl ?? io.env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL,
+    model: options.model ?? io.env.MCPX_MODEL ?? 'gpt-4o-mini',
+    ...(io.env.OPENAI_API_KEY ? { apiKey: io.env.OPENAI_API_KEY } : {}),
+  });
+  const registry = await session.registry();
+  if (level !== 'sandboxed') {
+    await registry.connectAll({ signal: io.signal });
+    for (const status of registry.list()) {
+      if (status.error) session.notice(`${status.name}: not available — ${status.error.message}`);
+    }
+  }
+  const approver = io.interactive
+    ? terminalApprover({ input: stdin, output: process.stderr })
+    : denyingApprover(
+        'mcpx chat has no terminal to ask on (run it in a terminal, or pass --permission yolo)',
+      );
+  const tools = await createAgentTools(registry, {
+    agentId: 'chat',
+    guard: createPermissionGuard({ level, approver, servers: registry.list().map((s) => s.config) }),
+    ...(level === 'sandboxed' ? { servers: [] } : {}),
+  });
+  const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
+  const lines = createInterface({
+    input: stdin,
+    ...(io.interactive ? { output: process.stderr } : {}),
+    terminal: io.interactive,
+  });
+  if (io.interactive) {
+    session.notice(
+      `mcpx chat — ${model.model}, ${tools.catalog.length} tools, permission ${level}. /tools, /clear, /exit.`,
+    );
+  }
+  try {
+    for await (const line of readLines(lines, io.interactive)) {
+      if (line.trim() === '/exit') break;
+      const text = line.trim();
+      if (!text) continue;
+      if (text === '/tools') {
+        io.stdout.write(
+          `${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`,
+        );
+        continue;
+      }
+      if (text === '/clear') {
+        history.splice(1);
+        continue;
+      }
+      try {
+        const answer = await runAgentTurn(model, tools, history, text, {
+          maxSteps,
+          signal: io.signal,
+          onEvent: (event) => {
+            if (event.type === 'tool-call') session.notice(`→ ${event.name} ${preview(event.arguments)}`);
+            if (event.type === 'tool-result')
+              session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
+          },
+        });
+        io.stdout.write(`${stripTerminalControls(answer)}\n`);
+      } catch (error) {
+        if (io.signal.aborted) throw error;
+        // A model or network failure ends this turn, not the chat.
+        writeError(
+          session,
+          error instanceof McpxError ? error : new McpxError(ErrorCode.Internal, String(error)),
+        );
+        if (!io.interactive) return ExitCode.Unreachable;
+      }
+    }
+  } finally {
+    lines.close();
+    tools.close();
+  }
+  return ExitCode.Ok;
+}
+
+type Lines = ReturnType<typeof createInterface>;
+
+/** Piped input: every line, in order. A terminal: one prompt at a time, so approval prompts can use stdin in between. */
+async function* readLines(lines: Lines, interactive: boolean): AsyncGenerator<string> {
+  if (!interactive) {
+    yield* lines;
+    return;
+  }
+  const closed = new Promise<undefined>((resolve) => lines.once('close', () => resolve(undefined)));
+  for (;;) {
+    const line = await Promise.race([lines.question('> '), closed]);
+    if (line === undefined) return;
+    yield line;
+  }
+}
+
+function preview(text: string): string {
+  const clean = stripTerminalControls(text).replace(/\s+/g, ' ');
+  return clean.length > 160 ? `${clean.slice(0, 160)}…` : clean;
+}

@@ -1,0 +1,93 @@
+/** `mcpx chat` end to end: the built CLI, a scripted OpenAI-compatible model, the demo server. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type FakeModelServer,
+  type ScriptedReply,
+  startFakeModelServer,
+} from '../../src/testing/fake-model-server.js';
+import { cliPath, tempDir } from '../helpers/cli.js';
+
+let dir: { path: string; remove: () => Promise<void> };
+const models: FakeModelServer[] = [];
+beforeAll(async () => {
+  dir = await tempDir('mcpx-chat-');
+});
+afterAll(() => dir.remove());
+afterEach(async () => {
+  await Promise.all(models.splice(0).map((m) => m.close()));
+});
+
+async function chat(script: ScriptedReply[], input: string, flags: string[] = []) {
+  const model = await startFakeModelServer(script);
+  models.push(model);
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'chat', '--base-url', model.baseUrl, '--model', 'fake', ...flags],
+    {
+      cwd: dir.path,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir.path,
+        MCPX_HOME: join(dir.path, '.mcpx'),
+        OPENAI_API_KEY: 'sk-e2e',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr, model };
+}
+
+describe('mcpx chat', () => {
+  it('answers each line, calling the tools the model asks for (--permission yolo)', async () => {
+    const run = await chat(
+      [
+        { toolCalls: [{ name: 'mcp_demo_add', arguments: { a: 20, b: 22 } }] },
+        { text: 'The answer is 42.' },
+        { text: 'Goodbye.' },
+      ],
+      'what is 20 + 22?\nthanks\n',
+      ['--permission', 'yolo'],
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('The answer is 42.\nGoodbye.\n');
+    expect(run.stderr).toContain('→ mcp_demo_add {"a":20,"b":22}');
+    expect(run.stderr).toContain('← mcp_demo_add: 42');
+    expect(run.model.requests).toHaveLength(3);
+  });
+
+  it('denies tool calls when nobody can be asked (trusted, no terminal), and the model is told', async () => {
+    const run = await chat(
+      [
+        { toolCalls: [{ name: 'mcp_demo_echo', arguments: { message: 'x' } }] },
+        { text: 'I was not allowed to use it.' },
+      ],
+      'echo x\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('I was not allowed to use it.\n');
+    const toolMessage = (
+      run.model.requests[1] as { messages: { role: string; content: string }[] }
+    ).messages.find((m) => m.role === 'tool');
+    expect(toolMessage?.content).toMatch(/^error \[PERMISSION_DENIED\].*no terminal to ask on/);
+  });
+
+  it('sandboxed: the model gets no MCP tools at all', async () => {
+    const run = await chat([{ text: 'No tools here.' }], 'hello\n', ['--permission', 'sandboxed']);
+    expect(run.stdout).toBe('No tools here.\n');
+    expect((run.model.requests[0] as { tools?: unknown[] }).tools).toBeUndefined();
+  });
+
+  it('refuses an unknown permission level', async () => {
+    const run = await chat([], '', ['--permission', 'root']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/--permission must be one of yolo, trusted, sandboxed/);
+  });
+});
