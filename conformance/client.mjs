@@ -59,6 +59,8 @@ async function main() {
   const connection = await connectServer(server, {
     createTransport: () => createServerTransport(server, { hostEnv: process.env }),
     clientInfo: { name: 'mcpx', version: VERSION },
+    // A user who accepts every form without typing anything: mcpx fills in the schema's defaults.
+    features: { elicitation: { form: async () => ({ action: 'accept', content: {} }) } },
   });
   try {
     const tools = await connection.listTools();

@@ -5,6 +5,17 @@
  */
 export { createMemoryEraCache, type EraCache, openFileEraCache } from './era-cache.js';
 export {
+  applyFormDefaults,
+  type ClientFeatures,
+  capabilitiesFor,
+  createRoots,
+  type ElicitationHandlers,
+  type RootsProvider,
+  rootsForDirectories,
+  type SamplingHandler,
+  samplingRefused,
+} from './features.js';
+export {
   type ConnectServerOptions,
   connectServer,
   DEFAULT_CONNECT_TIMEOUT_MS,

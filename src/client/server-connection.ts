@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import {
   Client,
   type ClientOptions,
+  type ElicitResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   type PriorDiscovery,
@@ -13,6 +14,14 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { EraCache } from './era-cache.js';
+import {
+  applyFormDefaults,
+  type ClientFeatures,
+  capabilitiesFor,
+  capSampling,
+  checkFormSchema,
+  urlElicitationProblem,
+} from './features.js';
 import { linkSignal } from './linked-signal.js';
 import { locate } from './locate.js';
 import { translateRequestError } from './translate-error.js';
@@ -38,6 +47,8 @@ export interface ConnectServerOptions {
   readonly clientInfo?: { name: string; version: string };
   /** Cancels the connect attempt. */
   readonly signal?: AbortSignal;
+  /** Roots, sampling and elicitation handlers; each capability is declared only when its handler exists. */
+  readonly features?: ClientFeatures;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -105,7 +116,7 @@ async function attemptConnect(
 ): Promise<ServerConnection> {
   const connectTimeoutMs = server.connectTimeoutMs ?? options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const clientOptions: ClientOptions = {
-    capabilities: {},
+    capabilities: capabilitiesFor(options.features),
     listMaxPages: LIST_MAX_PAGES,
     versionNegotiation:
       server.protocol === 'legacy'
@@ -116,6 +127,7 @@ async function attemptConnect(
     ...(options.onListChanged ? { listChanged: listChangedHandlers(options.onListChanged) } : {}),
   };
   const client = new Client(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
+  const unsubscribeRoots = registerFeatureHandlers(client, options.features);
   if (options.onLog) {
     const onLog = options.onLog;
     client.setNotificationHandler('notifications/message', (notification) => {
@@ -163,6 +175,7 @@ async function attemptConnect(
       deadline,
     ]);
   } catch (error) {
+    unsubscribeRoots();
     // The SDK's handshake timer and ours share a limit; whichever fires, it is a connect timeout.
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && !options.signal?.aborted) {
       await client.close().catch(() => {});
@@ -197,7 +210,16 @@ async function attemptConnect(
       era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
     );
   }
-  return new SdkServerConnection(server, client, transport, era, performance.now() - started, options);
+  const connection = new SdkServerConnection(
+    server,
+    client,
+    transport,
+    era,
+    performance.now() - started,
+    options,
+  );
+  connection.onClose(unsubscribeRoots);
+  return connection;
 }
 
 class SdkServerConnection implements ServerConnection {
@@ -386,4 +408,47 @@ class SdkServerConnection implements ServerConnection {
       link?.release();
     }
   }
+}
+
+/** Wire the host's roots, sampling and elicitation handlers into the SDK client. Returns a cleanup. */
+function registerFeatureHandlers(client: Client, features: ClientFeatures | undefined): () => void {
+  if (!features) return () => {};
+  const { roots, sampling, elicitation } = features;
+  let unsubscribe = () => {};
+  if (roots) {
+    client.setRequestHandler('roots/list', async () => ({ roots: [...roots.list()] }));
+    const stop = roots.subscribe(() => void client.sendRootsListChanged().catch(() => {}));
+    unsubscribe = () => {
+      stop();
+    };
+  }
+  if (sampling) {
+    client.setRequestHandler('sampling/createMessage', async (request, ctx) =>
+      sampling.createMessage(capSampling(request.params, sampling.maxTokens), { signal: ctx.mcpReq.signal }),
+    );
+  }
+  if (elicitation?.form || elicitation?.url) {
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
+      const params = request.params;
+      const signal = ctx.mcpReq.signal;
+      if (params.mode === 'url') {
+        const problem = urlElicitationProblem(params.url);
+        if (problem || !elicitation.url) return { action: 'decline' };
+        return elicitation.url(params, { signal });
+      }
+      if (!elicitation.form) return { action: 'decline' };
+      checkFormSchema(params.requestedSchema);
+      const answer = await elicitation.form(params, { signal });
+      return answer.action === 'accept'
+        ? {
+            ...answer,
+            content: applyFormDefaults(
+              params.requestedSchema,
+              answer.content as Record<string, unknown>,
+            ) as ElicitResult['content'],
+          }
+        : answer;
+    });
+  }
+  return unsubscribe;
 }

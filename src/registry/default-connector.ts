@@ -1,4 +1,5 @@
 import type { EraCache } from '../client/era-cache.js';
+import type { ClientFeatures } from '../client/features.js';
 import { connectServer } from '../client/server-connection.js';
 import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
 import type { ServerLogEvent } from '../client/types.js';
@@ -10,6 +11,8 @@ export interface DefaultConnectorOptions extends TransportHooks {
   readonly connectTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly onLog?: (event: ServerLogEvent) => void;
+  /** Roots, sampling and elicitation handlers (capabilities are declared only for these). */
+  readonly features?: ClientFeatures;
 }
 
 /**
@@ -18,7 +21,7 @@ export interface DefaultConnectorOptions extends TransportHooks {
  * registry's list-changed and cancellation hooks wired in.
  */
 export function defaultConnector(options: DefaultConnectorOptions): Connector {
-  const { eraCache, connectTimeoutMs, requestTimeoutMs, onLog, ...hooks } = options;
+  const { eraCache, connectTimeoutMs, requestTimeoutMs, onLog, features, ...hooks } = options;
   return (server, registryHooks) =>
     connectServer(server, {
       createTransport: () => createServerTransport(server, hooks),
@@ -28,5 +31,6 @@ export function defaultConnector(options: DefaultConnectorOptions): Connector {
       ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
       ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
       ...(onLog ? { onLog } : {}),
+      ...(features ? { features } : {}),
     });
 }
