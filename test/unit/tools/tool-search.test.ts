@@ -22,7 +22,14 @@ const tools = [
 
 describe('searchTools', () => {
   it('splits snake_case and camelCase', () => {
-    expect(tokenize('createPullRequest read_file')).toEqual(['createpullrequest', 'create', 'pull', 'request', 'read', 'file']);
+    expect(tokenize('createPullRequest read_file')).toEqual([
+      'createpullrequest',
+      'create',
+      'pull',
+      'request',
+      'read',
+      'file',
+    ]);
   });
 
   it('ranks by words over names and descriptions, names weighing more', () => {
