@@ -4,11 +4,16 @@
 // MCP_CONFORMANCE_SCENARIO set. This adapter drives mcpx's public library API
 // (dist/index.js) the way a user's code would: an ad-hoc remote server, the
 // automatic protocol-era negotiation, every tool listed and called.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   adhocHttpServer,
   connectServer,
   createServerTransport,
   formatErrorVerbose,
+  signIn,
+  TokenStore,
   VERSION,
 } from '../dist/index.js';
 
@@ -54,10 +59,37 @@ function plannedCalls(tools) {
   return tools.map((tool) => ({ name: tool.name, args: sampleArguments(tool.inputSchema) }));
 }
 
+/**
+ * The browser step of a sign-in, done headlessly: follow the authorization
+ * URL to its redirect and deliver that to mcpx's loopback listener, as a
+ * browser would after the user approved.
+ */
+async function followAuthorization(authorizationUrl) {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  await fetch(new URL(location, authorizationUrl));
+}
+
 async function main() {
-  const server = { ...adhocHttpServer(url), name: 'conformance' };
+  const oauth = context.client_id
+    ? { client_id: context.client_id, client_secret: context.client_secret }
+    : undefined;
+  const server = { ...adhocHttpServer(url), name: 'conformance', ...(oauth ? { oauth } : {}) };
+  const home = await mkdtemp(join(tmpdir(), 'mcpx-conformance-home-'));
+  try {
+    if (scenario.startsWith('auth/')) {
+      await signIn(server, { store: new TokenStore(home), present: followAuthorization, timeoutMs: 10_000 });
+    }
+    await exercise(server, home);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+async function exercise(server, home) {
   const connection = await connectServer(server, {
-    createTransport: () => createServerTransport(server, { hostEnv: process.env }),
+    createTransport: () => createServerTransport(server, { hostEnv: process.env, oauthHome: home }),
     clientInfo: { name: 'mcpx', version: VERSION },
     // A user who accepts every form without typing anything: mcpx fills in the schema's defaults.
     features: { elicitation: { form: async () => ({ action: 'accept', content: {} }) } },

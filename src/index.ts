@@ -8,6 +8,7 @@
  * const registry = new ServerRegistry(config.servers, { connector: defaultConnector({ hostEnv: process.env }) });
  * await registry.connectAll();
  */
+export * from './auth/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
 export * from './errors/index.js';

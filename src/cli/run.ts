@@ -89,6 +89,23 @@ function buildProgram(select: (action: Action) => void): Command {
     );
 
   program
+    .command('auth')
+    .description('sign in to a remote server with OAuth (opens the browser)')
+    .argument('<server>')
+    .option('--no-browser', 'print the URL instead, and accept the redirected URL pasted on stdin')
+    .action((server: string, opts: { browser?: boolean }) =>
+      select(async (s) => (await import('./commands/auth.js')).runAuth(s, server, opts)),
+    );
+
+  program
+    .command('logout')
+    .description("forget a remote server's OAuth tokens")
+    .argument('<server>')
+    .action((server: string) =>
+      select(async (s) => (await import('./commands/auth.js')).runLogout(s, server)),
+    );
+
+  program
     .command('list')
     .description('servers with their origin, state, protocol and tool count')
     .action(() => select(async (s) => (await import('./commands/list.js')).runList(s)));

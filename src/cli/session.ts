@@ -198,10 +198,13 @@ export class CliSession {
     return (await this.registry()).connect(server.name);
   }
 
-  #stdioHooks(server: ServerConfig): StdioServerHooks & { readonly http?: HttpTransportHooks } {
-    if (this.options.verbose !== true) return { hostEnv: this.io.env };
+  #stdioHooks(
+    server: ServerConfig,
+  ): StdioServerHooks & { readonly http?: HttpTransportHooks; readonly oauthHome?: string } {
+    if (this.options.verbose !== true) return { hostEnv: this.io.env, oauthHome: this.home };
     return {
       hostEnv: this.io.env,
+      oauthHome: this.home,
       http: {
         onRetry: (retry) =>
           this.notice(

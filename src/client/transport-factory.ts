@@ -12,6 +12,8 @@ export interface TransportHooks {
   readonly onInvalidLine?: (line: string) => void;
   /** Remote servers: retry reporting, size cap and (tests) network fakes. */
   readonly http?: HttpTransportHooks;
+  /** The mcpx home: remote servers use the OAuth tokens stored under it (`mcpx auth`). */
+  readonly oauthHome?: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export function createServerTransport(
   hooks: TransportHooks,
 ): ManagedTransport | Promise<ManagedTransport> {
   if ((server.transport === 'http' || server.transport === 'sse') && server.url) {
-    return import('../transport/http/index.js').then((http) => http.createHttpTransport(server, hooks.http));
+    return remoteTransport(server as ServerConfig & { url: string }, hooks);
   }
   if (server.transport !== 'stdio' || !server.command) {
     throw new McpxError(
@@ -39,4 +41,22 @@ export function createServerTransport(
     );
   }
   return createStdioServerTransport({ ...server, command: server.command }, hooks);
+}
+
+async function remoteTransport(
+  server: ServerConfig & { url: string },
+  hooks: TransportHooks,
+): Promise<ManagedTransport> {
+  const http = await import('../transport/http/index.js');
+  if (hooks.oauthHome === undefined || hooks.http?.authProvider)
+    return http.createHttpTransport(server, hooks.http);
+  const { McpxOAuthProvider, TokenStore } = await import('../auth/index.js');
+  // A redirect URL makes the SDK treat a lost sign-in as "ask the user" (an AUTH_REQUIRED naming
+  // `mcpx auth`), not as a client-credentials flow; nothing listens there outside `mcpx auth`.
+  const authProvider = new McpxOAuthProvider({
+    server,
+    store: new TokenStore(hooks.oauthHome),
+    redirectUrl: 'http://127.0.0.1/callback',
+  });
+  return http.createHttpTransport(server, { ...hooks.http, authProvider });
 }

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { RetryInfo } from './guarded-fetch.js';
@@ -17,6 +18,8 @@ export interface HttpTransportHooks {
   /** Tests: jitter source and sleep. */
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** OAuth for servers that answer 401 with the MCP authorization flow. */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
+  type OAuthClientProvider,
   ProtocolError,
   SdkError,
   SdkHttpError,
@@ -33,6 +34,8 @@ export interface HttpClientTransportOptions extends Omit<GuardedHttpOptions, 'se
   readonly headers?: Readonly<Record<string, string>>;
   /** How the SDK re-opens a broken resumable SSE stream when the server gave no `retry`. */
   readonly reconnection?: Partial<StreamableHTTPReconnectionOptions>;
+  /** OAuth: tokens added to requests, refreshed when expired; a 401 goes to it instead of failing. */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 /**
@@ -59,7 +62,10 @@ export class HttpClientTransport implements Transport {
 
   constructor(private readonly options: HttpClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#http = new GuardedHttp(options);
+    this.#http = new GuardedHttp({
+      ...options,
+      ...(options.authProvider ? { passAuthChallenges: true } : {}),
+    });
     this.#mode = options.mode ?? 'streamable';
     this.#inner = this.#mode === 'sse' ? this.#createSse() : this.#createStreamable();
   }
@@ -167,6 +173,7 @@ export class HttpClientTransport implements Transport {
       requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
       // Our fetch refuses every redirect; the SDK must not follow any on its own either.
       redirectPolicy: 'follow',
+      ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
       reconnectionOptions: {
         initialReconnectionDelay: 1_000,
         maxReconnectionDelay: 30_000,
@@ -183,6 +190,7 @@ export class HttpClientTransport implements Transport {
       fetch: this.#http.fetch,
       requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
       redirectPolicy: 'follow',
+      ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
     });
     return this.#wire(transport);
   }

@@ -1,0 +1,15 @@
+export {
+  type AuthorizationResponse,
+  type LoopbackListener,
+  parseAuthorizationResponse,
+  startLoopbackListener,
+} from './loopback.js';
+export {
+  authError,
+  McpxOAuthProvider,
+  type McpxOAuthProviderOptions,
+  oauthSettings,
+} from './oauth-provider.js';
+export { openBrowser } from './open-browser.js';
+export { type SignInOptions, signIn } from './sign-in.js';
+export { type StoredCredentials, TokenStore } from './token-store.js';

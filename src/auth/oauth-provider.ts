@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { VERSION } from '../version.js';
+import type { StoredCredentials, TokenStore } from './token-store.js';
+
+/** A pre-registered client from the config's `oauth` block (`${VAR}` already filled in). */
+export interface PreRegisteredClient {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly scope?: string;
+}
+
+export function oauthSettings(server: ServerConfig): PreRegisteredClient {
+  const raw = (server.oauth ?? {}) as Record<string, unknown>;
+  const text = (...keys: string[]) => keys.map((k) => raw[k]).find((v): v is string => typeof v === 'string');
+  const clientId = text('client_id', 'clientId');
+  const clientSecret = text('client_secret', 'clientSecret');
+  const scopes = raw.scopes;
+  const scope = text('scope') ?? (Array.isArray(scopes) ? scopes.join(' ') : undefined);
+  return {
+    ...(clientId ? { clientId } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(scope ? { scope } : {}),
+  };
+}
+
+export interface McpxOAuthProviderOptions {
+  readonly server: ServerConfig & { readonly url: string };
+  readonly store: TokenStore;
+  /** The loopback callback URL of an interactive sign-in; absent for ordinary connects. */
+  readonly redirectUrl?: string;
+  /** Interactive sign-in: take the person to this URL. Absent: an expired sign-in is an AUTH_REQUIRED error. */
+  readonly onAuthorize?: (url: URL) => Promise<void>;
+}
+
+/**
+ * The SDK's OAuthClientProvider over mcpx's token store, with the checks the
+ * SDK leaves to the host: a state value per sign-in (verified by the caller on
+ * the callback), S256 PKCE advertised by the authorization server, and an
+ * authorization URL that is https (http only on loopback).
+ */
+export class McpxOAuthProvider implements OAuthClientProvider {
+  readonly #options: McpxOAuthProviderOptions;
+  readonly #preRegistered: PreRegisteredClient;
+  #stored: StoredCredentials | undefined;
+  #loaded = false;
+
+  constructor(options: McpxOAuthProviderOptions) {
+    this.#options = options;
+    this.#preRegistered = oauthSettings(options.server);
+  }
+
+  get redirectUrl(): string | undefined {
+    return this.#options.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'mcpx',
+      client_uri: 'https://github.com/mcpx',
+      software_version: VERSION,
+      redirect_uris: this.#options.redirectUrl ? [this.#options.redirectUrl] : [],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: this.#preRegistered.clientSecret ? 'client_secret_basic' : 'none',
+      ...(this.#preRegistered.scope ? { scope: this.#preRegistered.scope } : {}),
+    };
+  }
+
+  /** The state sent with the authorization request; the callback must bring it back unchanged. */
+  async state(): Promise<string> {
+    const state = randomBytes(24).toString('base64url');
+    await this.#update({ state });
+    return state;
+  }
+
+  async expectedState(): Promise<string | undefined> {
+    return (await this.#load())?.state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    if (this.#preRegistered.clientId) {
+      return {
+        client_id: this.#preRegistered.clientId,
+        ...(this.#preRegistered.clientSecret ? { client_secret: this.#preRegistered.clientSecret } : {}),
+      };
+    }
+    return (await this.#load())?.clientInformation;
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    await this.#update({ clientInformation: info });
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.#load())?.tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.#update({ tokens: { ...tokens, obtained_at: Date.now() } });
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.#update({ codeVerifier });
+  }
+
+  async codeVerifier(): Promise<string> {
+    const verifier = (await this.#load())?.codeVerifier;
+    if (!verifier)
+      throw authError(
+        this.#options.server,
+        'the sign-in has no PKCE verifier (it was started elsewhere or expired)',
+      );
+    return verifier;
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.#load())?.discoveryState;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.#update({ discoveryState: state });
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    const current = (await this.#load()) ?? { serverUrl: this.#options.server.url };
+    const next: StoredCredentials = { ...current };
+    if (scope === 'all' || scope === 'tokens') delete next.tokens;
+    if (scope === 'all' || scope === 'client') delete next.clientInformation;
+    if (scope === 'all' || scope === 'verifier') delete next.codeVerifier;
+    if (scope === 'all' || scope === 'discovery') delete next.discoveryState;
+    this.#stored = next;
+    await this.#options.store.save(this.#options.server.name, next);
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    const { server, onAuthorize } = this.#options;
+    if (!onAuthorize) {
+      throw authError(server, 'it needs you to sign in (or the sign-in expired)');
+    }
+    const metadata = (await this.discoveryState())?.authorizationServerMetadata as
+      | { code_challenge_methods_supported?: string[] }
+      | undefined;
+    if (!metadata?.code_challenge_methods_supported?.includes('S256')) {
+      throw new McpxError(
+        ErrorCode.AuthRequired,
+        `refusing to sign in to '${server.name}': its authorization server does not advertise S256 PKCE`,
+        {
+          server: server.name,
+          origin: server.origin,
+          fixes: ['ask the server operator to enable PKCE with S256'],
+        },
+      );
+    }
+    const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+      throw new McpxError(
+        ErrorCode.AuthRequired,
+        `refusing to sign in to '${server.name}': its authorization URL is not https (${url.protocol}//${url.host})`,
+        {
+          server: server.name,
+          origin: server.origin,
+          fixes: ['the server must use an https authorization server'],
+        },
+      );
+    }
+    await onAuthorize(url);
+  }
+
+  async #load(): Promise<StoredCredentials | undefined> {
+    if (!this.#loaded) {
+      this.#stored = await this.#options.store.load(this.#options.server.name, this.#options.server.url);
+      this.#loaded = true;
+    }
+    return this.#stored;
+  }
+
+  async #update(change: Partial<StoredCredentials>): Promise<void> {
+    const current = (await this.#load()) ?? { serverUrl: this.#options.server.url };
+    this.#stored = { ...current, ...change };
+    await this.#options.store.save(this.#options.server.name, this.#stored);
+  }
+}
+
+export function authError(server: ServerConfig, why: string): McpxError {
+  return new McpxError(ErrorCode.AuthRequired, `'${server.name}' requires authorization: ${why}`, {
+    server: server.name,
+    origin: server.origin,
+    ...(server.url ? { url: server.url } : {}),
+    fixes: [
+      `sign in with \`mcpx auth ${server.name}\``,
+      'or give a bearer token in the server\'s "headers" in the config',
+    ],
+  });
+}

@@ -1,0 +1,122 @@
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { startLoopbackListener } from './loopback.js';
+import { McpxOAuthProvider } from './oauth-provider.js';
+import type { TokenStore } from './token-store.js';
+
+export interface SignInOptions {
+  readonly store: TokenStore;
+  /** Take the person to the authorization URL (the browser, or printing it for --no-browser). */
+  readonly present: (url: URL) => Promise<void>;
+  /** A redirected URL pasted by the person (remote or headless machines); optional. */
+  readonly pasted?: Promise<string | undefined>;
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Sign in to one remote server: discovery, registration (or the config's
+ * pre-registered client), the authorization request with PKCE S256, `state`
+ * and `resource`, the redirect caught on a loopback listener (or pasted),
+ * `state` and `iss` verified, the code exchanged, tokens stored 0600.
+ * Resolves once tokens are stored.
+ */
+export async function signIn(
+  server: ServerConfig & { readonly url: string },
+  options: SignInOptions,
+): Promise<void> {
+  const listener = await startLoopbackListener(
+    options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+  );
+  try {
+    let presented = false;
+    const provider = new McpxOAuthProvider({
+      server,
+      store: options.store,
+      redirectUrl: listener.redirectUrl,
+      onAuthorize: async (url) => {
+        presented = true;
+        await options.present(url);
+      },
+    });
+    void options.pasted?.then((url) => url && listener.accept(url));
+    const fetchFn = options.fetch;
+    const challenge = await challengeOf(server, fetchFn ?? fetch);
+    // Discover afresh at every sign-in: the server may have moved to another authorization server.
+    await provider.invalidateCredentials('discovery');
+    const first = await auth(provider, {
+      serverUrl: server.url,
+      forceReauthorization: true,
+      ...challenge,
+      ...(fetchFn ? { fetchFn } : {}),
+    });
+    if (first === 'AUTHORIZED' && !presented) return;
+    const response = await listener.response;
+    const expected = await provider.expectedState();
+    if (!expected || response.state !== expected) {
+      throw new McpxError(
+        ErrorCode.AuthRequired,
+        `sign-in to '${server.name}' refused: the response's state does not match the request`,
+        {
+          server: server.name,
+          causes: ['the redirect did not come from this sign-in (a stale tab, or a forged request)'],
+          fixes: [`run \`mcpx auth ${server.name}\` again`],
+        },
+      );
+    }
+    await auth(provider, {
+      serverUrl: server.url,
+      ...challenge,
+      authorizationCode: response.code,
+      ...(response.iss ? { iss: response.iss } : {}),
+      ...(fetchFn ? { fetchFn } : {}),
+    });
+    await provider.invalidateCredentials('verifier');
+  } catch (error) {
+    if (error instanceof McpxError) throw error;
+    throw new McpxError(
+      ErrorCode.AuthRequired,
+      `sign-in to '${server.name}' failed: ${(error as Error).message}`,
+      {
+        server: server.name,
+        origin: server.origin,
+        url: server.url,
+        cause: error,
+        fixes: [`run \`mcpx auth ${server.name}\` again; with --verbose for details`],
+      },
+    );
+  } finally {
+    await listener.close();
+  }
+}
+
+/**
+ * What the server itself asks for: an unauthenticated request answered 401
+ * names its resource metadata and the scope it wants (`WWW-Authenticate`),
+ * which the spec ranks above the scopes the metadata lists.
+ */
+async function challengeOf(
+  server: ServerConfig & { readonly url: string },
+  fetchFn: typeof fetch,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  try {
+    const response = await fetchFn(server.url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...server.headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel().catch(() => {});
+    if (response.status !== 401 && response.status !== 403) return {};
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,79 @@
+import { createInterface } from 'node:readline';
+import { openBrowser, signIn, TokenStore } from '../../auth/index.js';
+import type { ServerConfig } from '../../config/types.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CliSession } from '../session.js';
+
+async function remoteServer(session: CliSession, name: string): Promise<ServerConfig & { url: string }> {
+  const server = await session.server(name);
+  if (!server.url) {
+    throw new McpxError(ErrorCode.Usage, `'${name}' is a local (stdio) server: only remote servers sign in`, {
+      server: name,
+      origin: server.origin,
+      fixes: ['give a stdio server its credentials in `env` instead'],
+    });
+  }
+  return server as ServerConfig & { url: string };
+}
+
+/**
+ * `mcpx auth <server>`: sign in to a remote server with OAuth. The browser
+ * opens on this machine (no shell involved); with --no-browser the URL is
+ * printed, and the URL the browser ends on may be pasted back (remote and
+ * headless machines).
+ */
+export async function runAuth(
+  session: CliSession,
+  name: string,
+  options: { browser?: boolean },
+): Promise<number> {
+  const { io } = session;
+  const server = await remoteServer(session, name);
+  const useBrowser = options.browser !== false;
+  const pasted =
+    !useBrowser && io.stdin
+      ? new Promise<string | undefined>((resolve) => {
+          const lines = createInterface({ input: io.stdin as NodeJS.ReadableStream });
+          lines.once('line', (line) => {
+            lines.close();
+            resolve(line.trim() || undefined);
+          });
+          lines.once('close', () => resolve(undefined));
+        })
+      : undefined;
+  await signIn(server, {
+    store: new TokenStore(session.home),
+    ...(pasted ? { pasted } : {}),
+    present: async (url) => {
+      if (useBrowser) {
+        session.notice(`Opening your browser to sign in to '${server.name}'…`);
+        try {
+          await openBrowser(url.href);
+          return;
+        } catch {
+          session.notice('Could not open a browser.');
+        }
+      }
+      session.notice(`Open this URL to sign in to '${server.name}':\n\n  ${url.href}\n`);
+      session.notice(
+        'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
+      );
+    },
+  });
+  if (session.options.json) io.stdout.write(`${JSON.stringify({ server: server.name, signedIn: true })}\n`);
+  else io.stdout.write(`Signed in to '${server.name}'.\n`);
+  return ExitCode.Ok;
+}
+
+/** `mcpx logout <server>`: forget a server's tokens. */
+export async function runLogout(session: CliSession, name: string): Promise<number> {
+  const server = await remoteServer(session, name);
+  const removed = await new TokenStore(session.home).remove(server.name, server.url);
+  if (session.options.json) session.io.stdout.write(`${JSON.stringify({ server: server.name, removed })}\n`);
+  else
+    session.io.stdout.write(
+      removed ? `Signed out of '${server.name}'.\n` : `'${server.name}' had no stored sign-in.\n`,
+    );
+  return ExitCode.Ok;
+}
