@@ -51,11 +51,16 @@ async function remoteTransport(
   if (hooks.oauthHome === undefined || hooks.http?.authProvider)
     return http.createHttpTransport(server, hooks.http);
   const { McpxOAuthProvider, TokenStore } = await import('../auth/index.js');
+  const store = new TokenStore(hooks.oauthHome);
+  // Only a server signed in with `mcpx auth` gets the OAuth provider: an ordinary connect must
+  // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`.
+  if (!(await store.load(server.name, server.url))?.tokens)
+    return http.createHttpTransport(server, hooks.http);
   // A redirect URL makes the SDK treat a lost sign-in as "ask the user" (an AUTH_REQUIRED naming
   // `mcpx auth`), not as a client-credentials flow; nothing listens there outside `mcpx auth`.
   const authProvider = new McpxOAuthProvider({
     server,
-    store: new TokenStore(hooks.oauthHome),
+    store,
     redirectUrl: 'http://127.0.0.1/callback',
   });
   return http.createHttpTransport(server, { ...hooks.http, authProvider });

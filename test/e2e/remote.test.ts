@@ -63,3 +63,28 @@ describe('mcpx --url', () => {
     expect(ftp.stderr).toMatch(/^error: --url: /);
   });
 });
+
+describe('mcpx auth / logout', () => {
+  it('logout says when there was no sign-in; auth refuses a stdio server', async () => {
+    const remote = await server();
+    const logout = await mcpx(['--url', remote.url, 'logout', '127-0-0-1']);
+    expect(logout).toMatchObject({ code: 0, stdout: "'127-0-0-1' had no stored sign-in.\n" });
+    const stdio = await mcpx(['auth', 'demo']);
+    expect(stdio.code).toBe(1);
+    expect(stdio.stderr).toContain("'demo' is a local (stdio) server: only remote servers sign in");
+  });
+
+  it('a server that answers 401 says how to sign in (exit 3)', async () => {
+    const { createServer } = await import('node:http');
+    const denied = createServer((_req, res) => res.writeHead(401, { 'www-authenticate': 'Bearer' }).end());
+    await new Promise<void>((resolve) => denied.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (denied.address() as { port: number }).port;
+      const run = await mcpx(['--url', `http://127.0.0.1:${port}/mcp`, 'call', 'echo', 'message=x']);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain('sign in with `mcpx auth 127-0-0-1`');
+    } finally {
+      await new Promise((resolve) => denied.close(resolve));
+    }
+  });
+});

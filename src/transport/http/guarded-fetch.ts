@@ -610,7 +610,8 @@ function authRequired(exchange: Exchange, response: Response, server: string): M
       url: exchange.url.href,
       httpStatus: response.status,
       fixes: [
-        'add the credentials the server expects to `headers` in the config, e.g. an Authorization header with a bearer token from an environment variable',
+        ...(response.status === 401 ? [`sign in with \`mcpx auth ${server}\` if the server uses OAuth`] : []),
+        'or add the credentials the server expects to `headers` in the config, e.g. an Authorization header with a bearer token from an environment variable',
       ],
     },
   );
