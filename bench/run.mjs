@@ -145,7 +145,7 @@ try {
         : `${fmt(large[variant].ms)} ms, ${fmt(large[variant].peakRssMb)} MB RSS`,
       large[variant].error
         ? 'n/a'
-        : `${ratio(large[variant].ms, large.raw.ms)} time, +${fmt(large[variant].peakRssMb - large.raw.peakRssMb)} MB RSS`,
+        : `${ratio(large[variant].ms, large.raw.ms)} time, ${signed(large[variant].peakRssMb - large.raw.peakRssMb)} MB RSS`,
       variant === 'mcpx' ? '≤ 1.5× time, ≤ floor + 30 MB' : '',
     ]);
   }
@@ -169,6 +169,11 @@ try {
   }
 } finally {
   await rm(home, { recursive: true, force: true });
+}
+
+/** `+5.4` or `−5.9`: how far above (or below) the floor's peak RSS. */
+function signed(value) {
+  return value < 0 ? `−${fmt(-value)}` : `+${fmt(value)}`;
 }
 
 const header = ['measure', 'baseline', 'baseline figure', 'mcpx', 'ratio', 'target'];

@@ -12,7 +12,7 @@ export * from './auth/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
 export * from './errors/index.js';
-export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './permissions/types.js';
+export * from './permissions/index.js';
 export * from './registry/index.js';
 export * from './tools/index.js';
 export * from './transport/index.js';

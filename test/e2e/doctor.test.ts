@@ -5,15 +5,21 @@
  * and one whose `${VAR}` is unset. Run through the built binary, as a user would.
  */
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 let file: string;
+// A remote server that wants OAuth: doctor shows its auth state as required.
+const secured = createServer((_req, res) => res.writeHead(401, { 'www-authenticate': 'Bearer' }).end());
 
 beforeAll(async () => {
   dir = await tempDir('mcpx-doctor-');
+  await new Promise<void>((resolve) => secured.listen(0, '127.0.0.1', resolve));
+  const securedUrl = `http://127.0.0.1:${(secured.address() as AddressInfo).port}/mcp`;
   file = join(dir.path, 'mcp.json');
   const node = process.execPath;
   await writeFile(
@@ -31,6 +37,7 @@ beforeAll(async () => {
             env: { MCPX_TEST_FAULT: 'hang-before-initialize' },
           },
           needsKey: { command: node, args: [testServerPath], env: { TOKEN: '${MCPX_DOCTOR_UNSET_TOKEN}' } },
+          secured: { url: securedUrl },
         },
       },
       null,
@@ -38,7 +45,10 @@ beforeAll(async () => {
     ),
   );
 });
-afterAll(() => dir.remove());
+afterAll(async () => {
+  await dir.remove();
+  await new Promise((resolve) => secured.close(resolve));
+});
 
 const doctor = (...flags: string[]) =>
   runCli(['--config', file, '--timeout', '2', ...flags, 'doctor'], {
@@ -68,13 +78,16 @@ describe('mcpx doctor on a mixed config', () => {
       'missing',
       'needsKey',
       'paged',
+      'secured',
     ]);
     expect(rows.get('good')).toMatchObject({ status: 'ok' });
-    expect(rows.get('good')?.rest).toMatch(/^\d+ ms (2026-07-28|2025-\d\d-\d\d) 8 /);
+    expect(rows.get('good')?.rest).toMatch(/^\d+ ms (2026-07-28|2025-\d\d-\d\d) 8 - /);
     // MCP_TOOL_COUNT adds 30 generated tools to the 8, listed 7 per page.
     expect(rows.get('paged')?.rest).toMatch(/ 38 /);
-    for (const broken of ['crashy', 'missing', 'hangs', 'needsKey'])
+    for (const broken of ['crashy', 'missing', 'hangs', 'needsKey', 'secured'])
       expect(rows.get(broken)?.status).toBe('FAIL');
+    expect(rows.get('secured')?.rest).toMatch(/^- - - required /);
+    expect(run.stdout).toContain('sign in with `mcpx auth secured`');
 
     // Each failure explained in full, with the fix.
     expect(run.stdout).toContain("error [SERVER_CRASHED]: server 'crashy' exited with code 1");
@@ -85,7 +98,7 @@ describe('mcpx doctor on a mixed config', () => {
     expect(run.stdout).toMatch(/error \[CONNECT_TIMEOUT\]: .*'hangs'/);
     expect(run.stdout).toMatch(/error \[CONFIG_INTERPOLATION\]: .*MCPX_DOCTOR_UNSET_TOKEN/);
     expect(run.stdout).toContain(`config     ${file}:`);
-    expect(run.stdout).toMatch(/\n3 healthy, 4 failing\n$/);
+    expect(run.stdout).toMatch(/\n3 healthy, 5 failing\n$/);
   });
 
   it('gives the same verdicts as JSON', async () => {

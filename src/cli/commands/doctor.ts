@@ -1,4 +1,4 @@
-import { formatError, type McpxError } from '../../errors/index.js';
+import { ErrorCode, formatError, type McpxError } from '../../errors/index.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
@@ -14,6 +14,8 @@ interface Check {
   readonly protocol?: string;
   readonly tools?: number;
   readonly origin: string;
+  /** Remote servers: `signed in` (tokens from `mcpx auth`), `required`, or `none`. */
+  readonly auth: string;
   readonly error?: McpxError;
 }
 
@@ -25,6 +27,21 @@ export async function runDoctor(session: CliSession): Promise<number> {
   const { io, options } = session;
   const registry = await session.registry();
   const statuses = await registry.connectAll({ signal: io.signal });
+  const { TokenStore } = await import('../../auth/token-store.js');
+  const store = new TokenStore(session.home);
+  const signedIn = new Set<string>();
+  for (const s of statuses) {
+    if (s.config.url && (await store.load(s.name, s.config.url).catch(() => undefined))?.tokens)
+      signedIn.add(s.name);
+  }
+  const authState = (name: string, url: string | undefined, error: McpxError | undefined) =>
+    !url
+      ? '-'
+      : error?.code === ErrorCode.AuthRequired
+        ? 'required'
+        : signedIn.has(name)
+          ? 'signed in'
+          : 'none';
   const checks: Check[] = statuses.map((s) => ({
     server: s.name,
     healthy: s.state === 'ready' && !s.error,
@@ -32,6 +49,7 @@ export async function runDoctor(session: CliSession): Promise<number> {
     transport: s.config.transport,
     target: s.config.url ?? [s.config.command, ...s.config.args].join(' '),
     origin: s.config.origin.file ?? s.config.origin.layer,
+    auth: authState(s.name, s.config.url, s.error),
     ...(s.connection
       ? {
           connectMs: Math.round(s.connection.connectMs),
@@ -49,6 +67,7 @@ export async function runDoctor(session: CliSession): Promise<number> {
         state: 'error',
         transport: '-',
         target: '-',
+        auth: '-',
         origin: error.context.origin?.file ?? '',
         error,
       });
@@ -66,13 +85,14 @@ export async function runDoctor(session: CliSession): Promise<number> {
   } else {
     io.stdout.write(
       `${renderTable(
-        ['', 'SERVER', 'HANDSHAKE', 'PROTOCOL', 'TOOLS', 'ORIGIN'],
+        ['', 'SERVER', 'HANDSHAKE', 'PROTOCOL', 'TOOLS', 'AUTH', 'ORIGIN'],
         checks.map((c) => [
           c.healthy ? 'ok' : 'FAIL',
           c.server,
           c.connectMs === undefined ? '-' : `${c.connectMs} ms`,
           c.protocol ?? '-',
           c.tools === undefined ? '-' : String(c.tools),
+          c.auth,
           c.origin,
         ]),
       )}\n`,
