@@ -1,3 +1,4 @@
+import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import {
@@ -31,6 +32,7 @@ export class CliSession {
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
+  #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
 
@@ -177,6 +179,7 @@ export class CliSession {
             onListChanged: hooks.onListChanged,
             ...(timeout === undefined ? {} : { connectTimeoutMs: timeout, requestTimeoutMs: timeout }),
             ...(verbose ? { onLog: (event: ServerLogEvent) => this.notice(formatLog(event)) } : {}),
+            ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
           return connection;
@@ -190,6 +193,15 @@ export class CliSession {
       return registry;
     })();
     return this.#registry;
+  }
+
+  /**
+   * Roots, sampling and elicitation handlers for the servers this session
+   * connects (agent commands offer them; a person's own `mcpx call` does not).
+   * Must be set before the registry is first used.
+   */
+  useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
+    this.#features = features;
   }
 
   /** Connect to a server (closed with the session). */

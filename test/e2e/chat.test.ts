@@ -19,12 +19,18 @@ afterEach(async () => {
   await Promise.all(models.splice(0).map((m) => m.close()));
 });
 
-async function chat(script: ScriptedReply[], input: string, flags: string[] = []) {
+async function chat(
+  script: ScriptedReply[],
+  input: string,
+  flags: string[] = [],
+  globalFlags: string[] = [],
+  inputDelayMs = 0,
+) {
   const model = await startFakeModelServer(script);
   models.push(model);
   const child = spawn(
     process.execPath,
-    [cliPath, 'chat', '--base-url', model.baseUrl, '--model', 'fake', ...flags],
+    [cliPath, ...globalFlags, 'chat', '--base-url', model.baseUrl, '--model', 'fake', ...flags],
     {
       cwd: dir.path,
       env: {
@@ -40,7 +46,8 @@ async function chat(script: ScriptedReply[], input: string, flags: string[] = []
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.end(input);
+  // A server may add tools just after it connects (server-everything does): give it time.
+  setTimeout(() => child.stdin.end(input), inputDelayMs);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, stdout, stderr, model };
 }
@@ -89,5 +96,42 @@ describe('mcpx chat', () => {
     const run = await chat([], '', ['--permission', 'root']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/--permission must be one of yolo, trusted, sandboxed/);
+  });
+});
+
+describe('mcpx chat and what servers ask of the host', () => {
+  it('refuses a server’s sampling request when nobody can approve it', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { everythingPath } = await import('../helpers/servers.js');
+    const config = join(dir.path, 'everything.json');
+    await writeFile(
+      config,
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everythingPath] } } }),
+    );
+    const run = await chat(
+      [
+        {
+          toolCalls: [
+            { name: 'mcp_everything_trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 10 } },
+          ],
+        },
+        { text: 'The server could not sample.' },
+      ],
+      'sample something\n',
+      ['--permission', 'yolo'],
+      ['--config', config],
+      2_000,
+    );
+    const offered = (run.model.requests[0] as { tools: { function: { name: string } }[] }).tools.map(
+      (t) => t.function.name,
+    );
+    expect(offered, run.stderr).toContain('mcp_everything_trigger-sampling-request');
+    expect(run.stdout, run.stderr).toBe('The server could not sample.\n');
+    const toolMessage = (
+      run.model.requests[1] as { messages: { role: string; content: string }[] }
+    ).messages.find((m) => m.role === 'tool');
+    expect(toolMessage?.content, run.stderr).toMatch(/nobody could approve the sampling request/);
+    // The model server saw only the two chat requests: the server's sampling never reached it.
+    expect(run.model.requests).toHaveLength(2);
   });
 });

@@ -7,6 +7,7 @@ import { createPermissionGuard, denyingApprover, terminalApprover } from '../../
 import type { PermissionLevel } from '../../permissions/types.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
 import { stripTerminalControls } from '../../tools/sanitize.js';
+import { chatFeatures } from '../chat-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { writeError } from '../report.js';
@@ -44,6 +45,9 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     model: options.model ?? io.env.MCPX_MODEL ?? 'gpt-4o-mini',
     ...(io.env.OPENAI_API_KEY ? { apiKey: io.env.OPENAI_API_KEY } : {}),
   });
+  session.useFeatures(
+    chatFeatures({ model, cwd: io.cwd, interactive: io.interactive, input: stdin, output: process.stderr }),
+  );
   const registry = await session.registry();
   if (level !== 'sandboxed') {
     await registry.connectAll({ signal: io.signal });
