@@ -43,9 +43,13 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
         const last = params.messages.at(-1)?.content;
         const preview =
           last && 'text' in last && typeof last.text === 'string' ? last.text : '(non-text content)';
+        const hints = (params.modelPreferences?.hints ?? []).map((h) => h.name).filter(Boolean);
+        const wants = hints.length
+          ? `; it prefers ${show(hints.join(', '))}, you use ${show(options.model.model)}`
+          : '';
         const allowed = await confirm(
           {
-            message: `Server '${show(server.name)}' asks the model (up to ${params.maxTokens} tokens):\n  ${show(preview).slice(0, 500)}\nAllow?`,
+            message: `Server '${show(server.name)}' asks the model (up to ${params.maxTokens} tokens${wants}):\n  ${show(preview).slice(0, 500)}\nAllow?`,
             default: false,
           },
           streams,

@@ -137,14 +137,18 @@ async function attemptConnect(
   }
   const transport = await options.createTransport();
   const started = performance.now();
-  const timeoutError = () =>
-    new McpxError(
+  const timeoutError = () => {
+    // The SDK's era probe has its own, shorter timer: say how long mcpx really waited.
+    const waited = Math.min(connectTimeoutMs, Math.round(performance.now() - started));
+    return new McpxError(
       ErrorCode.ConnectTimeout,
-      `'${server.name}' did not complete the MCP handshake within ${connectTimeoutMs} ms`,
+      waited < connectTimeoutMs - 100
+        ? `'${server.name}' did not answer the protocol handshake (no reply within ${waited} ms)`
+        : `'${server.name}' did not complete the MCP handshake within ${connectTimeoutMs} ms`,
       {
         server: server.name,
         origin: server.origin,
-        timeoutMs: connectTimeoutMs,
+        timeoutMs: waited,
         stderrTail: transport.stderrTail?.() ?? [],
         ...(server.command ? { command: [server.command, ...server.args].join(' ') } : {}),
         ...(server.url ? { url: server.url } : {}),
@@ -158,6 +162,7 @@ async function attemptConnect(
         ],
       },
     );
+  };
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
