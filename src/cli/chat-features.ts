@@ -18,7 +18,8 @@ import { revealHidden } from '../tools/unicode.js';
 
 export interface ChatFeatureOptions {
   readonly model: ChatModel;
-  readonly cwd: string;
+  /** Directories the servers may work in (the config's `roots`, else the working directory). */
+  readonly roots: readonly string[];
   /** A person can be asked (stdin and stderr are terminals). */
   readonly interactive: boolean;
   readonly input: NodeJS.ReadableStream;
@@ -30,7 +31,7 @@ export interface ChatFeatureOptions {
 const show = (text: string) => revealHidden(stripTerminalControls(text));
 
 export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig) => ClientFeatures {
-  const roots = createRoots(rootsForDirectories([options.cwd]));
+  const roots = createRoots(rootsForDirectories(options.roots));
   const streams = { input: options.input, output: options.output };
   return (server) => ({
     roots,

@@ -11,6 +11,8 @@ export interface CollectResult {
   /** Every server entry in the file, in file order. */
   readonly entries: readonly ServerEntry[];
   readonly problems: readonly McpxError[];
+  /** The file's `roots`: directories servers may work in, as written. */
+  readonly roots?: readonly string[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -68,10 +70,21 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
     entries.push(entry);
   };
   const section = (value: unknown, path: JsonPath) => collectSection(site, value, path, add, problems);
+  let roots: string[] | undefined;
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
-    else if (key === 'mcp') {
+    else if (key === 'roots') {
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string' && v !== '')) roots = value;
+      else {
+        problems.push(
+          configProblem(site, ['roots'], "'roots' must be a list of directories", {
+            expected: 'array of paths, e.g. ["./src", "/data"]',
+            received: describeValue(value),
+          }),
+        );
+      }
+    } else if (key === 'mcp') {
       if (!isRecord(value)) {
         problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
         continue;
@@ -86,7 +99,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
       problems.push(unknownKey(site, [key], TOP_LEVEL_KEYS, value));
     }
   }
-  return { entries, problems };
+  return { entries, problems, ...(roots ? { roots } : {}) };
 }
 
 function collectSection(

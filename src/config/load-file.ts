@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { collectEntries } from './collect-entries.js';
 import { normalizeServer, type ServerDraft } from './normalize-server.js';
@@ -13,6 +14,8 @@ export interface FileLoad {
   readonly serverCount: number;
   readonly drafts: readonly ServerDraft[];
   readonly problems: readonly McpxError[];
+  /** The file's `roots`, made absolute against the file's directory. */
+  readonly roots?: readonly string[];
 }
 
 /**
@@ -47,7 +50,15 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
     problems.push(...result.problems);
     if (result.draft) drafts.push(result.draft);
   }
-  return { path, layer, serverCount: collected.entries.length, drafts, problems };
+  const roots = collected.roots?.map((root) => resolve(dirname(path), root));
+  return {
+    path,
+    layer,
+    serverCount: collected.entries.length,
+    drafts,
+    problems,
+    ...(roots ? { roots } : {}),
+  };
 }
 
 function unreadable(path: string, layer: ConfigLayer, error: unknown): McpxError {

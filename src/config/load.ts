@@ -25,6 +25,7 @@ interface Gathered {
   readonly files: ConfigFileInfo[];
   readonly problems: McpxError[];
   readonly definitions: Definition[];
+  readonly roots?: readonly string[];
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -32,6 +33,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const files: ConfigFileInfo[] = [];
   const problems: McpxError[] = [];
   const definitions: Definition[] = [];
+  let roots: readonly string[] | undefined;
   if (options.includeBuiltin !== false) {
     for (const server of builtinServers())
       definitions.push({ name: server.name, origin: server.origin, result: server });
@@ -49,6 +51,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     read.add(real);
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
+    if (load.roots) roots = load.roots;
     for (const draft of load.drafts) {
       definitions.push({
         name: draft.base.name,
@@ -57,7 +60,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       });
     }
   }
-  return { files, problems, definitions };
+  return { files, problems, definitions, ...(roots ? { roots } : {}) };
 }
 
 /** Later definitions replace earlier ones by name; the position of the first definition is kept. */
@@ -102,7 +105,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions } = await gather(options);
+  const { files, problems, definitions, roots } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -113,7 +116,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       cause: first.cause,
     });
   }
-  return { files, ...merge(definitions) };
+  return { files, ...merge(definitions), ...(roots ? { roots } : {}) };
 }
 
 /**

@@ -97,6 +97,8 @@ export interface LoadedConfig {
   /** Every file read, lowest precedence first. */
   readonly files: readonly ConfigFileInfo[];
   readonly shadowed: readonly ShadowedServer[];
+  /** `roots` from the highest layer that sets them: absolute directories servers may work in. */
+  readonly roots?: readonly string[];
 }
 
 /** A file mcpx would read, for `mcpx config path`. */

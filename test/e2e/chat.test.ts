@@ -135,3 +135,30 @@ describe('mcpx chat and what servers ask of the host', () => {
     expect(run.model.requests).toHaveLength(2);
   });
 });
+
+describe('mcpx chat roots', () => {
+  it('offers the config’s roots to the servers', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { everythingPath } = await import('../helpers/servers.js');
+    const config = join(dir.path, 'roots.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        roots: ['./workspace'],
+        mcpServers: { everything: { command: process.execPath, args: [everythingPath] } },
+      }),
+    );
+    const run = await chat(
+      [{ toolCalls: [{ name: 'mcp_everything_get-roots-list', arguments: {} }] }, { text: 'Listed.' }],
+      'which roots?\n',
+      ['--permission', 'yolo'],
+      ['--config', config],
+      2_000,
+    );
+    expect(run.stdout, run.stderr).toBe('Listed.\n');
+    const toolMessage = (
+      run.model.requests[1] as { messages: { role: string; content: string }[] }
+    ).messages.find((m) => m.role === 'tool');
+    expect(toolMessage?.content).toContain(`file://${join(dir.path, 'workspace')}`);
+  });
+});

@@ -46,7 +46,13 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     ...(io.env.OPENAI_API_KEY ? { apiKey: io.env.OPENAI_API_KEY } : {}),
   });
   session.useFeatures(
-    chatFeatures({ model, cwd: io.cwd, interactive: io.interactive, input: stdin, output: process.stderr }),
+    chatFeatures({
+      model,
+      roots: session.adhoc() ? [io.cwd] : ((await session.config()).roots ?? [io.cwd]),
+      interactive: io.interactive,
+      input: stdin,
+      output: process.stderr,
+    }),
   );
   const registry = await session.registry();
   if (level !== 'sandboxed') {
