@@ -84,8 +84,10 @@ function buildProgram(select: (action: Action) => void): Command {
       'yolo (never ask), trusted (ask on first use of a server; default), sandboxed (no MCP access)',
     )
     .option('--max-steps <n>', 'model calls per turn before giving up (default 10)')
-    .action((opts: { model?: string; baseUrl?: string; permission?: string; maxSteps?: string }) =>
-      select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
+    .option('--once <question>', 'ask one question, print the final answer and exit (for scripts)')
+    .action(
+      (opts: { model?: string; baseUrl?: string; permission?: string; maxSteps?: string; once?: string }) =>
+        select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
     );
 
   program

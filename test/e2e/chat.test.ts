@@ -162,3 +162,26 @@ describe('mcpx chat roots', () => {
     expect(toolMessage?.content).toContain(`file://${join(dir.path, 'workspace')}`);
   });
 });
+
+describe('mcpx chat --once', () => {
+  it('asks one question, runs the tool the model calls, prints the final answer and exits', async () => {
+    const run = await chat(
+      [
+        { toolCalls: [{ name: 'mcp_demo_echo', arguments: { message: 'really ran' } }] },
+        { text: 'The tool said: really ran' },
+      ],
+      '',
+      ['--permission', 'yolo', '--once', 'use the echo tool'],
+    );
+    expect(run).toMatchObject({ code: 0, stdout: 'The tool said: really ran\n' });
+    const sent = run.model.requests[1] as { messages: { role: string; content: string }[] };
+    expect(sent.messages.find((m) => m.role === 'user')?.content).toBe('use the echo tool');
+    expect(sent.messages.find((m) => m.role === 'tool')?.content).toBe('really ran');
+  });
+
+  it('exits with the model failure when the model cannot be reached', async () => {
+    const run = await chat([{ status: 500 }], '', ['--once', 'hi']);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/answered HTTP 500/);
+  });
+});

@@ -18,6 +18,8 @@ export interface ChatOptions {
   readonly baseUrl?: string;
   readonly permission?: string;
   readonly maxSteps?: string;
+  /** One question, its final answer on stdout, then exit. */
+  readonly once?: string;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
@@ -72,6 +74,24 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     ...(level === 'sandboxed' ? { servers: [] } : {}),
   });
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
+  const ask = (text: string) =>
+    runAgentTurn(model, tools, history, text, {
+      maxSteps,
+      signal: io.signal,
+      onEvent: (event) => {
+        if (event.type === 'tool-call') session.notice(`→ ${event.name} ${preview(event.arguments)}`);
+        if (event.type === 'tool-result')
+          session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
+      },
+    });
+  if (options.once !== undefined) {
+    try {
+      io.stdout.write(`${stripTerminalControls(await ask(options.once))}\n`);
+      return ExitCode.Ok;
+    } finally {
+      tools.close();
+    }
+  }
   const lines = createInterface({
     input: stdin,
     ...(io.interactive ? { output: process.stderr } : {}),
@@ -98,15 +118,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         continue;
       }
       try {
-        const answer = await runAgentTurn(model, tools, history, text, {
-          maxSteps,
-          signal: io.signal,
-          onEvent: (event) => {
-            if (event.type === 'tool-call') session.notice(`→ ${event.name} ${preview(event.arguments)}`);
-            if (event.type === 'tool-result')
-              session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
-          },
-        });
+        const answer = await ask(text);
         io.stdout.write(`${stripTerminalControls(answer)}\n`);
       } catch (error) {
         if (io.signal.aborted) throw error;

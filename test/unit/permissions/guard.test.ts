@@ -85,4 +85,48 @@ describe('createPermissionGuard', () => {
     expect(text).toContain('Read<U+202E>evil');
     expect(text).not.toContain('\u001b');
   });
+
+  describe('every level × connect choice × call choice', () => {
+    const levels = ['yolo', 'trusted', 'sandboxed'] as const;
+    const connects = ['allow-all', 'confirm-each', 'deny'] as const;
+    const calls = ['once', 'always', 'deny'] as const;
+    for (const level of levels)
+      for (const connect of connects)
+        for (const callChoice of calls) {
+          it(`${level}, ${connect}, ${callChoice}`, async () => {
+            const approver = scriptedApprover({ connect: [connect], call: [callChoice, callChoice] });
+            const guard = createPermissionGuard({ level, approver });
+            const outcome = async () =>
+              await guard.check(call(read)).then(
+                () => 'allowed',
+                () => 'denied',
+              );
+            const first = await outcome();
+            const second = await outcome();
+            const kinds = approver.asked.map((a) => a.kind);
+            if (level === 'yolo') {
+              expect([first, second]).toEqual(['allowed', 'allowed']);
+              expect(kinds).toEqual([]); // the policy decided: nobody is asked
+            } else if (level === 'sandboxed') {
+              expect([first, second]).toEqual(['denied', 'denied']);
+              expect(kinds).toEqual([]);
+            } else if (connect === 'allow-all') {
+              expect([first, second]).toEqual(['allowed', 'allowed']);
+              expect(kinds).toEqual(['connect']);
+            } else if (connect === 'deny') {
+              expect([first, second]).toEqual(['denied', 'denied']);
+              expect(kinds).toEqual(['connect']);
+            } else if (callChoice === 'deny') {
+              expect([first, second]).toEqual(['denied', 'denied']);
+              expect(kinds).toEqual(['connect', 'call', 'call']);
+            } else if (callChoice === 'once') {
+              expect([first, second]).toEqual(['allowed', 'allowed']);
+              expect(kinds).toEqual(['connect', 'call', 'call']);
+            } else {
+              expect([first, second]).toEqual(['allowed', 'allowed']);
+              expect(kinds).toEqual(['connect', 'call']);
+            }
+          });
+        }
+  });
 });

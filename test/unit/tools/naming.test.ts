@@ -43,4 +43,17 @@ describe('assignToolNames', () => {
     const [name] = [...assignToolNames([{ source: 'ümlaut', tool: 'naïve\u202etool' }]).keys()];
     expect(name).toMatch(VALID);
   });
+
+  it('keeps two servers with the same tool apart, even when their names sanitize alike', () => {
+    const names = assignToolNames([
+      { source: 'git.hub', tool: 'search' },
+      { source: 'git_hub', tool: 'search' },
+      { source: 'jira', tool: 'search' },
+    ]);
+    expect(names.size).toBe(3);
+    expect(names.get('mcp_jira_search')).toEqual({ source: 'jira', tool: 'search' });
+    expect(names.get('mcp_git_hub_search')).toEqual({ source: 'git_hub', tool: 'search' });
+    const dotted = [...names].find(([, q]) => q.source === 'git.hub')?.[0];
+    expect(dotted).toMatch(/^mcp_git_hub_search_[0-9a-f]{6}$/);
+  });
 });
