@@ -20,6 +20,8 @@ export interface AgentTurnOptions {
   readonly maxTokens?: number;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: AgentEvent) => void;
+  /** The answer's text as it streams in (the final answer is still returned whole). */
+  readonly onText?: (delta: string) => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function runAgentTurn(
       tools: toOpenAIChatTools(tools.tools),
       ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onText ? { onText: options.onText } : {}),
     });
     history.push(reply);
     const text = typeof reply.content === 'string' ? reply.content : '';

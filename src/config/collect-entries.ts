@@ -13,6 +13,8 @@ export interface CollectResult {
   readonly problems: readonly McpxError[];
   /** The file's `roots`: directories servers may work in, as written. */
   readonly roots?: readonly string[];
+  /** The file's `permission`: the level agents get by default. */
+  readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -71,6 +73,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
   };
   const section = (value: unknown, path: JsonPath) => collectSection(site, value, path, add, problems);
   let roots: string[] | undefined;
+  let permission: CollectResult['permission'];
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
@@ -80,6 +83,16 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
         problems.push(
           configProblem(site, ['roots'], "'roots' must be a list of directories", {
             expected: 'array of paths, e.g. ["./src", "/data"]',
+            received: describeValue(value),
+          }),
+        );
+      }
+    } else if (key === 'permission') {
+      if (value === 'yolo' || value === 'trusted' || value === 'sandboxed') permission = value;
+      else {
+        problems.push(
+          configProblem(site, ['permission'], "'permission' must be yolo, trusted or sandboxed", {
+            expected: '"yolo", "trusted" or "sandboxed"',
             received: describeValue(value),
           }),
         );
@@ -99,7 +112,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
       problems.push(unknownKey(site, [key], TOP_LEVEL_KEYS, value));
     }
   }
-  return { entries, problems, ...(roots ? { roots } : {}) };
+  return { entries, problems, ...(roots ? { roots } : {}), ...(permission ? { permission } : {}) };
 }
 
 function collectSection(

@@ -16,6 +16,7 @@ export interface FileLoad {
   readonly problems: readonly McpxError[];
   /** The file's `roots`, made absolute against the file's directory. */
   readonly roots?: readonly string[];
+  readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
 }
 
 /**
@@ -58,6 +59,7 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
     drafts,
     problems,
     ...(roots ? { roots } : {}),
+    ...(collected.permission ? { permission: collected.permission } : {}),
   };
 }
 

@@ -26,6 +26,7 @@ interface Gathered {
   readonly problems: McpxError[];
   readonly definitions: Definition[];
   readonly roots?: readonly string[];
+  readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -34,6 +35,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const problems: McpxError[] = [];
   const definitions: Definition[] = [];
   let roots: readonly string[] | undefined;
+  let permission: Gathered['permission'];
   if (options.includeBuiltin !== false) {
     for (const server of builtinServers())
       definitions.push({ name: server.name, origin: server.origin, result: server });
@@ -52,6 +54,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
     if (load.roots) roots = load.roots;
+    if (load.permission) permission = load.permission;
     for (const draft of load.drafts) {
       definitions.push({
         name: draft.base.name,
@@ -60,7 +63,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       });
     }
   }
-  return { files, problems, definitions, ...(roots ? { roots } : {}) };
+  return { files, problems, definitions, ...(roots ? { roots } : {}), ...(permission ? { permission } : {}) };
 }
 
 /** Later definitions replace earlier ones by name; the position of the first definition is kept. */
@@ -105,7 +108,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, roots } = await gather(options);
+  const { files, problems, definitions, roots, permission } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -116,7 +119,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       cause: first.cause,
     });
   }
-  return { files, ...merge(definitions), ...(roots ? { roots } : {}) };
+  return { files, ...merge(definitions), ...(roots ? { roots } : {}), ...(permission ? { permission } : {}) };
 }
 
 /**

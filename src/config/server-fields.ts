@@ -82,7 +82,15 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
 } satisfies Record<string, CanonicalField>);
 
 /** Top-level keys of a config file. */
-export const TOP_LEVEL_KEYS = ['mcpServers', 'servers', 'mcp', '$schema', 'inputs', 'roots'] as const;
+export const TOP_LEVEL_KEYS = [
+  'mcpServers',
+  'servers',
+  'mcp',
+  '$schema',
+  'inputs',
+  'roots',
+  'permission',
+] as const;
 
 /** Keys inside VS Code's settings-style `{"mcp": {...}}`. */
 export const MCP_SECTION_KEYS = ['servers', 'inputs'] as const;

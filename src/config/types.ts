@@ -99,6 +99,8 @@ export interface LoadedConfig {
   readonly shadowed: readonly ShadowedServer[];
   /** `roots` from the highest layer that sets them: absolute directories servers may work in. */
   readonly roots?: readonly string[];
+  /** `permission` from the highest layer that sets it: the level agents get unless told otherwise. */
+  readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
 }
 
 /** A file mcpx would read, for `mcpx config path`. */

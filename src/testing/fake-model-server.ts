@@ -71,6 +71,25 @@ export async function startFakeModelServer(script: readonly ScriptedReply[]): Pr
       content: reply.text ?? null,
       ...(toolCalls ? { tool_calls: toolCalls } : {}),
     };
+    if (body.stream === true) {
+      // The streaming wire format: the text in two deltas, each tool call whole, then [DONE].
+      const chunk = (delta: unknown, finish: string | null) =>
+        `data: ${JSON.stringify({ id: `chatcmpl-${next}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: String(body.model ?? 'fake'), choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant', content: '' }, null));
+      const text = reply.text ?? '';
+      if (text) {
+        const half = Math.ceil(text.length / 2);
+        res.write(chunk({ content: text.slice(0, half) }, null));
+        res.write(chunk({ content: text.slice(half) }, null));
+      }
+      for (const [index, call] of (toolCalls ?? []).entries()) {
+        res.write(chunk({ tool_calls: [{ index, ...call }] }, null));
+      }
+      res.write(chunk({}, toolCalls ? 'tool_calls' : 'stop'));
+      res.end('data: [DONE]\n\n');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         id: `chatcmpl-${next}`,

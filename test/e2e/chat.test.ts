@@ -180,8 +180,28 @@ describe('mcpx chat --once', () => {
   });
 
   it('exits with the model failure when the model cannot be reached', async () => {
-    const run = await chat([{ status: 500 }], '', ['--once', 'hi']);
+    // Three failures: the first try and the client's two retries.
+    const run = await chat([{ status: 500 }, { status: 500 }, { status: 500 }], '', ['--once', 'hi']);
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/answered HTTP 500/);
+  });
+});
+
+describe('mcpx chat permission from the config', () => {
+  it('uses the config’s permission level when no flag is given', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const config = join(dir.path, 'yolo.json');
+    await writeFile(config, JSON.stringify({ permission: 'yolo', mcpServers: {} }));
+    const run = await chat(
+      [
+        { toolCalls: [{ name: 'mcp_demo_echo', arguments: { message: 'allowed by config' } }] },
+        { text: 'ok' },
+      ],
+      '',
+      ['--once', 'go'],
+      ['--config', config],
+    );
+    expect(run).toMatchObject({ code: 0, stdout: 'ok\n' });
+    expect(run.stderr).toContain('← mcp_demo_echo: allowed by config');
   });
 });

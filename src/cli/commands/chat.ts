@@ -36,7 +36,8 @@ const SYSTEM_PROMPT =
 export async function runChat(session: CliSession, options: ChatOptions): Promise<number> {
   const { io } = session;
   const stdin = io.stdin ?? process.stdin;
-  const level = (options.permission ?? 'trusted') as PermissionLevel;
+  const configured = session.adhoc() ? undefined : (await session.config()).permission;
+  const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
   if (!LEVELS.includes(level))
     throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${options.permission}'`);
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
@@ -74,19 +75,32 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     ...(level === 'sandboxed' ? { servers: [] } : {}),
   });
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
-  const ask = (text: string) =>
-    runAgentTurn(model, tools, history, text, {
+  // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
+  let streamed = false;
+  const ask = (text: string) => {
+    streamed = false;
+    return runAgentTurn(model, tools, history, text, {
       maxSteps,
       signal: io.signal,
+      ...(io.stdoutIsTTY
+        ? {
+            onText: (delta: string) => {
+              streamed = true;
+              io.stdout.write(stripTerminalControls(delta));
+            },
+          }
+        : {}),
       onEvent: (event) => {
         if (event.type === 'tool-call') session.notice(`→ ${event.name} ${preview(event.arguments)}`);
         if (event.type === 'tool-result')
           session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
       },
     });
+  };
+  const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${stripTerminalControls(answer)}\n`);
   if (options.once !== undefined) {
     try {
-      io.stdout.write(`${stripTerminalControls(await ask(options.once))}\n`);
+      print(await ask(options.once));
       return ExitCode.Ok;
     } finally {
       tools.close();
@@ -118,8 +132,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         continue;
       }
       try {
-        const answer = await ask(text);
-        io.stdout.write(`${stripTerminalControls(answer)}\n`);
+        print(await ask(text));
       } catch (error) {
         if (io.signal.aborted) throw error;
         // A model or network failure ends this turn, not the chat.

@@ -38,10 +38,16 @@ describe('runAgentTurn with a scripted OpenAI-compatible model and the real test
     const model = openAICompatibleModel({ baseUrl: fake.baseUrl, apiKey: 'sk-test-secret', model: 'fake-1' });
     const history: Parameters<typeof runAgentTurn>[2] = [];
     const events: string[] = [];
+    const deltas: string[] = [];
     const answer = await runAgentTurn(model, await demoTools(), history, 'echo something', {
       onEvent: (e) => events.push(e.type),
+      onText: (delta) => deltas.push(delta),
     });
     expect(answer).toBe('The server said: ping from the model');
+    // Streamed: the answer arrived in pieces, and the request asked for a stream.
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(answer);
+    expect((fake.requests[0] as { stream?: boolean }).stream).toBe(true);
     expect(events).toEqual(['tool-call', 'tool-result', 'assistant']);
     // What the model was sent: the tools in OpenAI's shape, then the tool result.
     const first = fake.requests[0] as {

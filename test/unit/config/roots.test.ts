@@ -19,3 +19,14 @@ describe('roots in the config', () => {
     expect(error.message).toContain("'roots' must be a list of directories");
   });
 });
+
+describe('permission in the config', () => {
+  it('sets the level agents get', async () => {
+    expect((await loadText('{"permission": "sandboxed", "mcpServers": {}}')).permission).toBe('sandboxed');
+  });
+
+  it('must be a known level', async () => {
+    const { error } = await loadError('{"permission": "root"}');
+    expect(error.message).toContain("'permission' must be yolo, trusted or sandboxed");
+  });
+});
