@@ -11,6 +11,8 @@ export default {
   logLevel: 'warn',
   output: {
     dir: 'dist/bin',
+    // Chunk names carry content hashes: without this, every build would leave the old ones behind.
+    cleanDir: true,
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',

@@ -31,36 +31,42 @@ export async function runAuth(
   const { io } = session;
   const server = await remoteServer(session, name);
   const useBrowser = options.browser !== false;
-  const pasted =
-    !useBrowser && io.stdin
-      ? new Promise<string | undefined>((resolve) => {
-          const lines = createInterface({ input: io.stdin as NodeJS.ReadableStream });
-          lines.once('line', (line) => {
-            lines.close();
-            resolve(line.trim() || undefined);
-          });
-          lines.once('close', () => resolve(undefined));
-        })
-      : undefined;
-  await signIn(server, {
-    store: new TokenStore(session.home),
-    ...(pasted ? { pasted } : {}),
-    present: async (url) => {
-      if (useBrowser) {
-        session.notice(`Opening your browser to sign in to '${server.name}'…`);
-        try {
-          await openBrowser(url.href);
-          return;
-        } catch {
-          session.notice('Could not open a browser.');
+  // Without a browser the person may paste the URL the browser ended on; stop listening once signed in.
+  const lines =
+    !useBrowser && io.stdin ? createInterface({ input: io.stdin as NodeJS.ReadableStream }) : undefined;
+  const pasted = lines
+    ? new Promise<string | undefined>((resolve) => {
+        lines.once('line', (line) => {
+          // Before close(): closing emits 'close' at once, which would resolve with nothing.
+          resolve(line.trim() || undefined);
+          lines.close();
+        });
+        lines.once('close', () => resolve(undefined));
+      })
+    : undefined;
+  try {
+    await signIn(server, {
+      store: new TokenStore(session.home),
+      ...(pasted ? { pasted } : {}),
+      present: async (url) => {
+        if (useBrowser) {
+          session.notice(`Opening your browser to sign in to '${server.name}'…`);
+          try {
+            await openBrowser(url.href);
+            return;
+          } catch {
+            session.notice('Could not open a browser.');
+          }
         }
-      }
-      session.notice(`Open this URL to sign in to '${server.name}':\n\n  ${url.href}\n`);
-      session.notice(
-        'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
-      );
-    },
-  });
+        session.notice(`Open this URL to sign in to '${server.name}':\n\n  ${url.href}\n`);
+        session.notice(
+          'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
+        );
+      },
+    });
+  } finally {
+    lines?.close();
+  }
   if (session.options.json) io.stdout.write(`${JSON.stringify({ server: server.name, signedIn: true })}\n`);
   else io.stdout.write(`Signed in to '${server.name}'.\n`);
   return ExitCode.Ok;

@@ -1,0 +1,150 @@
+/**
+ * A protected MCP server for tests: an OAuth 2.1 authorization server
+ * (RFC 9728 resource metadata, RFC 8414 metadata, dynamic registration, an
+ * authorize endpoint that approves at once, a token endpoint with PKCE S256
+ * and refresh tokens) in front of the HTTP test server, which it reaches only
+ * with a valid, unexpired bearer token. Every OAuth request is recorded.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type HttpTestServer, startHttpTestServer } from './http-test-server.js';
+
+export interface OAuthTestServerOptions {
+  /** Lifetime of each access token, in seconds. Default 3600. */
+  readonly accessTokenSeconds?: number;
+}
+
+export interface OAuthRequestRecord {
+  readonly path: string;
+  readonly params: Record<string, string>;
+}
+
+export interface OAuthTestServer {
+  /** The protected MCP endpoint. */
+  readonly url: string;
+  readonly requests: readonly OAuthRequestRecord[];
+  close(): Promise<void>;
+}
+
+const b64url = (buffer: Buffer) => buffer.toString('base64url');
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startOAuthTestServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
+  const inner: HttpTestServer = await startHttpTestServer({ era: 'legacy' });
+  const requests: OAuthRequestRecord[] = [];
+  const codes = new Map<string, { challenge: string; redirectUri: string }>();
+  const accessTokens = new Map<string, number>(); // token → expiry (ms)
+  const refreshTokens = new Set<string>();
+  let base = '';
+  const issue = () => {
+    const access = b64url(randomBytes(18));
+    const refresh = b64url(randomBytes(18));
+    const seconds = options.accessTokenSeconds ?? 3600;
+    accessTokens.set(access, Date.now() + seconds * 1000);
+    refreshTokens.add(refresh);
+    return { access_token: access, token_type: 'Bearer', expires_in: seconds, refresh_token: refresh };
+  };
+  const json = (res: import('node:http').ServerResponse, status: number, value: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    const path = url.pathname;
+    if (path.startsWith('/.well-known/oauth-protected-resource')) {
+      return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] });
+    }
+    if (path === '/.well-known/oauth-authorization-server') {
+      return json(res, 200, {
+        issuer: base,
+        authorization_endpoint: `${base}/authorize`,
+        token_endpoint: `${base}/token`,
+        registration_endpoint: `${base}/register`,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+      });
+    }
+    if (path === '/register' && req.method === 'POST') {
+      const metadata = JSON.parse(await body(req)) as Record<string, unknown>;
+      requests.push({ path, params: {} });
+      return json(res, 201, {
+        ...metadata,
+        client_id: `client-${b64url(randomBytes(6))}`,
+        token_endpoint_auth_method: 'none',
+      });
+    }
+    if (path === '/authorize') {
+      const params = Object.fromEntries(url.searchParams);
+      requests.push({ path, params });
+      const code = b64url(randomBytes(12));
+      codes.set(code, { challenge: params.code_challenge ?? '', redirectUri: params.redirect_uri ?? '' });
+      const back = new URL(params.redirect_uri ?? '');
+      back.searchParams.set('code', code);
+      if (params.state) back.searchParams.set('state', params.state);
+      return res.writeHead(302, { location: back.href }).end();
+    }
+    if (path === '/token' && req.method === 'POST') {
+      const params = Object.fromEntries(new URLSearchParams(await body(req)));
+      requests.push({ path, params });
+      if (params.grant_type === 'authorization_code') {
+        const grant = codes.get(params.code ?? '');
+        codes.delete(params.code ?? '');
+        const verified =
+          grant &&
+          b64url(
+            createHash('sha256')
+              .update(params.code_verifier ?? '')
+              .digest(),
+          ) === grant.challenge;
+        return verified ? json(res, 200, issue()) : json(res, 400, { error: 'invalid_grant' });
+      }
+      if (params.grant_type === 'refresh_token' && refreshTokens.delete(params.refresh_token ?? '')) {
+        return json(res, 200, issue());
+      }
+      return json(res, 400, { error: 'invalid_grant' });
+    }
+    if (path === '/mcp') {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const expiry = token ? accessTokens.get(token) : undefined;
+      if (!expiry || expiry < Date.now()) {
+        return res
+          .writeHead(401, {
+            'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+          })
+          .end();
+      }
+      // Valid: pass the request on to the MCP test server, streaming the answer back.
+      const forwarded: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'host' && k !== 'authorization') forwarded[k] = v;
+      const payload = req.method === 'POST' ? await body(req) : undefined;
+      const answer = await fetch(inner.url, {
+        method: req.method ?? 'GET',
+        headers: forwarded,
+        ...(payload === undefined ? {} : { body: payload }),
+      });
+      res.writeHead(answer.status, Object.fromEntries(answer.headers));
+      if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+      return res.end();
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${base}/mcp`,
+    requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await inner.close();
+    },
+  };
+}
