@@ -13,6 +13,14 @@ import { type HttpTestServer, startHttpTestServer } from './http-test-server.js'
 export interface OAuthTestServerOptions {
   /** Lifetime of each access token, in seconds. Default 3600. */
   readonly accessTokenSeconds?: number;
+  /** Misbehaviour: leave S256 out of `code_challenge_methods_supported`. */
+  readonly noS256?: boolean;
+  /** Misbehaviour: send this `iss` on the redirect instead of the real issuer. */
+  readonly wrongIss?: string;
+  /** Send `iss` on the redirect and advertise it (RFC 9207). */
+  readonly sendIss?: boolean;
+  /** Misbehaviour: advertise this (e.g. plain-http, non-loopback) authorization endpoint. */
+  readonly authorizationEndpoint?: string;
 }
 
 export interface OAuthRequestRecord {
@@ -62,12 +70,15 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
     if (path === '/.well-known/oauth-authorization-server') {
       return json(res, 200, {
         issuer: base,
-        authorization_endpoint: `${base}/authorize`,
+        authorization_endpoint: options.authorizationEndpoint ?? `${base}/authorize`,
         token_endpoint: `${base}/token`,
         registration_endpoint: `${base}/register`,
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
-        code_challenge_methods_supported: ['S256'],
+        code_challenge_methods_supported: options.noS256 ? ['plain'] : ['S256'],
+        ...(options.sendIss || options.wrongIss
+          ? { authorization_response_iss_parameter_supported: true }
+          : {}),
         token_endpoint_auth_methods_supported: ['none'],
       });
     }
@@ -88,6 +99,8 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const back = new URL(params.redirect_uri ?? '');
       back.searchParams.set('code', code);
       if (params.state) back.searchParams.set('state', params.state);
+      if (options.wrongIss) back.searchParams.set('iss', options.wrongIss);
+      else if (options.sendIss) back.searchParams.set('iss', base);
       return res.writeHead(302, { location: back.href }).end();
     }
     if (path === '/token' && req.method === 'POST') {

@@ -8,7 +8,11 @@ import { createServerTransport } from '../../../src/client/transport-factory.js'
 import { adhocHttpServer } from '../../../src/config/index.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { ErrorCode, formatErrorVerbose } from '../../../src/errors/index.js';
-import { type OAuthTestServer, startOAuthTestServer } from '../../../src/testing/oauth-test-server.js';
+import {
+  type OAuthTestServer,
+  type OAuthTestServerOptions,
+  startOAuthTestServer,
+} from '../../../src/testing/oauth-test-server.js';
 import { tempDir } from '../../helpers/cli.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -16,8 +20,11 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c().catch(() => {})));
 });
 
-async function setup(accessTokenSeconds?: number) {
-  const as: OAuthTestServer = await startOAuthTestServer(accessTokenSeconds ? { accessTokenSeconds } : {});
+async function setup(accessTokenSeconds?: number, misbehaviour: OAuthTestServerOptions = {}) {
+  const as: OAuthTestServer = await startOAuthTestServer({
+    ...(accessTokenSeconds ? { accessTokenSeconds } : {}),
+    ...misbehaviour,
+  });
   cleanups.push(() => as.close());
   const home = await tempDir('mcpx-oauth-');
   cleanups.push(home.remove);
@@ -95,5 +102,47 @@ describe('OAuth against a local authorization server', () => {
       expect(secret).toBeTruthy();
       expect(text).not.toContain(secret);
     }
+  });
+
+  it('accepts the right iss on the callback (RFC 9207)', async () => {
+    const { home, server, store } = await setup(undefined, { sendIss: true });
+    await signIn(server, { store, present: browser });
+    expect((await call(server, home, 'iss ok')).content).toEqual([{ type: 'text', text: 'iss ok' }]);
+  });
+
+  it('refuses a callback whose iss is not the authorization server', async () => {
+    const { server, store } = await setup(undefined, { wrongIss: 'https://evil.example' });
+    const error = await signIn(server, { store, present: browser }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    expect(formatErrorVerbose(error)).toMatch(/issuer|\biss\b/i);
+    expect((await store.load(server.name, server.url))?.tokens).toBeUndefined();
+  });
+
+  it('refuses to sign in when S256 PKCE is not advertised, before any browser opens', async () => {
+    const { server, store } = await setup(undefined, { noS256: true });
+    let opened = false;
+    const error = await signIn(server, {
+      store,
+      present: async () => {
+        opened = true;
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired, message: expect.stringContaining('S256') });
+    expect(opened).toBe(false);
+  });
+
+  it('refuses an authorization endpoint on plain http off loopback', async () => {
+    const { server, store } = await setup(undefined, {
+      authorizationEndpoint: 'http://auth.example.com/authorize',
+    });
+    let opened = false;
+    const error = await signIn(server, {
+      store,
+      present: async () => {
+        opened = true;
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    expect(opened).toBe(false);
   });
 });
