@@ -1,3 +1,4 @@
+import type { Tool } from '@modelcontextprotocol/client';
 import { suggest as suggestName } from '../config/suggest.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/types.js';
@@ -11,9 +12,17 @@ import { checkAgainstSchema, formatProblems } from './validate.js';
 
 /** A tool as an agent framework needs it: a name, a description and JSON Schema parameters. */
 export interface AgentTool {
+  /** Provider-valid (`^[a-zA-Z0-9_-]{1,64}$`, dots too in the dotted style) and unique. */
   readonly name: string;
+  /** Tagged with its server (`[server] …`); hidden Unicode and terminal controls removed. */
   readonly description: string;
   readonly parameters: Record<string, unknown>;
+  /** The MCP server (or in-process source) behind it; absent for the search mode's own two tools. */
+  readonly server?: string;
+  /** The tool's name on that server. */
+  readonly toolName?: string;
+  /** The definition as the server gave it (unsanitized: for approval prompts and fingerprints). */
+  readonly tool?: Tool;
 }
 
 export interface AgentToolsOptions {
@@ -38,6 +47,18 @@ export interface AgentToolsOptions {
    */
   readonly mode?: 'all' | 'search' | 'auto';
   readonly searchThreshold?: number;
+  /**
+   * Told of what does not stop a call but should not go unnoticed: a tool
+   * whose inputSchema or outputSchema cannot be compiled, so it is called
+   * unchecked. Each such schema is reported once; `warnings` keeps them too.
+   */
+  readonly onWarning?: (warning: AgentToolWarning) => void;
+}
+
+export interface AgentToolWarning {
+  readonly server: string;
+  readonly tool: string;
+  readonly message: string;
 }
 
 export interface AgentToolSet {
@@ -46,6 +67,8 @@ export interface AgentToolSet {
   /** Every routed tool, whatever the mode. */
   readonly catalog: readonly RoutedTool[];
   readonly mode: 'all' | 'search';
+  /** Every warning so far (see `AgentToolsOptions.onWarning`). */
+  readonly warnings: readonly AgentToolWarning[];
   /** Validate, ask the guard, call, convert. A tool's own failure is a result with `isError`. */
   call(name: string, args: unknown, options?: ToolCallOptions): Promise<AgentToolResult>;
   /** Re-list (also done on every catalogue change the registry reports). */
@@ -126,14 +149,31 @@ export async function createAgentTools(
       .filter((name) => !options.servers || options.servers.includes(name));
   let router = new ToolRouter([], {});
   let mode: 'all' | 'search' = 'all';
+  const warnings: AgentToolWarning[] = [];
+  const warned = new WeakSet<object>();
+  const warnOnce = (schema: object, routed: RoutedTool, which: string, reason: string) => {
+    if (warned.has(schema)) return;
+    warned.add(schema);
+    const warning = {
+      server: routed.source.id,
+      tool: routed.tool.name,
+      message: `the ${which} of '${routed.source.id}' tool '${routed.tool.name}' cannot be compiled, so it is not checked: ${reason}`,
+    };
+    warnings.push(warning);
+    options.onWarning?.(warning);
+  };
 
+  let generation = 0;
   const refresh = async () => {
+    // Refreshes overlap when events come in bursts: only the latest may replace the set.
+    const mine = ++generation;
     const sources = [
       ...serverNames().map((name) => mcpToolSource(registry, name, options.agentId)),
       ...(options.extraSources ?? []),
     ];
     const next = new ToolRouter(sources, options.naming ? { naming: options.naming } : {});
     await next.refresh();
+    if (mine !== generation) return;
     router = next;
     const wanted = options.mode ?? 'auto';
     mode =
@@ -143,6 +183,7 @@ export async function createAgentTools(
   const callRouted = async (routed: RoutedTool, rawArgs: unknown, callOptions: ToolCallOptions) => {
     const args = argumentsObject(rawArgs, routed);
     const check = checkAgainstSchema(routed.parameters, args);
+    if (check.ok === 'unchecked') warnOnce(routed.parameters, routed, 'inputSchema', check.reason);
     if (check.ok === false) {
       const problems = formatProblems(check.problems);
       throw new McpxError(
@@ -168,10 +209,16 @@ export async function createAgentTools(
       );
     }
     const result = await routed.source.callTool(routed.tool.name, args, callOptions);
+    const outputSchema = routed.tool.outputSchema as object | undefined;
     return convertToolResult(result, {
       server: routed.source.id,
       tool: routed.tool.name,
-      ...(routed.tool.outputSchema ? { outputSchema: routed.tool.outputSchema as object } : {}),
+      ...(outputSchema
+        ? {
+            outputSchema,
+            onUncheckedSchema: (reason: string) => warnOnce(outputSchema, routed, 'outputSchema', reason),
+          }
+        : {}),
       ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
     });
   };
@@ -213,7 +260,14 @@ export async function createAgentTools(
     get tools() {
       return mode === 'search'
         ? searchPair
-        : router.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+        : router.tools.map(({ name, description, parameters, source, tool }) => ({
+            name,
+            description,
+            parameters,
+            server: source.id,
+            toolName: tool.name,
+            tool,
+          }));
     },
     get catalog() {
       return router.tools;
@@ -221,12 +275,17 @@ export async function createAgentTools(
     get mode() {
       return mode;
     },
+    get warnings() {
+      return [...warnings];
+    },
     async call(name, args, callOptions = {}) {
       if (mode === 'search' && name === SEARCH_TOOL) {
         const { query, limit } = (args ?? {}) as { query?: unknown; limit?: unknown };
-        const hits = searchTools(router.tools, String(query ?? ''), typeof limit === 'number' ? limit : 8);
+        const count = typeof limit === 'number' && Number.isFinite(limit) ? Math.floor(limit) : 8;
+        const hits = searchTools(router.tools, String(query ?? ''), Math.min(25, Math.max(1, count)));
         const listing = hits.map((h) => ({
           name: h.tool.name,
+          server: h.tool.source.id,
           description: h.tool.description,
           parameters: h.tool.parameters,
         }));

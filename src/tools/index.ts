@@ -8,6 +8,7 @@ export {
   type AgentTool,
   type AgentToolSet,
   type AgentToolsOptions,
+  type AgentToolWarning,
   CALL_TOOL,
   createAgentTools,
   SEARCH_TOOL,
@@ -31,6 +32,7 @@ export {
   inProcessToolSource,
   mcpToolSource,
   type ToolCallOptions,
+  type ToolDescriptor,
   type ToolSource,
 } from './tool-source.js';
 export { hasHiddenCharacters, revealHidden, stripHidden } from './unicode.js';

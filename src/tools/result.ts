@@ -42,6 +42,8 @@ export interface ConvertOptions {
   readonly outputSchema?: object;
   /** Longest text rendering, in characters. Default 100,000. */
   readonly maxTextLength?: number;
+  /** Told when the `outputSchema` cannot be compiled (the output is then not checked). */
+  readonly onUncheckedSchema?: (reason: string) => void;
 }
 
 export const DEFAULT_MAX_TEXT_LENGTH = 100_000;
@@ -125,6 +127,7 @@ function checkOutput(options: ConvertOptions, structured: unknown): void {
     );
   }
   const check = checkAgainstSchema(options.outputSchema as object, structured);
+  if (check.ok === 'unchecked') options.onUncheckedSchema?.(check.reason);
   if (check.ok === false) {
     const problems = formatProblems(check.problems);
     throw new McpxError(

@@ -7,6 +7,9 @@ export interface ToolCallOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
 }
 
+/** A tool as a source describes it: the MCP `Tool` shape (name, description, input and output schemas). */
+export type ToolDescriptor = Tool;
+
 /**
  * The unified tool protocol (the Nerve seed): anything that lists N tools and
  * calls one by name — an MCP server, or plain functions in the host.
@@ -16,16 +19,24 @@ export interface ToolSource {
   readonly id: string;
   /** MCP servers are guarded by the permission policy; the host's own functions are not. */
   readonly guarded: boolean;
-  listTools(): Promise<readonly Tool[]>;
+  listTools(): Promise<readonly ToolDescriptor[]>;
   callTool(name: string, args: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult>;
 }
 
-/** One MCP server of a registry, as seen by `agentId` (its catalogue is kept fresh by the registry). */
+/**
+ * One MCP server of a registry, as seen by `agentId` (its catalogue is kept
+ * fresh by the registry). Lists tools only while the server is up: a server
+ * in error keeps its old catalogue for the reconnect, but offering it to a
+ * model would only produce failures.
+ */
 export function mcpToolSource(registry: ServerRegistry, server: string, agentId?: string): ToolSource {
   return {
     id: server,
     guarded: true,
-    listTools: async () => registry.list(agentId).find((s) => s.name === server)?.tools ?? [],
+    listTools: async () => {
+      const status = registry.list(agentId).find((s) => s.name === server);
+      return status && (status.state === 'ready' || status.state === 'busy') ? status.tools : [];
+    },
     callTool: (name, args, options = {}) =>
       registry.callTool(server, name, args, {
         ...(options.signal ? { signal: options.signal } : {}),
@@ -36,7 +47,7 @@ export function mcpToolSource(registry: ServerRegistry, server: string, agentId?
 }
 
 export interface InProcessTool {
-  readonly definition: Tool;
+  readonly definition: ToolDescriptor;
   /** Returns a full result, or just text. A thrown error becomes an `isError` result. */
   readonly handler: (
     args: Record<string, unknown>,

@@ -9,6 +9,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
   ToolUseBlock,
+  ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { AgentTool, AgentToolSet } from '../agent-tools.js';
 import { callForModel } from '../call-for-model.js';
@@ -25,10 +26,14 @@ export function toAnthropicTools(tools: readonly AgentTool[]): AnthropicTool[] {
   }));
 }
 
-/** Run a `tool_use` block; the `tool_result` block for the next user message. */
+/**
+ * Run a `tool_use` block (from a response, or replayed from history); the
+ * `tool_result` block for the next user message. Bad arguments, a denial or
+ * a failure come back as an `is_error` result, never as a throw.
+ */
 export async function runAnthropicToolUse(
   set: AgentToolSet,
-  block: ToolUseBlock,
+  block: ToolUseBlock | ToolUseBlockParam,
   options: ToolCallOptions = {},
 ): Promise<ToolResultBlockParam> {
   const result = await callForModel(set, block.name, block.input, options);

@@ -6,11 +6,12 @@
  */
 import type {
   ChatCompletionFunctionTool,
-  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageToolCall,
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions';
 import type {
   FunctionTool,
+  ResponseFunctionCallOutputItem,
   ResponseFunctionToolCall,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
@@ -37,22 +38,43 @@ export function toOpenAIResponsesTools(tools: readonly AgentTool[]): FunctionToo
   }));
 }
 
-/** Run a Chat Completions tool call; the `tool` message to append to the conversation. */
+/**
+ * Run a Chat Completions tool call; the `tool` message to append to the
+ * conversation. A tool message holds text only, so images are described in it.
+ * Arguments that are not valid JSON, bad arguments, a denial or a server
+ * failure come back as an error text the model can read, never as a throw.
+ */
 export async function runOpenAIChatToolCall(
   set: AgentToolSet,
-  call: ChatCompletionMessageFunctionToolCall,
+  call: ChatCompletionMessageToolCall,
   options: ToolCallOptions = {},
 ): Promise<ChatCompletionToolMessageParam> {
+  if (call.type !== 'function') {
+    // mcpx defines function tools only; a custom-tool call cannot be one of them.
+    const content = `error [UNKNOWN_TOOL]: '${call.custom.name}' is not a function tool of this agent`;
+    return { role: 'tool', tool_call_id: call.id, content };
+  }
   const result = await callForModel(set, call.function.name, call.function.arguments, options);
   return { role: 'tool', tool_call_id: call.id, content: result.text };
 }
 
-/** Run a Responses API function call; the `function_call_output` item to send back. */
+/**
+ * Run a Responses API function call; the `function_call_output` item to send
+ * back: the text, plus the images as `input_image` parts when there are any.
+ */
 export async function runOpenAIResponsesCall(
   set: AgentToolSet,
   call: ResponseFunctionToolCall,
   options: ToolCallOptions = {},
 ): Promise<ResponseInputItem.FunctionCallOutput> {
   const result = await callForModel(set, call.name, call.arguments, options);
-  return { type: 'function_call_output', call_id: call.call_id, output: result.text };
+  const images: ResponseFunctionCallOutputItem[] = result.parts.flatMap((p) =>
+    p.type === 'image'
+      ? [{ type: 'input_image' as const, image_url: `data:${p.mimeType};base64,${p.data}` }]
+      : [],
+  );
+  const output = images.length
+    ? [{ type: 'input_text' as const, text: result.text || '(no output)' }, ...images]
+    : result.text;
+  return { type: 'function_call_output', call_id: call.call_id, output };
 }

@@ -56,4 +56,55 @@ describe('assignToolNames', () => {
     const dotted = [...names].find(([, q]) => q.source === 'git.hub')?.[0];
     expect(dotted).toMatch(/^mcp_git_hub_search_[0-9a-f]{6}$/);
   });
+
+  it('hashes every name of a group that collides without sanitizing, whatever the order', () => {
+    const tools = [
+      { source: 'git', tool: 'hub_search' },
+      { source: 'git_hub', tool: 'search' },
+    ];
+    const forward = assignToolNames(tools);
+    const backward = assignToolNames([...tools].reverse());
+    expect(forward.size).toBe(2);
+    for (const name of forward.keys()) expect(name).toMatch(/^mcp_git_hub_search_[0-9a-f]{6}$/);
+    expect([...backward].sort()).toEqual([...forward].sort());
+    // The map keeps the given order.
+    expect([...forward.values()]).toEqual(tools);
+  });
+
+  it('drops hidden characters and accents instead of turning them into underscores', () => {
+    const names = assignToolNames([
+      { source: 'fs', tool: 'read\u200b_file' },
+      { source: 'café', tool: 'naïve\u202e' },
+    ]);
+    expect([...names.keys()]).toEqual(['mcp_fs_read_file', 'mcp_cafe_naive']);
+  });
+
+  it('gives the same tool listed twice two names', () => {
+    const names = assignToolNames([
+      { source: 's', tool: 't' },
+      { source: 's', tool: 't' },
+    ]);
+    expect(names.size).toBe(2);
+    for (const name of names.keys()) expect(name).toMatch(VALID);
+  });
+
+  it('in the dotted style allows dots and nothing else outside the alphabet', () => {
+    const names = assignToolNames(
+      [
+        { source: 'a.b', tool: 'c' },
+        { source: 'a', tool: 'b.c' },
+        { source: 'web', tool: 'get page' },
+      ],
+      'dotted',
+    );
+    expect(names.size).toBe(3);
+    for (const name of names.keys()) expect(name).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
+    expect([...names.keys()]).toContain('web.get_page');
+  });
+
+  it('is stable across runs: the hash depends only on the server and tool', () => {
+    const once = [...assignToolNames([{ source: 'srv', tool: 'x'.repeat(80) }]).keys()];
+    const again = [...assignToolNames([{ source: 'srv', tool: 'x'.repeat(80) }]).keys()];
+    expect(once).toEqual(again);
+  });
 });

@@ -72,4 +72,60 @@ describe('convertToolResult', () => {
       ).isError,
     ).toBe(true);
   });
+
+  it('reports an outputSchema it cannot compile and passes the result through', () => {
+    const reasons: string[] = [];
+    const result = convertToolResult(
+      { content: [], structuredContent: { a: 1 } },
+      {
+        ...scene,
+        outputSchema: { type: 'object', properties: { a: { $ref: '#/missing' } } },
+        onUncheckedSchema: (reason) => reasons.push(reason),
+      },
+    );
+    expect(result.structuredContent).toEqual({ a: 1 });
+    expect(reasons).toHaveLength(1);
+  });
+
+  it('lists every output problem', () => {
+    const outputSchema = {
+      type: 'object',
+      properties: { sum: { type: 'number' }, unit: { type: 'string' } },
+      required: ['sum', 'unit'],
+    };
+    const error = (() => {
+      try {
+        convertToolResult({ content: [], structuredContent: { sum: 'x' } }, { ...scene, outputSchema });
+      } catch (e) {
+        return e as Error & { causes: string[] };
+      }
+      return undefined;
+    })();
+    expect(error?.causes).toEqual(
+      expect.arrayContaining(['/sum: must be number', "missing required property 'unit'"]),
+    );
+  });
+
+  it('keeps embedded resources (text and blob) and links as typed parts, sanitized', () => {
+    const result = convertToolResult(
+      {
+        content: [
+          { type: 'resource', resource: { uri: 'file:///t', text: 'a\u001b[31mb' } },
+          { type: 'resource', resource: { uri: 'file:///b', blob: 'AAAA', mimeType: 'application/zip' } },
+          { type: 'resource_link', uri: 'https://x/y', name: 'y\u001b]52;c;Zm9v\u0007', description: 'd' },
+        ],
+      },
+      scene,
+    );
+    expect(result.parts).toEqual([
+      { type: 'resource', uri: 'file:///t', text: 'ab' },
+      { type: 'resource', uri: 'file:///b', mimeType: 'application/zip', blob: 'AAAA' },
+      { type: 'resource_link', uri: 'https://x/y', name: 'y', description: 'd' },
+    ]);
+  });
+
+  it('does not truncate text within the limit', () => {
+    const result = convertToolResult({ content: [{ type: 'text', text: 'x'.repeat(100) }] }, scene);
+    expect(result).toMatchObject({ truncated: false, text: 'x'.repeat(100) });
+  });
 });

@@ -16,6 +16,11 @@ describe('stripTerminalControls', () => {
     ['DCS string', 'a\u001bPq#0;2;0;0;0\u001b\\b', 'ab'],
     ['bare controls, backspace and bell', 'a\u0008b\u0007c\u0000d', 'abcd'],
     ['carriage return overwrite trick', 'safe\rEVIL', 'safeEVIL'],
+    ['8-bit OSC-8 hyperlink', 'a\u009d8;;https://evil.example\u009cclick\u009d8;;\u009cb', 'aclickb'],
+    ['OSC-52 ended by ST', 'a\u001b]52;p;ZXZpbA==\u001b\\b', 'ab'],
+    ['an unterminated OSC swallowing the rest', 'a\u001b]52;c;ZXZpbA==', 'a'],
+    ['C1 controls (NEL, CSI, APC)', 'a\u0085b\u009f_x\u009cc', 'abc'],
+    ['private-mode CSI (hide cursor, alt screen)', 'a\u001b[?25l\u001b[?1049hb', 'ab'],
   ])('removes %s', (_name, input, expected) => {
     expect(stripTerminalControls(input)).toBe(expected);
   });

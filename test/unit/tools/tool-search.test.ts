@@ -43,4 +43,18 @@ describe('searchTools', () => {
     expect(searchTools(tools, 'file', 2)).toHaveLength(2);
     expect(searchTools(tools, 'weather')).toEqual([]);
   });
+
+  it('weighs a word in the name above the same word in a description', () => {
+    const set = [
+      tool('get_forecast', 'Tomorrow, from the weather service'),
+      tool('weather_now', 'Conditions at a place right now'),
+    ];
+    expect(searchTools(set, 'weather').map((h) => h.tool.tool.name)).toEqual(['weather_now', 'get_forecast']);
+  });
+
+  it('splits kebab-case names and ignores case and punctuation in the query', () => {
+    const set = [tool('get-tiny-image', 'Returns a small picture'), tool('get-env', 'Environment variables')];
+    expect(searchTools(set, 'Tiny IMAGE!')[0]?.tool.tool.name).toBe('get-tiny-image');
+    expect(searchTools(set, '')).toEqual([]);
+  });
 });
