@@ -71,11 +71,18 @@ async function followAuthorization(authorizationUrl) {
   await fetch(new URL(location, authorizationUrl));
 }
 
+/**
+ * Where this host's client metadata document (CIMD) would be published. A
+ * user who hosts one sets `oauth.client_metadata_url`; authorization servers
+ * that accept URL client ids use it, the others still get a registration.
+ */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
 async function main() {
   const oauth = context.client_id
     ? { client_id: context.client_id, client_secret: context.client_secret }
-    : undefined;
-  const server = { ...adhocHttpServer(url), name: 'conformance', ...(oauth ? { oauth } : {}) };
+    : { client_metadata_url: CLIENT_METADATA_URL };
+  const server = { ...adhocHttpServer(url), name: 'conformance', oauth };
   const home = await mkdtemp(join(tmpdir(), 'mcpx-conformance-home-'));
   try {
     if (scenario.startsWith('auth/')) {
@@ -89,7 +96,13 @@ async function main() {
 
 async function exercise(server, home) {
   const connection = await connectServer(server, {
-    createTransport: () => createServerTransport(server, { hostEnv: process.env, oauthHome: home }),
+    createTransport: () =>
+      createServerTransport(server, {
+        hostEnv: process.env,
+        oauthHome: home,
+        // An interactive host: a step-up or a moved authorization server signs in again mid-session.
+        signIn: { present: followAuthorization, timeoutMs: 10_000 },
+      }),
     clientInfo: { name: 'mcpx', version: VERSION },
     // A user who accepts every form without typing anything: mcpx fills in the schema's defaults.
     features: { elicitation: { form: async () => ({ action: 'accept', content: {} }) } },

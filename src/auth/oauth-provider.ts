@@ -16,6 +16,12 @@ export interface PreRegisteredClient {
   readonly clientId?: string;
   readonly clientSecret?: string;
   readonly scope?: string;
+  /**
+   * An https URL where the user hosts mcpx's client metadata document (CIMD):
+   * used as the client id by authorization servers that accept one, instead
+   * of registering a new client.
+   */
+  readonly clientMetadataUrl?: string;
 }
 
 export function oauthSettings(server: ServerConfig): PreRegisteredClient {
@@ -23,12 +29,14 @@ export function oauthSettings(server: ServerConfig): PreRegisteredClient {
   const text = (...keys: string[]) => keys.map((k) => raw[k]).find((v): v is string => typeof v === 'string');
   const clientId = text('client_id', 'clientId');
   const clientSecret = text('client_secret', 'clientSecret');
+  const clientMetadataUrl = text('client_metadata_url', 'clientMetadataUrl');
   const scopes = raw.scopes;
   const scope = text('scope') ?? (Array.isArray(scopes) ? scopes.join(' ') : undefined);
   return {
     ...(clientId ? { clientId } : {}),
     ...(clientSecret ? { clientSecret } : {}),
     ...(scope ? { scope } : {}),
+    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
   };
 }
 
@@ -60,6 +68,16 @@ export class McpxOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string | undefined {
     return this.#options.redirectUrl;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.#preRegistered.clientMetadataUrl;
+  }
+
+  /** Read the store again on next use (another provider, such as a sign-in, has written it). */
+  reload(): void {
+    this.#loaded = false;
+    this.#stored = undefined;
   }
 
   get clientMetadata(): OAuthClientMetadata {

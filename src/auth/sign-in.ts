@@ -1,6 +1,8 @@
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { GuardedHttp } from '../transport/http/guarded-fetch.js';
+import type { Resolver } from '../transport/http/ssrf-guard.js';
 import { startLoopbackListener } from './loopback.js';
 import { McpxOAuthProvider } from './oauth-provider.js';
 import type { TokenStore } from './token-store.js';
@@ -12,7 +14,14 @@ export interface SignInOptions {
   /** A redirected URL pasted by the person (remote or headless machines); optional. */
   readonly pasted?: Promise<string | undefined>;
   readonly timeoutMs?: number;
+  /**
+   * The scope to ask for instead of the one the server's 401 names: a
+   * step-up asks for what it has plus what the server now wants.
+   */
+  readonly scope?: string;
+  /** Tests: the network underneath mcpx's guarded fetch (SSRF checks, no redirects, size caps). */
   readonly fetch?: typeof fetch;
+  readonly resolver?: Resolver;
 }
 
 /**
@@ -29,6 +38,18 @@ export async function signIn(
   const listener = await startLoopbackListener(
     options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
   );
+  // Every request of the sign-in goes through the guard: the endpoints come from the server's
+  // metadata, so they must be https and no more private than the server itself.
+  const http = new GuardedHttp({
+    serverName: server.name,
+    serverUrl: server.url,
+    serverOnlyHeaders: Object.keys(server.headers),
+    passAuthChallenges: true,
+    ...(server.allowedHosts ? { allowHosts: server.allowedHosts } : {}),
+    ...(server.httpMaxRetries === undefined ? {} : { maxRetries: server.httpMaxRetries }),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
   try {
     let presented = false;
     const provider = new McpxOAuthProvider({
@@ -41,15 +62,16 @@ export async function signIn(
       },
     });
     void options.pasted?.then((url) => url && listener.accept(url));
-    const fetchFn = options.fetch;
-    const challenge = await challengeOf(server, fetchFn ?? fetch);
+    const fetchFn = http.fetch as typeof fetch;
+    const asked = await challengeOf(server, fetchFn);
+    const challenge = options.scope ? { ...asked, scope: options.scope } : asked;
     // Discover afresh at every sign-in: the server may have moved to another authorization server.
     await provider.invalidateCredentials('discovery');
     const first = await auth(provider, {
       serverUrl: server.url,
       forceReauthorization: true,
       ...challenge,
-      ...(fetchFn ? { fetchFn } : {}),
+      fetchFn,
     });
     if (first === 'AUTHORIZED' && !presented) return;
     const response = await listener.response;
@@ -70,7 +92,7 @@ export async function signIn(
       ...challenge,
       authorizationCode: response.code,
       ...(response.iss ? { iss: response.iss } : {}),
-      ...(fetchFn ? { fetchFn } : {}),
+      fetchFn,
     });
     await provider.invalidateCredentials('verifier');
   } catch (error) {
@@ -88,6 +110,7 @@ export async function signIn(
     );
   } finally {
     await listener.close();
+    http.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
+import type { TransportHooks } from '../client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import {
   adhocHttpServer,
@@ -16,7 +17,6 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
-import type { HttpTransportHooks } from '../transport/http/index.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
@@ -210,13 +210,23 @@ export class CliSession {
     return (await this.registry()).connect(server.name);
   }
 
-  #stdioHooks(
-    server: ServerConfig,
-  ): StdioServerHooks & { readonly http?: HttpTransportHooks; readonly oauthHome?: string } {
-    if (this.options.verbose !== true) return { hostEnv: this.io.env, oauthHome: this.home };
+  #stdioHooks(server: ServerConfig): StdioServerHooks & Omit<TransportHooks, 'hostEnv'> {
+    // On a terminal, a signed-in server that asks for a wider scope (or moved to another
+    // authorization server) mid-command gets a new sign-in in the browser, then the request again.
+    const signIn: TransportHooks['signIn'] = this.io.interactive
+      ? {
+          present: async (url) => {
+            this.notice(`'${server.name}' asks you to sign in again (it needs more access).`);
+            const { presentSignIn } = await import('./commands/auth.js');
+            await presentSignIn(this, server.name, url, true);
+          },
+        }
+      : undefined;
+    const remote = { oauthHome: this.home, ...(signIn ? { signIn } : {}) };
+    if (this.options.verbose !== true) return { hostEnv: this.io.env, ...remote };
     return {
       hostEnv: this.io.env,
-      oauthHome: this.home,
+      ...remote,
       http: {
         onRetry: (retry) =>
           this.notice(

@@ -1,3 +1,4 @@
+import type { SignInOptions } from '../auth/sign-in.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { HttpTransportHooks } from '../transport/http/index.js';
@@ -14,6 +15,13 @@ export interface TransportHooks {
   readonly http?: HttpTransportHooks;
   /** The mcpx home: remote servers use the OAuth tokens stored under it (`mcpx auth`). */
   readonly oauthHome?: string;
+  /**
+   * An interactive host: a signed-in server that refuses the token mid-session
+   * (step-up to a wider scope, or a move to another authorization server) is
+   * signed in to again this way, and the request retried. Absent: such a
+   * request fails with AUTH_REQUIRED, naming `mcpx auth`.
+   */
+  readonly signIn?: Pick<SignInOptions, 'present' | 'pasted' | 'timeoutMs'>;
 }
 
 /**
@@ -50,7 +58,7 @@ async function remoteTransport(
   const http = await import('../transport/http/index.js');
   if (hooks.oauthHome === undefined || hooks.http?.authProvider)
     return http.createHttpTransport(server, hooks.http);
-  const { McpxOAuthProvider, TokenStore } = await import('../auth/index.js');
+  const { McpxOAuthProvider, TokenStore, signIn } = await import('../auth/index.js');
   const store = new TokenStore(hooks.oauthHome);
   // Only a server signed in with `mcpx auth` gets the OAuth provider: an ordinary connect must
   // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`.
@@ -63,5 +71,18 @@ async function remoteTransport(
     store,
     redirectUrl: 'http://127.0.0.1/callback',
   });
-  return http.createHttpTransport(server, { ...hooks.http, authProvider });
+  const interactive = hooks.signIn;
+  if (!interactive) return http.createHttpTransport(server, { ...hooks.http, authProvider });
+  const { computeScopeUnion } = await import('@modelcontextprotocol/client');
+  return http.createHttpTransport(server, {
+    ...hooks.http,
+    authProvider,
+    reauthorize: async (challenge) => {
+      // Ask for what was granted plus what the server now wants (SEP-2350), never less.
+      const granted = (await authProvider.tokens())?.scope;
+      const scope = computeScopeUnion(granted, challenge?.scope);
+      await signIn(server, { ...interactive, store, ...(scope ? { scope } : {}) });
+      authProvider.reload();
+    },
+  });
 }

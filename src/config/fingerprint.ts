@@ -9,6 +9,8 @@ export interface FingerprintInput {
   readonly url?: unknown;
   readonly headers?: unknown;
   readonly cwd?: unknown;
+  /** Widens where the server may send mcpx (SSRF allow list): a change needs a new approval. */
+  readonly allowedHosts?: unknown;
 }
 
 /**

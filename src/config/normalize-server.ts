@@ -97,7 +97,7 @@ export function normalizeServer(
         target: 'key',
         fixes: [
           guess ? `rename '${key}' to '${guess}'` : `remove '${key}'`,
-          'server fields: command, args, env, env_passthrough, cwd, url, type, headers, enabled, fail_if_no_tools, connect_timeout, request_timeout, http_max_retries, http_retry_backoff, allowed_tools, disabled_tools, protocol, max_line_bytes, oauth',
+          'server fields: command, args, env, env_passthrough, cwd, url, type, headers, enabled, fail_if_no_tools, connect_timeout, request_timeout, http_max_retries, http_retry_backoff, allowed_tools, disabled_tools, protocol, max_line_bytes, oauth, allowed_hosts',
         ],
       });
       continue;
@@ -180,6 +180,7 @@ export function normalizeServer(
     denyTools: readers.strings(given.get('denyTools'))?.map((s) => s.value),
     maxLineBytes: readers.integer(given.get('maxLineBytes'), 1),
     oauth: readers.object(given.get('oauth')),
+    allowedHosts: readers.strings(given.get('allowedHosts'))?.map((s) => s.value),
   };
 
   // Exactly one of command/url. A misspelt key already explains a missing one.
@@ -246,6 +247,7 @@ export function normalizeServer(
       url: raw('url'),
       headers: raw('headers'),
       cwd: raw('cwd'),
+      allowedHosts: raw('allowedHosts'),
     }),
     requiresTrust: layer === 'project' || layer === 'ancestor',
   });

@@ -20,6 +20,7 @@ export type CanonicalField =
   | 'protocol'
   | 'maxLineBytes'
   | 'oauth'
+  | 'allowedHosts'
   | 'name'
   | 'ignored';
 
@@ -52,6 +53,7 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   protocol: 'protocol',
   max_line_bytes: 'maxLineBytes',
   oauth: 'oauth',
+  allowed_hosts: 'allowedHosts',
   // camelCase and foreign spellings
   envPassthrough: 'envPassthrough',
   env_passthru: 'envPassthrough',
@@ -68,6 +70,7 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   excludedTools: 'denyTools',
   excludeTools: 'denyTools',
   maxLineBytes: 'maxLineBytes',
+  allowedHosts: 'allowedHosts',
   transport: 'type',
   serverUrl: 'url',
   httpUrl: 'url',

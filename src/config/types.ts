@@ -48,6 +48,11 @@ export interface ServerConfig {
   readonly maxLineBytes?: number;
   /** OAuth settings for a remote server, kept as written until OAuth support reads them. */
   readonly oauth?: Readonly<Record<string, unknown>>;
+  /**
+   * Hosts this server may send mcpx to (OAuth endpoints, links) even when they
+   * are more private than the server itself, or plain http.
+   */
+  readonly allowedHosts?: readonly string[];
   readonly origin: ServerOrigin;
   /**
    * sha256 over the entry as written (command, args, env, url, headers, before

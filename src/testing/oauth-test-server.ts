@@ -21,6 +21,19 @@ export interface OAuthTestServerOptions {
   readonly sendIss?: boolean;
   /** Misbehaviour: advertise this (e.g. plain-http, non-loopback) authorization endpoint. */
   readonly authorizationEndpoint?: string;
+  /** Advertise this registration endpoint (e.g. one on a private network). */
+  readonly registrationEndpoint?: string;
+  /**
+   * The origin the metadata names instead of the real one (a "public" name a
+   * test maps back to this server with its own fetch and resolver).
+   */
+  readonly advertisedBase?: string;
+  /**
+   * Step-up: every request needs `basic` (named in the 401 challenge), and
+   * `tools/call` also needs this scope; a token without it gets 403
+   * `insufficient_scope`.
+   */
+  readonly toolCallScope?: string;
 }
 
 export interface OAuthRequestRecord {
@@ -46,17 +59,23 @@ async function body(req: IncomingMessage): Promise<string> {
 export async function startOAuthTestServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
   const inner: HttpTestServer = await startHttpTestServer({ era: 'legacy' });
   const requests: OAuthRequestRecord[] = [];
-  const codes = new Map<string, { challenge: string; redirectUri: string }>();
-  const accessTokens = new Map<string, number>(); // token → expiry (ms)
-  const refreshTokens = new Set<string>();
+  const codes = new Map<string, { challenge: string; redirectUri: string; scope: string }>();
+  const accessTokens = new Map<string, { expiry: number; scope: string }>();
+  const refreshTokens = new Map<string, string>(); // token → scope
   let base = '';
-  const issue = () => {
+  const issue = (scope: string) => {
     const access = b64url(randomBytes(18));
     const refresh = b64url(randomBytes(18));
     const seconds = options.accessTokenSeconds ?? 3600;
-    accessTokens.set(access, Date.now() + seconds * 1000);
-    refreshTokens.add(refresh);
-    return { access_token: access, token_type: 'Bearer', expires_in: seconds, refresh_token: refresh };
+    accessTokens.set(access, { expiry: Date.now() + seconds * 1000, scope });
+    refreshTokens.set(refresh, scope);
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: seconds,
+      refresh_token: refresh,
+      ...(scope ? { scope } : {}),
+    };
   };
   const json = (res: import('node:http').ServerResponse, status: number, value: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
@@ -64,15 +83,20 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;
+    const named = options.advertisedBase ?? base;
     if (path.startsWith('/.well-known/oauth-protected-resource')) {
-      return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] });
+      return json(res, 200, {
+        resource: `${named}/mcp`,
+        authorization_servers: [named],
+        ...(options.toolCallScope ? { scopes_supported: ['basic', options.toolCallScope] } : {}),
+      });
     }
     if (path === '/.well-known/oauth-authorization-server') {
       return json(res, 200, {
-        issuer: base,
-        authorization_endpoint: options.authorizationEndpoint ?? `${base}/authorize`,
-        token_endpoint: `${base}/token`,
-        registration_endpoint: `${base}/register`,
+        issuer: named,
+        authorization_endpoint: options.authorizationEndpoint ?? `${named}/authorize`,
+        token_endpoint: `${named}/token`,
+        registration_endpoint: options.registrationEndpoint ?? `${named}/register`,
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: options.noS256 ? ['plain'] : ['S256'],
@@ -95,12 +119,16 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const params = Object.fromEntries(url.searchParams);
       requests.push({ path, params });
       const code = b64url(randomBytes(12));
-      codes.set(code, { challenge: params.code_challenge ?? '', redirectUri: params.redirect_uri ?? '' });
+      codes.set(code, {
+        challenge: params.code_challenge ?? '',
+        redirectUri: params.redirect_uri ?? '',
+        scope: params.scope ?? '',
+      });
       const back = new URL(params.redirect_uri ?? '');
       back.searchParams.set('code', code);
       if (params.state) back.searchParams.set('state', params.state);
       if (options.wrongIss) back.searchParams.set('iss', options.wrongIss);
-      else if (options.sendIss) back.searchParams.set('iss', base);
+      else if (options.sendIss) back.searchParams.set('iss', named);
       return res.writeHead(302, { location: back.href }).end();
     }
     if (path === '/token' && req.method === 'POST') {
@@ -116,20 +144,33 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
               .update(params.code_verifier ?? '')
               .digest(),
           ) === grant.challenge;
-        return verified ? json(res, 200, issue()) : json(res, 400, { error: 'invalid_grant' });
+        return verified ? json(res, 200, issue(grant.scope)) : json(res, 400, { error: 'invalid_grant' });
       }
-      if (params.grant_type === 'refresh_token' && refreshTokens.delete(params.refresh_token ?? '')) {
-        return json(res, 200, issue());
+      const refreshed = refreshTokens.get(params.refresh_token ?? '');
+      if (params.grant_type === 'refresh_token' && refreshed !== undefined) {
+        refreshTokens.delete(params.refresh_token ?? '');
+        return json(res, 200, issue(refreshed));
       }
       return json(res, 400, { error: 'invalid_grant' });
     }
     if (path === '/mcp') {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      const expiry = token ? accessTokens.get(token) : undefined;
-      if (!expiry || expiry < Date.now()) {
+      const grant = token ? accessTokens.get(token) : undefined;
+      const metadata = `resource_metadata="${named}/.well-known/oauth-protected-resource/mcp"`;
+      if (!grant || grant.expiry < Date.now()) {
+        const scope = options.toolCallScope ? 'scope="basic", ' : '';
+        return res.writeHead(401, { 'www-authenticate': `Bearer ${scope}${metadata}` }).end();
+      }
+      const payload = req.method === 'POST' ? await body(req) : undefined;
+      const granted = grant.scope.split(' ');
+      if (
+        options.toolCallScope &&
+        payload?.includes('"tools/call"') &&
+        !granted.includes(options.toolCallScope)
+      ) {
         return res
-          .writeHead(401, {
-            'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+          .writeHead(403, {
+            'www-authenticate': `Bearer error="insufficient_scope", scope="${options.toolCallScope}", ${metadata}`,
           })
           .end();
       }
@@ -137,7 +178,6 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const forwarded: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers))
         if (typeof v === 'string' && k !== 'host' && k !== 'authorization') forwarded[k] = v;
-      const payload = req.method === 'POST' ? await body(req) : undefined;
       const answer = await fetch(inner.url, {
         method: req.method ?? 'GET',
         headers: forwarded,

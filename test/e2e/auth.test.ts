@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokenStore } from '../../src/auth/token-store.js';
 import { type OAuthTestServer, startOAuthTestServer } from '../../src/testing/oauth-test-server.js';
 import { cliPath, runCli, tempDir } from '../helpers/cli.js';
 
@@ -55,12 +56,27 @@ describe('mcpx auth / logout', () => {
     expect(stdout).toBe("Signed in to 'secure'.\n");
     expect(stderr).toContain('paste the URL your browser ends on');
 
-    expect(await mcpx(['call', 'secure.echo', 'message=authorized'])).toMatchObject({
-      code: 0,
-      stdout: 'authorized\n',
-    });
+    const called = await mcpx(['--verbose', 'call', 'secure.echo', 'message=authorized']);
+    expect(called).toMatchObject({ code: 0, stdout: 'authorized\n' });
     const doctor = await mcpx(['doctor']);
     expect(doctor.stdout).toMatch(/ok\s+secure\s+.*signed in/);
+    const doctorJson = await mcpx(['--verbose', '--json', 'doctor']);
+    // Tokens never reach the terminal, whatever the verbosity or format.
+    const stored = await new TokenStore(join(home(), '.mcpx')).load('secure', as.url);
+    const secrets = [stored?.tokens?.access_token, stored?.tokens?.refresh_token];
+    const printed = [
+      stdout,
+      stderr,
+      called.stdout,
+      called.stderr,
+      doctor.stdout,
+      doctorJson.stdout,
+      doctorJson.stderr,
+    ];
+    for (const secret of secrets) {
+      expect(secret).toBeTruthy();
+      for (const text of printed) expect(text).not.toContain(secret);
+    }
     expect(await mcpx(['logout', 'secure'])).toMatchObject({ code: 0, stdout: "Signed out of 'secure'.\n" });
     const after = await mcpx(['call', 'secure.echo', 'message=x']);
     expect(after.code).toBe(3);

@@ -48,21 +48,7 @@ export async function runAuth(
     await signIn(server, {
       store: new TokenStore(session.home),
       ...(pasted ? { pasted } : {}),
-      present: async (url) => {
-        if (useBrowser) {
-          session.notice(`Opening your browser to sign in to '${server.name}'…`);
-          try {
-            await openBrowser(url.href);
-            return;
-          } catch {
-            session.notice('Could not open a browser.');
-          }
-        }
-        session.notice(`Open this URL to sign in to '${server.name}':\n\n  ${url.href}\n`);
-        session.notice(
-          'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
-        );
-      },
+      present: (url) => presentSignIn(session, server.name, url, useBrowser),
     });
   } finally {
     lines?.close();
@@ -70,6 +56,32 @@ export async function runAuth(
   if (session.options.json) io.stdout.write(`${JSON.stringify({ server: server.name, signedIn: true })}\n`);
   else io.stdout.write(`Signed in to '${server.name}'.\n`);
   return ExitCode.Ok;
+}
+
+/**
+ * Take the person to the authorization URL: the browser, or the URL printed
+ * (with --no-browser, or when no browser opens). Also used when a server asks
+ * for a wider scope in the middle of a command.
+ */
+export async function presentSignIn(
+  session: CliSession,
+  serverName: string,
+  url: URL,
+  useBrowser: boolean,
+): Promise<void> {
+  if (useBrowser) {
+    session.notice(`Opening your browser to sign in to '${serverName}'…`);
+    try {
+      await openBrowser(url.href);
+      return;
+    } catch {
+      session.notice('Could not open a browser.');
+    }
+  }
+  session.notice(`Open this URL to sign in to '${serverName}':\n\n  ${url.href}\n`);
+  session.notice(
+    'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
+  );
 }
 
 /** `mcpx logout <server>`: forget a server's tokens. */

@@ -1,7 +1,7 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import type { RetryInfo } from './guarded-fetch.js';
+import type { AuthChallenge, RetryInfo } from './guarded-fetch.js';
 import { HttpClientTransport } from './http-transport.js';
 import type { FetchLike } from './pinned-fetch.js';
 import type { Resolver } from './ssrf-guard.js';
@@ -20,6 +20,8 @@ export interface HttpTransportHooks {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** OAuth for servers that answer 401 with the MCP authorization flow. */
   readonly authProvider?: OAuthClientProvider;
+  /** Sign in again inside the connection when the server refuses the token (see HttpClientTransportOptions). */
+  readonly reauthorize?: (challenge: AuthChallenge | undefined) => Promise<void>;
 }
 
 /**
@@ -45,6 +47,7 @@ export function createHttpTransport(
     url: server.url,
     mode: server.transport === 'sse' ? 'sse' : 'streamable',
     headers: server.headers,
+    ...(server.allowedHosts ? { allowHosts: server.allowedHosts } : {}),
     ...(server.httpMaxRetries === undefined ? {} : { maxRetries: server.httpMaxRetries }),
     ...(server.httpRetryBackoffMs === undefined ? {} : { retryBackoffMs: server.httpRetryBackoffMs }),
     ...hooks,

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { privacyRank } from './ip-address.js';
 import { createPinnedFetch, type FetchLike, type PinnedFetch } from './pinned-fetch.js';
 import {
   DEFAULT_HTTP_MAX_RETRIES,
@@ -22,6 +23,7 @@ import {
   checkUrlSyntax,
   type Resolver,
   systemResolver,
+  type UrlPolicy,
 } from './ssrf-guard.js';
 
 /** Default cap on one JSON body or one SSE event from a server. */
@@ -32,6 +34,30 @@ const MODERN_REVISION_PREFIX = '2026';
 export const SYNTHETIC_FAILURE_CODE = -32099;
 /** The `error.data` key carrying the id of that failure in the {@link GuardedHttp.failures} registry. */
 export const SYNTHETIC_FAILURE_KEY = 'mcpxFailure';
+
+/** A 401/403 `WWW-Authenticate: Bearer …` challenge: what the server wants for the next attempt. */
+export interface AuthChallenge {
+  readonly status: number;
+  /** `insufficient_scope`, `invalid_token`, … */
+  readonly error?: string;
+  readonly scope?: string;
+  readonly resourceMetadata?: string;
+}
+
+/** The parameters of a Bearer challenge (RFC 6750 §3): `key="quoted"` or `key=token`. */
+export function parseBearerChallenge(header: string): Omit<AuthChallenge, 'status'> {
+  const params: Record<string, string> = {};
+  for (const match of header.matchAll(/([a-zA-Z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
+    const [, key, quoted, token] = match;
+    if (key)
+      params[key.toLowerCase()] = quoted === undefined ? (token ?? '') : quoted.replace(/\\(.)/g, '$1');
+  }
+  return {
+    ...(params.error ? { error: params.error } : {}),
+    ...(params.scope ? { scope: params.scope } : {}),
+    ...(params.resource_metadata ? { resourceMetadata: params.resource_metadata } : {}),
+  };
+}
 
 /** One retry, for `--verbose` and logs. */
 export interface RetryInfo {
@@ -60,6 +86,22 @@ export interface GuardedHttpOptions {
   readonly onRetry?: (info: RetryInfo) => void;
   /** Let 401/403 through to the SDK (an auth provider answers them); otherwise they fail with AuthRequired. */
   readonly passAuthChallenges?: boolean;
+  /**
+   * The MCP server's own URL (from the config). A request to any other origin
+   * was sent there by the server (OAuth metadata, authorization, token and
+   * registration endpoints): it must be https (http only on loopback) and no
+   * more private than the server's own address. Absent: every URL is treated
+   * as the user's own.
+   */
+  readonly serverUrl?: string | URL;
+  /** Hosts a server may send mcpx to whatever their address class (config `allowed_hosts`). */
+  readonly allowHosts?: readonly string[];
+  /**
+   * Header names meant for the MCP server only (the config's `headers`, such as
+   * an API key): the SDK adds them to every request, OAuth ones included, so
+   * they are removed from requests to any other origin.
+   */
+  readonly serverOnlyHeaders?: readonly string[];
   /** Injected for tests. */
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -100,6 +142,11 @@ export class GuardedHttp {
   readonly failures = new Map<string, McpxError>();
   /** The last error this layer raised (an EventSource swallows errors thrown by its fetch). */
   lastFailure: McpxError | undefined;
+  /** The server's last 401/403 `WWW-Authenticate` challenge (passed through to an auth provider). */
+  lastAuthChallenge: AuthChallenge | undefined;
+  readonly #serverOrigin: string | undefined;
+  /** Privacy rank of the server's own address, once resolved: the ceiling for URLs it hands out. */
+  #serverRank: Promise<number> | undefined;
   #sessionId: string | undefined;
   #initializeBody: string | undefined;
   #initializedBody: string | undefined;
@@ -119,12 +166,13 @@ export class GuardedHttp {
     this.#backoffMs = Math.max(0, options.retryBackoffMs ?? DEFAULT_HTTP_RETRY_BACKOFF_MS);
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {}));
+    this.#serverOrigin = options.serverUrl === undefined ? undefined : new URL(options.serverUrl).origin;
     if (options.fetch) {
       this.#base = options.fetch;
     } else {
       this.#pinned = createPinnedFetch(async (url, hostname) => {
         const addresses = await this.#resolver(hostname);
-        checkAddresses(url, addresses, CONFIG_URL_POLICY);
+        checkAddresses(url, addresses, await this.#policyFor(url));
         return addresses;
       });
       this.#base = this.#pinned.fetch;
@@ -145,16 +193,41 @@ export class GuardedHttp {
     this.#pinned?.close();
   }
 
+  /**
+   * The rules for a URL: the user's own for the server's origin, the stricter
+   * server-supplied ones for anywhere else the server sends mcpx.
+   */
+  async #policyFor(url: URL): Promise<UrlPolicy> {
+    if (this.#serverOrigin === undefined || url.origin === this.#serverOrigin) return CONFIG_URL_POLICY;
+    this.#serverRank ??= checkResolvedUrl(
+      this.options.serverUrl as string | URL,
+      CONFIG_URL_POLICY,
+      this.#resolver,
+    )
+      .then((server) => privacyRank(server.addressClass))
+      .catch(() => 0);
+    return {
+      kind: 'server',
+      maxRank: await this.#serverRank,
+      ...(this.options.allowHosts ? { allowHosts: this.options.allowHosts } : {}),
+    };
+  }
+
   async #fetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
     const url = checkUrlSyntax(input instanceof Request ? input.url : input);
-    // An injected fetch resolves on its own: check first (the pinned fetch checks inside its lookup).
-    if (this.options.fetch) await checkResolvedUrl(url, CONFIG_URL_POLICY, this.#resolver);
+    const policy = await this.#policyFor(url);
+    // An injected fetch resolves on its own: check first. The pinned fetch checks again inside its
+    // own lookup (against DNS rebinding), but Node skips that lookup for a literal IP address.
+    if (this.options.fetch || policy.kind === 'server') await checkResolvedUrl(url, policy, this.#resolver);
     const httpMethod = (init.method ?? 'GET').toUpperCase();
     const body = typeof init.body === 'string' ? init.body : undefined;
-    const rpc = body === undefined ? NO_RPC : inspectBody(body);
+    // Only the MCP endpoint's own exchanges carry JSON-RPC and the session; never an OAuth server's.
+    const ownOrigin = policy.kind === 'config';
+    const rpc = body === undefined || !ownOrigin ? NO_RPC : inspectBody(body);
     const headers = new Headers(init.headers);
+    if (!ownOrigin) for (const name of this.options.serverOnlyHeaders ?? []) headers.delete(name);
     if (rpc.isInitialize) this.#initializeBody = body;
-    else if (this.#sessionId) headers.set('mcp-session-id', this.#sessionId);
+    else if (this.#sessionId && ownOrigin) headers.set('mcp-session-id', this.#sessionId);
     if (rpc.isInitialized) this.#initializedBody = body;
     const exchange: Exchange = {
       url,
@@ -224,9 +297,13 @@ export class GuardedHttp {
         if (this.#sessionId) init.headers.set('mcp-session-id', this.#sessionId);
         return this.#send(exchange, true);
       }
-      if ((status === 401 || status === 403) && !this.options.passAuthChallenges) {
-        await discard(response);
-        throw authRequired(exchange, response, this.options.serverName);
+      if (status === 401 || status === 403) {
+        if (!this.options.passAuthChallenges) {
+          await discard(response);
+          throw authRequired(exchange, response, this.options.serverName);
+        }
+        const header = response.headers.get('www-authenticate');
+        if (header !== null) this.lastAuthChallenge = { status, ...parseBearerChallenge(header) };
       }
       if (RETRYABLE_STATUSES.has(status)) {
         await discard(response);

@@ -1,4 +1,5 @@
 import {
+  InsufficientScopeError,
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
@@ -12,9 +13,15 @@ import {
   type StreamableHTTPReconnectionOptions,
   type Transport,
   type TransportSendOptions,
+  UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
+import {
+  type AuthChallenge,
+  GuardedHttp,
+  type GuardedHttpOptions,
+  SYNTHETIC_FAILURE_KEY,
+} from './guarded-fetch.js';
 
 /** How long `close()` waits for the session's DELETE before giving up on it. */
 const TERMINATE_TIMEOUT_MS = 2_000;
@@ -36,6 +43,14 @@ export interface HttpClientTransportOptions extends Omit<GuardedHttpOptions, 'se
   readonly reconnection?: Partial<StreamableHTTPReconnectionOptions>;
   /** OAuth: tokens added to requests, refreshed when expired; a 401 goes to it instead of failing. */
   readonly authProvider?: OAuthClientProvider;
+  /**
+   * Sign in again inside the running connection when the server refuses the
+   * current token: a 403 `insufficient_scope` (step-up, with the scope it asks
+   * for) or a 401 the SDK's refresh could not cure (a server that moved to
+   * another authorization server). The request is then sent once more.
+   * Absent: such a request fails with AUTH_REQUIRED.
+   */
+  readonly reauthorize?: (challenge: AuthChallenge | undefined) => Promise<void>;
 }
 
 /**
@@ -59,10 +74,14 @@ export class HttpClientTransport implements Transport {
   #inner: StreamableHTTPClientTransport | SSEClientTransport;
   #protocolVersion: string | undefined;
   #closed = false;
+  /** One re-authorization at a time: requests refused together wait for the same sign-in. */
+  #reauthorizing: Promise<void> | undefined;
 
   constructor(private readonly options: HttpClientTransportOptions) {
     this.#url = new URL(options.url);
     this.#http = new GuardedHttp({
+      serverUrl: this.#url,
+      serverOnlyHeaders: Object.keys(options.headers ?? {}),
       ...options,
       ...(options.authProvider ? { passAuthChallenges: true } : {}),
     });
@@ -110,10 +129,35 @@ export class HttpClientTransport implements Transport {
     try {
       await (this.#inner as Transport).send(message, options);
     } catch (error) {
+      if (this.#shouldReauthorize(message, error)) {
+        await this.#reauthorize();
+        await (this.#inner as Transport).send(message, options);
+        return;
+      }
       if (!this.#shouldFallBack(message, error)) throw error;
       await this.#switchToSse(error as SdkHttpError);
       await (this.#inner as Transport).send(message, options);
     }
+  }
+
+  #shouldReauthorize(message: JSONRPCMessage, error: unknown): boolean {
+    if (!this.options.reauthorize || !this.options.authProvider || this.#closed) return false;
+    if (!isJSONRPCRequest(message) || isInitializeRequest(message)) return false;
+    if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError) return true;
+    const status = httpStatusOf(error);
+    return status === 401 || status === 403 || this.failureFor(error)?.code === ErrorCode.AuthRequired;
+  }
+
+  async #reauthorize(): Promise<void> {
+    const challenge = this.#http.lastAuthChallenge;
+    this.#reauthorizing ??= (async () => {
+      try {
+        await this.options.reauthorize?.(challenge);
+      } finally {
+        this.#reauthorizing = undefined;
+      }
+    })();
+    await this.#reauthorizing;
   }
 
   setProtocolVersion(version: string): void {

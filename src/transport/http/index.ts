@@ -6,9 +6,11 @@
  */
 export { createHttpTransport, type HttpTransportHooks } from './create-http-transport.js';
 export {
+  type AuthChallenge,
   DEFAULT_MAX_MESSAGE_BYTES,
   GuardedHttp,
   type GuardedHttpOptions,
+  parseBearerChallenge,
   type RetryInfo,
 } from './guarded-fetch.js';
 export {

@@ -146,3 +146,120 @@ describe('OAuth against a local authorization server', () => {
     expect(opened).toBe(false);
   });
 });
+
+describe('re-authorization inside a running connection', () => {
+  async function connect(server: ServerConfig, home: string, interactive: boolean) {
+    const connection = await connectServer(server, {
+      createTransport: () =>
+        createServerTransport(server, {
+          hostEnv: process.env,
+          oauthHome: home,
+          ...(interactive ? { signIn: { present: browser } } : {}),
+        }),
+    });
+    cleanups.push(() => connection.close());
+    return connection;
+  }
+
+  it('steps up on 403 insufficient_scope: signs in for the union of scopes and retries the call', async () => {
+    const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
+    await signIn(server, { store, present: browser });
+    const connection = await connect(server, home, true);
+    expect((await connection.listTools()).length).toBeGreaterThan(0);
+    const result = await connection.callTool('echo', { message: 'stepped up' });
+    expect(result.content).toEqual([{ type: 'text', text: 'stepped up' }]);
+    const scopes = as.requests.filter((r) => r.path === '/authorize').map((r) => r.params.scope);
+    expect(scopes).toEqual(['basic', 'basic tools:write']);
+    // The stored grant is the wider one: the next connection needs no new sign-in.
+    expect((await store.load(server.name, server.url))?.tokens?.scope).toBe('basic tools:write');
+  });
+
+  it('without an interactive host, the step-up fails with AUTH_REQUIRED and nothing is retried', async () => {
+    const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
+    await signIn(server, { store, present: browser });
+    const connection = await connect(server, home, false);
+    const error = await connection.callTool('echo', { message: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    expect(formatErrorVerbose(error)).toContain('mcpx auth secure');
+    expect(as.requests.filter((r) => r.path === '/authorize')).toHaveLength(1);
+  });
+});
+
+describe('endpoints a server hands out are checked before use', () => {
+  const PUBLIC = 'mcp.example.com';
+  /** A "public" MCP server that is really the local test server: names resolve as given, traffic goes to 127.0.0.1. */
+  async function publicServer(options: OAuthTestServerOptions, addresses: Record<string, string>) {
+    const { as, store } = await setup(undefined, { ...options, advertisedBase: `https://${PUBLIC}` });
+    const local = new URL(as.url);
+    const reached: string[] = [];
+    const fakeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      reached.push(url.href);
+      url.protocol = 'http:';
+      url.host = local.host;
+      return fetch(url, init);
+    }) as typeof fetch;
+    const resolver = async (host: string) => {
+      const address = addresses[host];
+      if (!address) throw Object.assign(new Error(`no such host ${host}`), { code: 'ENOTFOUND' });
+      return [{ address, family: 4 }];
+    };
+    const server = {
+      ...adhocHttpServer(`https://${PUBLIC}/mcp`),
+      name: 'secure',
+    } as ServerConfig & { url: string };
+    return { as, store, server, reached, fakeFetch, resolver };
+  }
+
+  it('refuses a registration endpoint on a private address from a public server, sending nothing there', async () => {
+    const { as, store, server, reached, fakeFetch, resolver } = await publicServer(
+      { registrationEndpoint: 'https://register.internal.example/register' },
+      { [PUBLIC]: '93.184.216.34', 'register.internal.example': '10.1.2.3' },
+    );
+    let opened = false;
+    const error = await signIn(server, {
+      store,
+      fetch: fakeFetch,
+      resolver,
+      present: async () => {
+        opened = true;
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.SsrfBlocked });
+    expect(formatErrorVerbose(error)).toContain('register.internal.example');
+    expect(reached.some((u) => u.includes('internal.example'))).toBe(false);
+    expect(as.requests.some((r) => r.path === '/register')).toBe(false);
+    expect(opened).toBe(false);
+  });
+
+  it('refuses a plain-http endpoint off loopback', async () => {
+    const { store, server, reached, fakeFetch, resolver } = await publicServer(
+      { registrationEndpoint: 'http://auth.example.org/register' },
+      { [PUBLIC]: '93.184.216.34', 'auth.example.org': '93.184.216.35' },
+    );
+    const error = await signIn(server, { store, fetch: fakeFetch, resolver, present: async () => {} }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: ErrorCode.SsrfBlocked, message: expect.stringContaining('https') });
+    expect(reached.some((u) => u.includes('auth.example.org'))).toBe(false);
+  });
+
+  it('lets a host through when the config allows it (allowed_hosts)', async () => {
+    const { as, store, server, fakeFetch, resolver } = await publicServer(
+      { registrationEndpoint: 'https://register.internal.example/register' },
+      { [PUBLIC]: '93.184.216.34', 'register.internal.example': '10.1.2.3' },
+    );
+    const allowed = { ...server, allowedHosts: ['register.internal.example'] };
+    const stop = new Error('browser step reached');
+    const error = await signIn(allowed, {
+      store,
+      fetch: fakeFetch,
+      resolver,
+      present: async () => {
+        throw stop;
+      },
+    }).catch((e: unknown) => e);
+    expect(as.requests.some((r) => r.path === '/register')).toBe(true);
+    expect(formatErrorVerbose(error)).toContain('browser step reached');
+  });
+});

@@ -118,6 +118,16 @@ describe('config formats', () => {
     expect((await loadText('// nothing yet\n')).files[0]?.serverCount).toBe(0);
   });
 
+  it('asks for a new approval when allowed_hosts widens where a server may send mcpx', async () => {
+    const entry = { url: 'https://x.example/mcp' };
+    const before = (await loadText(JSON.stringify({ mcpServers: { s: entry } }))).servers[0];
+    const after = (
+      await loadText(JSON.stringify({ mcpServers: { s: { ...entry, allowed_hosts: ['10.0.0.1'] } } }))
+    ).servers[0];
+    expect(after?.allowedHosts).toEqual(['10.0.0.1']);
+    expect(after?.fingerprint).not.toBe(before?.fingerprint);
+  });
+
   it('resolves a relative cwd against the config file directory', async () => {
     const { servers, dir } = await loadText(
       '{"mcpServers": {"rel": {"command": "x", "cwd": "tools/srv"}, "abs": {"command": "x", "cwd": "/opt/srv"}}}',
@@ -152,6 +162,7 @@ describe('config formats', () => {
             allowedTools: ['a'],
             disabledTools: ['b'],
             oauth: { clientId: 'abc', scopes: ['read'] },
+            allowedHosts: ['auth.intranet.example'],
           },
           foreign: {
             command: 'x',
@@ -190,6 +201,7 @@ describe('config formats', () => {
       allowTools: ['a'],
       denyTools: ['b'],
       oauth: { clientId: 'abc', scopes: ['read'] },
+      allowedHosts: ['auth.intranet.example'],
     });
     expect(foreign).toMatchObject({
       envPassthrough: ['USER'],

@@ -1,7 +1,12 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, McpxError } from '../../../../src/errors/index.js';
-import { type FetchLike, GuardedHttp, type RetryInfo } from '../../../../src/transport/http/index.js';
+import {
+  type FetchLike,
+  GuardedHttp,
+  parseBearerChallenge,
+  type RetryInfo,
+} from '../../../../src/transport/http/index.js';
 import { SseScanner } from '../../../../src/transport/http/sse-scanner.js';
 
 const resolver = async (): Promise<readonly LookupAddress[]> => [{ address: '127.0.0.1', family: 4 }];
@@ -115,5 +120,88 @@ describe('SseScanner', () => {
     expect(() => scanner.push(new TextEncoder().encode(`data: ${'x'.repeat(500)}`))).toThrow(
       /exceeded 100 bytes/,
     );
+  });
+});
+
+describe('GuardedHttp: URLs a server hands out', () => {
+  const addresses: Record<string, string> = {
+    'mcp.example.com': '93.184.216.34',
+    'auth.example.com': '93.184.216.35',
+    'intranet.example': '10.0.0.7',
+  };
+  function serverSide(extra: { allowHosts?: string[] } = {}) {
+    const seen: { url: string; headers: Headers }[] = [];
+    const http = new GuardedHttp({
+      serverName: 's',
+      serverUrl: 'https://mcp.example.com/mcp',
+      serverOnlyHeaders: ['x-api-key'],
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), headers: new Headers(init?.headers) });
+        const initialize = typeof init?.body === 'string' && init.body.includes('"initialize"');
+        return Response.json(
+          { jsonrpc: '2.0', id: 1, result: {} },
+          { headers: initialize ? { 'mcp-session-id': 'session-1' } : {} },
+        );
+      },
+      resolver: async (host) => {
+        const address = addresses[host];
+        if (!address) throw Object.assign(new Error('nxdomain'), { code: 'ENOTFOUND' });
+        return [{ address, family: 4 }];
+      },
+      ...extra,
+    });
+    return { http, seen };
+  }
+
+  it('refuses a more private address than the server, and plain http, before sending anything', async () => {
+    const { http, seen } = serverSide();
+    const privateTarget = await failure(http.fetch('https://intranet.example/token', { method: 'POST' }));
+    expect(privateTarget.code).toBe(ErrorCode.SsrfBlocked);
+    expect(privateTarget.message).toContain('more private');
+    const literal = await failure(http.fetch('https://127.0.0.1/token', { method: 'POST' }));
+    expect(literal.code).toBe(ErrorCode.SsrfBlocked);
+    const plain = await failure(http.fetch('http://auth.example.com/token', { method: 'POST' }));
+    expect(plain.message).toContain('must use https');
+    expect(seen).toEqual([]);
+    // The server's own URL is the user's: any address class but metadata and link-local.
+    expect((await http.fetch('https://auth.example.com/token', { method: 'POST' })).status).toBe(200);
+  });
+
+  it('lets an allowed host through whatever its address class', async () => {
+    const { http } = serverSide({ allowHosts: ['intranet.example'] });
+    expect((await http.fetch('http://intranet.example/token', { method: 'POST' })).status).toBe(200);
+  });
+
+  it('keeps the session id and the config headers on the MCP server origin only', async () => {
+    const { http, seen } = serverSide();
+    const headers = { 'x-api-key': 'secret-key', 'content-type': 'application/json' };
+    await http.fetch('https://mcp.example.com/mcp', { method: 'POST', headers, body: body('initialize') });
+    await http.fetch('https://mcp.example.com/mcp', { method: 'POST', headers, body: body('tools/list') });
+    await http.fetch('https://auth.example.com/token', { method: 'POST', headers, body: 'grant_type=x' });
+    const [, own, other] = seen;
+    expect(own?.headers.get('mcp-session-id')).toBe('session-1');
+    expect(own?.headers.get('x-api-key')).toBe('secret-key');
+    expect(other?.headers.get('mcp-session-id')).toBeNull();
+    expect(other?.headers.get('x-api-key')).toBeNull();
+    expect(other?.headers.get('content-type')).toBe('application/json');
+  });
+});
+
+describe('parseBearerChallenge', () => {
+  it('reads quoted and bare parameters', () => {
+    expect(
+      parseBearerChallenge(
+        'Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/.well-known/oauth-protected-resource"',
+      ),
+    ).toEqual({
+      error: 'insufficient_scope',
+      scope: 'files:read files:write',
+      resourceMetadata: 'https://x/.well-known/oauth-protected-resource',
+    });
+    expect(parseBearerChallenge('Bearer error=invalid_token, scope="a \\"b\\""')).toEqual({
+      error: 'invalid_token',
+      scope: 'a "b"',
+    });
+    expect(parseBearerChallenge('Bearer')).toEqual({});
   });
 });
