@@ -76,6 +76,8 @@ export class HttpClientTransport implements Transport {
   #closed = false;
   /** One re-authorization at a time: requests refused together wait for the same sign-in. */
   #reauthorizing: Promise<void> | undefined;
+  /** Completed re-authorizations: a request sent before the latest one just goes again. */
+  #signIns = 0;
 
   constructor(private readonly options: HttpClientTransportOptions) {
     this.#url = new URL(options.url);
@@ -126,11 +128,13 @@ export class HttpClientTransport implements Transport {
       queueMicrotask(() => this.onmessage?.(reply));
       return;
     }
+    const signInsBefore = this.#signIns;
     try {
       await (this.#inner as Transport).send(message, options);
     } catch (error) {
       if (this.#shouldReauthorize(message, error)) {
-        await this.#reauthorize();
+        // Refused with a token that a sign-in since has replaced: no need to ask the person again.
+        if (this.#signIns === signInsBefore) await this.#reauthorize();
         await (this.#inner as Transport).send(message, options);
         return;
       }
@@ -153,6 +157,7 @@ export class HttpClientTransport implements Transport {
     this.#reauthorizing ??= (async () => {
       try {
         await this.options.reauthorize?.(challenge);
+        this.#signIns++;
       } finally {
         this.#reauthorizing = undefined;
       }

@@ -174,6 +174,21 @@ describe('re-authorization inside a running connection', () => {
     expect((await store.load(server.name, server.url))?.tokens?.scope).toBe('basic tools:write');
   });
 
+  it('asks once when several calls are refused for the same scope at the same time', async () => {
+    const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
+    await signIn(server, { store, present: browser });
+    const connection = await connect(server, home, true);
+    const results = await Promise.all(
+      ['one', 'two', 'three'].map((message) => connection.callTool('echo', { message })),
+    );
+    expect(results.map((r) => r.content)).toEqual([
+      [{ type: 'text', text: 'one' }],
+      [{ type: 'text', text: 'two' }],
+      [{ type: 'text', text: 'three' }],
+    ]);
+    expect(as.requests.filter((r) => r.path === '/authorize')).toHaveLength(2);
+  });
+
   it('without an interactive host, the step-up fails with AUTH_REQUIRED and nothing is retried', async () => {
     const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
     await signIn(server, { store, present: browser });
