@@ -17,6 +17,7 @@ import {
   type ResourceTemplateType,
   Server,
   type ServerContext,
+  type ServerOptions,
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/server';
@@ -46,6 +47,8 @@ export interface TestServerOptions {
   /** The environment the `env` tool reads; defaults to none (every name is "(unset)"). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly hooks?: TestServerHooks;
+  /** 2026-07-28 caching hints (`ttlMs`, `cacheScope`) per cacheable method; the SDK's default is `ttlMs: 0`. */
+  readonly cacheHints?: ServerOptions['cacheHints'];
 }
 
 /** What a tool body may use besides its arguments. */
@@ -427,6 +430,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
         completions: {},
       },
       instructions: 'A demo server: echo and add for a first call, slow_operation to watch progress.',
+      ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
     },
   );
 
