@@ -30,6 +30,83 @@ export interface ChatFeatureOptions {
 
 const show = (text: string) => revealHidden(stripTerminalControls(text));
 
+/** One property of an elicitation form (the spec's restricted JSON Schema subset). */
+interface FormField {
+  readonly type?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  /** Titled single-select: `[{ const, title }]`. */
+  readonly oneOf?: readonly { const?: unknown; title?: string }[];
+  /** Multi-select: `{ type: "array", items: { enum } }` or titled `items.anyOf`. */
+  readonly items?: { enum?: readonly unknown[]; anyOf?: readonly { const?: unknown; title?: string }[] };
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+type Prompts = typeof import('@inquirer/prompts');
+type Streams = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+
+/** The choices of a select, from plain `enum` values or titled `{ const, title }` options. */
+function choicesOf(values: readonly unknown[] | undefined, titled: FormField['oneOf']) {
+  if (titled?.length)
+    return titled.map((o) => ({ name: show(String(o.title ?? o.const)), value: String(o.const) }));
+  return (values ?? []).map((v) => ({ name: show(String(v)), value: String(v) }));
+}
+
+/**
+ * Ask for one field with the prompt that fits its type; the prompt itself
+ * refuses what the schema would (an empty required field, a number out of
+ * range). An optional field left empty is left out.
+ */
+async function askField(
+  prompts: Prompts,
+  streams: Streams,
+  field: FormField,
+  name: string,
+  required: boolean,
+): Promise<string | number | boolean | string[] | undefined> {
+  const message = show(field.title ?? field.description ?? name) + (required ? '' : ' (optional)');
+  if (field.type === 'boolean') {
+    return prompts.confirm({ message, default: field.default === true }, streams);
+  }
+  if (field.type === 'array') {
+    const choices = choicesOf(field.items?.enum, field.items?.anyOf);
+    const defaults = new Set(Array.isArray(field.default) ? field.default.map(String) : []);
+    return prompts.checkbox(
+      { message, choices: choices.map((c) => ({ ...c, checked: defaults.has(c.value) })), required },
+      streams,
+    );
+  }
+  if (Array.isArray(field.enum) || field.oneOf?.length) {
+    const choices = choicesOf(field.enum, field.oneOf);
+    const preset = field.default === undefined ? undefined : String(field.default);
+    return prompts.select(
+      { message, choices, ...(choices.some((c) => c.value === preset) ? { default: preset } : {}) },
+      streams,
+    );
+  }
+  if (field.type === 'number' || field.type === 'integer') {
+    return prompts.number(
+      {
+        message,
+        required,
+        step: field.type === 'integer' ? 1 : 'any',
+        ...(typeof field.default === 'number' ? { default: field.default } : {}),
+        ...(field.minimum === undefined ? {} : { min: field.minimum }),
+        ...(field.maximum === undefined ? {} : { max: field.maximum }),
+      },
+      streams,
+    );
+  }
+  const text = await prompts.input(
+    { message, required, ...(field.default === undefined ? {} : { default: String(field.default) }) },
+    streams,
+  );
+  return text === '' && !required ? undefined : text;
+}
+
 export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig) => ClientFeatures {
   const roots = createRoots(rootsForDirectories(options.roots));
   const streams = { input: options.input, output: options.output };
@@ -99,30 +176,11 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
           streams,
         );
         if (answer !== 'accept') return { action: answer };
+        const required = new Set(params.requestedSchema.required ?? []);
         const content: Record<string, string | number | boolean | string[]> = {};
         for (const [name, raw] of Object.entries(params.requestedSchema.properties ?? {})) {
-          const field = raw as {
-            type?: string;
-            title?: string;
-            description?: string;
-            default?: unknown;
-            enum?: unknown[];
-          };
-          const message = show(field.title ?? field.description ?? name);
-          if (field.type === 'boolean') {
-            content[name] = await prompts.confirm({ message, default: field.default === true }, streams);
-          } else if (Array.isArray(field.enum)) {
-            content[name] = await prompts.select(
-              { message, choices: field.enum.map((v) => ({ name: show(String(v)), value: String(v) })) },
-              streams,
-            );
-          } else {
-            const text = await prompts.input(
-              { message, ...(field.default === undefined ? {} : { default: String(field.default) }) },
-              streams,
-            );
-            content[name] = field.type === 'number' || field.type === 'integer' ? Number(text) : text;
-          }
+          const value = await askField(prompts, streams, raw as FormField, name, required.has(name));
+          if (value !== undefined) content[name] = value;
         }
         return { action: 'accept', content };
       },
