@@ -45,6 +45,8 @@ export interface OAuthTestServer {
   /** The protected MCP endpoint. */
   readonly url: string;
   readonly requests: readonly OAuthRequestRecord[];
+  /** Forget every access and refresh token issued so far (a revoked grant): the next request needs a new sign-in. */
+  revokeAll(): void;
   close(): Promise<void>;
 }
 
@@ -194,6 +196,10 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   return {
     url: `${base}/mcp`,
     requests,
+    revokeAll: () => {
+      accessTokens.clear();
+      refreshTokens.clear();
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -146,7 +146,7 @@ export class HttpClientTransport implements Transport {
 
   #shouldReauthorize(message: JSONRPCMessage, error: unknown): boolean {
     if (!this.options.reauthorize || !this.options.authProvider || this.#closed) return false;
-    if (!isJSONRPCRequest(message) || isInitializeRequest(message)) return false;
+    if (!isJSONRPCRequest(message)) return false;
     if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError) return true;
     const status = httpStatusOf(error);
     return status === 401 || status === 403 || this.failureFor(error)?.code === ErrorCode.AuthRequired;

@@ -189,6 +189,21 @@ describe('re-authorization inside a running connection', () => {
     expect(as.requests.filter((r) => r.path === '/authorize')).toHaveLength(2);
   });
 
+  it('signs in again at connect when the grant was revoked, then connects', async () => {
+    const { as, home, server, store } = await setup();
+    await signIn(server, { store, present: browser });
+    as.revokeAll();
+    const connection = await connect(server, home, true);
+    expect((await connection.callTool('echo', { message: 'back' })).content).toEqual([
+      { type: 'text', text: 'back' },
+    ]);
+    expect(as.requests.filter((r) => r.path === '/authorize')).toHaveLength(2);
+    // Without a person to ask, the same situation is an AUTH_REQUIRED naming `mcpx auth`.
+    as.revokeAll();
+    const error = await call(server, home, 'x').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+  });
+
   it('without an interactive host, the step-up fails with AUTH_REQUIRED and nothing is retried', async () => {
     const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
     await signIn(server, { store, present: browser });
