@@ -1,7 +1,8 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import type { AuthChallenge, RetryInfo } from './guarded-fetch.js';
+import type { AuthChallenge } from './auth-challenge.js';
+import type { RetryInfo } from './guarded-fetch.js';
 import { HttpClientTransport } from './http-transport.js';
 import type { FetchLike } from './pinned-fetch.js';
 import type { Resolver } from './ssrf-guard.js';

@@ -1,5 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { type AuthChallenge, parseBearerChallenge } from './auth-challenge.js';
+import {
+  authRequired,
+  describe,
+  redirectRefused,
+  sessionExpired,
+  statusError,
+  streamBroken,
+} from './http-failures.js';
 import { privacyRank } from './ip-address.js';
 import { createPinnedFetch, type FetchLike, type PinnedFetch } from './pinned-fetch.js';
 import {
@@ -14,6 +23,7 @@ import {
   shouldRetryNetworkError,
   shouldRetryStatus,
 } from './retry-policy.js';
+import { discard, inspectBody, mediaType, NO_RPC, type RpcInfo, readCapped, responseId } from './rpc-body.js';
 import { assertValidSessionId } from './session-id.js';
 import { EventTooLargeError, SseScanner, sseMessage } from './sse-scanner.js';
 import {
@@ -34,30 +44,6 @@ const MODERN_REVISION_PREFIX = '2026';
 export const SYNTHETIC_FAILURE_CODE = -32099;
 /** The `error.data` key carrying the id of that failure in the {@link GuardedHttp.failures} registry. */
 export const SYNTHETIC_FAILURE_KEY = 'mcpxFailure';
-
-/** A 401/403 `WWW-Authenticate: Bearer …` challenge: what the server wants for the next attempt. */
-export interface AuthChallenge {
-  readonly status: number;
-  /** `insufficient_scope`, `invalid_token`, … */
-  readonly error?: string;
-  readonly scope?: string;
-  readonly resourceMetadata?: string;
-}
-
-/** The parameters of a Bearer challenge (RFC 6750 §3): `key="quoted"` or `key=token`. */
-export function parseBearerChallenge(header: string): Omit<AuthChallenge, 'status'> {
-  const params: Record<string, string> = {};
-  for (const match of header.matchAll(/([a-zA-Z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
-    const [, key, quoted, token] = match;
-    if (key)
-      params[key.toLowerCase()] = quoted === undefined ? (token ?? '') : quoted.replace(/\\(.)/g, '$1');
-  }
-  return {
-    ...(params.error ? { error: params.error } : {}),
-    ...(params.scope ? { scope: params.scope } : {}),
-    ...(params.resource_metadata ? { resourceMetadata: params.resource_metadata } : {}),
-  };
-}
 
 /** One retry, for `--verbose` and logs. */
 export interface RetryInfo {
@@ -107,22 +93,12 @@ export interface GuardedHttpOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-interface RpcInfo {
-  readonly methods: readonly string[];
-  /** Ids of the requests in the body: the responses an SSE reply must carry. */
-  readonly requestIds: readonly (string | number)[];
-  readonly isInitialize: boolean;
-  readonly isInitialized: boolean;
-}
-
 interface Exchange extends ExchangeInfo {
   readonly url: URL;
   readonly init: RequestInit & { headers: Headers };
   readonly rpc: RpcInfo;
   readonly what: string;
 }
-
-const NO_RPC: RpcInfo = { methods: [], requestIds: [], isInitialize: false, isInitialized: false };
 
 /**
  * The fetch every HTTP transport of one server goes through. It is where mcpx
@@ -566,160 +542,4 @@ export class GuardedHttp {
       },
     );
   }
-}
-
-function inspectBody(body: string): RpcInfo {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return NO_RPC;
-  }
-  const messages = (Array.isArray(parsed) ? parsed : [parsed]) as { method?: unknown; id?: unknown }[];
-  const methods: string[] = [];
-  const requestIds: (string | number)[] = [];
-  for (const message of messages) {
-    if (typeof message?.method !== 'string') continue;
-    methods.push(message.method);
-    if (typeof message.id === 'string' || typeof message.id === 'number') requestIds.push(message.id);
-  }
-  return {
-    methods,
-    requestIds,
-    isInitialize: methods.includes('initialize'),
-    isInitialized: methods.includes('notifications/initialized'),
-  };
-}
-
-/** The id of a JSON-RPC response in an SSE `data` field, if it is one. */
-function responseId(data: string): string | number | undefined {
-  if (!data.includes('"id"')) return undefined;
-  try {
-    const message = JSON.parse(data) as { id?: unknown; result?: unknown; error?: unknown; method?: unknown };
-    if (message.method !== undefined || (message.result === undefined && message.error === undefined))
-      return undefined;
-    return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function mediaType(contentType: string | null): string {
-  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => {});
-}
-
-async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw new EventTooLargeError(max);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function redirectRefused(exchange: Exchange, response: Response): McpxError {
-  const location = response.headers.get('location');
-  let target = location ?? '(no Location header)';
-  try {
-    if (location) target = new URL(location, exchange.url).href;
-  } catch {}
-  return new McpxError(
-    ErrorCode.RedirectRefused,
-    `${exchange.url.href} answered HTTP ${response.status} redirecting to ${target}; mcpx does not follow redirects`,
-    {
-      url: exchange.url.href,
-      httpStatus: response.status,
-      causes: [
-        'the URL moved',
-        'a proxy or login page intercepts the request',
-        'a server tries to steer mcpx somewhere else',
-      ],
-      fixes: [`if you trust ${target}, put it in the config as the server's url`],
-    },
-  );
-}
-
-function statusError(exchange: Exchange, response: Response, attempts: number, server: string): McpxError {
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-  const unsafe = isUnsafeToRepeat(exchange) && response.status !== 429 && response.status !== 503;
-  return new McpxError(
-    ErrorCode.HttpStatus,
-    `'${server}' answered ${status} to ${exchange.what} after ${attempts} attempt${attempts === 1 ? '' : 's'}${unsafe ? ' (not retried: the tool may already have run)' : ''}`,
-    {
-      server,
-      url: exchange.url.href,
-      attempts,
-      httpStatus: response.status,
-      causes: [
-        response.status === 429
-          ? 'the server is rate limiting this client'
-          : 'the server or a proxy in front of it is failing',
-        ...(retryAfter !== undefined ? [`the server asked to wait ${Math.round(retryAfter / 1000)} s`] : []),
-      ],
-      fixes: ['try again later', 'raise http_max_retries / http_retry_backoff for this server in the config'],
-    },
-  );
-}
-
-function authRequired(exchange: Exchange, response: Response, server: string): McpxError {
-  return new McpxError(
-    ErrorCode.AuthRequired,
-    `'${server}' answered HTTP ${response.status} to ${exchange.what}: it needs ${response.status === 401 ? 'authorization' : 'more permissions'}`,
-    {
-      server,
-      url: exchange.url.href,
-      httpStatus: response.status,
-      fixes: [
-        ...(response.status === 401 ? [`sign in with \`mcpx auth ${server}\` if the server uses OAuth`] : []),
-        'or add the credentials the server expects to `headers` in the config, e.g. an Authorization header with a bearer token from an environment variable',
-      ],
-    },
-  );
-}
-
-function sessionExpired(exchange: Exchange, server: string): McpxError {
-  return new McpxError(
-    ErrorCode.SessionExpired,
-    `'${server}' ended the session and did not accept a new one (${exchange.what})`,
-    {
-      server,
-      url: exchange.url.href,
-      httpStatus: 404,
-      causes: ['the server restarted or expires sessions quickly'],
-      fixes: ['reconnect; if it keeps happening, report it to the server author'],
-    },
-  );
-}
-
-function streamBroken(exchange: Exchange, server: string, cause: unknown, attempts: number): McpxError {
-  const unsafe = isUnsafeToRepeat(exchange);
-  return new McpxError(
-    ErrorCode.ConnectionClosed,
-    `the response stream for ${exchange.what} from '${server}' broke before the result${unsafe ? '; not re-sent because the tool may already have run' : ''}`,
-    {
-      server,
-      url: exchange.url.href,
-      attempts,
-      ...(cause === undefined ? {} : { cause }),
-      causes: ['the network or a proxy dropped the connection', 'the server crashed or restarted'],
-      fixes: unsafe ? ['check whether the tool took effect before calling it again'] : ['try again'],
-    },
-  );
 }

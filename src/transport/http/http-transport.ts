@@ -16,12 +16,8 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import {
-  type AuthChallenge,
-  GuardedHttp,
-  type GuardedHttpOptions,
-  SYNTHETIC_FAILURE_KEY,
-} from './guarded-fetch.js';
+import type { AuthChallenge } from './auth-challenge.js';
+import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
 
 /** How long `close()` waits for the session's DELETE before giving up on it. */
 const TERMINATE_TIMEOUT_MS = 2_000;

@@ -4,13 +4,12 @@
  * DNS pinning, no redirects, retries with backoff, session renewal, size caps,
  * broken-stream recovery and the fallback to HTTP+SSE for old servers.
  */
+export { type AuthChallenge, parseBearerChallenge } from './auth-challenge.js';
 export { createHttpTransport, type HttpTransportHooks } from './create-http-transport.js';
 export {
-  type AuthChallenge,
   DEFAULT_MAX_MESSAGE_BYTES,
   GuardedHttp,
   type GuardedHttpOptions,
-  parseBearerChallenge,
   type RetryInfo,
 } from './guarded-fetch.js';
 export {
