@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type HttpTestServer, startHttpTestServer } from './http-test-server.js';
+import { type HttpTestEra, type HttpTestServer, startHttpTestServer } from './http-test-server.js';
 
 export interface OAuthTestServerOptions {
   /** Lifetime of each access token, in seconds. Default 3600. */
@@ -34,6 +34,8 @@ export interface OAuthTestServerOptions {
    * `insufficient_scope`.
    */
   readonly toolCallScope?: string;
+  /** The protocol era of the MCP server behind the authorization. Default `legacy`. */
+  readonly era?: HttpTestEra;
 }
 
 export interface OAuthRequestRecord {
@@ -45,6 +47,8 @@ export interface OAuthTestServer {
   /** The protected MCP endpoint. */
   readonly url: string;
   readonly requests: readonly OAuthRequestRecord[];
+  /** JSON-RPC methods that passed authorization and reached the MCP server, in order. */
+  readonly forwarded: readonly string[];
   /** Forget every access and refresh token issued so far (a revoked grant): the next request needs a new sign-in. */
   revokeAll(): void;
   close(): Promise<void>;
@@ -59,8 +63,9 @@ async function body(req: IncomingMessage): Promise<string> {
 }
 
 export async function startOAuthTestServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
-  const inner: HttpTestServer = await startHttpTestServer({ era: 'legacy' });
+  const inner: HttpTestServer = await startHttpTestServer({ era: options.era ?? 'legacy' });
   const requests: OAuthRequestRecord[] = [];
+  const forwarded: string[] = [];
   const codes = new Map<string, { challenge: string; redirectUri: string; scope: string }>();
   const accessTokens = new Map<string, { expiry: number; scope: string }>();
   const refreshTokens = new Map<string, string>(); // token → scope
@@ -177,12 +182,14 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
           .end();
       }
       // Valid: pass the request on to the MCP test server, streaming the answer back.
-      const forwarded: Record<string, string> = {};
+      for (const method of payload?.match(/"method"\s*:\s*"([^"]+)"/g) ?? [])
+        forwarded.push(method.replace(/^"method"\s*:\s*"|"$/g, ''));
+      const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers))
-        if (typeof v === 'string' && k !== 'host' && k !== 'authorization') forwarded[k] = v;
+        if (typeof v === 'string' && k !== 'host' && k !== 'authorization') headers[k] = v;
       const answer = await fetch(inner.url, {
         method: req.method ?? 'GET',
-        headers: forwarded,
+        headers,
         ...(payload === undefined ? {} : { body: payload }),
       });
       res.writeHead(answer.status, Object.fromEntries(answer.headers));
@@ -196,6 +203,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   return {
     url: `${base}/mcp`,
     requests,
+    forwarded,
     revokeAll: () => {
       accessTokens.clear();
       refreshTokens.clear();

@@ -1,8 +1,10 @@
 import {
   InsufficientScopeError,
   isInitializeRequest,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type OAuthClientProvider,
   ProtocolError,
   SdkError,
@@ -74,6 +76,12 @@ export class HttpClientTransport implements Transport {
   #reauthorizing: Promise<void> | undefined;
   /** Completed re-authorizations: a request sent before the latest one just goes again. */
   #signIns = 0;
+  /**
+   * Requests the server refused, waiting for a sign-in to be sent again, and
+   * whether they were cancelled (timed out, aborted) meanwhile: a cancelled
+   * one is not sent again, or a tool would run with nobody left for its result.
+   */
+  readonly #awaitingSignIn = new Map<string | number, { cancelled: boolean }>();
 
   constructor(private readonly options: HttpClientTransportOptions) {
     this.#url = new URL(options.url);
@@ -124,20 +132,47 @@ export class HttpClientTransport implements Transport {
       queueMicrotask(() => this.onmessage?.(reply));
       return;
     }
+    const cancelledId = cancelledRequestId(message);
+    const parked = cancelledId === undefined ? undefined : this.#awaitingSignIn.get(cancelledId);
+    if (parked) {
+      // The server never accepted that request: there is nothing to cancel there.
+      parked.cancelled = true;
+      return;
+    }
     const signInsBefore = this.#signIns;
     try {
       await (this.#inner as Transport).send(message, options);
     } catch (error) {
       if (this.#shouldReauthorize(message, error)) {
-        // Refused with a token that a sign-in since has replaced: no need to ask the person again.
-        if (this.#signIns === signInsBefore) await this.#reauthorize();
-        await (this.#inner as Transport).send(message, options);
+        await this.#sendAfterSignIn(message as JSONRPCRequest, options, signInsBefore);
         return;
       }
       if (!this.#shouldFallBack(message, error)) throw error;
       await this.#switchToSse(error as SdkHttpError);
       await (this.#inner as Transport).send(message, options);
     }
+  }
+
+  /**
+   * Sign in again — unless a sign-in finished since the request was first
+   * sent, which already replaced the refused token — then send the request
+   * once more, unless it was cancelled meanwhile (2025 era: a
+   * `notifications/cancelled`; 2026 era: the request's own signal).
+   */
+  async #sendAfterSignIn(
+    request: JSONRPCRequest,
+    options: TransportSendOptions | undefined,
+    signInsBefore: number,
+  ): Promise<void> {
+    const parked = { cancelled: false };
+    this.#awaitingSignIn.set(request.id, parked);
+    try {
+      if (this.#signIns === signInsBefore) await this.#reauthorize();
+    } finally {
+      this.#awaitingSignIn.delete(request.id);
+    }
+    if (parked.cancelled || options?.requestSignal?.aborted) return;
+    await (this.#inner as Transport).send(request, options);
   }
 
   #shouldReauthorize(message: JSONRPCMessage, error: unknown): boolean {
@@ -306,6 +341,13 @@ export class HttpClientTransport implements Transport {
       },
     );
   }
+}
+
+/** The request a `notifications/cancelled` is about, if the message is one. */
+function cancelledRequestId(message: JSONRPCMessage): string | number | undefined {
+  if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function httpStatusOf(error: unknown): number | undefined {

@@ -148,14 +148,20 @@ describe('OAuth against a local authorization server', () => {
 });
 
 describe('re-authorization inside a running connection', () => {
-  async function connect(server: ServerConfig, home: string, interactive: boolean) {
+  async function connect(
+    server: ServerConfig,
+    home: string,
+    interactive: boolean,
+    options: { present?: (url: URL) => Promise<void>; requestTimeoutMs?: number } = {},
+  ) {
     const connection = await connectServer(server, {
       createTransport: () =>
         createServerTransport(server, {
           hostEnv: process.env,
           oauthHome: home,
-          ...(interactive ? { signIn: { present: browser } } : {}),
+          ...(interactive ? { signIn: { present: options.present ?? browser } } : {}),
         }),
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     cleanups.push(() => connection.close());
     return connection;
@@ -203,6 +209,34 @@ describe('re-authorization inside a running connection', () => {
     const error = await call(server, home, 'x').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
   });
+
+  it.each(['legacy', 'modern'] as const)(
+    'never runs a call that timed out while the person was signing in (%s era)',
+    async (era) => {
+      const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write', era });
+      await signIn(server, { store, present: browser });
+      let signedIn!: () => void;
+      const done = new Promise<void>((resolve) => {
+        signedIn = resolve;
+      });
+      const slowPerson = async (url: URL) => {
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        await browser(url);
+        setTimeout(signedIn, 300);
+      };
+      const connection = await connect(server, home, true, { present: slowPerson, requestTimeoutMs: 400 });
+      const error = await connection.callTool('echo', { message: 'late' }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: ErrorCode.RequestTimeout });
+      await done;
+      expect(as.requests.filter((r) => r.path === '/authorize')).toHaveLength(2);
+      expect(as.forwarded).not.toContain('tools/call');
+      // The new grant is in place: the next call goes through at once.
+      expect((await connection.callTool('echo', { message: 'now' })).content).toEqual([
+        { type: 'text', text: 'now' },
+      ]);
+      expect(as.forwarded.filter((m) => m === 'tools/call')).toHaveLength(1);
+    },
+  );
 
   it('without an interactive host, the step-up fails with AUTH_REQUIRED and nothing is retried', async () => {
     const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
