@@ -216,7 +216,9 @@ export class CliSession {
     const signIn: TransportHooks['signIn'] = this.io.interactive
       ? {
           present: async (url) => {
-            this.notice(`'${server.name}' asks you to sign in again (it needs more access).`);
+            this.notice(
+              `'${server.name}' asks you to sign in again (it needs more access). The request waits until its timeout; if it runs out first, run the command again once you are signed in.`,
+            );
             const { presentSignIn } = await import('./commands/auth.js');
             await presentSignIn(this, server.name, url, true);
           },
