@@ -34,6 +34,8 @@ export interface OAuthTestServerOptions {
    * `insufficient_scope`.
    */
   readonly toolCallScope?: string;
+  /** Every `tools/call` of this tool is refused with a plain 403 (no scope would help). */
+  readonly forbiddenTool?: string;
   /** The protocol era of the MCP server behind the authorization. Default `legacy`. */
   readonly era?: HttpTestEra;
 }
@@ -180,6 +182,9 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
             'www-authenticate': `Bearer error="insufficient_scope", scope="${options.toolCallScope}", ${metadata}`,
           })
           .end();
+      }
+      if (options.forbiddenTool && payload?.includes(`"name":"${options.forbiddenTool}"`)) {
+        return json(res, 403, { error: 'forbidden' });
       }
       // Valid: pass the request on to the MCP test server, streaming the answer back.
       for (const method of payload?.match(/"method"\s*:\s*"([^"]+)"/g) ?? [])

@@ -180,7 +180,9 @@ export class HttpClientTransport implements Transport {
     if (!isJSONRPCRequest(message)) return false;
     if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError) return true;
     const status = httpStatusOf(error);
-    return status === 401 || status === 403 || this.failureFor(error)?.code === ErrorCode.AuthRequired;
+    // A plain 403 is a refusal no sign-in changes; only a missing scope is worth asking the person about.
+    if (status === 403) return this.#http.lastAuthChallenge?.error === 'insufficient_scope';
+    return status === 401 || this.failureFor(error)?.code === ErrorCode.AuthRequired;
   }
 
   async #reauthorize(): Promise<void> {

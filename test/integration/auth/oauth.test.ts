@@ -238,6 +238,15 @@ describe('re-authorization inside a running connection', () => {
     },
   );
 
+  it('does not send the person to sign in for a plain 403 that no scope would cure', async () => {
+    const { as, home, server, store } = await setup(undefined, { forbiddenTool: 'add' });
+    await signIn(server, { store, present: browser });
+    const connection = await connect(server, home, true);
+    const error = await connection.callTool('add', { a: 1, b: 2 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    expect(as.requests.filter((r) => r.path === '/authorize')).toHaveLength(1);
+  });
+
   it('without an interactive host, the step-up fails with AUTH_REQUIRED and nothing is retried', async () => {
     const { as, home, server, store } = await setup(undefined, { toolCallScope: 'tools:write' });
     await signIn(server, { store, present: browser });
