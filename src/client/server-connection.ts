@@ -105,7 +105,9 @@ function listChangedHandlers(notify: (kind: ListKind) => void): NonNullable<Clie
   return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };
 }
 
+/** The server went away during the era probe, which may have been what made it exit (never when it exited before mcpx sent it anything). */
 function isProbeCasualty(error: McpxError): boolean {
+  if (error.context.exitedBeforeInput === true) return false;
   return error.code === ErrorCode.ServerCrashed || error.code === ErrorCode.ConnectionClosed;
 }
 

@@ -31,6 +31,8 @@ export interface ErrorContext {
   readonly attempts?: number;
   /** The HTTP status a remote server answered with (the last one, after retries). */
   readonly httpStatus?: number;
+  /** The server exited before mcpx had sent it anything (so no request of mcpx's made it exit). */
+  readonly exitedBeforeInput?: boolean;
   /** Free-form extra lines for the verbose rendering (e.g. a source excerpt with a pointer). */
   readonly excerpt?: readonly string[];
 }

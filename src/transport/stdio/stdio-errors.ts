@@ -191,6 +191,7 @@ export function exitError(
   exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null },
   stderrTail: readonly string[],
   invalidStdoutLine?: string,
+  exitedBeforeInput = false,
 ): McpxError {
   const { serverName } = scene;
   const hints = hintsFromStderr(
@@ -224,6 +225,7 @@ export function exitError(
       exitCode: exit.code,
       signal: exit.signal,
       stderrTail,
+      ...(exitedBeforeInput ? { exitedBeforeInput } : {}),
       causes,
       fixes,
     },

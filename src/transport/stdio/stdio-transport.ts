@@ -106,6 +106,8 @@ export class StdioTransport implements Transport {
   #streamsDone: Promise<void> = Promise.resolve();
   #started = false;
   #spawning: Promise<void> | undefined;
+  /** Whether any message was written to the server (an exit before that is not caused by mcpx's input). */
+  #sentAnything = false;
   /** Messages that arrived between spawnEarly() and start(). */
   readonly #held: JSONRPCMessage[] = [];
   #exit: ExitInfo | undefined;
@@ -220,6 +222,7 @@ export class StdioTransport implements Transport {
     if (!this.#writer || this.#exit || this.#shutdown) {
       return Promise.reject(notConnectedError(this.#scene, this.#closeReason));
     }
+    this.#sentAnything = true;
     return this.#writer.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -325,7 +328,9 @@ export class StdioTransport implements Transport {
     if (this.#shutdown) return; // we asked for it
     await this.#flushed();
     if (this.#shutdown) return;
-    void this.#close(exitError(this.#scene, exit, this.#tail.lines(), this.#firstInvalidLine));
+    void this.#close(
+      exitError(this.#scene, exit, this.#tail.lines(), this.#firstInvalidLine, !this.#sentAnything),
+    );
   }
 
   /** Waits for stdout and stderr to end, at most {@link STREAM_FLUSH_MS}. */
