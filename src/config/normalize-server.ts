@@ -39,6 +39,8 @@ export interface ServerDraft {
   readonly headers: ReadonlyArray<readonly [string, DraftString]>;
   readonly cwd?: DraftString;
   readonly url?: DraftString;
+  /** The string settings of the `oauth` block (`client_secret: "${SECRET}"`), by key. */
+  readonly oauth?: ReadonlyArray<readonly [string, DraftString]>;
 }
 
 export interface NormalizeResult {
@@ -251,7 +253,14 @@ export function normalizeServer(
     }),
     requiresTrust: layer === 'project' || layer === 'ancestor',
   });
-  return { problems, draft: dropUndefined({ site, base, command, args, env, headers, cwd, url }) };
+  const oauthGiven = given.get('oauth');
+  const oauth =
+    settings.oauth && oauthGiven
+      ? Object.entries(settings.oauth).flatMap(([key, value]) =>
+          typeof value === 'string' ? [[key, { value, path: [...oauthGiven.path, key] }] as const] : [],
+        )
+      : undefined;
+  return { problems, draft: dropUndefined({ site, base, command, args, env, headers, cwd, url, oauth }) };
 }
 
 function checkName(name: string, path: JsonPath, fail: Fail): void {

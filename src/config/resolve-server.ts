@@ -8,7 +8,8 @@ import type { ServerConfig } from './types.js';
 
 /**
  * Turn a validated draft into the final `ServerConfig`: interpolate
- * `${VAR}` in command, args, env values, url, header values and cwd, resolve
+ * `${VAR}` in command, args, env values, url, header values, cwd and the
+ * `oauth` block's strings (a client secret from the environment), resolve
  * a relative cwd against the config file's directory, and check a URL that
  * only became complete after interpolation.
  *
@@ -33,6 +34,7 @@ export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig 
   const headers = Object.fromEntries(draft.headers.map(([k, v]) => [k, expand(v)]));
   const cwdText = draft.cwd && expand(draft.cwd);
   const url = draft.url && expand(draft.url);
+  const oauthStrings = draft.oauth?.map(([k, v]) => [k, expand(v)] as const);
 
   const first = failures[0];
   if (first) {
@@ -92,5 +94,6 @@ export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig 
     headers,
     ...(cwd === undefined ? {} : { cwd }),
     ...(url === undefined ? {} : { url }),
+    ...(oauthStrings ? { oauth: { ...draft.base.oauth, ...Object.fromEntries(oauthStrings) } } : {}),
   };
 }

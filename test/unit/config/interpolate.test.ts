@@ -92,6 +92,24 @@ describe('interpolation while loading', () => {
     ]);
   });
 
+  it('interpolates the oauth block, and names its field when a variable is missing', async () => {
+    const text = JSON.stringify({
+      mcpServers: {
+        remote: {
+          url: 'https://x.example/mcp',
+          oauth: { client_id: 'cli', client_secret: '${SECRET}', scopes: ['a', 'b'] },
+        },
+      },
+    });
+    const { servers } = await loadText(text, { SECRET: 's3cret' });
+    expect(servers[0]?.oauth).toEqual({ client_id: 'cli', client_secret: 's3cret', scopes: ['a', 'b'] });
+    const { unusable } = await loadText(text);
+    expect(unusable.get('remote')).toMatchObject({
+      code: ErrorCode.ConfigInterpolation,
+      context: { field: 'oauth.client_secret' },
+    });
+  });
+
   it('names the array element for a variable in an array command', async () => {
     const { unusable } = await loadText('{"servers": {"s": {"command": ["npx", "${PKG}"]}}}');
     expect(unusable.get('s')?.message).toContain("server 's': command[1] uses ${PKG}, which is not set");
