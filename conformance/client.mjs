@@ -78,14 +78,33 @@ async function followAuthorization(authorizationUrl) {
  */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
+/**
+ * The server's `oauth` block as its user would write it: machine credentials
+ * for a client-credentials server, a pre-registered client when the scenario
+ * hands one out, else the client metadata document.
+ */
+function oauthSettings() {
+  if (scenario.startsWith('auth/client-credentials')) {
+    return {
+      grant_type: 'client_credentials',
+      client_id: context.client_id,
+      ...(context.client_secret ? { client_secret: context.client_secret } : {}),
+      ...(context.private_key_pem
+        ? { private_key: context.private_key_pem, signing_algorithm: context.signing_algorithm }
+        : {}),
+    };
+  }
+  if (context.client_id) return { client_id: context.client_id, client_secret: context.client_secret };
+  return { client_metadata_url: CLIENT_METADATA_URL };
+}
+
 async function main() {
-  const oauth = context.client_id
-    ? { client_id: context.client_id, client_secret: context.client_secret }
-    : { client_metadata_url: CLIENT_METADATA_URL };
+  const oauth = oauthSettings();
   const server = { ...adhocHttpServer(url), name: 'conformance', oauth };
   const home = await mkdtemp(join(tmpdir(), 'mcpx-conformance-home-'));
   try {
-    if (scenario.startsWith('auth/')) {
+    // A person signs in first; a machine with client credentials signs in by itself on connect.
+    if (scenario.startsWith('auth/') && oauth.grant_type !== 'client_credentials') {
       await signIn(server, { store: new TokenStore(home), present: followAuthorization, timeoutMs: 10_000 });
     }
     await exercise(server, home);

@@ -1,4 +1,10 @@
 export {
+  ClientCredentialsAuth,
+  type ClientCredentialsAuthOptions,
+  type MachineCredentials,
+  machineCredentials,
+} from './client-credentials.js';
+export {
   type AuthorizationResponse,
   type LoopbackListener,
   parseAuthorizationResponse,

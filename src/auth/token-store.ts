@@ -17,6 +17,8 @@ export interface StoredCredentials {
   codeVerifier?: string;
   state?: string;
   discoveryState?: OAuthDiscoveryState;
+  /** Client credentials: the authorization server they were first sent to, and the only one they go to. */
+  issuer?: string;
 }
 
 /**

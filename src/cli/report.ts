@@ -1,4 +1,5 @@
 import { errorToJson, formatError, type McpxError } from '../errors/index.js';
+import { stripTerminalControls } from '../tools/sanitize.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { ServerOutcome } from './fan-out.js';
 import type { CliSession } from './session.js';
@@ -14,11 +15,20 @@ export function reportFailures(session: CliSession, outcomes: readonly ServerOut
   return code;
 }
 
+/**
+ * An error as text for a terminal. Errors carry what servers said (stderr
+ * lines, error messages, OAuth error descriptions), so terminal controls go.
+ */
+export function renderError(error: McpxError, verbose: boolean): string {
+  return stripTerminalControls(formatError(error, { verbose }));
+}
+
 /** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */
 export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: McpxError): void {
   const { io, options } = session;
+  // JSON.stringify escapes every control character, so JSON needs no stripping.
   const text = options.json
     ? JSON.stringify(errorToJson(error))
-    : formatError(error, { verbose: options.verbose === true });
+    : renderError(error, options.verbose === true);
   io.stderr.write(`${text}\n`);
 }

@@ -1,4 +1,4 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { OAuthError, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
 
 /** What the connection knows when a request fails, to say what really happened. */
@@ -25,6 +25,22 @@ export function translateRequestError(error: unknown, scene: FailureScene): Mcpx
     return new McpxError(ErrorCode.Cancelled, `${method} was cancelled`, { server, cause: error });
   }
   if (scene.closeReason) return scene.closeReason.withContext({ server });
+  if (error instanceof OAuthError) {
+    // The authorization server refused mcpx's client or grant (invalid_client, invalid_grant, …).
+    return new McpxError(
+      ErrorCode.AuthRequired,
+      `the authorization server of '${server}' refused mcpx (${error.code}): ${error.message}`,
+      {
+        server,
+        cause: error,
+        causes: ['the client id or secret (or key) in the config is wrong or was revoked'],
+        fixes: [
+          "check the server's oauth block in the config",
+          `or sign in again with \`mcpx auth ${server}\``,
+        ],
+      },
+    );
+  }
   if (error instanceof SdkError) {
     switch (error.code) {
       case SdkErrorCode.RequestTimeout:

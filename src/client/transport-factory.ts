@@ -56,10 +56,23 @@ async function remoteTransport(
   hooks: TransportHooks,
 ): Promise<ManagedTransport> {
   const http = await import('../transport/http/index.js');
-  if (hooks.oauthHome === undefined || hooks.http?.authProvider)
+  if (hooks.http?.authProvider || (hooks.oauthHome === undefined && !server.oauth))
     return http.createHttpTransport(server, hooks.http);
-  const { McpxOAuthProvider, TokenStore, signIn } = await import('../auth/index.js');
-  const store = new TokenStore(hooks.oauthHome);
+  const { ClientCredentialsAuth, machineCredentials, McpxOAuthProvider, TokenStore, signIn } = await import(
+    '../auth/index.js'
+  );
+  const store = hooks.oauthHome === undefined ? undefined : new TokenStore(hooks.oauthHome);
+  const machine = machineCredentials(server);
+  if (machine) {
+    // A machine signs in by itself: no `mcpx auth`, no browser, a token fetched when the server asks.
+    const authProvider = new ClientCredentialsAuth({
+      server,
+      credentials: machine,
+      ...(store ? { store } : {}),
+    });
+    return http.createHttpTransport(server, { ...hooks.http, authProvider });
+  }
+  if (!store) return http.createHttpTransport(server, hooks.http);
   // Only a server signed in with `mcpx auth` gets the OAuth provider: an ordinary connect must
   // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`.
   if (!(await store.load(server.name, server.url))?.tokens)

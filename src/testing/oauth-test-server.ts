@@ -36,6 +36,8 @@ export interface OAuthTestServerOptions {
   readonly toolCallScope?: string;
   /** Every `tools/call` of this tool is refused with a plain 403 (no scope would help). */
   readonly forbiddenTool?: string;
+  /** A machine client for the `client_credentials` grant (client_secret_basic). */
+  readonly machineClient?: { readonly id: string; readonly secret: string };
   /** The protocol era of the MCP server behind the authorization. Default `legacy`. */
   readonly era?: HttpTestEra;
 }
@@ -107,12 +109,18 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
         token_endpoint: `${named}/token`,
         registration_endpoint: options.registrationEndpoint ?? `${named}/register`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          ...(options.machineClient ? ['client_credentials'] : []),
+        ],
         code_challenge_methods_supported: options.noS256 ? ['plain'] : ['S256'],
         ...(options.sendIss || options.wrongIss
           ? { authorization_response_iss_parameter_supported: true }
           : {}),
-        token_endpoint_auth_methods_supported: ['none'],
+        token_endpoint_auth_methods_supported: options.machineClient
+          ? ['none', 'client_secret_basic']
+          : ['none'],
       });
     }
     if (path === '/register' && req.method === 'POST') {
@@ -143,6 +151,20 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
     if (path === '/token' && req.method === 'POST') {
       const params = Object.fromEntries(new URLSearchParams(await body(req)));
       requests.push({ path, params });
+      if (params.grant_type === 'client_credentials') {
+        const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const [id, secret] = Buffer.from(basic ?? '', 'base64')
+          .toString('utf8')
+          .split(':')
+          .map((part) => decodeURIComponent(part));
+        const machine = options.machineClient;
+        if (!machine || id !== machine.id || secret !== machine.secret)
+          return json(res, 401, {
+            error: 'invalid_client',
+            error_description: 'unknown client or wrong secret',
+          });
+        return json(res, 200, issue(params.scope ?? ''));
+      }
       if (params.grant_type === 'authorization_code') {
         const grant = codes.get(params.code ?? '');
         codes.delete(params.code ?? '');

@@ -83,3 +83,42 @@ describe('mcpx auth / logout', () => {
     expect(after.stderr).toContain('mcpx auth secure');
   });
 });
+
+describe('a machine with client credentials', () => {
+  it('calls without signing in, shows as machine in doctor, and needs no mcpx auth', async () => {
+    const robot = await startOAuthTestServer({ machineClient: { id: 'robot', secret: 'robot-secret' } });
+    try {
+      const file = join(dir.path, 'machine.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            robot: {
+              url: robot.url,
+              oauth: {
+                grant_type: 'client_credentials',
+                client_id: 'robot',
+                client_secret: `\${ROBOT_SECRET}`,
+              },
+            },
+          },
+        }),
+      );
+      const run = (args: string[]) =>
+        runCli(['--config', file, ...args], {
+          cwd: dir.path,
+          home: join(dir.path, 'machine-home'),
+          env: { ROBOT_SECRET: 'robot-secret' },
+        });
+      expect(await run(['call', 'robot.echo', 'message=beep'])).toMatchObject({ code: 0, stdout: 'beep\n' });
+      const doctor = await run(['doctor']);
+      expect(doctor.stdout).toMatch(/ok\s+robot\s+.*machine/);
+      expect(doctor.stdout).not.toContain('robot-secret');
+      const auth = await run(['auth', 'robot']);
+      expect(auth.code).toBe(1);
+      expect(auth.stderr).toContain('signs in by itself with its client credentials');
+    } finally {
+      await robot.close();
+    }
+  });
+});

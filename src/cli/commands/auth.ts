@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { openBrowser, signIn, TokenStore } from '../../auth/index.js';
+import { machineCredentials, openBrowser, signIn, TokenStore } from '../../auth/index.js';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
@@ -17,6 +17,20 @@ async function remoteServer(session: CliSession, name: string): Promise<ServerCo
   return server as ServerConfig & { url: string };
 }
 
+/** A server set up for client credentials needs no person to sign in. */
+function refuseMachineServer(server: ServerConfig & { url: string }): void {
+  if (!machineCredentials(server)) return;
+  throw new McpxError(
+    ErrorCode.Usage,
+    `'${server.name}' signs in by itself with its client credentials (oauth "grant_type": "client_credentials"): there is nothing to sign in to`,
+    {
+      server: server.name,
+      origin: server.origin,
+      fixes: [`call it directly, e.g. \`mcpx tools ${server.name}\``],
+    },
+  );
+}
+
 /**
  * `mcpx auth <server>`: sign in to a remote server with OAuth. The browser
  * opens on this machine (no shell involved); with --no-browser the URL is
@@ -30,6 +44,7 @@ export async function runAuth(
 ): Promise<number> {
   const { io } = session;
   const server = await remoteServer(session, name);
+  refuseMachineServer(server);
   const useBrowser = options.browser !== false;
   // Without a browser the person may paste the URL the browser ended on; stop listening once signed in.
   const lines =

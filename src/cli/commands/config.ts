@@ -5,11 +5,11 @@ import {
   untrustedServers,
   validateConfig,
 } from '../../config/index.js';
-import { ErrorCode, formatError, McpxError } from '../../errors/index.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
-import { writeError } from '../report.js';
+import { renderError, writeError } from '../report.js';
 import { type CliSession, describeForTrust } from '../session.js';
 
 function loadOptions(session: CliSession) {
@@ -53,7 +53,7 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
   } else if (result.problems.length === 0) {
     io.stdout.write(`ok: ${result.serverCount} servers in ${result.files.length} files\n`);
   } else {
-    for (const problem of result.problems) io.stderr.write(`${formatError(problem, { verbose: true })}\n\n`);
+    for (const problem of result.problems) io.stderr.write(`${renderError(problem, true)}\n\n`);
     io.stderr.write(`${result.problems.length} problem(s) found\n`);
   }
   return result.problems.length === 0 ? ExitCode.Ok : ExitCode.Config;

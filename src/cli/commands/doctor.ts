@@ -1,7 +1,8 @@
-import { ErrorCode, formatError, type McpxError } from '../../errors/index.js';
+import { ErrorCode, type McpxError } from '../../errors/index.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
+import { renderError } from '../report.js';
 import type { CliSession } from '../session.js';
 
 interface Check {
@@ -14,7 +15,7 @@ interface Check {
   readonly protocol?: string;
   readonly tools?: number;
   readonly origin: string;
-  /** Remote servers: `signed in` (tokens from `mcpx auth`), `required`, or `none`. */
+  /** Remote servers: `signed in` (tokens from `mcpx auth`), `machine` (client credentials), `required`, or `none`. */
   readonly auth: string;
   readonly error?: McpxError;
 }
@@ -34,14 +35,28 @@ export async function runDoctor(session: CliSession): Promise<number> {
     if (s.config.url && (await store.load(s.name, s.config.url).catch(() => undefined))?.tokens)
       signedIn.add(s.name);
   }
+  const { machineCredentials } = await import('../../auth/client-credentials.js');
+  const machine = new Set(
+    statuses
+      .filter((s) => {
+        try {
+          return machineCredentials(s.config) !== undefined;
+        } catch {
+          return true; // set up for client credentials, but incomplete: the error says what is missing
+        }
+      })
+      .map((s) => s.name),
+  );
   const authState = (name: string, url: string | undefined, error: McpxError | undefined) =>
     !url
       ? '-'
       : error?.code === ErrorCode.AuthRequired
         ? 'required'
-        : signedIn.has(name)
-          ? 'signed in'
-          : 'none';
+        : machine.has(name)
+          ? 'machine'
+          : signedIn.has(name)
+            ? 'signed in'
+            : 'none';
   const checks: Check[] = statuses.map((s) => ({
     server: s.name,
     healthy: s.state === 'ready' && !s.error,
@@ -97,9 +112,7 @@ export async function runDoctor(session: CliSession): Promise<number> {
         ]),
       )}\n`,
     );
-    for (const check of checks.filter((c) => c.error)) {
-      io.stdout.write(`\n${formatError(check.error, { verbose: true })}\n`);
-    }
+    for (const { error } of checks) if (error) io.stdout.write(`\n${renderError(error, true)}\n`);
     const broken = checks.filter((c) => !c.healthy).length;
     io.stdout.write(`\n${checks.length - broken} healthy, ${broken} failing\n`);
   }

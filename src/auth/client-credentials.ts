@@ -1,0 +1,192 @@
+import {
+  type AddClientAuthentication,
+  createPrivateKeyJwtAuth,
+  type OAuthClientInformationContext,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { VERSION } from '../version.js';
+import type { TokenStore } from './token-store.js';
+
+/**
+ * A machine's own credentials for a server (the OAuth `client_credentials`
+ * grant, an extension of MCP authorization): no person, no browser.
+ */
+export interface MachineCredentials {
+  readonly clientId: string;
+  /** `client_secret_basic` authentication. */
+  readonly clientSecret?: string;
+  /** `private_key_jwt` authentication: a PKCS#8 PEM key that signs each token request. */
+  readonly privateKey?: string;
+  /** The private key's algorithm, `RS256` by default. */
+  readonly algorithm: string;
+  readonly scope?: string;
+  /** The authorization server the credentials belong to; without it, the first one seen is pinned. */
+  readonly issuer?: string;
+}
+
+const GRANT_KEYS = ['grant_type', 'grantType', 'grant'] as const;
+
+/**
+ * The machine credentials a server's `oauth` block asks for with
+ * `"grant_type": "client_credentials"`, or `undefined` for the usual
+ * sign-in by a person. Throws ConfigInvalid when the block is incomplete.
+ */
+export function machineCredentials(server: ServerConfig): MachineCredentials | undefined {
+  const raw = (server.oauth ?? {}) as Record<string, unknown>;
+  const text = (...keys: string[]) =>
+    keys.map((k) => raw[k]).find((v): v is string => typeof v === 'string' && v !== '');
+  if (text(...GRANT_KEYS) !== 'client_credentials') return undefined;
+  const clientId = text('client_id', 'clientId');
+  const clientSecret = text('client_secret', 'clientSecret');
+  const privateKey = text('private_key', 'privateKey');
+  if (!clientId || (!clientSecret && !privateKey)) {
+    throw new McpxError(
+      ErrorCode.ConfigInvalid,
+      `server '${server.name}': oauth with "grant_type": "client_credentials" needs client_id and either client_secret or private_key`,
+      {
+        server: server.name,
+        origin: server.origin,
+        field: 'oauth',
+        fixes: [
+          `add "client_id" and "client_secret": "\${CLIENT_SECRET}" to the oauth block`,
+          `or "private_key": "\${CLIENT_KEY_PEM}" (PKCS#8 PEM) with "signing_algorithm": "RS256" or "ES256"`,
+        ],
+      },
+    );
+  }
+  const scopes = raw.scopes;
+  const scope = text('scope') ?? (Array.isArray(scopes) ? scopes.join(' ') : undefined);
+  const issuer = text('issuer');
+  return {
+    clientId,
+    ...(clientSecret ? { clientSecret } : { privateKey }),
+    algorithm: text('signing_algorithm', 'signingAlgorithm', 'algorithm') ?? 'RS256',
+    ...(scope ? { scope } : {}),
+    ...(issuer ? { issuer } : {}),
+  };
+}
+
+export interface ClientCredentialsAuthOptions {
+  readonly server: ServerConfig & { readonly url: string };
+  readonly credentials: MachineCredentials;
+  /** Where the pinned authorization server is remembered between runs; without it, for this connection only. */
+  readonly store?: TokenStore;
+}
+
+/**
+ * The SDK's OAuthClientProvider for the `client_credentials` grant. Unlike
+ * the SDK's own ClientCredentialsProvider it never lets the MCP server choose
+ * where the secret goes: the credentials are bound to the configured
+ * `issuer`, or to the first authorization server seen (remembered in the
+ * token store until `mcpx logout`), and a different one is refused. Tokens
+ * are kept in memory only: a new one costs one request.
+ */
+export class ClientCredentialsAuth implements OAuthClientProvider {
+  readonly #options: ClientCredentialsAuthOptions;
+  readonly addClientAuthentication?: AddClientAuthentication;
+  #tokens: OAuthTokens | undefined;
+  #pinned: string | undefined;
+
+  constructor(options: ClientCredentialsAuthOptions) {
+    this.#options = options;
+    const { clientId, privateKey, algorithm } = options.credentials;
+    if (privateKey) {
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: clientId,
+        subject: clientId,
+        privateKey,
+        alg: algorithm,
+      });
+    }
+  }
+
+  get redirectUrl(): undefined {
+    return undefined;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const { credentials } = this.#options;
+    return {
+      client_name: 'mcpx',
+      software_version: VERSION,
+      redirect_uris: [],
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: credentials.clientSecret ? 'client_secret_basic' : 'private_key_jwt',
+      ...(credentials.scope ? { scope: credentials.scope } : {}),
+    };
+  }
+
+  async clientInformation(ctx?: OAuthClientInformationContext) {
+    const { clientId, clientSecret } = this.#options.credentials;
+    const issuer = await this.#bind(ctx?.issuer);
+    return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), issuer };
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.#tokens = tokens;
+  }
+
+  redirectToAuthorization(): void {
+    throw new McpxError(
+      ErrorCode.AuthRequired,
+      `'${this.#options.server.name}' asked for a person to sign in, but it is set up for client credentials`,
+      {
+        server: this.#options.server.name,
+        origin: this.#options.server.origin,
+        fixes: ['check the oauth block: remove "grant_type" to sign in with `mcpx auth` instead'],
+      },
+    );
+  }
+
+  saveCodeVerifier(): void {}
+
+  codeVerifier(): string {
+    throw new Error('the client_credentials grant uses no PKCE verifier');
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams {
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    const wanted = scope ?? this.#options.credentials.scope;
+    if (wanted) params.set('scope', wanted);
+    return params;
+  }
+
+  /** The authorization server these credentials may go to; refuses any other. */
+  async #bind(seen: string | undefined): Promise<string | undefined> {
+    const { server, credentials, store } = this.#options;
+    this.#pinned ??= credentials.issuer ?? (await store?.load(server.name, server.url))?.issuer;
+    if (this.#pinned === undefined && seen !== undefined) {
+      this.#pinned = seen;
+      const current = (await store?.load(server.name, server.url)) ?? { serverUrl: server.url };
+      await store?.save(server.name, { ...current, issuer: seen });
+    }
+    if (seen !== undefined && this.#pinned !== seen) {
+      throw new McpxError(
+        ErrorCode.AuthRequired,
+        `refusing to send '${server.name}' credentials to ${seen}: they belong to ${this.#pinned}`,
+        {
+          server: server.name,
+          origin: server.origin,
+          causes: [
+            'the server moved to another authorization server',
+            'the server is trying to collect credentials meant for another one',
+          ],
+          fixes: [
+            credentials.issuer
+              ? `if the move is expected, set "issuer": "${seen}" in the oauth block`
+              : `if the move is expected, run \`mcpx logout ${server.name}\` to forget ${this.#pinned}`,
+          ],
+        },
+      );
+    }
+    return this.#pinned;
+  }
+}

@@ -1,0 +1,76 @@
+/** OAuth for machines: the client_credentials grant, with the credentials bound to one authorization server. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TokenStore } from '../../../src/auth/token-store.js';
+import { connectServer } from '../../../src/client/server-connection.js';
+import { createServerTransport } from '../../../src/client/transport-factory.js';
+import { adhocHttpServer } from '../../../src/config/index.js';
+import type { ServerConfig } from '../../../src/config/types.js';
+import { ErrorCode, formatErrorVerbose } from '../../../src/errors/index.js';
+import { startOAuthTestServer } from '../../../src/testing/oauth-test-server.js';
+import { tempDir } from '../../helpers/cli.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c().catch(() => {})));
+});
+
+const machineClient = { id: 'robot', secret: 's3cret' };
+
+async function setup(oauth: Record<string, unknown>) {
+  const as = await startOAuthTestServer({ machineClient });
+  cleanups.push(() => as.close());
+  const home = await tempDir('mcpx-machine-');
+  cleanups.push(home.remove);
+  const server = { ...adhocHttpServer(as.url), name: 'robot-api', oauth } as ServerConfig & { url: string };
+  const connect = () =>
+    connectServer(server, {
+      createTransport: () => createServerTransport(server, { hostEnv: process.env, oauthHome: home.path }),
+    });
+  return { as, server, connect, store: new TokenStore(home.path) };
+}
+
+const credentials = { grant_type: 'client_credentials', client_id: 'robot', client_secret: 's3cret' };
+
+describe('client credentials', () => {
+  it('gets a token by itself and calls the server, with no sign-in and no browser', async () => {
+    const { as, server, connect, store } = await setup(credentials);
+    const connection = await connect();
+    cleanups.push(() => connection.close());
+    expect((await connection.callTool('echo', { message: 'machine' })).content).toEqual([
+      { type: 'text', text: 'machine' },
+    ]);
+    expect(as.requests.filter((r) => r.path === '/token').map((r) => r.params.grant_type)).toEqual([
+      'client_credentials',
+    ]);
+    expect(as.requests.some((r) => r.path === '/authorize' || r.path === '/register')).toBe(false);
+    // The credentials are now bound to this authorization server.
+    expect((await store.load(server.name, server.url))?.issuer).toBe(new URL(as.url).origin);
+  });
+
+  it('refuses to send the credentials to an authorization server other than the pinned one', async () => {
+    const { as, server, connect, store } = await setup(credentials);
+    await store.save(server.name, { serverUrl: server.url, issuer: 'https://auth.example.com' });
+    const error = await connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    const text = formatErrorVerbose(error);
+    expect(text).toContain('they belong to https://auth.example.com');
+    expect(text).toContain('mcpx logout robot-api');
+    expect(as.requests.some((r) => r.path === '/token')).toBe(false);
+  });
+
+  it('says so when the secret is wrong, without printing it', async () => {
+    const { connect } = await setup({ ...credentials, client_secret: 'wrong-secret' });
+    const error = await connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    const text = formatErrorVerbose(error);
+    expect(text).toMatch(/invalid_client|wrong secret/);
+    expect(text).not.toContain('wrong-secret');
+  });
+
+  it('explains an incomplete oauth block', async () => {
+    const { connect } = await setup({ grant_type: 'client_credentials', client_id: 'robot' });
+    const error = await connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.ConfigInvalid, context: { field: 'oauth' } });
+    expect(formatErrorVerbose(error)).toContain('client_secret');
+  });
+});
