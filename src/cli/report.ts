@@ -2,6 +2,7 @@ import { errorToJson, formatError, type McpxError } from '../errors/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { ServerOutcome } from './fan-out.js';
+import { toJson } from './output/json.js';
 import type { CliSession } from './session.js';
 
 /** Print each failed server's error on stderr; the exit code of the first failure, or 0. */
@@ -26,9 +27,9 @@ export function renderError(error: McpxError, verbose: boolean): string {
 /** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */
 export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: McpxError): void {
   const { io, options } = session;
-  // JSON.stringify escapes every control character, so JSON needs no stripping.
+  // JSON keeps what the server said, with every control character escaped.
   const text = options.json
-    ? JSON.stringify(errorToJson(error))
-    : renderError(error, options.verbose === true);
-  io.stderr.write(`${text}\n`);
+    ? toJson(errorToJson(error), 0)
+    : `${renderError(error, options.verbose === true)}\n`;
+  io.stderr.write(text);
 }

@@ -127,8 +127,8 @@ describe('mcpx with a config file', () => {
 
   it('strips terminal controls a crashing server wrote to stderr from the error it prints', async () => {
     const file = join(dir.path, 'hostile.json');
-    // An OSC 52 clipboard write, a screen clear and a fake prompt colour, then a crash.
-    const script = `process.stderr.write('\\x1b]52;c;ZXZpbA==\\x07\\x1b[2Jboom \\x1b[31mred\\n'); process.exit(2)`;
+    // An OSC 52 clipboard write, a screen clear, an 8-bit CSI and a colour, then a crash.
+    const script = `process.stderr.write('\\x1b]52;c;ZXZpbA==\\x07\\x1b[2Jboom \\u009b2J\\x1b[31mred\\n'); process.exit(2)`;
     await writeFile(
       file,
       JSON.stringify({ mcpServers: { hostile: { command: process.execPath, args: ['-e', script] } } }),
@@ -136,11 +136,11 @@ describe('mcpx with a config file', () => {
     for (const flags of [[], ['--verbose']]) {
       const run = await mcpx(['--config', file, ...flags, 'call', 'hostile.echo', 'message=x']);
       expect(run.code).toBe(4);
-      expect(run.stderr).not.toContain('\x1b');
+      expect(run.stderr).not.toMatch(/[\u001b\u009b]/);
       if (flags.length) expect(run.stderr).toContain('boom red');
     }
     const json = await mcpx(['--config', file, '--json', 'call', 'hostile.echo', 'message=x']);
-    expect(json.stderr).not.toContain('\x1b');
+    expect(json.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(JSON.stringify(JSON.parse(json.stderr))).toContain('\\u001b]52');
   });
 
