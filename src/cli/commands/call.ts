@@ -44,7 +44,7 @@ export async function runCall(
     if (options.json) {
       const text = renderContent(result.content ?? []);
       io.stderr.write(
-        `${JSON.stringify({ error: { code: ErrorCode.ToolError, message: text, server: server.name, tool: name } })}\n`,
+        toJson({ error: { code: ErrorCode.ToolError, message: text, server: server.name, tool: name } }, 0),
       );
     }
     return ExitCode.ToolError;
