@@ -1,6 +1,7 @@
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { guardedHttpOptions } from '../transport/http/create-http-transport.js';
 import { GuardedHttp } from '../transport/http/guarded-fetch.js';
 import type { Resolver } from '../transport/http/ssrf-guard.js';
 import { startLoopbackListener } from './loopback.js';
@@ -41,12 +42,8 @@ export async function signIn(
   // Every request of the sign-in goes through the guard: the endpoints come from the server's
   // metadata, so they must be https and no more private than the server itself.
   const http = new GuardedHttp({
-    serverName: server.name,
-    serverUrl: server.url,
-    serverOnlyHeaders: Object.keys(server.headers),
+    ...guardedHttpOptions(server),
     passAuthChallenges: true,
-    ...(server.allowedHosts ? { allowHosts: server.allowedHosts } : {}),
-    ...(server.httpMaxRetries === undefined ? {} : { maxRetries: server.httpMaxRetries }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
   });

@@ -2,7 +2,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { AuthChallenge } from './auth-challenge.js';
-import type { RetryInfo } from './guarded-fetch.js';
+import type { GuardedHttpOptions, RetryInfo } from './guarded-fetch.js';
 import { HttpClientTransport } from './http-transport.js';
 import type { FetchLike } from './pinned-fetch.js';
 import type { Resolver } from './ssrf-guard.js';
@@ -26,6 +26,22 @@ export interface HttpTransportHooks {
 }
 
 /**
+ * What a server's config asks of the guarded fetch: where the server is (any
+ * other origin is server-supplied), which headers are its own, the hosts it
+ * may send mcpx to, and the retry policy. The transport and `mcpx auth` share it.
+ */
+export function guardedHttpOptions(server: ServerConfig & { readonly url: string }): GuardedHttpOptions {
+  return {
+    serverName: server.name,
+    serverUrl: server.url,
+    serverOnlyHeaders: Object.keys(server.headers),
+    ...(server.allowedHosts ? { allowHosts: server.allowedHosts } : {}),
+    ...(server.httpMaxRetries === undefined ? {} : { maxRetries: server.httpMaxRetries }),
+    ...(server.httpRetryBackoffMs === undefined ? {} : { retryBackoffMs: server.httpRetryBackoffMs }),
+  };
+}
+
+/**
  * The transport for a `url` server: Streamable HTTP (`type: "http"`, falling
  * back to HTTP+SSE for servers that predate it) or HTTP+SSE (`type: "sse"`),
  * with the config's headers and retry settings.
@@ -44,13 +60,10 @@ export function createHttpTransport(
     });
   }
   return new HttpClientTransport({
-    serverName: server.name,
+    ...guardedHttpOptions({ ...server, url: server.url }),
     url: server.url,
     mode: server.transport === 'sse' ? 'sse' : 'streamable',
     headers: server.headers,
-    ...(server.allowedHosts ? { allowHosts: server.allowedHosts } : {}),
-    ...(server.httpMaxRetries === undefined ? {} : { maxRetries: server.httpMaxRetries }),
-    ...(server.httpRetryBackoffMs === undefined ? {} : { retryBackoffMs: server.httpRetryBackoffMs }),
     ...hooks,
   });
 }

@@ -5,7 +5,7 @@
  * broken-stream recovery and the fallback to HTTP+SSE for old servers.
  */
 export { type AuthChallenge, parseBearerChallenge } from './auth-challenge.js';
-export { createHttpTransport, type HttpTransportHooks } from './create-http-transport.js';
+export { createHttpTransport, guardedHttpOptions, type HttpTransportHooks } from './create-http-transport.js';
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   GuardedHttp,
