@@ -9,6 +9,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { VERSION } from '../version.js';
+import { oauthSettings } from './oauth-provider.js';
 import type { TokenStore } from './token-store.js';
 
 /**
@@ -28,21 +29,15 @@ export interface MachineCredentials {
   readonly issuer?: string;
 }
 
-const GRANT_KEYS = ['grant_type', 'grantType', 'grant'] as const;
-
 /**
  * The machine credentials a server's `oauth` block asks for with
  * `"grant_type": "client_credentials"`, or `undefined` for the usual
  * sign-in by a person. Throws ConfigInvalid when the block is incomplete.
  */
 export function machineCredentials(server: ServerConfig): MachineCredentials | undefined {
-  const raw = (server.oauth ?? {}) as Record<string, unknown>;
-  const text = (...keys: string[]) =>
-    keys.map((k) => raw[k]).find((v): v is string => typeof v === 'string' && v !== '');
-  if (text(...GRANT_KEYS) !== 'client_credentials') return undefined;
-  const clientId = text('client_id', 'clientId');
-  const clientSecret = text('client_secret', 'clientSecret');
-  const privateKey = text('private_key', 'privateKey');
+  const { grantType, clientId, clientSecret, privateKey, signingAlgorithm, scope, issuer } =
+    oauthSettings(server);
+  if (grantType !== 'client_credentials') return undefined;
   if (!clientId || (!clientSecret && !privateKey)) {
     throw new McpxError(
       ErrorCode.ConfigInvalid,
@@ -58,13 +53,10 @@ export function machineCredentials(server: ServerConfig): MachineCredentials | u
       },
     );
   }
-  const scopes = raw.scopes;
-  const scope = text('scope') ?? (Array.isArray(scopes) ? scopes.join(' ') : undefined);
-  const issuer = text('issuer');
   return {
     clientId,
     ...(clientSecret ? { clientSecret } : { privateKey }),
-    algorithm: text('signing_algorithm', 'signingAlgorithm', 'algorithm') ?? 'RS256',
+    algorithm: signingAlgorithm ?? 'RS256',
     ...(scope ? { scope } : {}),
     ...(issuer ? { issuer } : {}),
   };
@@ -162,11 +154,13 @@ export class ClientCredentialsAuth implements OAuthClientProvider {
   /** The authorization server these credentials may go to; refuses any other. */
   async #bind(seen: string | undefined): Promise<string | undefined> {
     const { server, credentials, store } = this.#options;
-    this.#pinned ??= credentials.issuer ?? (await store?.load(server.name, server.url))?.issuer;
-    if (this.#pinned === undefined && seen !== undefined) {
-      this.#pinned = seen;
-      const current = (await store?.load(server.name, server.url)) ?? { serverUrl: server.url };
-      await store?.save(server.name, { ...current, issuer: seen });
+    if (this.#pinned === undefined && credentials.issuer) this.#pinned = credentials.issuer;
+    if (this.#pinned === undefined) {
+      const stored = await store?.load(server.name, server.url);
+      this.#pinned = stored?.issuer ?? seen;
+      // First use: remember where the credentials went, so no other server ever gets them.
+      if (stored?.issuer === undefined && seen !== undefined)
+        await store?.save(server.name, { ...(stored ?? { serverUrl: server.url }), issuer: seen });
     }
     if (seen !== undefined && this.#pinned !== seen) {
       throw new McpxError(

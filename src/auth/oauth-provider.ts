@@ -11,8 +11,12 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { VERSION } from '../version.js';
 import type { StoredCredentials, TokenStore } from './token-store.js';
 
-/** A pre-registered client from the config's `oauth` block (`${VAR}` already filled in). */
-export interface PreRegisteredClient {
+/**
+ * A server's `oauth` block as read (`${VAR}` already filled in; mcpx's and
+ * camelCase spellings; empty strings count as absent): a pre-registered
+ * client, a client metadata document, or a machine's client credentials.
+ */
+export interface OAuthSettings {
   readonly clientId?: string;
   readonly clientSecret?: string;
   readonly scope?: string;
@@ -22,22 +26,31 @@ export interface PreRegisteredClient {
    * of registering a new client.
    */
   readonly clientMetadataUrl?: string;
+  /** `client_credentials` for a machine that signs in by itself (see `machineCredentials`). */
+  readonly grantType?: string;
+  /** `private_key_jwt`: a PKCS#8 PEM key. */
+  readonly privateKey?: string;
+  readonly signingAlgorithm?: string;
+  /** The authorization server the credentials belong to. */
+  readonly issuer?: string;
 }
 
-export function oauthSettings(server: ServerConfig): PreRegisteredClient {
+export function oauthSettings(server: ServerConfig): OAuthSettings {
   const raw = (server.oauth ?? {}) as Record<string, unknown>;
-  const text = (...keys: string[]) => keys.map((k) => raw[k]).find((v): v is string => typeof v === 'string');
-  const clientId = text('client_id', 'clientId');
-  const clientSecret = text('client_secret', 'clientSecret');
-  const clientMetadataUrl = text('client_metadata_url', 'clientMetadataUrl');
+  const text = (...keys: string[]) =>
+    keys.map((k) => raw[k]).find((v): v is string => typeof v === 'string' && v !== '');
   const scopes = raw.scopes;
-  const scope = text('scope') ?? (Array.isArray(scopes) ? scopes.join(' ') : undefined);
-  return {
-    ...(clientId ? { clientId } : {}),
-    ...(clientSecret ? { clientSecret } : {}),
-    ...(scope ? { scope } : {}),
-    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
+  const read: Record<keyof OAuthSettings, string | undefined> = {
+    clientId: text('client_id', 'clientId'),
+    clientSecret: text('client_secret', 'clientSecret'),
+    scope: text('scope') ?? (Array.isArray(scopes) ? scopes.join(' ') : undefined),
+    clientMetadataUrl: text('client_metadata_url', 'clientMetadataUrl'),
+    grantType: text('grant_type', 'grantType', 'grant'),
+    privateKey: text('private_key', 'privateKey'),
+    signingAlgorithm: text('signing_algorithm', 'signingAlgorithm', 'algorithm'),
+    issuer: text('issuer'),
   };
+  return Object.fromEntries(Object.entries(read).filter(([, v]) => v !== undefined));
 }
 
 export interface McpxOAuthProviderOptions {
@@ -57,7 +70,7 @@ export interface McpxOAuthProviderOptions {
  */
 export class McpxOAuthProvider implements OAuthClientProvider {
   readonly #options: McpxOAuthProviderOptions;
-  readonly #preRegistered: PreRegisteredClient;
+  readonly #preRegistered: OAuthSettings;
   #stored: StoredCredentials | undefined;
   #loaded = false;
 
