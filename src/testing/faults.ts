@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
+import { type Readable, Transform, type Writable } from 'node:stream';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { TestServerHooks } from './catalog.js';
 
@@ -20,6 +20,10 @@ export const FAULT_MODES = [
   'slow-start',
   'stderr-noise',
   'list-fails-once',
+  // Like many 2025-era servers in the wild, these know nothing of `server/discover`:
+  'silent-until-initialize', // ignores every request until `initialize`
+  'idless-error-before-initialize', // answers them with an error that has no id
+  'exit-before-initialize', // complains on stderr and exits, as strict SDKs do
 ] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -55,6 +59,8 @@ export interface Faults {
   readonly outlivesStdin: boolean;
   /** Start-up misbehaviour; resolves `false` when the server must not serve at all. */
   beforeServe(): Promise<boolean>;
+  /** The input the server should read: stdin itself, or stdin with what a pre-`initialize` fault does to it. */
+  input(): Readable;
 }
 
 const DEFAULT_HUGE_LINE_BYTES = 20 * 1024 * 1024;
@@ -154,5 +160,63 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
     return true;
   }
 
-  return { modes, hooks, outlivesStdin: modes.has('ignore-sigterm'), beforeServe };
+  function input(): Readable {
+    const handling = PRE_INITIALIZE_MODES.find((mode) => modes.has(mode));
+    return handling ? io.stdin.pipe(beforeInitialize(handling, io)) : io.stdin;
+  }
+
+  return { modes, hooks, outlivesStdin: modes.has('ignore-sigterm'), beforeServe, input };
+}
+
+const PRE_INITIALIZE_MODES = [
+  'silent-until-initialize',
+  'idless-error-before-initialize',
+  'exit-before-initialize',
+] as const;
+
+/**
+ * A filter on the server's input that treats every request before
+ * `initialize` the way `mode` says, and lets everything from `initialize` on
+ * through to the SDK server unchanged.
+ */
+function beforeInitialize(mode: (typeof PRE_INITIALIZE_MODES)[number], io: FaultIo): Transform {
+  let initialized = false;
+  let pending = '';
+  const handle = (line: string): string | undefined => {
+    if (initialized || line.trim() === '') return line;
+    let message: { id?: unknown; method?: unknown };
+    try {
+      message = JSON.parse(line) as typeof message;
+    } catch {
+      return line;
+    }
+    if (message.method === 'initialize') {
+      initialized = true;
+      return line;
+    }
+    if (message.id === undefined) return undefined; // a notification: dropped
+    if (mode === 'exit-before-initialize') {
+      io.stderr.write(`error: expected an initialize request, got ${String(message.method)}\n`);
+      io.exit(1);
+    }
+    if (mode === 'idless-error-before-initialize') {
+      io.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' } })}\n`,
+      );
+    }
+    return undefined;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      const kept = lines.map(handle).filter((line): line is string => line !== undefined);
+      done(null, kept.length > 0 ? `${kept.join('\n')}\n` : undefined);
+    },
+    flush(done) {
+      const last = pending === '' ? undefined : handle(pending);
+      done(null, last);
+    },
+  });
 }

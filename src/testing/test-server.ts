@@ -8,8 +8,12 @@
  * - `MCP_PAGE_SIZE=K` serves every list K items per page.
  * - `MCPX_TEST_FAULT=mode[,mode…]` switches on misbehaviour (see `faults.ts`), with
  *   `MCPX_TEST_HUGE_LINE_BYTES` and `MCPX_TEST_SLOW_START_MS` tuning two of them.
+ * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
+ * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
+ *   (the SDK's default is 0: ask again every time).
  */
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { appendFileSync } from 'node:fs';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
 import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
 
@@ -27,6 +31,7 @@ function count(name: string, min: number): number | undefined {
 }
 
 async function main(): Promise<void> {
+  if (process.env.MCPX_TEST_START_LOG) appendFileSync(process.env.MCPX_TEST_START_LOG, `${process.pid}\n`);
   // A client that hangs up must not turn a late write into an uncaught EPIPE.
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
@@ -39,6 +44,7 @@ async function main(): Promise<void> {
   }
   const extraToolCount = count('MCP_TOOL_COUNT', 0);
   const pageSize = count('MCP_PAGE_SIZE', 1);
+  const discoverTtlMs = count('MCPX_TEST_DISCOVER_TTL_MS', 0);
   const faults = createFaults(modes, {
     stdin: process.stdin,
     stdout: process.stdout,
@@ -60,8 +66,10 @@ async function main(): Promise<void> {
     hooks: faults.hooks,
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),
+    ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),
   };
   serveStdio(() => createTestServer(options), {
+    transport: new StdioServerTransport(faults.input(), process.stdout),
     onerror: (error) => process.stderr.write(`${TEST_SERVER_NAME}: ${error.message}\n`),
   });
 }

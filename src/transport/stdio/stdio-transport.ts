@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpxError } from '../../errors/index.js';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
@@ -106,8 +107,11 @@ export class StdioTransport implements Transport {
   #streamsDone: Promise<void> = Promise.resolve();
   #started = false;
   #spawning: Promise<void> | undefined;
-  /** Whether any message was written to the server (an exit before that is not caused by mcpx's input). */
+  /** Whether any write reached the server's stdin pipe (an exit before that is not caused by mcpx's input). */
   #sentAnything = false;
+  /** Settles when onclose has fired, for a failed write that must report why the server went away. */
+  readonly #closed: Promise<void>;
+  #markClosed!: () => void;
   /** Messages that arrived between spawnEarly() and start(). */
   readonly #held: JSONRPCMessage[] = [];
   #exit: ExitInfo | undefined;
@@ -121,6 +125,9 @@ export class StdioTransport implements Transport {
     this.#options = options;
     this.#platform = options.platform ?? process.platform;
     this.#tail = new StderrTail(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    this.#closed = new Promise((resolve) => {
+      this.#markClosed = resolve;
+    });
     const env = options.env ?? buildServerEnv({ hostEnv: process.env, platform: this.#platform });
     this.#scene = {
       serverName: options.serverName ?? options.command,
@@ -135,6 +142,17 @@ export class StdioTransport implements Transport {
   /** The server's process id once spawned. */
   get pid(): number | undefined {
     return this.#child?.pid;
+  }
+
+  /**
+   * The server's stderr stream once spawned (the transport reads it itself;
+   * see `stderrTail()`). Exposed because the SDK recognises a stdio transport
+   * by its `stderr` and `pid` members, and only then treats a `server/discover`
+   * probe that times out as "legacy server, fall back to initialize" instead
+   * of a fatal error.
+   */
+  get stderr(): Readable | null {
+    return this.#child?.stderr ?? null;
   }
 
   /** How the server exited, once it has. */
@@ -217,13 +235,30 @@ export class StdioTransport implements Transport {
     });
   }
 
-  /** Writes one message as a line. Rejects with ConnectionClosed once the server is gone. */
-  send(message: JSONRPCMessage): Promise<void> {
+  /**
+   * Writes one message as a line. Rejects with ConnectionClosed once the
+   * server is gone; its `cause` says why (the crash with its exit code and
+   * stderr), even when the write itself was the first to notice (EPIPE).
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#exit || this.#shutdown) {
-      return Promise.reject(notConnectedError(this.#scene, this.#closeReason));
+      throw notConnectedError(this.#scene, this.#closeReason);
     }
-    this.#sentAnything = true;
-    return this.#writer.write(`${JSON.stringify(message)}\n`);
+    try {
+      await this.#writer.write(`${JSON.stringify(message)}\n`);
+    } catch {
+      // The pipe broke because the server died; its exit is reported a moment
+      // later (after its last stderr lines are read). Wait for that report, so
+      // the caller learns "crashed with code 1: <stderr>" rather than "EPIPE".
+      await this.#closedWithin(STREAM_FLUSH_MS * 2);
+      throw notConnectedError(this.#scene, this.#closeReason);
+    }
+  }
+
+  async #closedWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#closed, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   /**
@@ -278,7 +313,9 @@ export class StdioTransport implements Transport {
   }
 
   #wire(child: ChildProcessWithoutNullStreams): void {
-    this.#writer = new WriteQueue(child.stdin);
+    this.#writer = new WriteQueue(child.stdin, () => {
+      this.#sentAnything = true;
+    });
     // EPIPE when the server exits with writes pending: the exit handler reports what happened.
     child.stdin.on('error', () => this.#writer?.fail(notConnectedError(this.#scene, this.#closeReason)));
 
@@ -395,6 +432,7 @@ export class StdioTransport implements Transport {
   #fireClose(): void {
     if (this.#closeFired) return;
     this.#closeFired = true;
+    this.#markClosed();
     try {
       this.onclose?.();
     } catch (error) {

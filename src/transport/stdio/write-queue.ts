@@ -35,9 +35,12 @@ export class WriteQueue {
   #draining = false;
   #flushScheduled = false;
   #failed: Error | undefined;
+  readonly #onFlushed: (() => void) | undefined;
 
-  constructor(stream: QueueWritable) {
+  /** `onFlushed` runs each time a write has reached the underlying resource (the pipe), not just the stream's buffer. */
+  constructor(stream: QueueWritable, onFlushed?: () => void) {
     this.#stream = stream;
+    this.#onFlushed = onFlushed;
   }
 
   /** Messages waiting for the stream to drain (for tests and diagnostics). */
@@ -75,6 +78,7 @@ export class WriteQueue {
       // A write error (EPIPE) also arrives on the stream's 'error' event, where the owner handles it.
       room = this.#stream.write(data, (error) => {
         if (error) this.fail(error);
+        else this.#onFlushed?.();
       });
     } catch (error) {
       // write after end: the stream is closed

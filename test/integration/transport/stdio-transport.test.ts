@@ -216,6 +216,23 @@ describe('StdioTransport with real processes', () => {
     ]);
   });
 
+  it('a write that breaks the pipe (EPIPE) rejects with the crash that broke it, not the write error', async () => {
+    // Closes its stdin (writes to it fail with EPIPE), complains, and exits a moment later.
+    const script = 'exec 0<&-; echo "Error: config file missing" >&2; sleep 0.3; exit 2';
+    const h = harness([], { command: '/bin/sh', args: ['-c', script] });
+    await h.transport.start();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // its stdin is closed, it has not exited yet
+    const error = await h.transport.send(request(1)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpxError);
+    expect(error).toMatchObject({ code: ErrorCode.ConnectionClosed });
+    expect((error as McpxError).cause).toMatchObject({
+      code: ErrorCode.ServerCrashed,
+      context: { exitCode: 2, stderrTail: ['Error: config file missing'] },
+    });
+    // The server never read mcpx's input, so its exit was not caused by it.
+    expect(h.transport.closeReason()?.context.exitedBeforeInput).toBe(true);
+  });
+
   it('rejects send() with ConnectionClosed once the server is gone', async () => {
     const h = harness('echo');
     await h.transport.start();
