@@ -58,7 +58,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('-c, --config <file>', 'use this config file instead of discovering global and project files')
     .option('--json', 'machine output on stdout; errors as one JSON object on stderr')
     .option('-v, --verbose', 'full error reports, server stderr and log messages')
-    .option('-t, --timeout <seconds>', 'timeout for connecting and for the request')
+    .option(
+      '-t, --timeout <seconds>',
+      'seconds allowed to connect and for each request (overrides connect_timeout and request_timeout)',
+    )
     .option(
       '--stdio <command>',
       'an ad-hoc stdio server instead of the config (the tool may be named without a prefix)',

@@ -171,13 +171,17 @@ export class CliSession {
         // A person's command makes one attempt; reconnecting belongs to long-lived hosts.
         reconnect: { mode: 'never' },
         connector: async (server, hooks) => {
-          const connection = await connectServer(server, {
+          // --timeout is the person's word for this command: it wins over the config's timeouts.
+          const timed =
+            timeout === undefined
+              ? server
+              : { ...server, connectTimeoutMs: timeout, requestTimeoutMs: timeout };
+          const connection = await connectServer(timed, {
             createTransport: () =>
               this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server)),
             eraCache,
             signal: hooks.signal ?? this.io.signal,
             onListChanged: hooks.onListChanged,
-            ...(timeout === undefined ? {} : { connectTimeoutMs: timeout, requestTimeoutMs: timeout }),
             ...(verbose ? { onLog: (event: ServerLogEvent) => this.notice(formatLog(event)) } : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
           });

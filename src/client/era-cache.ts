@@ -26,6 +26,19 @@ interface EraEntry {
 // repeated CLI runs fast while letting an upgrade be noticed.
 const ERA_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * How long an entry may be used. A modern verdict carries the server's
+ * `server/discover` result (its capabilities, instructions), which the server
+ * declared fresh for `ttlMs` only (2026-07-28 caching: 0, the usual value,
+ * means "ask again"); using it longer would hide, say, prompts the server has
+ * added since.
+ */
+function lifetimeMs(entry: EraEntry): number {
+  if (entry.kind === 'legacy') return ERA_TTL_MS;
+  const ttl = entry.discover?.ttlMs;
+  return typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(ttl, ERA_TTL_MS) : 0;
+}
+
 /** An in-memory cache, for library users who manage persistence themselves. */
 export function createMemoryEraCache(now: () => number = Date.now): EraCache {
   const entries = new Map<string, EraEntry>();
@@ -40,7 +53,7 @@ function memoryBacked(
   return {
     get(key) {
       const entry = entries.get(key);
-      if (!entry || now() - entry.at > ERA_TTL_MS) return undefined;
+      if (!entry || now() - entry.at >= lifetimeMs(entry)) return undefined;
       if (entry.kind === 'modern' && entry.discover) return { kind: 'modern', discover: entry.discover };
       return entry.kind === 'legacy' ? { kind: 'legacy' } : undefined;
     },

@@ -53,8 +53,10 @@ export interface ConnectServerOptions {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-// The server/discover probe only decides the era; a legacy server that ignores
-// it must not cost the SDK's 60 s default on every start.
+// The server/discover probe only decides the era; a stdio legacy server that
+// ignores it must not cost the whole connect budget on every start. After this
+// the 2025 `initialize` is sent on the same pipe, and the slow server answers
+// whichever it reads.
 export const ERA_PROBE_TIMEOUT_MS = 2_000;
 // A server whose cursors never converge must not loop forever, but 250 tools
 // at page size 7 (36 pages) is normal.
@@ -68,31 +70,99 @@ export type ListKind = 'tools' | 'resources' | 'prompts';
  * the protocol era (remembered in `eraCache` so later starts skip the probe),
  * and return a ServerConnection. Fails with ConnectTimeout, or with the
  * transport's own reason (command not found, crashed with its stderr tail).
+ *
+ * Everything — the probe, the 2025 fallback, a second start after a stale
+ * remembered verdict or a probe that killed the server — shares one budget:
+ * the server's `connect_timeout` (or `connectTimeoutMs`), 30 s by default.
  */
 export async function connectServer(
   server: ServerConfig,
   options: ConnectServerOptions,
 ): Promise<ServerConnection> {
-  const cacheKey = `${server.name}\u0000${server.fingerprint}`;
-  const prior = server.protocol === 'auto' ? options.eraCache?.get(cacheKey) : undefined;
+  const budget = connectBudget(
+    server.connectTimeoutMs ?? options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+  );
+  const prior = server.protocol === 'auto' ? options.eraCache?.get(eraCacheKey(server)) : undefined;
+  if (!prior) return negotiate(server, options, budget);
   try {
-    return await attemptConnect(server, options, prior);
+    return await attemptConnect(server, options, prior, budget);
   } catch (error) {
     if (!(error instanceof McpxError) || error.code === ErrorCode.Cancelled) throw error;
-    if (prior) {
-      // A remembered verdict went stale (the server was upgraded or replaced): forget it and negotiate afresh.
-      options.eraCache?.delete(cacheKey);
-      return attemptConnect(server, options, undefined);
-    }
-    if (server.protocol === 'auto' && isProbeCasualty(error)) {
-      // Some legacy servers exit on any request before `initialize`; the probe
-      // killed this one, so start it again and speak the 2025 handshake.
-      const connection = await attemptConnect(server, options, { kind: 'legacy' });
-      options.eraCache?.set(cacheKey, { kind: 'legacy' });
-      return connection;
-    }
-    throw error;
+    // A remembered verdict went stale (the server was upgraded or replaced): forget it and negotiate afresh.
+    options.eraCache?.delete(eraCacheKey(server));
+    if (budget.remainingMs() <= 0) throw error;
+    return negotiate(server, options, budget);
   }
+}
+
+/** Connect with era negotiation, nothing remembered. */
+async function negotiate(
+  server: ServerConfig,
+  options: ConnectServerOptions,
+  budget: ConnectBudget,
+): Promise<SdkServerConnection> {
+  try {
+    return await attemptConnect(server, options, undefined, budget);
+  } catch (error) {
+    if (!(error instanceof McpxError) || server.protocol !== 'auto') throw error;
+    if (!isProbeCasualty(error) || budget.remainingMs() <= 0) throw error;
+    // Some legacy servers exit on any request before `initialize`; the probe
+    // killed this one, so start it again and speak the 2025 handshake.
+    const connection = await attemptConnect(server, options, { kind: 'legacy' }, budget);
+    options.eraCache?.set(eraCacheKey(server), { kind: 'legacy' });
+    return connection;
+  }
+}
+
+/** The one deadline every step of a connect shares. */
+interface ConnectBudget {
+  readonly totalMs: number;
+  readonly startedAt: number;
+  remainingMs(): number;
+}
+
+function connectBudget(totalMs: number): ConnectBudget {
+  const startedAt = performance.now();
+  return { totalMs, startedAt, remainingMs: () => Math.max(0, totalMs - (performance.now() - startedAt)) };
+}
+
+function eraCacheKey(server: ServerConfig): string {
+  return `${server.name}\u0000${server.fingerprint}`;
+}
+
+/** Why a handshake may time out, and what to do, for this kind of server. */
+function handshakeTimeoutAdvice(server: ServerConfig): { causes: string[]; fixes: string[] } {
+  const raise = 'raise connect_timeout (seconds) for this server in the config, or pass --timeout SECONDS';
+  if (server.url) {
+    return {
+      causes: [
+        'the server is slow to answer or overloaded',
+        'a proxy or firewall accepts the connection but never answers',
+      ],
+      fixes: [raise, `check that ${server.url} answers, e.g. with curl -i -X POST`],
+    };
+  }
+  const launcher = /(^|[\\/])(npx|uvx|bunx|pnpx|pnpm|yarn|pipx)(\.cmd|\.exe)?$/i.test(server.command ?? '');
+  return {
+    causes: [
+      launcher
+        ? `the server is still starting (${server.command} downloading a package can take a while on its first run)`
+        : 'the server is still starting',
+      'the command is not an MCP server, or waits for input of its own',
+    ],
+    fixes: [raise, 'run the command by hand to see what it prints'],
+  };
+}
+
+/**
+ * How long the `server/discover` probe may wait. The SDK falls back to
+ * `initialize` after a probe timeout only on what it recognises as stdio (a
+ * transport with `stderr` and `pid`); elsewhere a probe timeout is fatal, so
+ * an HTTP server gets the whole remaining budget to give its first answer.
+ */
+function probeTimeoutMs(transport: Transport, remainingMs: number): number {
+  const stdio = 'stderr' in transport && 'pid' in transport;
+  return stdio ? Math.min(ERA_PROBE_TIMEOUT_MS, remainingMs) : remainingMs;
 }
 
 /** The SDK subscribes per era (notifications, or `subscriptions/listen` on 2026-07-28); we only need the signal. */
@@ -105,18 +175,34 @@ function listChangedHandlers(notify: (kind: ListKind) => void): NonNullable<Clie
   return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };
 }
 
-/** The server went away during the era probe, which may have been what made it exit (never when it exited before mcpx sent it anything). */
+/**
+ * The server went away during the era probe, and the probe may be what made
+ * it exit: some SDKs end the process on any request before `initialize`.
+ * Never when it exited before mcpx's first message reached it, and never when
+ * its last words name another reason: a server that crashes at start ("API
+ * key missing") is reported, not started a second time. A probe casualty
+ * either says nothing or complains about the handshake or the method.
+ */
 function isProbeCasualty(error: McpxError): boolean {
   if (error.context.exitedBeforeInput === true) return false;
-  return error.code === ErrorCode.ServerCrashed || error.code === ErrorCode.ConnectionClosed;
+  if (error.code !== ErrorCode.ServerCrashed && error.code !== ErrorCode.ConnectionClosed) return false;
+  const stderr = error.context.stderrTail ?? [];
+  return stderr.length === 0 || stderr.some((line) => PROBE_COMPLAINT.test(line));
 }
+
+// What servers built on strict SDKs print when the first request is not `initialize`.
+const PROBE_COMPLAINT =
+  /initiali[sz]|server\/discover|unknown method|method not found|unexpected (request|message)|not (yet )?connected/i;
 
 async function attemptConnect(
   server: ServerConfig,
   options: ConnectServerOptions,
   prior: PriorDiscovery | undefined,
-): Promise<ServerConnection> {
-  const connectTimeoutMs = server.connectTimeoutMs ?? options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  budget: ConnectBudget,
+): Promise<SdkServerConnection> {
+  const connectTimeoutMs = budget.totalMs;
+  const transport = await options.createTransport();
+  const remainingMs = Math.max(1, budget.remainingMs());
   const clientOptions: ClientOptions = {
     capabilities: capabilitiesFor(options.features),
     listMaxPages: LIST_MAX_PAGES,
@@ -125,7 +211,7 @@ async function attemptConnect(
         ? { mode: 'legacy' }
         : server.protocol === 'modern'
           ? { mode: { pin: MODERN_VERSION } }
-          : { mode: 'auto', probe: { timeoutMs: Math.min(ERA_PROBE_TIMEOUT_MS, connectTimeoutMs) } },
+          : { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(transport, remainingMs) } },
     ...(options.onListChanged ? { listChanged: listChangedHandlers(options.onListChanged) } : {}),
   };
   const client = new Client(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
@@ -137,31 +223,19 @@ async function attemptConnect(
       onLog({ server: server.name, level, ...(logger === undefined ? {} : { logger }), data });
     });
   }
-  const transport = await options.createTransport();
   const started = performance.now();
   const timeoutError = () => {
-    // The SDK's era probe has its own, shorter timer: say how long mcpx really waited.
-    const waited = Math.min(connectTimeoutMs, Math.round(performance.now() - started));
     return new McpxError(
       ErrorCode.ConnectTimeout,
-      waited < connectTimeoutMs - 100
-        ? `'${server.name}' did not answer the protocol handshake (no reply within ${waited} ms)`
-        : `'${server.name}' did not complete the MCP handshake within ${connectTimeoutMs} ms`,
+      `'${server.name}' did not complete the MCP handshake within ${connectTimeoutMs} ms`,
       {
         server: server.name,
         origin: server.origin,
-        timeoutMs: waited,
+        timeoutMs: connectTimeoutMs,
         stderrTail: transport.stderrTail?.() ?? [],
         ...(server.command ? { command: [server.command, ...server.args].join(' ') } : {}),
         ...(server.url ? { url: server.url } : {}),
-        causes: [
-          'the server is still starting (npx downloading a package can take a while)',
-          'the command is not an MCP server, or waits for input of its own',
-        ],
-        fixes: [
-          'raise connect_timeout (seconds) for this server in the config, or pass --timeout',
-          `run the command by hand to see what it prints`,
-        ],
+        ...handshakeTimeoutAdvice(server),
       },
     );
   };
@@ -170,12 +244,12 @@ async function attemptConnect(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError()), connectTimeoutMs);
+    timer = setTimeout(() => reject(timeoutError()), remainingMs);
   });
   try {
     await Promise.race([
       client.connect(transport, {
-        timeout: connectTimeoutMs,
+        timeout: remainingMs,
         signal: controller.signal,
         ...(prior ? { prior } : {}),
       }),
@@ -211,56 +285,138 @@ async function attemptConnect(
   const era: ProtocolEra = client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
   if (server.protocol === 'auto' && options.eraCache) {
     const discover = client.getDiscoverResult();
-    const key = `${server.name}\u0000${server.fingerprint}`;
     options.eraCache.set(
-      key,
+      eraCacheKey(server),
       era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
     );
   }
   const connection = new SdkServerConnection(
     server,
-    client,
-    transport,
-    era,
+    { client, transport, era },
     performance.now() - started,
     options,
+    prior?.kind === 'modern'
+      ? () => {
+          // The stale verdict is dropped first, so nothing can bring it back.
+          options.eraCache?.delete(eraCacheKey(server));
+          return negotiate(server, options, connectBudget(budget.totalMs));
+        }
+      : undefined,
   );
-  connection.onClose(unsubscribeRoots);
+  connection.addCleanup(unsubscribeRoots);
   return connection;
 }
 
+/** One connected SDK client with its transport: what a connection talks through. */
+interface Link {
+  readonly client: Client;
+  readonly transport: ManagedTransport;
+  readonly era: ProtocolEra;
+}
+
+/** Connect afresh, forgetting the remembered era verdict: for a connection whose verdict proved stale. */
+type Renegotiate = () => Promise<SdkServerConnection>;
+
 class SdkServerConnection implements ServerConnection {
-  readonly capabilities;
-  readonly protocolVersion;
-  readonly serverInfo;
-  readonly instructions;
+  #link: Link;
   #closed = false;
   #closing: Promise<void> | undefined;
   #closeListeners = new Set<(reason: Error | undefined) => void>();
   readonly #requestTimeoutMs: number;
   /** 2026-07-28 has no logging/setLevel: the level rides on each request's `_meta`. */
   #logLevel: LoggingLevel | undefined;
+  /** Set while the era came from memory and no request has succeeded yet. */
+  #renegotiate: Renegotiate | undefined;
+  #renegotiating: Promise<void> | undefined;
+  readonly #cleanups: (() => void)[] = [];
 
   constructor(
     readonly server: ServerConfig,
-    private readonly client: Client,
-    private readonly transport: ManagedTransport,
-    readonly era: ProtocolEra,
+    link: Link,
     readonly connectMs: number,
     options: ConnectServerOptions,
+    renegotiate?: Renegotiate,
   ) {
-    this.capabilities = client.getServerCapabilities() ?? {};
-    this.protocolVersion = client.getNegotiatedProtocolVersion();
-    this.serverInfo = client.getServerVersion();
-    this.instructions = client.getInstructions();
+    this.#link = link;
+    this.#renegotiate = renegotiate;
     this.#requestTimeoutMs =
       server.requestTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    client.onclose = () => {
-      this.#closed = true;
-      const reason = transport.closeReason?.();
-      for (const listener of this.#closeListeners) listener(reason);
-      this.#closeListeners.clear();
+    this.#watch(link);
+  }
+
+  get era(): ProtocolEra {
+    return this.#link.era;
+  }
+  get capabilities() {
+    return this.client.getServerCapabilities() ?? {};
+  }
+  get protocolVersion() {
+    return this.client.getNegotiatedProtocolVersion();
+  }
+  get serverInfo() {
+    return this.client.getServerVersion();
+  }
+  get instructions() {
+    return this.client.getInstructions();
+  }
+  private get client(): Client {
+    return this.#link.client;
+  }
+  private get transport(): ManagedTransport {
+    return this.#link.transport;
+  }
+
+  #watch(link: Link): void {
+    link.client.onclose = () => {
+      if (link !== this.#link) return; // a link replaced after a stale verdict closes quietly
+      if (!this.#closing && this.#renegotiate) {
+        // The server went away before anything worked: maybe our era killed it.
+        const gone = () => this.#finish(link);
+        void this.#recoverFromStaleVerdict(undefined).then((recovered) => recovered || gone(), gone);
+        return;
+      }
+      this.#finish(link);
     };
+  }
+
+  #finish(link: Link): void {
+    if (link !== this.#link || this.#closed) return;
+    this.#closed = true;
+    const reason = link.transport.closeReason?.();
+    for (const listener of this.#closeListeners) listener(reason);
+    this.#closeListeners.clear();
+    for (const cleanup of this.#cleanups.splice(0)) cleanup();
+  }
+
+  /** Runs when the connection closes for good (not when a stale link is replaced). */
+  addCleanup(cleanup: () => void): void {
+    this.#cleanups.push(cleanup);
+  }
+
+  /**
+   * A remembered verdict is a hint, never a trap: when the first request on a
+   * connection whose era came from memory fails the way a server of the
+   * other era fails (it does not know the method, or it exits), connect
+   * afresh with negotiation and take over that connection. Requests that
+   * failed together share one renegotiation.
+   */
+  async #recoverFromStaleVerdict(error: unknown): Promise<boolean> {
+    if (!this.#renegotiate && !this.#renegotiating) return false;
+    if (!this.#renegotiating) {
+      if (!looksLikeOtherEra(error, this.transport)) return false;
+      const renegotiate = this.#renegotiate as Renegotiate;
+      this.#renegotiate = undefined;
+      this.#renegotiating = (async () => {
+        const fresh = await renegotiate();
+        const stale = this.#link;
+        this.#link = fresh.#link;
+        this.#watch(this.#link);
+        await stale.client.close().catch(() => {});
+        await stale.transport.close().catch(() => {});
+      })();
+    }
+    await this.#renegotiating;
+    return true;
   }
 
   get closed(): boolean {
@@ -367,6 +523,7 @@ class SdkServerConnection implements ServerConnection {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await this.#renegotiating?.catch(() => {}); // so a connection it is opening is closed too
       await this.client.close().catch(() => {});
       await this.transport.close().catch(() => {});
       this.#closed = true;
@@ -394,8 +551,17 @@ class SdkServerConnection implements ServerConnection {
       );
     }
     const link = control?.signal ? linkSignal(control.signal) : undefined;
+    const options = { timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) };
     try {
-      return await send({ timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) });
+      let result: T;
+      try {
+        result = await send(options);
+      } catch (error) {
+        if (control?.signal?.aborted || !(await this.#recoverFromStaleVerdict(error))) throw error;
+        result = await send(options);
+      }
+      this.#renegotiate = undefined; // the era works: no later failure is blamed on it
+      return result;
     } catch (error) {
       const own = control?.signal?.aborted ? undefined : this.transport.failureFor?.(error);
       if (own) throw locate(own, this.server);
@@ -415,6 +581,17 @@ class SdkServerConnection implements ServerConnection {
       link?.release();
     }
   }
+}
+
+// JSON-RPC errors a 2025-era server gives a 2026-07-28 request it cannot take:
+// method not found, invalid request ("not initialized"), unsupported version.
+const OTHER_ERA_CODES = new Set([-32601, -32600, -32022]);
+
+/** The failure a server of the other era would cause: an error code above, or the server went away. */
+function looksLikeOtherEra(error: unknown, transport: ManagedTransport): boolean {
+  if (transport.closeReason?.()) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' && OTHER_ERA_CODES.has(code);
 }
 
 /** Wire the host's roots, sampling and elicitation handlers into the SDK client. Returns a cleanup. */

@@ -115,7 +115,8 @@ describe('connection to the mcpx test server', () => {
 
   it('remembers the negotiated era so the next connect skips the probe', async () => {
     const eraCache = createMemoryEraCache();
-    const server = testServer('era');
+    // A modern verdict is kept only as long as the server declares its server/discover result fresh.
+    const server = testServer('era', { MCPX_TEST_DISCOVER_TTL_MS: '60000' });
     const make = () =>
       connectServer(server, {
         createTransport: () => createServerTransport(server, { hostEnv: process.env }),

@@ -29,6 +29,9 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
 /** A server that dies at once, whatever it is sent. */
 const BROKEN = `require('node:fs').appendFileSync(process.env.STARTS, 'start\\n'); console.error('missing API key'); process.exit(3);`;
 
+/** A server that crashes a moment after it starts, whatever it was sent meanwhile (the probe reaches it alive). */
+const BROKEN_LATER = `require('node:fs').appendFileSync(process.env.STARTS, 'start\\n'); setTimeout(() => { console.error('Error: missing API key'); process.exit(3); }, 400);`;
+
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c().catch(() => {})));
@@ -76,6 +79,18 @@ describe('the era probe', () => {
       },
     }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.ServerCrashed, context: { exitCode: 3 } });
+    expect(await count()).toBe(1);
+  });
+
+  it('does not start again a server that crashed for its own reason after the probe reached it', async () => {
+    const { server, count } = await setup(BROKEN_LATER);
+    const error = await connectServer(server, {
+      createTransport: () => createServerTransport(server, { hostEnv: process.env }),
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: ErrorCode.ServerCrashed,
+      context: { exitCode: 3, stderrTail: ['Error: missing API key'] },
+    });
     expect(await count()).toBe(1);
   });
 });

@@ -1,0 +1,77 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DiscoverResult } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { createMemoryEraCache, openFileEraCache } from '../../../src/client/era-cache.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function discover(ttlMs: number): DiscoverResult {
+  return {
+    supportedVersions: ['2026-07-28'],
+    capabilities: { tools: {} },
+    ttlMs,
+    cacheScope: 'public',
+    resultType: 'complete',
+  } as DiscoverResult;
+}
+
+function clock() {
+  let t = 1_000_000;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+describe('the era cache', () => {
+  it('keeps a legacy verdict for a week', () => {
+    const c = clock();
+    const cache = createMemoryEraCache(c.now);
+    cache.set('k', { kind: 'legacy' });
+    c.advance(7 * DAY - 1);
+    expect(cache.get('k')).toEqual({ kind: 'legacy' });
+    c.advance(1);
+    expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('keeps a modern verdict only as long as the server declared its server/discover result fresh', () => {
+    const c = clock();
+    const cache = createMemoryEraCache(c.now);
+    cache.set('k', { kind: 'modern', discover: discover(60_000) });
+    c.advance(59_999);
+    expect(cache.get('k')?.kind).toBe('modern');
+    c.advance(1);
+    expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('does not reuse a server/discover result with ttlMs 0 (ask again) at all', () => {
+    const cache = createMemoryEraCache(clock().now);
+    cache.set('k', { kind: 'modern', discover: discover(0) });
+    expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('caps a long ttlMs at a week', () => {
+    const c = clock();
+    const cache = createMemoryEraCache(c.now);
+    cache.set('k', { kind: 'modern', discover: discover(365 * DAY) });
+    c.advance(7 * DAY);
+    expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('persists verdicts and deletions in era-cache.json', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mcpx-era-'));
+    try {
+      const first = await openFileEraCache(home);
+      first.set('a', { kind: 'legacy' });
+      first.set('b', { kind: 'modern', discover: discover(60_000) });
+      await first.flush();
+      const second = await openFileEraCache(home);
+      expect(second.get('a')).toEqual({ kind: 'legacy' });
+      expect(second.get('b')?.kind).toBe('modern');
+      second.delete('a');
+      await second.flush();
+      expect(await readFile(join(home, 'era-cache.json'), 'utf8')).not.toContain('"a"');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
