@@ -5,6 +5,8 @@ import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import {
   adhocHttpServer,
   adhocStdioServer,
+  approvedRecord,
+  describeForTrust,
   type LoadedConfig,
   loadConfig,
   loadTrustStore,
@@ -17,6 +19,7 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
+import { revealHidden } from '../tools/unicode.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
@@ -45,13 +48,33 @@ export class CliSession {
 
   /** The merged config (global → ancestors → project, or --config), plus an ad-hoc --stdio server. */
   config(): Promise<LoadedConfig> {
-    this.#config ??= loadConfig({
-      cwd: this.io.cwd,
-      env: this.io.env,
-      home: this.home,
-      ...(this.options.config ? { configFile: this.options.config } : {}),
-    });
+    this.#config ??= (async () =>
+      loadConfig({
+        cwd: this.io.cwd,
+        env: this.io.env,
+        home: this.home,
+        trust: await loadTrustStore(this.home),
+        ...(this.options.config ? { configFile: this.options.config } : {}),
+      }))();
     return this.#config;
+  }
+
+  /**
+   * Say which host-wide settings of repository files are not in force (agent
+   * commands, where `permission` and `roots` matter).
+   */
+  async noticeHeldSettings(): Promise<void> {
+    if (this.adhoc()) return;
+    for (const held of (await this.config()).heldSettings) {
+      const what = [held.permission ? `permission "${held.permission}"` : '', held.roots ? 'roots' : '']
+        .filter(Boolean)
+        .join(' and ');
+      this.notice(
+        held.reason === 'untrusted'
+          ? `ignored ${what} from ${held.file}: not trusted yet — review it and run \`mcpx config trust\``
+          : `ignored permission "${held.permission}" from ${held.file}: a project file can only lower the level you set`,
+      );
+    }
   }
 
   /** The ad-hoc server from --stdio or --url, if any. */
@@ -81,7 +104,8 @@ export class CliSession {
       const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
       for (const server of untrusted) {
-        if (this.io.interactive && this.io.confirm && (await this.io.confirm(describeForTrust(server)))) {
+        const question = forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'));
+        if (this.io.interactive && this.io.confirm && (await this.io.confirm(question))) {
           approved.push(server);
         } else {
           this.#skipped.set(server.name, server);
@@ -288,13 +312,7 @@ function formatLog(event: ServerLogEvent): string {
 }
 
 /** What a person must see before approving a project entry. */
-export function describeForTrust(server: ServerConfig): string {
-  const lines = [`Project config ${server.origin.file} defines server '${server.name}':`];
-  if (server.command) lines.push(`  command: ${[server.command, ...server.args].join(' ')}`);
-  if (server.url) lines.push(`  url:     ${server.url}`);
-  const envKeys = Object.keys(server.env);
-  if (envKeys.length) lines.push(`  env:     ${envKeys.join(', ')}`);
-  if (server.cwd) lines.push(`  cwd:     ${server.cwd}`);
-  lines.push('Start it? Only say yes if you trust this repository.');
-  return stripTerminalControls(lines.join('\n'));
+/** Text from a config file or a server, made safe for a terminal: no controls, hidden characters shown. */
+export function forTerminal(text: string): string {
+  return revealHidden(stripTerminalControls(text));
 }

@@ -15,12 +15,13 @@ export interface FingerprintInput {
 
 /**
  * sha256 (hex) of the canonical JSON (sorted keys, absent fields left out) of
- * an entry's command, args, env, env_passthrough, url, headers and cwd, taken
- * before interpolation: approving `${TOKEN}` approves the entry, not today's
- * token value. `env_passthrough` is included because adding a host variable
- * to it hands that secret to the server, which deserves a new approval.
+ * what decides an entry's trust. Config entries pass every fingerprinted
+ * field as written (see `FIELD_TRUST`) plus the command, args, cwd and url as
+ * they will run; built-in and ad-hoc servers pass their command or url.
+ * Header and env values count as written only: approving `${TOKEN}` approves
+ * the entry, not today's token value.
  */
-export function fingerprintEntry(input: FingerprintInput): string {
+export function fingerprintEntry(input: FingerprintInput | Readonly<Record<string, unknown>>): string {
   return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 

@@ -20,23 +20,30 @@ export { type EnvLookup, type InterpolationResult, interpolate } from './interpo
 export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
 export { SERVER_DEFAULTS } from './server-defaults.js';
+export { FIELD_TRUST } from './server-fields.js';
 export { splitCommandLine } from './split-command-line.js';
 export { levenshtein, suggest } from './suggest.js';
 export {
+  approvedRecord,
   isTrusted,
   loadTrustStore,
+  type SettingsApproval,
   saveTrustStore,
+  type TrustRecord,
   type TrustStore,
   trustServers,
   trustStorePath,
   untrustedServers,
 } from './trust.js';
+export { describeForTrust, describeSettingsForTrust } from './trust-review.js';
 export type {
   ConfigFileInfo,
   ConfigLayer,
   ConfigPathInfo,
+  HeldSettings,
   LoadConfigOptions,
   LoadedConfig,
+  PermissionName,
   ProtocolPin,
   ServerConfig,
   ServerOrigin,

@@ -71,3 +71,16 @@ export function interpolate(template: string, env: EnvLookup): InterpolationResu
   }
   return firstFailure ? { ok: false, ...firstFailure, missing } : { ok: true, value: out };
 }
+
+/**
+ * The names of the variables `template` uses (`${NAME}`, `${NAME:-default}`,
+ * `${env:NAME}`), in order of first use; `$${…}` is literal text, not a use.
+ */
+export function variablesIn(template: string): string[] {
+  const names: string[] = [];
+  for (const match of template.replace(/\$\$/g, '').matchAll(/\$\{([^}]*)\}/g)) {
+    const name = PLACEHOLDER.exec(match[1] ?? '')?.[1];
+    if (name && !names.includes(name)) names.push(name);
+  }
+  return names;
+}

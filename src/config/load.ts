@@ -3,12 +3,15 @@ import { resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { builtinServers } from './builtin.js';
 import { configCandidates } from './discover.js';
+import { fingerprintEntry } from './fingerprint.js';
 import { loadConfigFile } from './load-file.js';
 import { resolveServer } from './resolve-server.js';
 import type {
   ConfigFileInfo,
+  HeldSettings,
   LoadConfigOptions,
   LoadedConfig,
+  PermissionName,
   ServerConfig,
   ServerOrigin,
   ShadowedServer,
@@ -21,12 +24,19 @@ interface Definition {
   readonly result: ServerConfig | McpxError;
 }
 
+/** The host-wide settings one file sets. */
+interface FileSettings {
+  readonly file: string;
+  readonly layer: ConfigFileInfo['layer'];
+  readonly roots?: readonly string[];
+  readonly permission?: PermissionName;
+}
+
 interface Gathered {
   readonly files: ConfigFileInfo[];
   readonly problems: McpxError[];
   readonly definitions: Definition[];
-  readonly roots?: readonly string[];
-  readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
+  readonly settings: FileSettings[];
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -34,8 +44,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const files: ConfigFileInfo[] = [];
   const problems: McpxError[] = [];
   const definitions: Definition[] = [];
-  let roots: readonly string[] | undefined;
-  let permission: Gathered['permission'];
+  const settings: FileSettings[] = [];
   if (options.includeBuiltin !== false) {
     for (const server of builtinServers())
       definitions.push({ name: server.name, origin: server.origin, result: server });
@@ -53,8 +62,14 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     read.add(real);
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
-    if (load.roots) roots = load.roots;
-    if (load.permission) permission = load.permission;
+    if (load.roots || load.permission) {
+      settings.push({
+        file: load.path,
+        layer: load.layer,
+        ...(load.roots ? { roots: load.roots } : {}),
+        ...(load.permission ? { permission: load.permission } : {}),
+      });
+    }
     for (const draft of load.drafts) {
       definitions.push({
         name: draft.base.name,
@@ -63,7 +78,53 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       });
     }
   }
-  return { files, problems, definitions, ...(roots ? { roots } : {}), ...(permission ? { permission } : {}) };
+  return { files, problems, definitions, settings };
+}
+
+const PERMISSION_RANK: Readonly<Record<PermissionName, number>> = { sandboxed: 0, trusted: 1, yolo: 2 };
+
+/**
+ * The host-wide settings in force. The user's own files (global, --config)
+ * set them freely, later winning. A project or ancestor file may have come
+ * with a repository: its settings count only once approved (`trust`, by
+ * their fingerprint), and even then its permission may only lower the level
+ * (from the user's own, or `trusted` when they set none). Everything else is
+ * held back, with the reason, for a notice.
+ */
+function applySettings(files: readonly FileSettings[], trust: LoadConfigOptions['trust']) {
+  let roots: readonly string[] | undefined;
+  let permission: PermissionName | undefined;
+  const held: HeldSettings[] = [];
+  for (const file of files.filter((f) => !isRepositoryLayer(f.layer))) {
+    roots = file.roots ?? roots;
+    permission = file.permission ?? permission;
+  }
+  const ceiling = permission ?? 'trusted';
+  for (const file of files.filter((f) => isRepositoryLayer(f.layer))) {
+    const { permission: asked, roots: wanted } = file;
+    const fingerprint = fingerprintEntry({ permission: asked, roots: wanted });
+    const raises = asked !== undefined && PERMISSION_RANK[asked] > PERMISSION_RANK[permission ?? ceiling];
+    const base = {
+      file: file.file,
+      layer: file.layer,
+      ...(asked ? { permission: asked } : {}),
+      ...(wanted ? { roots: wanted } : {}),
+      raises,
+      fingerprint,
+    };
+    if (trust?.settings.get(file.file) !== fingerprint) {
+      held.push({ ...base, reason: 'untrusted' });
+      continue;
+    }
+    roots = wanted ?? roots;
+    if (raises) held.push({ ...base, reason: 'raises' });
+    else if (asked !== undefined) permission = asked;
+  }
+  return { ...(roots ? { roots } : {}), ...(permission ? { permission } : {}), heldSettings: held };
+}
+
+function isRepositoryLayer(layer: ConfigFileInfo['layer']): boolean {
+  return layer === 'project' || layer === 'ancestor';
 }
 
 /** Later definitions replace earlier ones by name; the position of the first definition is kept. */
@@ -108,7 +169,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, roots, permission } = await gather(options);
+  const { files, problems, definitions, settings } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -119,7 +180,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       cause: first.cause,
     });
   }
-  return { files, ...merge(definitions), ...(roots ? { roots } : {}), ...(permission ? { permission } : {}) };
+  return { files, ...merge(definitions), ...applySettings(settings, options.trust) };
 }
 
 /**

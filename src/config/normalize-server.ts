@@ -5,7 +5,7 @@ import { createReaders, type Fail, fieldLabel, type Given, isRecord } from './fi
 import { canonicalJson, fingerprintEntry } from './fingerprint.js';
 import type { JsonPath } from './json-path.js';
 import type { ParsedDocument } from './parse-jsonc.js';
-import { type CanonicalField, fieldFor, SERVER_FIELDS } from './server-fields.js';
+import { type CanonicalField, FINGERPRINTED_FIELDS, fieldFor, SERVER_FIELDS } from './server-fields.js';
 import { suggest } from './suggest.js';
 import type { ConfigLayer, ProtocolPin, ServerConfig, TransportKind } from './types.js';
 
@@ -232,7 +232,12 @@ export function normalizeServer(
   if (problems.length > 0 || transport === undefined) return { problems };
 
   const line = doc.locate(path, 'key')?.line;
-  const raw = (field: CanonicalField) => given.get(field)?.value;
+  const asWritten = Object.fromEntries(
+    FINGERPRINTED_FIELDS.flatMap((field) => {
+      const value = given.get(field)?.value;
+      return value === undefined ? [] : [[field, value]];
+    }),
+  );
   const base: Omit<ServerConfig, Interpolated> = dropUndefined({
     name,
     transport,
@@ -241,16 +246,9 @@ export function normalizeServer(
     protocol: protocol ?? 'auto',
     ...settings,
     origin: dropUndefined({ layer, file: doc.file, line }),
-    fingerprint: fingerprintEntry({
-      command: raw('command'),
-      args: raw('args'),
-      env: raw('env'),
-      envPassthrough: raw('envPassthrough'),
-      url: raw('url'),
-      headers: raw('headers'),
-      cwd: raw('cwd'),
-      allowedHosts: raw('allowedHosts'),
-    }),
+    // Provisional: resolveServer adds the values the templates expand to.
+    fingerprint: fingerprintEntry(asWritten),
+    asWritten,
     requiresTrust: layer === 'project' || layer === 'ancestor',
   });
   const oauthGiven = given.get('oauth');

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ErrorCode, type McpxError } from '../errors/index.js';
 import { urlProblem } from './check-url.js';
 import { configProblem, fieldName } from './config-problem.js';
-import { type EnvLookup, interpolate } from './interpolate.js';
+import { fingerprintEntry } from './fingerprint.js';
+import { type EnvLookup, interpolate, variablesIn } from './interpolate.js';
 import type { DraftString, ServerDraft } from './normalize-server.js';
 import type { ServerConfig } from './types.js';
 
@@ -86,8 +88,15 @@ export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig 
       : isAbsolute(cwdText)
         ? cwdText
         : resolve(dirname(site.doc.file), cwdText);
+  // Approved as written and by value: the same template pointing elsewhere is another server.
+  const byValue = [draft.command, ...draft.args, draft.cwd, draft.url].filter((s) => s !== undefined);
+  const variables = Object.fromEntries(
+    [...new Set(byValue.flatMap((s) => variablesIn(s.value)))].map((name) => [name, valueDigest(env[name])]),
+  );
   return {
     ...draft.base,
+    fingerprint: fingerprintEntry({ written: draft.base.asWritten, runs: { command, args, cwd, url } }),
+    ...(Object.keys(variables).length > 0 ? { variables } : {}),
     ...(command === undefined ? {} : { command }),
     args,
     env: envOut,
@@ -96,4 +105,9 @@ export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig 
     ...(url === undefined ? {} : { url }),
     ...(oauthStrings ? { oauth: { ...draft.base.oauth, ...Object.fromEntries(oauthStrings) } } : {}),
   };
+}
+
+/** Short enough to say "this changed", not to stand in for the value. */
+function valueDigest(value: string | undefined): string {
+  return value === undefined ? 'unset' : createHash('sha256').update(value).digest('hex').slice(0, 12);
 }

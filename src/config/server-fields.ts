@@ -84,6 +84,44 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   tools: 'ignored',
 } satisfies Record<string, CanonicalField>);
 
+/**
+ * Whether a field changes what runs or where data goes. `fingerprinted`
+ * fields are part of the trust fingerprint, so changing one in a project file
+ * asks the person again; `harmless` ones (timeouts, tool filters, other hosts'
+ * keys mcpx ignores) do not. Typed over every canonical field: a field added
+ * to {@link CanonicalField} without a verdict here does not compile.
+ */
+export const FIELD_TRUST: Readonly<Record<CanonicalField, 'fingerprinted' | 'harmless'>> = Object.freeze({
+  command: 'fingerprinted',
+  args: 'fingerprinted',
+  env: 'fingerprinted',
+  envPassthrough: 'fingerprinted',
+  cwd: 'fingerprinted',
+  url: 'fingerprinted',
+  type: 'fingerprinted',
+  headers: 'fingerprinted',
+  protocol: 'fingerprinted',
+  oauth: 'fingerprinted',
+  allowedHosts: 'fingerprinted',
+  enabled: 'harmless',
+  disabled: 'harmless',
+  failIfNoTools: 'harmless',
+  connectTimeout: 'harmless',
+  requestTimeout: 'harmless',
+  httpMaxRetries: 'harmless',
+  httpRetryBackoff: 'harmless',
+  allowTools: 'harmless',
+  denyTools: 'harmless',
+  maxLineBytes: 'harmless',
+  name: 'harmless',
+  ignored: 'harmless',
+});
+
+/** The fields whose written value is part of an entry's trust fingerprint, in a fixed order. */
+export const FINGERPRINTED_FIELDS: readonly CanonicalField[] = (
+  Object.keys(FIELD_TRUST) as CanonicalField[]
+).filter((field) => FIELD_TRUST[field] === 'fingerprinted');
+
 /** Top-level keys of a config file. */
 export const TOP_LEVEL_KEYS = [
   'mcpServers',

@@ -4,14 +4,25 @@ import { join } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerConfig } from './types.js';
 
+/** What was approved for one entry: its fingerprint, and enough to show what changed later. */
+export interface TrustRecord {
+  readonly fingerprint: string;
+  /** The fingerprinted fields as written when approved (absent in stores from before they were kept). */
+  readonly asWritten?: Readonly<Record<string, unknown>>;
+  /** Digests of the variables its command, args, cwd and url used (never their values). */
+  readonly variables?: Readonly<Record<string, string>>;
+}
+
 /**
- * Approved project/ancestor entries: config file → server name → the
- * fingerprint approved. Maps, not objects, so a server named `__proto__`
+ * Approved project/ancestor entries: config file → server name → what was
+ * approved; and approved host-wide settings (`permission`, `roots`): config
+ * file → their fingerprint. Maps, not objects, so a server named `__proto__`
  * is just a name.
  */
 export interface TrustStore {
-  readonly version: 1;
-  readonly entries: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly version: 2;
+  readonly entries: ReadonlyMap<string, ReadonlyMap<string, TrustRecord>>;
+  readonly settings: ReadonlyMap<string, string>;
 }
 
 /** Where the trust store lives: `<home>/trust.json`. */
@@ -20,7 +31,7 @@ export function trustStorePath(home: string): string {
 }
 
 function emptyStore(): TrustStore {
-  return { version: 1, entries: new Map() };
+  return { version: 2, entries: new Map(), settings: new Map() };
 }
 
 /**
@@ -47,17 +58,43 @@ export async function loadTrustStore(home: string): Promise<TrustStore> {
   } catch {
     return emptyStore();
   }
-  if (!isRecord(data) || data.version !== 1 || !isRecord(data.entries)) return emptyStore();
-  const entries = new Map<string, Map<string, string>>();
+  // Version 1 kept fingerprints only; its entries still say what was approved.
+  if (!isRecord(data) || (data.version !== 1 && data.version !== 2) || !isRecord(data.entries)) {
+    return emptyStore();
+  }
+  const entries = new Map<string, Map<string, TrustRecord>>();
   for (const [file, servers] of Object.entries(data.entries)) {
     if (!isRecord(servers)) continue;
-    const byName = new Map<string, string>();
-    for (const [name, fingerprint] of Object.entries(servers)) {
-      if (typeof fingerprint === 'string') byName.set(name, fingerprint);
+    const byName = new Map<string, TrustRecord>();
+    for (const [name, record] of Object.entries(servers)) {
+      const parsed = parseRecord(record);
+      if (parsed) byName.set(name, parsed);
     }
     entries.set(file, byName);
   }
-  return { version: 1, entries };
+  const settings = new Map<string, string>();
+  if (isRecord(data.settings)) {
+    for (const [file, fingerprint] of Object.entries(data.settings)) {
+      if (typeof fingerprint === 'string') settings.set(file, fingerprint);
+    }
+  }
+  return { version: 2, entries, settings };
+}
+
+function parseRecord(value: unknown): TrustRecord | undefined {
+  if (typeof value === 'string') return { fingerprint: value };
+  if (!isRecord(value) || typeof value.fingerprint !== 'string') return undefined;
+  return {
+    fingerprint: value.fingerprint,
+    ...(isRecord(value.asWritten) ? { asWritten: value.asWritten } : {}),
+    ...(isRecord(value.variables) ? { variables: value.variables as Record<string, string> } : {}),
+  };
+}
+
+/** What was approved for this entry's file and name, if anything (for showing what changed). */
+export function approvedRecord(store: TrustStore, server: ServerConfig): TrustRecord | undefined {
+  const file = server.origin.file;
+  return file === undefined ? undefined : store.entries.get(file)?.get(server.name);
 }
 
 /**
@@ -69,7 +106,7 @@ export async function loadTrustStore(home: string): Promise<TrustStore> {
 export function isTrusted(store: TrustStore, server: ServerConfig): boolean {
   if (!server.requiresTrust) return true;
   const file = server.origin.file;
-  return file !== undefined && store.entries.get(file)?.get(server.name) === server.fingerprint;
+  return file !== undefined && store.entries.get(file)?.get(server.name)?.fingerprint === server.fingerprint;
 }
 
 /** The servers among `servers` that need approval before they may start. */
@@ -77,22 +114,39 @@ export function untrustedServers(store: TrustStore, servers: readonly ServerConf
   return servers.filter((server) => !isTrusted(store, server));
 }
 
+/** A file's host-wide settings awaiting approval (see `LoadedConfig.heldSettings`). */
+export interface SettingsApproval {
+  readonly file: string;
+  readonly fingerprint: string;
+}
+
 /**
- * Record approval of `servers` (their current fingerprints) and save the
- * store. Re-reads the store first so approvals made meanwhile by another
- * mcpx process are kept. Returns the updated store.
+ * Record approval of `servers` (their current fingerprints, and what they
+ * were as written) and of files' host-wide `settings`, and save the store.
+ * Re-reads the store first so approvals made meanwhile by another mcpx
+ * process are kept. Returns the updated store.
  */
-export async function trustServers(home: string, servers: readonly ServerConfig[]): Promise<TrustStore> {
+export async function trustServers(
+  home: string,
+  servers: readonly ServerConfig[],
+  settings: readonly SettingsApproval[] = [],
+): Promise<TrustStore> {
   const store = await loadTrustStore(home);
   const entries = new Map([...store.entries].map(([file, names]) => [file, new Map(names)]));
   for (const server of servers) {
     const file = server.origin.file;
     if (!server.requiresTrust || file === undefined) continue;
-    const byName = entries.get(file) ?? new Map<string, string>();
-    byName.set(server.name, server.fingerprint);
+    const byName = entries.get(file) ?? new Map<string, TrustRecord>();
+    byName.set(server.name, {
+      fingerprint: server.fingerprint,
+      ...(server.asWritten ? { asWritten: server.asWritten } : {}),
+      ...(server.variables ? { variables: server.variables } : {}),
+    });
     entries.set(file, byName);
   }
-  const updated: TrustStore = { version: 1, entries };
+  const approvedSettings = new Map(store.settings);
+  for (const { file, fingerprint } of settings) approvedSettings.set(file, fingerprint);
+  const updated: TrustStore = { version: 2, entries, settings: approvedSettings };
   await saveTrustStore(home, updated);
   return updated;
 }
@@ -107,8 +161,9 @@ export async function saveTrustStore(home: string, store: TrustStore): Promise<v
   // mkdir's mode is filtered by the umask; make sure the directory we created is private.
   if (created !== undefined) await chmod(home, 0o700);
   const data = {
-    version: 1,
+    version: 2,
     entries: Object.fromEntries([...store.entries].map(([file, names]) => [file, Object.fromEntries(names)])),
+    settings: Object.fromEntries(store.settings),
   };
   const path = trustStorePath(home);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

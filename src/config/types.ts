@@ -1,4 +1,5 @@
 import type { McpxError } from '../errors/index.js';
+import type { TrustStore } from './trust.js';
 
 /** The layers a server definition can come from, in increasing precedence. */
 export type ConfigLayer = 'builtin' | 'global' | 'ancestor' | 'project' | 'explicit' | 'adhoc';
@@ -55,11 +56,21 @@ export interface ServerConfig {
   readonly allowedHosts?: readonly string[];
   readonly origin: ServerOrigin;
   /**
-   * sha256 over the entry as written (command, args, env, url, headers, before
-   * interpolation). Project and ancestor entries run only once the user has
-   * approved this exact fingerprint.
+   * sha256 over every field that changes what runs or where data goes, as
+   * written (`${VAR}` templates), and over the command, args, cwd and url as
+   * they will run (so a variable that now points elsewhere changes it too).
+   * Project and ancestor entries run only once the user has approved this
+   * exact fingerprint.
    */
   readonly fingerprint: string;
+  /** Those fields as written in the file (config entries only): what the trust prompt shows and the trust store keeps. */
+  readonly asWritten?: Readonly<Record<string, unknown>>;
+  /**
+   * The variables the command, args, cwd and url use, each with a short
+   * digest of the value used (`unset` when it was not set): enough for a
+   * re-approval to say which one changed, never the value.
+   */
+  readonly variables?: Readonly<Record<string, string>>;
   /** True when the entry comes from a file that may have arrived with a repository. */
   readonly requiresTrust: boolean;
 }
@@ -76,6 +87,32 @@ export interface LoadConfigOptions {
   readonly configFile?: string;
   /** Include the built-in `demo` server (lowest precedence). Default true. */
   readonly includeBuiltin?: boolean;
+  /**
+   * The trust store (`loadTrustStore(home)`): a project or ancestor file's
+   * `permission` and `roots` count only once approved there. Without it they
+   * never count.
+   */
+  readonly trust?: TrustStore;
+}
+
+/** A permission level for agents, as a config file names it. */
+export type PermissionName = 'yolo' | 'trusted' | 'sandboxed';
+
+/**
+ * Host-wide settings of a project or ancestor file that are not in force:
+ * not approved yet (`untrusted`), or approved but asking for a higher
+ * permission level than the user's own config gives (`raises`).
+ */
+export interface HeldSettings {
+  readonly file: string;
+  readonly layer: ConfigLayer;
+  readonly permission?: PermissionName;
+  readonly roots?: readonly string[];
+  /** What `mcpx config trust` records to approve exactly these settings. */
+  readonly fingerprint: string;
+  /** Its permission is above the user's own level, so it would not count even once approved. */
+  readonly raises: boolean;
+  readonly reason: 'untrusted' | 'raises';
 }
 
 /** One config file that was read. */
@@ -102,10 +139,12 @@ export interface LoadedConfig {
   /** Every file read, lowest precedence first. */
   readonly files: readonly ConfigFileInfo[];
   readonly shadowed: readonly ShadowedServer[];
-  /** `roots` from the highest layer that sets them: absolute directories servers may work in. */
+  /** `roots` in force (see `heldSettings`): absolute directories servers may work in. */
   readonly roots?: readonly string[];
-  /** `permission` from the highest layer that sets it: the level agents get unless told otherwise. */
-  readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
+  /** `permission` in force: the level agents get unless told otherwise. A repository's file can only lower it. */
+  readonly permission?: PermissionName;
+  /** Settings of repository files that are not in force, for a notice and for `mcpx config trust`. */
+  readonly heldSettings: readonly HeldSettings[];
 }
 
 /** A file mcpx would read, for `mcpx config path`. */

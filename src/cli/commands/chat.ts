@@ -36,6 +36,8 @@ const SYSTEM_PROMPT =
 export async function runChat(session: CliSession, options: ChatOptions): Promise<number> {
   const { io } = session;
   const stdin = io.stdin ?? process.stdin;
+  // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
+  await session.noticeHeldSettings();
   const configured = session.adhoc() ? undefined : (await session.config()).permission;
   const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
   if (!LEVELS.includes(level))

@@ -1,5 +1,8 @@
 import {
+  approvedRecord,
   configPaths,
+  describeForTrust,
+  describeSettingsForTrust,
   loadTrustStore,
   trustServers,
   untrustedServers,
@@ -10,7 +13,7 @@ import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { renderError, writeError } from '../report.js';
-import { type CliSession, describeForTrust } from '../session.js';
+import { type CliSession, forTerminal } from '../session.js';
 
 function loadOptions(session: CliSession) {
   const { io, options } = session;
@@ -59,7 +62,7 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
   return result.problems.length === 0 ? ExitCode.Ok : ExitCode.Config;
 }
 
-/** `mcpx config trust [--yes]`: approve the project entries that are not trusted yet. */
+/** `mcpx config trust [--yes]`: approve the project entries and host-wide settings that are not trusted yet. */
 export async function runConfigTrust(session: CliSession, yes: boolean): Promise<number> {
   const { io } = session;
   const config = await session.config();
@@ -68,17 +71,20 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
     store,
     config.servers.filter((s) => s.requiresTrust),
   );
-  if (pending.length === 0) {
-    io.stdout.write('nothing to approve: every project server is trusted\n');
+  const settings = config.heldSettings.filter((held) => held.reason === 'untrusted');
+  for (const held of config.heldSettings.filter((h) => h.reason === 'raises')) {
+    io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);
+  }
+  if (pending.length === 0 && settings.length === 0) {
+    io.stdout.write('nothing to approve: every project server and setting is trusted\n');
     return ExitCode.Ok;
   }
-  const approved = [];
-  for (const server of pending) {
-    io.stderr.write(`${describeForTrust(server)}\n`);
-    if (yes) approved.push(server);
-    else if (io.interactive && io.confirm && (await io.confirm('Trust this server?'))) approved.push(server);
-  }
   if (!yes && !io.interactive) {
+    for (const server of pending) {
+      io.stderr.write(`${forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'))}\n`);
+    }
+    for (const held of settings)
+      io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);
     writeError(
       session,
       new McpxError(ErrorCode.ConfigUntrusted, 'no terminal to ask on, so nothing was approved', {
@@ -87,7 +93,39 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
     );
     return ExitCode.Config;
   }
-  if (approved.length) await trustServers(session.home, approved);
-  io.stdout.write(`approved ${approved.length} of ${pending.length} server(s)\n`);
-  return approved.length === pending.length ? ExitCode.Ok : ExitCode.Config;
+  const approved = [];
+  for (const server of pending) {
+    const lines = describeForTrust(server, approvedRecord(store, server));
+    // --yes approves without questions: the description stays, its question goes.
+    const text = forTerminal((yes ? lines.slice(0, -1) : lines).join('\n'));
+    if (yes) {
+      io.stderr.write(`${text}\n`);
+      approved.push(server);
+    } else if (io.confirm && (await io.confirm(text))) approved.push(server);
+  }
+  const approvedSettings = [];
+  for (const held of settings) {
+    const text = forTerminal(describeSettingsForTrust(held).join('\n'));
+    if (yes) {
+      io.stderr.write(`${text}\n`);
+      approvedSettings.push(held);
+    } else if (
+      io.confirm &&
+      (await io.confirm(`${text}\nApply these settings? Only say yes if you trust this repository.`))
+    ) {
+      approvedSettings.push(held);
+    }
+  }
+  if (approved.length || approvedSettings.length)
+    await trustServers(session.home, approved, approvedSettings);
+  const total = pending.length + settings.length;
+  const done = approved.length + approvedSettings.length;
+  io.stdout.write(
+    `approved ${done} of ${total} (${plural(pending.length, 'server')}, ${plural(settings.length, 'settings file')})\n`,
+  );
+  return done === total ? ExitCode.Ok : ExitCode.Config;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -29,6 +29,11 @@ describe('config formats', () => {
         protocol: 'auto',
         origin: { layer: 'explicit', file, line: 1 },
         fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+        asWritten: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+          env: { DEBUG: '1' },
+        },
         requiresTrust: false,
       },
     ]);

@@ -3,6 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  FIELD_TRUST,
   fingerprintEntry,
   isTrusted,
   loadConfig,
@@ -62,6 +63,61 @@ describe('fingerprint', () => {
   });
 });
 
+describe('what the fingerprint covers', () => {
+  it('classifies every server field as fingerprinted or harmless', async () => {
+    const { SERVER_FIELDS } = await import('../../../src/config/server-fields.js');
+    for (const [key, field] of Object.entries(SERVER_FIELDS)) {
+      expect(['fingerprinted', 'harmless'], `server field '${key}' (${field})`).toContain(FIELD_TRUST[field]);
+    }
+  });
+
+  it('changes with oauth, type, protocol, headers and allowed_hosts too', async () => {
+    const root = await tempDir();
+    const base = { url: 'https://a.example/mcp' };
+    const [reference] = await projectServers(root, base);
+    for (const changed of [
+      { ...base, oauth: { client_id: 'x', client_secret: '${AWS_SECRET_ACCESS_KEY}' } },
+      { ...base, type: 'sse' },
+      { ...base, protocol: 'legacy' },
+      { ...base, headers: { Authorization: 'Bearer ${TOKEN}' } },
+      { ...base, allowed_hosts: ['intranet.example'] },
+    ]) {
+      const [server] = await projectServers(root, changed);
+      expect(server?.fingerprint, JSON.stringify(changed)).not.toBe(reference?.fingerprint);
+    }
+  });
+
+  it('does not change with harmless fields (timeouts, tool filters, enabled)', async () => {
+    const root = await tempDir();
+    const base = { command: 'srv' };
+    const [reference] = await projectServers(root, base);
+    for (const changed of [
+      { ...base, connect_timeout: 60 },
+      { ...base, allowed_tools: ['a'] },
+      { ...base, enabled: true },
+      { ...base, autoApprove: ['x'] },
+    ]) {
+      const [server] = await projectServers(root, changed);
+      expect(server?.fingerprint, JSON.stringify(changed)).toBe(reference?.fingerprint);
+    }
+  });
+
+  it('approves ${VAR} in command, args, cwd and url by value as well as by template', async () => {
+    const root = await tempDir();
+    for (const entry of [
+      { command: '${BIN}' },
+      { command: 'node', args: ['${BIN}'] },
+      { command: 'node', cwd: '${BIN}' },
+      { url: 'https://${BIN}/mcp' },
+    ]) {
+      const [a] = await projectServers(root, entry, { BIN: 'one.example' });
+      const [b] = await projectServers(root, entry, { BIN: 'two.example' });
+      expect(a?.fingerprint, JSON.stringify(entry)).not.toBe(b?.fingerprint);
+      expect(a?.variables).toEqual({ BIN: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    }
+  });
+});
+
 describe('trust store', () => {
   it('requires approval for project entries and records it', async () => {
     const root = await tempDir();
@@ -77,8 +133,13 @@ describe('trust store', () => {
 
     const onDisk = JSON.parse(await readFile(trustStorePath(home), 'utf8'));
     expect(onDisk).toEqual({
-      version: 1,
-      entries: { [join(root, 'proj', '.mcp.json')]: { tool: servers[0]?.fingerprint } },
+      version: 2,
+      entries: {
+        [join(root, 'proj', '.mcp.json')]: {
+          tool: { fingerprint: servers[0]?.fingerprint, asWritten: { command: 'srv', args: ['a'] } },
+        },
+      },
+      settings: {},
     });
   });
 
