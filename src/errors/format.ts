@@ -19,8 +19,12 @@ export function toMcpxError(error: unknown): McpxError {
 }
 
 function where(context: ErrorContext): string {
-  const origin = context.origin;
-  if (!origin?.file) return origin?.layer ? `${origin.layer} config` : '';
+  return context.origin ? formatOrigin(context.origin) : '';
+}
+
+/** Where something is configured, as people read it: `file:line:column (layer config)`. */
+export function formatOrigin(origin: NonNullable<ErrorContext['origin']>): string {
+  if (!origin.file) return origin.layer ? `${origin.layer} config` : '';
   const position =
     origin.line === undefined
       ? ''

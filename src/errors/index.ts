@@ -9,6 +9,7 @@ export {
   formatError,
   formatErrorLine,
   formatErrorVerbose,
+  formatOrigin,
   toMcpxError,
 } from './format.js';
 export {

@@ -3,14 +3,21 @@ import { stripTerminalControls } from '../tools/sanitize.js';
 import { revealHidden } from '../tools/unicode.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
 
+/** "May the agent use this server?", asked once per server and session, before its tools reach the model. */
 export interface ConnectQuestion {
   readonly agentId?: string;
   readonly server: string;
-  /** The tool that prompted the question. */
-  readonly tool: Tool;
+  /** Where the server is configured (`file:line (layer)`), when known. */
+  readonly origin?: string;
+  /** Every tool the server offers now: approving the server approves these definitions. */
+  readonly tools: readonly Tool[];
 }
 
-export interface CallQuestion extends ConnectQuestion {
+/** "May the agent make this call?" */
+export interface CallQuestion {
+  readonly agentId?: string;
+  readonly server: string;
+  readonly tool: Tool;
   readonly args: Readonly<Record<string, unknown>>;
 }
 
@@ -35,14 +42,16 @@ export function scriptedApprover(answers: {
   readonly connect?: readonly ConnectDecision[];
   readonly call?: readonly CallDecision[];
   readonly changed?: readonly CallDecision[];
-}): Approver & { readonly asked: { kind: 'connect' | 'call' | 'changed'; question: ConnectQuestion }[] } {
+}): Approver & {
+  readonly asked: { kind: 'connect' | 'call' | 'changed'; question: ConnectQuestion | CallQuestion }[];
+} {
   const queues = {
     connect: [...(answers.connect ?? [])],
     call: [...(answers.call ?? [])],
     changed: [...(answers.changed ?? [])],
   };
-  const asked: { kind: 'connect' | 'call' | 'changed'; question: ConnectQuestion }[] = [];
-  const answer = <K extends keyof typeof queues>(kind: K, question: ConnectQuestion) => {
+  const asked: { kind: 'connect' | 'call' | 'changed'; question: ConnectQuestion | CallQuestion }[] = [];
+  const answer = <K extends keyof typeof queues>(kind: K, question: ConnectQuestion | CallQuestion) => {
     asked.push({ kind, question });
     return Promise.resolve((queues[kind].shift() ?? 'deny') as (typeof queues)[K][number]);
   };
@@ -64,15 +73,23 @@ export function denyingApprover(reason: string): Approver & { readonly reason: s
   };
 }
 
-/** How a question is shown to a person: server, tool, description with hidden characters revealed, arguments. */
-export function describeQuestion(
-  question: ConnectQuestion & { args?: Readonly<Record<string, unknown>>; changes?: readonly string[] },
-): string {
-  const show = (text: string) => revealHidden(stripTerminalControls(text));
+const show = (text: string) => revealHidden(stripTerminalControls(text));
+
+/** How a call is shown to a person: server, tool, description with hidden characters revealed, arguments. */
+export function describeQuestion(question: CallQuestion & { changes?: readonly string[] }): string {
   const lines = [`server: ${show(question.server)}`, `tool:   ${show(question.tool.name)}`];
   if (question.tool.description) lines.push(`about:  ${show(question.tool.description)}`);
-  if (question.args) lines.push(`args:   ${show(JSON.stringify(question.args))}`);
+  lines.push(`args:   ${show(JSON.stringify(question.args))}`);
   for (const change of question.changes ?? []) lines.push(`change: ${show(change)}`);
+  return lines.join('\n');
+}
+
+/** How a server is shown when an agent first wants it: where it is configured and every tool it offers. */
+export function describeConnectQuestion(question: ConnectQuestion): string {
+  const lines: string[] = [];
+  if (question.origin) lines.push(`  configured in ${show(question.origin)}`);
+  const names = question.tools.map((tool) => show(tool.name));
+  lines.push(`  Tools (${names.length}): ${names.join(', ') || '(none)'}`);
   return lines.join('\n');
 }
 
@@ -90,15 +107,15 @@ export function terminalApprover(streams: {
   };
   return {
     askConnect: (q) =>
-      ask<ConnectDecision>(`An agent wants to use MCP server '${q.server}'\n${describeQuestion(q)}\n`, [
-        { name: 'Allow all its tools for this session', value: 'allow-all' },
-        { name: 'Ask me before each call', value: 'confirm-each' },
-        { name: 'Deny', value: 'deny' },
+      ask<ConnectDecision>(`Connect to MCP server '${show(q.server)}'?\n${describeConnectQuestion(q)}\n`, [
+        { name: 'Allow all tools (this session)', value: 'allow-all' },
+        { name: 'Require confirmation for each tool', value: 'confirm-each' },
+        { name: 'Deny connection', value: 'deny' },
       ]),
     askCall: (q) =>
-      ask<CallDecision>(`Allow this tool call?\n${describeQuestion(q)}\n`, [
+      ask<CallDecision>(`Allow ${show(q.tool.name)}?\n${describeQuestion(q)}\n`, [
         { name: 'Allow once', value: 'once' },
-        { name: `Always allow '${q.tool.name}' on '${q.server}' this session`, value: 'always' },
+        { name: `Allow always (this server, this session)`, value: 'always' },
         { name: 'Deny', value: 'deny' },
       ]),
     askChanged: (q) =>

@@ -8,7 +8,12 @@ export {
   scriptedApprover,
   terminalApprover,
 } from './approver.js';
-export { createPermissionGuard, type PermissionGuard, type PermissionGuardOptions } from './guard.js';
+export {
+  type ConsentRequest,
+  createPermissionGuard,
+  type PermissionGuard,
+  type PermissionGuardOptions,
+} from './guard.js';
 export {
   type CallDecision,
   type ConnectDecision,

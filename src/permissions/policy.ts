@@ -3,16 +3,14 @@ import type { PermissionLevel } from './types.js';
 
 /** The answer to "may this agent use this server?", given once per server and session. */
 export type ConnectDecision = 'allow-all' | 'confirm-each' | 'deny';
-/** The answer to one call. `always`: this tool on this server, for the rest of the session. */
+/** The answer to one call. `always`: every tool of this server, for the rest of the session (seed 004). */
 export type CallDecision = 'once' | 'always' | 'deny';
 
 /** What the session has decided so far. */
 export interface PermissionState {
   readonly level: PermissionLevel;
-  /** Per server. */
+  /** Per server; `allow-all` also after a call was answered `always`. */
   readonly connect: ReadonlyMap<string, ConnectDecision>;
-  /** `server\0tool` allowed for the session. */
-  readonly alwaysAllowed: ReadonlySet<string>;
   /** `server\0tool` → the definition (and its fingerprint) a person approved. */
   readonly approved: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
 }
@@ -78,6 +76,6 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
       fix: 'start a new session to be asked again',
     };
   }
-  if (connect === 'allow-all' || state.alwaysAllowed.has(key)) return { kind: 'allow' };
+  if (connect === 'allow-all') return { kind: 'allow' };
   return { kind: 'ask-call' };
 }

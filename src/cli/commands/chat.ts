@@ -2,9 +2,15 @@ import { createInterface } from 'node:readline/promises';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { runAgentTurn } from '../../agent/agent-loop.js';
 import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
-import { ErrorCode, McpxError } from '../../errors/index.js';
-import { createPermissionGuard, denyingApprover, terminalApprover } from '../../permissions/index.js';
+import { ErrorCode, formatOrigin, McpxError } from '../../errors/index.js';
+import {
+  createPermissionGuard,
+  denyingApprover,
+  type PermissionGuard,
+  terminalApprover,
+} from '../../permissions/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
+import type { ServerRegistry } from '../../registry/index.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
 import { stripTerminalControls } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
@@ -71,10 +77,21 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     : denyingApprover(
         'mcpx chat has no terminal to ask on (run it in a terminal, or pass --permission yolo)',
       );
+  const guard = createPermissionGuard({ level, approver, servers: registry.list().map((s) => s.config) });
+  const denied = io.interactive ? await askConsent(session, registry, guard) : new Set<string>();
   const tools = await createAgentTools(registry, {
     agentId: 'chat',
-    guard: createPermissionGuard({ level, approver, servers: registry.list().map((s) => s.config) }),
-    ...(level === 'sandboxed' ? { servers: [] } : {}),
+    guard,
+    ...(level === 'sandboxed'
+      ? { servers: [] }
+      : denied.size > 0
+        ? {
+            servers: registry
+              .list()
+              .map((s) => s.name)
+              .filter((name) => !denied.has(name)),
+          }
+        : {}),
   });
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
   // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
@@ -108,18 +125,14 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       tools.close();
     }
   }
-  const lines = createInterface({
-    input: stdin,
-    ...(io.interactive ? { output: process.stderr } : {}),
-    terminal: io.interactive,
-  });
+  const lines = io.interactive ? promptLines(stdin) : createInterface({ input: stdin, terminal: false });
   if (io.interactive) {
     session.notice(
       `mcpx chat — ${model.model}, ${tools.catalog.length} tools, permission ${level}. /tools, /clear, /exit.`,
     );
   }
   try {
-    for await (const line of readLines(lines, io.interactive)) {
+    for await (const line of lines) {
       if (line.trim() === '/exit') break;
       const text = line.trim();
       if (!text) continue;
@@ -146,25 +159,58 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       }
     }
   } finally {
-    lines.close();
+    if ('close' in lines) lines.close();
     tools.close();
   }
   return ExitCode.Ok;
 }
 
-type Lines = ReturnType<typeof createInterface>;
-
-/** Piped input: every line, in order. A terminal: one prompt at a time, so approval prompts can use stdin in between. */
-async function* readLines(lines: Lines, interactive: boolean): AsyncGenerator<string> {
-  if (!interactive) {
-    yield* lines;
-    return;
+/**
+ * Seed 004's consent, before any tool reaches the model: each connected
+ * server, where it is configured and its tools, allowed, confirmed per call
+ * or denied. A denied server is closed; its name is returned so its tools are
+ * never offered. (Without a terminal nobody is asked: each call is denied
+ * with the reason, which the model is told.)
+ */
+async function askConsent(
+  session: CliSession,
+  registry: ServerRegistry,
+  guard: PermissionGuard,
+): Promise<Set<string>> {
+  const denied = new Set<string>();
+  for (const status of registry.list()) {
+    if (status.state !== 'ready') continue;
+    const decision = await guard.consent({
+      agentId: 'chat',
+      server: status.name,
+      origin: formatOrigin(status.config.origin),
+      tools: status.tools,
+    });
+    if (decision !== 'deny') continue;
+    denied.add(status.name);
+    await registry.disconnect(status.name);
+    session.notice(`'${status.name}' denied: closed, and its tools are not offered`);
   }
-  const closed = new Promise<undefined>((resolve) => lines.once('close', () => resolve(undefined)));
+  return denied;
+}
+
+/**
+ * A terminal: one `> ` prompt at a time, each on a line editor that is closed
+ * again before the answer is worked on. An editor left open would keep
+ * reading the terminal while a consent or approval menu asks, and take the
+ * keys meant for the menu (the person's Enter never reached it).
+ */
+async function* promptLines(stdin: NodeJS.ReadableStream): AsyncGenerator<string> {
   for (;;) {
-    const line = await Promise.race([lines.question('> '), closed]);
-    if (line === undefined) return;
-    yield line;
+    const editor = createInterface({ input: stdin, output: process.stderr, terminal: true });
+    const closed = new Promise<undefined>((resolve) => editor.once('close', () => resolve(undefined)));
+    try {
+      const line = await Promise.race([editor.question('> '), closed]);
+      if (line === undefined) return; // Ctrl-D
+      yield line;
+    } finally {
+      editor.close();
+    }
   }
 }
 

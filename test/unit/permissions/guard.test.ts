@@ -129,4 +129,71 @@ describe('createPermissionGuard', () => {
           });
         }
   });
+
+  it('"always" on a call covers every tool of that server for the session (seed 004), not other servers', async () => {
+    const approver = scriptedApprover({
+      connect: ['confirm-each', 'confirm-each'],
+      call: ['always', 'once'],
+    });
+    const guard = createPermissionGuard({ level: 'trusted', approver });
+    await guard.check(call(read));
+    await guard.check(call(write)); // same server: no question
+    await guard.check(call(read, 'other')); // another server: asked
+    expect(approver.asked.map((a) => `${a.kind}:${a.question.server}`)).toEqual([
+      'connect:fs',
+      'call:fs',
+      'connect:other',
+      'call:other',
+    ]);
+  });
+});
+
+describe('consent before the model sees a server', () => {
+  it('asks once per server with its whole tool list, however many ask at once', async () => {
+    const approver = scriptedApprover({ connect: ['allow-all'] });
+    const guard = createPermissionGuard({ level: 'trusted', approver });
+    const request = { server: 'fs', origin: '/repo/.mcp.json:2 (project config)', tools: [read, write] };
+    const answers = await Promise.all([guard.consent(request), guard.consent(request)]);
+    expect(answers).toEqual(['allow-all', 'allow-all']);
+    expect(approver.asked).toEqual([{ kind: 'connect', question: request }]);
+    await guard.check(call(write)); // covered, no call question
+    expect(approver.asked).toHaveLength(1);
+  });
+
+  it('approves the definitions it showed: a tool that changes afterwards is asked about again', async () => {
+    const approver = scriptedApprover({ connect: ['allow-all'], changed: ['deny'] });
+    const guard = createPermissionGuard({ level: 'trusted', approver });
+    await guard.consent({ server: 'fs', tools: [read] });
+    const sneaky = { ...read, description: 'Read a file and upload it' };
+    const error = await guard.check(call(sneaky)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.PermissionDenied });
+    expect(approver.asked.map((a) => a.kind)).toEqual(['connect', 'changed']);
+  });
+
+  it('a denied server stays denied for the session', async () => {
+    const guard = createPermissionGuard({
+      level: 'trusted',
+      approver: scriptedApprover({ connect: ['deny'] }),
+    });
+    expect(await guard.consent({ server: 'fs', tools: [read] })).toBe('deny');
+    await expect(guard.check(call(read))).rejects.toMatchObject({ code: ErrorCode.PermissionDenied });
+  });
+
+  it('yolo allows and sandboxed denies without asking; allowAll approves a server up front', async () => {
+    const nobody = scriptedApprover({});
+    expect(
+      await createPermissionGuard({ level: 'yolo', approver: nobody }).consent({ server: 'fs', tools: [] }),
+    ).toBe('allow-all');
+    expect(
+      await createPermissionGuard({ level: 'sandboxed', approver: nobody }).consent({
+        server: 'fs',
+        tools: [],
+      }),
+    ).toBe('deny');
+    const guard = createPermissionGuard({ level: 'trusted', approver: nobody });
+    guard.allowAll('fs', [read]);
+    await guard.check(call(read));
+    expect(await guard.consent({ server: 'fs', tools: [read] })).toBe('allow-all');
+    expect(nobody.asked).toEqual([]);
+  });
 });

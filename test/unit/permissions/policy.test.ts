@@ -12,7 +12,6 @@ const fingerprint = toolFingerprint(tool);
 const state = (over: Partial<PermissionState> = {}): PermissionState => ({
   level: 'trusted',
   connect: new Map(),
-  alwaysAllowed: new Set(),
   approved: new Map(),
   ...over,
 });
@@ -34,12 +33,6 @@ describe('decide (the pure permission policy)', () => {
       kind: 'ask-call',
     });
     expect(decide(state({ connect: new Map([['fs', 'deny']]) }), request)).toMatchObject({ kind: 'deny' });
-    expect(
-      decide(
-        state({ connect: new Map([['fs', 'confirm-each']]), alwaysAllowed: new Set(['fs\0read']) }),
-        request,
-      ),
-    ).toEqual({ kind: 'allow' });
   });
 
   it('applies the config allow and deny lists before anything else, even in yolo', () => {

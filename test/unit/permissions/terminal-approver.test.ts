@@ -13,10 +13,18 @@ const tool = {
 describe('terminalApprover', () => {
   it('asks to connect and takes the first choice on Enter', async () => {
     const terminal = new FakeTerminal();
-    const answer = terminalApprover(terminal).askConnect({ server: 'fs', tool });
-    await terminal.answer('Deny', KEY.enter);
+    const answer = terminalApprover(terminal).askConnect({
+      server: 'fs',
+      origin: '/repo/.mcp.json:3 (project)',
+      tools: [tool, { name: 'read_file', inputSchema: { type: 'object' } }],
+    });
+    await terminal.answer('Deny connection', KEY.enter);
     expect(await answer).toBe('allow-all');
-    expect(terminal.screen).toContain("An agent wants to use MCP server 'fs'");
+    expect(terminal.screen).toContain("Connect to MCP server 'fs'?");
+    expect(terminal.screen).toContain('configured in /repo/.mcp.json:3 (project)');
+    expect(terminal.screen).toContain('Tools (2): write_file, read_file');
+    expect(terminal.screen).toContain('Allow all tools (this session)');
+    expect(terminal.screen).toContain('Require confirmation for each tool');
   });
 
   it('shows the call with hidden characters revealed and terminal controls removed', async () => {

@@ -1,0 +1,84 @@
+/**
+ * Seed 004's consent in `mcpx chat`, on a real pseudo-terminal: each server is
+ * shown with where it is configured and its tools before the model sees any
+ * of them; a per-call "always" covers the whole server for the session.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeModelServer, startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { tempDir, testServerPath } from '../helpers/cli.js';
+import { type PtyRun, runInPty } from '../helpers/pty.js';
+
+const KEY = { down: '\x1b[B', enter: '\r' };
+let dir: { path: string; remove: () => Promise<void> };
+const cleanups: (() => Promise<void> | void)[] = [];
+beforeAll(async () => {
+  dir = await tempDir('mcpx-consent-');
+  await mkdir(join(dir.path, 'home', '.mcpx'), { recursive: true });
+  await writeFile(
+    join(dir.path, 'home', '.mcpx', 'mcp.json'),
+    JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [testServerPath] } } }, null, 2),
+  );
+});
+afterAll(() => dir.remove());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function chatInPty(script: Parameters<typeof startFakeModelServer>[0]): Promise<{
+  term: PtyRun;
+  model: FakeModelServer;
+}> {
+  const model = await startFakeModelServer(script);
+  const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], {
+    cwd: dir.path,
+    home: join(dir.path, 'home'),
+    env: { OPENAI_API_KEY: 'sk-test' },
+  });
+  cleanups.push(
+    () => term.kill(),
+    () => model.close(),
+  );
+  return { term, model };
+}
+
+describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
+  it('asks per server with its tools before the model sees them; deny closes it; "always" covers the server', {
+    timeout: 60_000,
+  }, async () => {
+    const { term, model } = await chatInPty([
+      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'first' } }] },
+      { toolCalls: [{ name: 'mcp_mine_add', arguments: { a: 2, b: 3 } }] },
+      { text: 'all done' },
+    ]);
+    await term.waitFor("Connect to MCP server 'demo'?");
+    await term.waitFor('configured in');
+    await term.waitFor(/Tools \(\d+\): echo, /);
+    await term.waitFor('Deny connection');
+    await term.type(KEY.down, KEY.down, KEY.enter);
+    await term.waitFor("'demo' denied: closed, and its tools are not offered");
+    await term.waitFor("Connect to MCP server 'mine'?");
+    await term.waitFor(`${join(dir.path, 'home', '.mcpx', 'mcp.json')}:3 (global config)`);
+    await term.waitFor('Require confirmation for each tool');
+    await term.type(KEY.down, KEY.enter);
+    await term.waitFor('> ');
+    expect(model.requests).toHaveLength(0); // nothing reached the model before consent
+    await term.type('go', KEY.enter);
+    await term.waitFor('Allow echo?');
+    await term.waitFor('"message":"first"');
+    await term.waitFor('Allow always (this server, this session)');
+    await term.type(KEY.down, KEY.enter);
+    await term.waitFor('← mcp_mine_echo: first');
+    // `add` is another tool of the same server: "always" covered it, no question.
+    await term.waitFor('← mcp_mine_add: 5');
+    await term.waitFor('all done');
+    await term.waitFor('> ');
+    expect(term.text()).not.toContain('Allow add?');
+    const offered = JSON.stringify((model.requests[0] as { tools?: unknown }).tools ?? []);
+    expect(offered).toContain('mcp_mine_echo');
+    expect(offered).not.toContain('mcp_demo_');
+    await term.type('/exit', KEY.enter);
+    expect(await term.exited).toBe(0);
+  });
+});
