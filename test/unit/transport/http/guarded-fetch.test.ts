@@ -123,6 +123,36 @@ describe('SseScanner', () => {
   });
 });
 
+describe('SseScanner: linear in the input', () => {
+  it('finds an event boundary split across chunks, and a CRLF split at a chunk end', () => {
+    const scanner = new SseScanner(1000);
+    const enc = new TextEncoder();
+    expect(scanner.push(enc.encode('data: a\n'))).toEqual([]);
+    expect(scanner.push(enc.encode('\ndata: b\r'))).toMatchObject([{ data: 'a' }]);
+    expect(scanner.push(enc.encode('\n\r'))).toEqual([]);
+    expect(scanner.push(enc.encode('\ndata: c\r\r\n'))).toMatchObject([{ data: 'b' }, { data: 'c' }]);
+  });
+
+  it('fails a 50 MB event at the 16 MB cap, without reading the rest', () => {
+    const cap = 16 * 1024 * 1024;
+    const scanner = new SseScanner(cap);
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
+    const total = 50 * 1024 * 1024;
+    let fed = 0;
+    const started = performance.now();
+    const heapBefore = process.memoryUsage().heapUsed;
+    expect(() => {
+      scanner.push(new TextEncoder().encode('data: '));
+      for (; fed < total; fed += chunk.length) scanner.push(chunk);
+    }).toThrow(/exceeded 16777216 bytes/);
+    // It stops at the cap (the old scanner re-normalised the whole buffer on every chunk: ~11 s).
+    expect(fed).toBeGreaterThan(cap - 2 * chunk.length);
+    expect(fed).toBeLessThanOrEqual(cap);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(150 * 1024 * 1024);
+  });
+});
+
 describe('GuardedHttp: URLs a server hands out', () => {
   const addresses: Record<string, string> = {
     'mcp.example.com': '93.184.216.34',
