@@ -33,6 +33,8 @@ export interface ManagedTransport extends Transport {
   stderrTail?(): readonly string[];
   /** The transport's own account of a failure the SDK reports in its words (HTTP status, broken stream). */
   failureFor?(error: unknown): McpxError | undefined;
+  /** The connect starts, with this budget: retries of a busy server must fit in it (HTTP). */
+  beginConnect?(budgetMs: number): void;
 }
 
 export interface ConnectServerOptions {
@@ -56,6 +58,16 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 // The server/discover probe only decides the era; a legacy server that ignores
 // it must not cost the SDK's 60 s default on every start.
 export const ERA_PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * How long the era probe may wait. On stdio a silent probe means a legacy
+ * server; over HTTP the SDK takes a probe timeout as fatal (and a 2025 server
+ * answers the probe at once, with 400), so a slow or busy remote server gets
+ * the whole connect budget.
+ */
+function probeTimeoutMs(server: ServerConfig, connectTimeoutMs: number): number {
+  return server.url ? connectTimeoutMs : Math.min(ERA_PROBE_TIMEOUT_MS, connectTimeoutMs);
+}
 // A server whose cursors never converge must not loop forever, but 250 tools
 // at page size 7 (36 pages) is normal.
 const LIST_MAX_PAGES = 1_000;
@@ -125,7 +137,7 @@ async function attemptConnect(
         ? { mode: 'legacy' }
         : server.protocol === 'modern'
           ? { mode: { pin: MODERN_VERSION } }
-          : { mode: 'auto', probe: { timeoutMs: Math.min(ERA_PROBE_TIMEOUT_MS, connectTimeoutMs) } },
+          : { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(server, connectTimeoutMs) } },
     ...(options.onListChanged ? { listChanged: listChangedHandlers(options.onListChanged) } : {}),
   };
   const client = new Client(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
@@ -139,6 +151,7 @@ async function attemptConnect(
   }
   const transport = await options.createTransport();
   const started = performance.now();
+  transport.beginConnect?.(connectTimeoutMs);
   const timeoutError = () => {
     // The SDK's era probe has its own, shorter timer: say how long mcpx really waited.
     const waited = Math.min(connectTimeoutMs, Math.round(performance.now() - started));
@@ -154,13 +167,20 @@ async function attemptConnect(
         stderrTail: transport.stderrTail?.() ?? [],
         ...(server.command ? { command: [server.command, ...server.args].join(' ') } : {}),
         ...(server.url ? { url: server.url } : {}),
-        causes: [
-          'the server is still starting (npx downloading a package can take a while)',
-          'the command is not an MCP server, or waits for input of its own',
-        ],
+        causes: server.url
+          ? [
+              'the server is slow to answer, or overloaded',
+              'the URL is not an MCP endpoint that answers POST',
+            ]
+          : [
+              'the server is still starting (npx downloading a package can take a while)',
+              'the command is not an MCP server, or waits for input of its own',
+            ],
         fixes: [
           'raise connect_timeout (seconds) for this server in the config, or pass --timeout',
-          `run the command by hand to see what it prints`,
+          server.url
+            ? `check that ${server.url} is the server's MCP endpoint`
+            : `run the command by hand to see what it prints`,
         ],
       },
     );

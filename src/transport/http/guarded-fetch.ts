@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { type AuthChallenge, parseBearerChallenge } from './auth-challenge.js';
@@ -8,10 +9,12 @@ import {
   sessionExpired,
   statusError,
   streamBroken,
+  unreachable,
 } from './http-failures.js';
 import { privacyRank } from './ip-address.js';
 import { createPinnedFetch, type FetchLike, type PinnedFetch } from './pinned-fetch.js';
 import {
+  backoffDelay,
   DEFAULT_HTTP_MAX_RETRIES,
   DEFAULT_HTTP_RETRY_BACKOFF_MS,
   type ExchangeInfo,
@@ -38,6 +41,8 @@ import {
 
 /** Default cap on one JSON body or one SSE event from a server. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** While connecting, a retry is only worth it with at least this long left for the answer. */
+const CONNECT_ANSWER_MARGIN_MS = 500;
 /** The first MCP revision without sessions or GET streams (stateless, per-request `_meta`). */
 const MODERN_REVISION_PREFIX = '2026';
 /** JSON-RPC error code of a failure mcpx synthesizes for a request whose stream broke. */
@@ -128,6 +133,12 @@ export class GuardedHttp {
   #initializedBody: string | undefined;
   #reinitializing: Promise<void> | undefined;
   #failureCount = 0;
+  /**
+   * While connecting: when the connect budget runs out (`performance.now()`
+   * time). Until the server first answers 2xx, a 429/5xx is retried for as
+   * long as the budget allows, not just `maxRetries` times.
+   */
+  #connectDeadline: number | undefined;
   readonly #base: FetchLike;
   readonly #pinned: PinnedFetch | undefined;
   readonly #resolver: Resolver;
@@ -158,6 +169,15 @@ export class GuardedHttp {
         if (error instanceof McpxError) this.lastFailure = error;
         throw error;
       });
+  }
+
+  /**
+   * The connect starts now and may take `budgetMs`: a server that is busy
+   * starting up (503/429, with or without `Retry-After`) is waited for within
+   * that budget, unless the config set `http_max_retries`.
+   */
+  beginConnect(budgetMs: number): void {
+    this.#connectDeadline = performance.now() + budgetMs;
   }
 
   /** The session id the server assigned (2025-era Streamable HTTP), if any. */
@@ -283,14 +303,19 @@ export class GuardedHttp {
       }
       if (RETRYABLE_STATUSES.has(status)) {
         await discard(response);
-        const wait =
-          attempt <= this.#maxRetries && shouldRetryStatus(status, exchange)
-            ? retryDelay(attempt, parseRetryAfter(response.headers.get('retry-after')), this.#backoff())
-            : undefined;
-        if (wait === undefined) throw statusError(exchange, response, attempt, this.options.serverName);
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+        const connecting = this.#connectWait(attempt, retryAfter);
+        let wait: number | undefined;
+        if (!shouldRetryStatus(status, exchange)) wait = undefined;
+        else if (connecting) wait = connecting.waitMs;
+        else if (attempt <= this.#maxRetries) wait = retryDelay(attempt, retryAfter, this.#backoff());
+        if (wait === undefined) {
+          throw statusError(exchange, response, attempt, this.options.serverName, connecting?.remainingMs);
+        }
         await this.#pause(exchange, attempt, wait, `HTTP ${status} ${response.statusText}`.trim(), status);
         continue;
       }
+      if (response.ok && exchange.rpc.methods.length > 0) this.#connectDeadline = undefined;
       if (
         !response.ok ||
         mediaType(response.headers.get('content-type')) !== 'application/json' ||
@@ -316,6 +341,23 @@ export class GuardedHttp {
         throw this.#unreachable(exchange, error, attempt);
       }
     }
+  }
+
+  /**
+   * While connecting (and `http_max_retries` not set): how long to wait before
+   * the next attempt — the server's `Retry-After`, else the backoff — or no
+   * wait at all when that would outlast the connect budget. Undefined when not
+   * connecting.
+   */
+  #connectWait(
+    attempt: number,
+    retryAfterMs: number | undefined,
+  ): { waitMs: number | undefined; remainingMs: number } | undefined {
+    if (this.#connectDeadline === undefined || this.options.maxRetries !== undefined) return undefined;
+    const remainingMs = Math.max(0, Math.round(this.#connectDeadline - performance.now()));
+    const waitMs = retryAfterMs ?? backoffDelay(attempt, this.#backoff());
+    // Leave the server time to answer the attempt after the wait, or it is a wait for nothing.
+    return { waitMs: waitMs + CONNECT_ANSWER_MARGIN_MS < remainingMs ? waitMs : undefined, remainingMs };
   }
 
   #backoff() {
@@ -524,22 +566,7 @@ export class GuardedHttp {
   }
 
   #unreachable(exchange: Exchange, error: unknown, attempts: number): McpxError {
-    const code = networkErrorCode(error);
     const refusedRetry = attempts <= this.#maxRetries && isUnsafeToRepeat(exchange);
-    return new McpxError(
-      ErrorCode.HttpUnreachable,
-      `cannot reach ${exchange.url.origin} (${code ?? describe(error)}) during ${exchange.what}, after ${attempts} attempt${attempts === 1 ? '' : 's'}${refusedRetry ? '; not retried because the tool may already have run' : ''}`,
-      {
-        server: this.options.serverName,
-        url: exchange.url.href,
-        attempts,
-        cause: error,
-        causes: [
-          'the server is not running or not listening on that address',
-          'a firewall, proxy or VPN is in the way',
-        ],
-        fixes: ['check the url in the config and that the server is up', 'run `mcpx doctor`'],
-      },
-    );
+    return unreachable(exchange, this.options.serverName, error, attempts, refusedRetry);
   }
 }

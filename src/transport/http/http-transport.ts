@@ -109,6 +109,11 @@ export class HttpClientTransport implements Transport {
     return this.#http.sessionId;
   }
 
+  /** See {@link GuardedHttp.beginConnect}. */
+  beginConnect(budgetMs: number): void {
+    this.#http.beginConnect(budgetMs);
+  }
+
   async start(): Promise<void> {
     if (this.#inner instanceof SSEClientTransport) {
       try {
