@@ -541,13 +541,18 @@ export class GuardedHttp {
     });
   }
 
+  /** A JSON-RPC error response for request `id` standing for `error` (the transport fails requests with it). */
+  failureResponse(id: string | number, error: McpxError) {
+    return this.#synthesize(id, error);
+  }
+
   /** A JSON-RPC error response standing for `error`, registered for the transport's `failureFor`. */
   #synthesize(id: string | number, error: McpxError) {
     const key = `failure-${++this.#failureCount}`;
     this.failures.set(key, error);
     this.lastFailure = error;
     return {
-      jsonrpc: '2.0',
+      jsonrpc: '2.0' as const,
       id,
       error: { code: SYNTHETIC_FAILURE_CODE, message: error.message, data: { [SYNTHETIC_FAILURE_KEY]: key } },
     };
