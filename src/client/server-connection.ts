@@ -23,6 +23,7 @@ import {
   urlElicitationProblem,
 } from './features.js';
 import { linkSignal } from './linked-signal.js';
+import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
@@ -246,7 +247,38 @@ async function attemptConnect(
     options,
   );
   connection.onClose(unsubscribeRoots);
+  if (era === 'modern' && options.onListChanged)
+    keepHearingListChanges(client, connection, options.onListChanged);
   return connection;
+}
+
+/**
+ * 2026-07-28: the SDK opens the `subscriptions/listen` stream once; keep it
+ * open across drops (see keepListening), and after each re-open report every
+ * list it covers as changed, since announcements made meanwhile were lost.
+ */
+function keepHearingListChanges(
+  client: Client,
+  connection: SdkServerConnection,
+  onListChanged: (kind: ListKind) => void,
+): void {
+  const caps = connection.capabilities;
+  const filter = {
+    ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+  };
+  if (Object.keys(filter).length === 0) return;
+  const stop = keepListening(client, client.autoOpenedSubscription, {
+    filter,
+    ackTimeoutMs: connection.requestTimeoutMs,
+    onReopened: (honored) => {
+      if (honored.toolsListChanged) onListChanged('tools');
+      if (honored.resourcesListChanged) onListChanged('resources');
+      if (honored.promptsListChanged) onListChanged('prompts');
+    },
+  });
+  connection.onClose(stop);
 }
 
 class SdkServerConnection implements ServerConnection {
@@ -285,6 +317,10 @@ class SdkServerConnection implements ServerConnection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
   }
 
   async listTools(options?: RequestControl) {

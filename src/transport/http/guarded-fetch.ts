@@ -41,6 +41,8 @@ import {
 
 /** Default cap on one JSON body or one SSE event from a server. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** How many recent SSE event ids keep the session they came from (see `#eventSessions`). */
+const REMEMBERED_EVENT_IDS = 1_000;
 /** While connecting, a retry is only worth it with at least this long left for the answer. */
 const CONNECT_ANSWER_MARGIN_MS = 500;
 /** The first MCP revision without sessions or GET streams (stateless, per-request `_meta`). */
@@ -132,6 +134,12 @@ export class GuardedHttp {
   #initializeBody: string | undefined;
   #initializedBody: string | undefined;
   #reinitializing: Promise<void> | undefined;
+  /**
+   * The session each recent SSE event id was sent in. The SDK resumes a
+   * stream with the last id it saw; after a session renewal that id belongs
+   * to the old session, which the new one cannot replay (it refuses the GET).
+   */
+  readonly #eventSessions = new Map<string, string | undefined>();
   #failureCount = 0;
   /**
    * While connecting: when the connect budget runs out (`performance.now()`
@@ -222,6 +230,11 @@ export class GuardedHttp {
     const rpc = body === undefined || !ownOrigin ? NO_RPC : inspectBody(body);
     const headers = new Headers(init.headers);
     if (!ownOrigin) for (const name of this.options.serverOnlyHeaders ?? []) headers.delete(name);
+    const resumeFrom = headers.get('last-event-id');
+    if (resumeFrom !== null && this.#eventSessions.has(resumeFrom)) {
+      // An event id from a session that was renewed since: open the stream afresh on the new one.
+      if (this.#eventSessions.get(resumeFrom) !== this.#sessionId) headers.delete('last-event-id');
+    }
     if (rpc.isInitialize) this.#initializeBody = body;
     else if (this.#sessionId && ownOrigin) headers.set('mcp-session-id', this.#sessionId);
     if (rpc.isInitialized) this.#initializedBody = body;
@@ -291,6 +304,8 @@ export class GuardedHttp {
         this.options.onRetry?.(this.#retryInfo(exchange, attempt, 0, 'session expired (HTTP 404)', status));
         await this.#renewSession(exchange);
         if (this.#sessionId) init.headers.set('mcp-session-id', this.#sessionId);
+        // Its events were the old session's: the new one has nothing to replay.
+        init.headers.delete('last-event-id');
         return this.#send(exchange, true);
       }
       if (status === 401 || status === 403) {
@@ -466,7 +481,9 @@ export class GuardedHttp {
         else controller.error(error);
         return;
       }
-      if (isUnsafeToRepeat(exchange) || resends >= Math.max(1, this.#maxRetries)) {
+      // A listen sent again would reuse its request id, which the spec forbids: the client opens a new one.
+      const listen = exchange.rpc.methods.includes('subscriptions/listen');
+      if (listen || isUnsafeToRepeat(exchange) || resends >= Math.max(1, this.#maxRetries)) {
         fail(controller, streamBroken(exchange, this.options.serverName, error, resends + 1));
         return;
       }
@@ -529,7 +546,10 @@ export class GuardedHttp {
           }
           if (events.length === 0) continue;
           for (const event of events) {
-            if (event.id !== undefined) lastEventId = event.id;
+            if (event.id !== undefined) {
+              lastEventId = event.id;
+              this.#rememberEventSession(event.id, exchange.init.headers.get('mcp-session-id') ?? undefined);
+            }
             const id = responseId(event.data);
             if (id !== undefined) pending.delete(id);
             controller.enqueue(encoder.encode(event.raw));
@@ -539,6 +559,15 @@ export class GuardedHttp {
       },
       cancel: (reason) => reader.cancel(reason),
     });
+  }
+
+  #rememberEventSession(eventId: string, sessionId: string | undefined): void {
+    this.#eventSessions.delete(eventId);
+    this.#eventSessions.set(eventId, sessionId);
+    if (this.#eventSessions.size > REMEMBERED_EVENT_IDS) {
+      const oldest = this.#eventSessions.keys().next().value;
+      if (oldest !== undefined) this.#eventSessions.delete(oldest);
+    }
   }
 
   /** A JSON-RPC error response for request `id` standing for `error` (the transport fails requests with it). */
