@@ -51,10 +51,9 @@ export function statusError(
   const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
   const unsafe = isUnsafeToRepeat(exchange) && response.status !== 429 && response.status !== 503;
   const connecting = connectRemainingMs !== undefined;
-  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
   return new McpxError(
     ErrorCode.HttpStatus,
-    `'${server}' answered ${status} to ${exchange.what} after ${attempts} attempt${attempts === 1 ? '' : 's'}${unsafe ? ' (not retried: the tool may already have run)' : ''}${connecting ? `, and the connect timeout leaves no time to wait for it (${seconds(connectRemainingMs)} left)` : ''}`,
+    `'${server}' answered ${status} to ${exchange.what} after ${attempts} attempt${attempts === 1 ? '' : 's'}${unsafe ? ' (not retried: the tool may already have run)' : ''}${connecting ? budgetNote(retryAfter, connectRemainingMs) : ''}`,
     {
       server,
       url: exchange.url.href,
@@ -76,6 +75,17 @@ export function statusError(
         : ['try again later', 'raise http_max_retries / http_retry_backoff for this server in the config'],
     },
   );
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Why a busy server was not waited for while connecting. */
+function budgetNote(retryAfterMs: number | undefined, remainingMs: number): string {
+  return retryAfterMs === undefined
+    ? `; the ${seconds(remainingMs)} left of the connect timeout are too few for another attempt`
+    : `; it asked to wait ${seconds(retryAfterMs)}, more than the ${seconds(remainingMs)} left of the connect timeout`;
 }
 
 /**
@@ -103,7 +113,7 @@ export function unreachable(
         causes: ['the server is not running', `it listens on another port or address than ${where}`],
         fixes: [
           `start the server, then try again`,
-          `check that the port in '${server}''s url is the one the server listens on`,
+          `check that the server listens on ${where}, as the url in the config says`,
         ],
       },
     );
@@ -115,7 +125,7 @@ export function unreachable(
         'the host name is misspelled',
         'a VPN or company network that knows the name is not connected',
       ],
-      fixes: [`check the host name in '${server}''s url`, 'connect to the network the server is on'],
+      fixes: [`check the host name in the server's url`, 'connect to the network the server is on'],
     });
   }
   return new McpxError(
