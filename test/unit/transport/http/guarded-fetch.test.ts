@@ -105,6 +105,58 @@ describe('GuardedHttp', () => {
   });
 });
 
+describe('GuardedHttp: the connect budget', () => {
+  const busy = (retryAfter: string) => () =>
+    new Response('busy', { status: 503, headers: { 'retry-after': retryAfter } });
+
+  function budgeted(answers: (() => Response)[], maxRetries?: number) {
+    const waits: number[] = [];
+    const http = new GuardedHttp({
+      serverName: 's',
+      resolver,
+      fetch: async () => {
+        const next = answers.shift();
+        if (!next) throw new Error('no more answers');
+        return next();
+      },
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const post = (method: string) =>
+      http.fetch('http://127.0.0.1/mcp', { method: 'POST', body: body(method) });
+    return { http, waits, post };
+  }
+
+  it('retries a busy first exchange past maxRetries while the budget lasts, then only maxRetries times', async () => {
+    const { http, waits, post } = budgeted([
+      ...Array.from({ length: 6 }, () => busy('1')),
+      ok,
+      ...Array.from({ length: 5 }, () => busy('1')),
+    ]);
+    http.beginConnect(30_000);
+    expect((await post('server/discover')).status).toBe(200);
+    expect(waits).toEqual([1000, 1000, 1000, 1000, 1000, 1000]);
+    const later = await failure(post('tools/list'));
+    expect(later.context.attempts).toBe(4);
+  });
+
+  it('does not wait for a Retry-After the budget cannot cover', async () => {
+    const { http, waits, post } = budgeted([busy('60')]);
+    http.beginConnect(5_000);
+    const error = await failure(post('initialize'));
+    expect(waits).toEqual([]);
+    expect(error.message).toMatch(/asked to wait 60 s, more than the .* left of the connect timeout/);
+  });
+
+  it('an explicit http_max_retries still bounds the connect', async () => {
+    const { http, post } = budgeted([busy('0'), busy('0'), busy('0')], 1);
+    http.beginConnect(30_000);
+    expect((await failure(post('initialize'))).context.attempts).toBe(2);
+  });
+});
+
 describe('SseScanner', () => {
   it('yields whole events across chunks and CRLF line ends', () => {
     const scanner = new SseScanner(1000);
