@@ -378,7 +378,7 @@ function progressCutter(count: number): StreamCutter {
   };
 }
 
-/** Parses `MCPX_HTTP_FAULT` (`unavailable:2,redirect,expire-session:3,drop-stream:1,slow:500,bad-session-id`). */
+/** Parses `MCPX_HTTP_FAULT` (`unavailable:2,rate-limit:1,redirect,expire-session:3,drop-stream:1,drop-listen:5,slow:500,slow-first:5000,bad-session-id,header-mismatch,sse-drop-after:2`; see the module comment). */
 export function parseHttpFaults(
   value: string | undefined,
   env: Readonly<Record<string, string | undefined>> = {},

@@ -153,6 +153,8 @@ export class HttpClientTransport implements Transport {
     }
     if (isJSONRPCRequest(message) && message.method === 'server/discover') this.#probeIds.add(message.id);
     const cancelledId = cancelledRequestId(message);
+    // A cancelled request gets no answer: stop waiting for one on the event stream.
+    if (cancelledId !== undefined) this.#awaitingEvents.delete(cancelledId);
     const parked = cancelledId === undefined ? undefined : this.#awaitingSignIn.get(cancelledId);
     if (parked) {
       // The server never accepted that request: there is nothing to cancel there.
@@ -359,7 +361,8 @@ export class HttpClientTransport implements Transport {
       this.onmessage?.(message, extra);
     };
     transport.onerror = (error) => {
-      if (transport instanceof SSEClientTransport && this.#eventStreamOpen && error instanceof SseError) {
+      const open = this.#eventStreamOpen && !this.#closed;
+      if (transport instanceof SSEClientTransport && open && error instanceof SseError) {
         this.#eventStreamClosed(error);
         return;
       }
