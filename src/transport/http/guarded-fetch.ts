@@ -319,11 +319,12 @@ export class GuardedHttp {
       if (RETRYABLE_STATUSES.has(status)) {
         await discard(response);
         const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-        const connecting = this.#connectWait(attempt, retryAfter);
+        const retryable = shouldRetryStatus(status, exchange);
+        const connecting = retryable ? this.#connectWait(attempt, retryAfter) : undefined;
         let wait: number | undefined;
-        if (!shouldRetryStatus(status, exchange)) wait = undefined;
-        else if (connecting) wait = connecting.waitMs;
-        else if (attempt <= this.#maxRetries) wait = retryDelay(attempt, retryAfter, this.#backoff());
+        if (connecting) wait = connecting.waitMs;
+        else if (retryable && attempt <= this.#maxRetries)
+          wait = retryDelay(attempt, retryAfter, this.#backoff());
         if (wait === undefined) {
           throw statusError(exchange, response, attempt, this.options.serverName, connecting?.remainingMs);
         }
