@@ -9,6 +9,7 @@ import {
   type JSONRPCRequest,
   type OAuthClientProvider,
   ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkHttpError,
   SSEClientTransport,
@@ -26,8 +27,6 @@ import { type ModernRefusal, modernRefusalError, readModernRefusal } from './mod
 
 /** How long `close()` waits for the session's DELETE before giving up on it. */
 const TERMINATE_TIMEOUT_MS = 2_000;
-/** JSON-RPC code of UnsupportedProtocolVersion (2026-07-28). */
-const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Statuses with which a pre-2025 server answers a Streamable HTTP POST (spec: backwards compatibility). */
 const LEGACY_SIGNAL_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
 
@@ -301,7 +300,7 @@ export class HttpClientTransport implements Transport {
       if (current instanceof McpxError) return current;
       current = current.cause;
     }
-    if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) {
+    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
       const refusal = readModernRefusal({
         error: { code: error.code, message: error.message, data: error.data },
       });
@@ -354,10 +353,12 @@ export class HttpClientTransport implements Transport {
 
   #wire<T extends Transport>(transport: T): T {
     transport.onmessage = (message, extra) => {
-      if (isJSONRPCErrorResponse(message) && message.id !== undefined && this.#probeIds.has(message.id)) {
-        this.#probeRefusal = readModernRefusal(message) ?? this.#probeRefusal;
+      if (isJSONRPCResponse(message) && message.id !== undefined) {
+        if (this.#probeIds.delete(message.id) && isJSONRPCErrorResponse(message)) {
+          this.#probeRefusal = readModernRefusal(message) ?? this.#probeRefusal;
+        }
+        this.#awaitingEvents.delete(message.id);
       }
-      if (isJSONRPCResponse(message) && message.id !== undefined) this.#awaitingEvents.delete(message.id);
       this.onmessage?.(message, extra);
     };
     transport.onerror = (error) => {
