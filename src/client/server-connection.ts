@@ -23,6 +23,7 @@ import {
   urlElicitationProblem,
 } from './features.js';
 import { linkSignal } from './linked-signal.js';
+import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
@@ -33,6 +34,8 @@ export interface ManagedTransport extends Transport {
   stderrTail?(): readonly string[];
   /** The transport's own account of a failure the SDK reports in its words (HTTP status, broken stream). */
   failureFor?(error: unknown): McpxError | undefined;
+  /** The connect starts, with this budget: retries of a busy server must fit in it (HTTP). */
+  beginConnect?(budgetMs: number): void;
 }
 
 export interface ConnectServerOptions {
@@ -58,6 +61,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 // the 2025 `initialize` is sent on the same pipe, and the slow server answers
 // whichever it reads.
 export const ERA_PROBE_TIMEOUT_MS = 2_000;
+
 // A server whose cursors never converge must not loop forever, but 250 tools
 // at page size 7 (36 pages) is normal.
 const LIST_MAX_PAGES = 1_000;
@@ -136,10 +140,11 @@ function handshakeTimeoutAdvice(server: ServerConfig): { causes: string[]; fixes
   if (server.url) {
     return {
       causes: [
-        'the server is slow to answer or overloaded',
+        'the server is slow to answer, or overloaded',
+        'the URL is not an MCP endpoint that answers POST',
         'a proxy or firewall accepts the connection but never answers',
       ],
-      fixes: [raise, `check that ${server.url} answers, e.g. with curl -i -X POST`],
+      fixes: [raise, `check that ${server.url} is the server's MCP endpoint`],
     };
   }
   const launcher = /(^|[\\/])(npx|uvx|bunx|pnpx|pnpm|yarn|pipx)(\.cmd|\.exe)?$/i.test(server.command ?? '');
@@ -157,8 +162,9 @@ function handshakeTimeoutAdvice(server: ServerConfig): { causes: string[]; fixes
 /**
  * How long the `server/discover` probe may wait. The SDK falls back to
  * `initialize` after a probe timeout only on what it recognises as stdio (a
- * transport with `stderr` and `pid`); elsewhere a probe timeout is fatal, so
- * an HTTP server gets the whole remaining budget to give its first answer.
+ * transport with `stderr` and `pid`); elsewhere a probe timeout is fatal (and
+ * a 2025 HTTP server answers the probe at once, with 400), so a slow or busy
+ * remote server gets the whole remaining budget to give its first answer.
  */
 function probeTimeoutMs(transport: Transport, remainingMs: number): number {
   const stdio = 'stderr' in transport && 'pid' in transport;
@@ -224,6 +230,7 @@ async function attemptConnect(
     });
   }
   const started = performance.now();
+  transport.beginConnect?.(connectTimeoutMs);
   const timeoutError = () => {
     return new McpxError(
       ErrorCode.ConnectTimeout,
@@ -304,7 +311,38 @@ async function attemptConnect(
       : undefined,
   );
   connection.addCleanup(unsubscribeRoots);
+  if (era === 'modern' && options.onListChanged)
+    keepHearingListChanges(client, connection, options.onListChanged);
   return connection;
+}
+
+/**
+ * 2026-07-28: the SDK opens the `subscriptions/listen` stream once; keep it
+ * open across drops (see keepListening), and after each re-open report every
+ * list it covers as changed, since announcements made meanwhile were lost.
+ */
+function keepHearingListChanges(
+  client: Client,
+  connection: SdkServerConnection,
+  onListChanged: (kind: ListKind) => void,
+): void {
+  const caps = connection.capabilities;
+  const filter = {
+    ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+  };
+  if (Object.keys(filter).length === 0) return;
+  const stop = keepListening(client, client.autoOpenedSubscription, {
+    filter,
+    ackTimeoutMs: connection.requestTimeoutMs,
+    onReopened: (honored) => {
+      if (honored.toolsListChanged) onListChanged('tools');
+      if (honored.resourcesListChanged) onListChanged('resources');
+      if (honored.promptsListChanged) onListChanged('prompts');
+    },
+  });
+  connection.onClose(stop);
 }
 
 /** One connected SDK client with its transport: what a connection talks through. */
@@ -421,6 +459,10 @@ class SdkServerConnection implements ServerConnection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
   }
 
   async listTools(options?: RequestControl) {

@@ -53,8 +53,10 @@ export async function writeWebResponse(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      res.write(value);
+      const written = new Promise<unknown>((resolve) => res.write(value, resolve));
       if (cut?.(decoder.decode(value, { stream: true }))) {
+        // Let the chunk that triggered the cut reach the client first: destroy() drops unflushed data.
+        await written;
         res.socket?.destroy();
         return;
       }

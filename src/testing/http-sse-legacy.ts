@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
 
 /**
  * The server side of the 2024-11-05 HTTP+SSE transport, for tests only
@@ -13,11 +13,16 @@ export class LegacySseServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** The MCP server on this session (to announce list changes to it). */
+  server?: Server;
   #closed = false;
+  #sent = 0;
 
+  /** `dropAfter`: cut the connection (socket destroyed) after this many messages, as a dying proxy would. */
   constructor(
     private readonly res: ServerResponse,
     private readonly endpointPath: string,
+    private readonly dropAfter?: number,
   ) {
     res.once('close', () => {
       if (!this.#closed) {
@@ -44,6 +49,7 @@ export class LegacySseServerTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return;
     this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (this.dropAfter !== undefined && ++this.#sent >= this.dropAfter) this.res.socket?.destroy();
   }
 
   /** A message POSTed to the endpoint. */

@@ -13,10 +13,17 @@
  * - `sse`: the 2024-11-05 HTTP+SSE transport (GET /mcp opens the stream; POST /mcp is 405).
  *
  * Faults (`MCPX_HTTP_FAULT=name[:n],…` or options): `unavailable:N` (first N requests
- * 503 with `Retry-After`, seconds from `MCPX_HTTP_RETRY_AFTER`, default 0), `redirect`
- * (302 to the cloud metadata address), `expire-session:K` (a session answers 404 after
- * K requests), `drop-stream:N` (the first N POST SSE responses lose their connection
- * after `MCPX_HTTP_DROP_AFTER` progress events, default 1), `slow:MS`, `bad-session-id`.
+ * 503 with `Retry-After`, seconds from `MCPX_HTTP_RETRY_AFTER`, default 0), `rate-limit:N`
+ * (the same with 429), `redirect` (302 to the cloud metadata address), `expire-session:K`
+ * (a session answers 404 after K requests), `drop-stream:N` (the first N POST SSE
+ * responses lose their connection after `MCPX_HTTP_DROP_AFTER` progress events,
+ * default 1), `drop-listen:N` (the first N `subscriptions/listen` streams are cut after
+ * the acknowledgement, and the tool list changes after each cut), `slow:MS`,
+ * `slow-first:MS` (only the first answer is late), `bad-session-id`,
+ * `header-mismatch` (the era probe is refused with -32020, as a header-rewriting proxy
+ * causes), `future-only` (2026-era requests refused with -32022, supporting only a
+ * later revision), `corrective` (the first era probe refused with -32022 naming
+ * 2026-07-28), `sse-drop-after:N` (HTTP+SSE: the event stream dies after N messages).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -34,6 +41,7 @@ import {
   isLegacyRequest,
   type JSONRPCMessage,
   type McpHttpHandler,
+  type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { createTestServer, type TestServerOptions } from './catalog.js';
@@ -58,6 +66,21 @@ export interface HttpFaults {
   readonly dropAfterProgress?: number;
   /** Every response is delayed this long. */
   readonly slowMs?: number;
+  /** The first request is answered only after this long (a cold start). */
+  readonly firstAnswerDelayMs?: number;
+  /** The first N requests are answered 429 with `Retry-After: retryAfterSeconds`. */
+  readonly rateLimited?: number;
+  /** The first N `subscriptions/listen` streams are cut once acknowledged; the tool list changes after each cut. */
+  readonly dropListen?: number;
+  /**
+   * 2026-07-28 refusals: `header-mismatch` answers every `server/discover` 400
+   * with -32020 (a proxy rewrote the Mcp-* headers); `future-only` answers every
+   * 2026-era request 400 with -32022, supporting only 2099-01-01; `corrective`
+   * answers the first `server/discover` 400 with -32022 naming 2026-07-28.
+   */
+  readonly modernRefusal?: 'header-mismatch' | 'future-only' | 'corrective';
+  /** HTTP+SSE era: each event stream is cut after this many messages went out on it. */
+  readonly sseDropAfter?: number;
   /** Sessions get an id mcpx must refuse (it contains spaces). */
   readonly badSessionId?: boolean;
 }
@@ -79,8 +102,12 @@ export interface HttpTestServer {
   readonly port: number;
   /** Requests seen so far, by `METHOD jsonrpc-method` (e.g. `POST tools/call`, `GET`, `DELETE`). */
   readonly requests: readonly string[];
+  /** Ids of the `subscriptions/listen` requests received, in order. */
+  readonly listenIds: readonly (string | number)[];
   /** Forget every 2025 session now: their next request is answered 404. */
   expireSessions(): void;
+  /** Announce that the tool list changed: to every 2025 session, and on every open 2026 listen stream. */
+  announceToolListChanged(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,6 +118,7 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
   const era = options.era ?? 'both';
   const faults = options.faults ?? {};
   const requests: string[] = [];
+  const listenIds: (string | number)[] = [];
   const factory = () => createTestServer(options);
   let modern: McpHttpHandler | undefined;
   if (era === 'modern' || era === 'both') {
@@ -102,11 +130,12 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
   }
   const sessions = new Map<
     string,
-    { transport: WebStandardStreamableHTTPServerTransport; requests: number }
+    { transport: WebStandardStreamableHTTPServerTransport; server: Server; requests: number }
   >();
   const sseSessions = new Map<string, LegacySseServerTransport>();
   let requestCount = 0;
   let dropsLeft = faults.dropStream ?? 0;
+  let listenDropsLeft = faults.dropListen ?? 0;
 
   const legacy = async (request: Request): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
@@ -130,19 +159,20 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
         : undefined;
     if (!body || !isInitializeRequest(body))
       return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
+    const server = factory();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => (faults.badSessionId ? `bad session ${randomUUID()}` : randomUUID()),
       eventStore: new MemoryEventStore(),
       retryInterval: options.retryIntervalMs ?? 100,
       keepAliveMs: 0,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, requests: 0 });
+        sessions.set(id, { transport, server, requests: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
       },
     });
-    await factory().connect(transport);
+    await server.connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
   };
 
@@ -157,24 +187,72 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     else if (era === 'modern' || !(await isLegacyRequest(request)))
       handler = (r) => (modern as McpHttpHandler).fetch(r);
     else handler = legacy;
-    const response = await handler(request);
+    const listen = await listenIdOf(request);
+    if (listen !== undefined) listenIds.push(listen);
+    const response = (await modernRefusal(request)) ?? (await handler(request));
     const streamed =
       req.method === 'POST' && response.headers.get('content-type')?.startsWith('text/event-stream');
     let cut: StreamCutter | undefined;
-    if (streamed && dropsLeft > 0) {
+    if (streamed && listen !== undefined) {
+      if (listenDropsLeft > 0) {
+        listenDropsLeft--;
+        cut = (text) => text.includes('notifications/subscriptions/acknowledged');
+        res.once('close', () => {
+          // The change happens while the client has no stream: only a client that listens again learns of it.
+          setTimeout(() => void announce(), 20).unref();
+        });
+      }
+    } else if (streamed && dropsLeft > 0) {
       dropsLeft--;
       cut = progressCutter(faults.dropAfterProgress ?? 1);
     }
     await writeWebResponse(res, response, cut);
   };
 
+  let discoverRefusals = 0;
+  /** The 2026-07-28 refusals of `faults.modernRefusal`, or undefined to serve the request. */
+  const modernRefusal = async (request: Request): Promise<Response | undefined> => {
+    const refusal = faults.modernRefusal;
+    if (!refusal || request.method !== 'POST') return undefined;
+    const body = (await request
+      .clone()
+      .json()
+      .catch(() => undefined)) as { id?: string | number; method?: string } | undefined;
+    const id = body?.id ?? null;
+    const modernEra = (request.headers.get('mcp-protocol-version') ?? '') >= '2026';
+    if (refusal === 'header-mismatch' && body?.method === 'server/discover') {
+      return jsonError(400, -32020, 'Header mismatch: Mcp-Method does not match the request body', id);
+    }
+    if (refusal === 'future-only' && (modernEra || body?.method === 'initialize')) {
+      return jsonError(400, -32022, 'Unsupported protocol version', id, {
+        supported: ['2099-01-01'],
+        requested: request.headers.get('mcp-protocol-version') ?? 'unknown',
+      });
+    }
+    if (refusal === 'corrective' && body?.method === 'server/discover' && discoverRefusals++ === 0) {
+      return jsonError(400, -32022, 'Unsupported protocol version', id, {
+        supported: ['2026-07-28'],
+        requested: '2026-07-28-draft',
+      });
+    }
+    return undefined;
+  };
+
+  const announce = async () => {
+    modern?.notify.toolsChanged();
+    for (const session of sessions.values()) await session.server.sendToolListChanged().catch(() => {});
+    for (const transport of sseSessions.values())
+      await transport.server?.sendToolListChanged().catch(() => {});
+  };
+
   const routeSse = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     requests.push(`${req.method} ${url.pathname}`);
     if (req.method === 'GET' && url.pathname === '/mcp') {
-      const transport = new LegacySseServerTransport(res, '/mcp/messages');
+      const transport = new LegacySseServerTransport(res, '/mcp/messages', faults.sseDropAfter);
       sseSessions.set(transport.sessionId, transport);
       transport.onclose = () => sseSessions.delete(transport.sessionId);
-      await factory().connect(transport);
+      transport.server = factory();
+      await transport.server.connect(transport);
       return;
     }
     if (req.method === 'POST' && url.pathname === '/mcp/messages') {
@@ -200,10 +278,17 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     requestCount++;
     void (async () => {
       if (faults.slowMs) await delay(faults.slowMs);
-      if (faults.unavailable !== undefined && requestCount <= faults.unavailable) {
+      if (faults.firstAnswerDelayMs && requestCount === 1) await delay(faults.firstAnswerDelayMs);
+      const busy =
+        faults.unavailable !== undefined && requestCount <= faults.unavailable
+          ? 503
+          : faults.rateLimited !== undefined && requestCount <= faults.rateLimited
+            ? 429
+            : undefined;
+      if (busy) {
         req.resume();
-        requests.push(`${req.method} (503)`);
-        return void res.writeHead(503, { 'retry-after': String(faults.retryAfterSeconds ?? 0) }).end('busy');
+        requests.push(`${req.method} (${busy})`);
+        return void res.writeHead(busy, { 'retry-after': String(faults.retryAfterSeconds ?? 0) }).end('busy');
       }
       if (faults.redirect) {
         req.resume();
@@ -231,6 +316,8 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     url: `http://127.0.0.1:${port}/mcp`,
     port,
     requests,
+    listenIds,
+    announceToolListChanged: announce,
     expireSessions() {
       for (const [id, session] of sessions) {
         sessions.delete(id);
@@ -248,8 +335,27 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
   };
 }
 
-function jsonError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
+function jsonError(
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+  data?: unknown,
+): Response {
+  return Response.json(
+    { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } },
+    { status },
+  );
+}
+
+/** The id of a `subscriptions/listen` request, if the request is one. */
+async function listenIdOf(request: Request): Promise<string | number | undefined> {
+  if (request.method !== 'POST') return undefined;
+  const body = (await request
+    .clone()
+    .json()
+    .catch(() => undefined)) as { id?: string | number; method?: string } | undefined;
+  return body?.method === 'subscriptions/listen' ? body.id : undefined;
 }
 
 async function describeRpc(request: Request): Promise<string> {
@@ -272,7 +378,7 @@ function progressCutter(count: number): StreamCutter {
   };
 }
 
-/** Parses `MCPX_HTTP_FAULT` (`unavailable:2,redirect,expire-session:3,drop-stream:1,slow:500,bad-session-id`). */
+/** Parses `MCPX_HTTP_FAULT` (`unavailable:2,rate-limit:1,redirect,expire-session:3,drop-stream:1,drop-listen:5,slow:500,slow-first:5000,bad-session-id,header-mismatch,sse-drop-after:2`; see the module comment). */
 export function parseHttpFaults(
   value: string | undefined,
   env: Readonly<Record<string, string | undefined>> = {},
@@ -301,6 +407,23 @@ export function parseHttpFaults(
         break;
       case 'slow':
         faults.slowMs = n ?? 1000;
+        break;
+      case 'slow-first':
+        faults.firstAnswerDelayMs = n ?? 5000;
+        break;
+      case 'rate-limit':
+        faults.rateLimited = n ?? 1;
+        break;
+      case 'drop-listen':
+        faults.dropListen = n ?? 1;
+        break;
+      case 'header-mismatch':
+      case 'future-only':
+      case 'corrective':
+        faults.modernRefusal = name;
+        break;
+      case 'sse-drop-after':
+        faults.sseDropAfter = n ?? 1;
         break;
       case 'bad-session-id':
         faults.badSessionId = true;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { type AuthChallenge, parseBearerChallenge } from './auth-challenge.js';
@@ -8,10 +9,12 @@ import {
   sessionExpired,
   statusError,
   streamBroken,
+  unreachable,
 } from './http-failures.js';
 import { privacyRank } from './ip-address.js';
 import { createPinnedFetch, type FetchLike, type PinnedFetch } from './pinned-fetch.js';
 import {
+  backoffDelay,
   DEFAULT_HTTP_MAX_RETRIES,
   DEFAULT_HTTP_RETRY_BACKOFF_MS,
   type ExchangeInfo,
@@ -38,6 +41,10 @@ import {
 
 /** Default cap on one JSON body or one SSE event from a server. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** How many recent SSE event ids keep the session they came from (see `#eventSessions`). */
+const REMEMBERED_EVENT_IDS = 1_000;
+/** While connecting, a retry is only worth it with at least this long left for the answer. */
+const CONNECT_ANSWER_MARGIN_MS = 500;
 /** The first MCP revision without sessions or GET streams (stateless, per-request `_meta`). */
 const MODERN_REVISION_PREFIX = '2026';
 /** JSON-RPC error code of a failure mcpx synthesizes for a request whose stream broke. */
@@ -127,7 +134,19 @@ export class GuardedHttp {
   #initializeBody: string | undefined;
   #initializedBody: string | undefined;
   #reinitializing: Promise<void> | undefined;
+  /**
+   * The session each recent SSE event id was sent in. The SDK resumes a
+   * stream with the last id it saw; after a session renewal that id belongs
+   * to the old session, which the new one cannot replay (it refuses the GET).
+   */
+  readonly #eventSessions = new Map<string, string | undefined>();
   #failureCount = 0;
+  /**
+   * While connecting: when the connect budget runs out (`performance.now()`
+   * time). Until the server first answers 2xx, a 429/5xx is retried for as
+   * long as the budget allows, not just `maxRetries` times.
+   */
+  #connectDeadline: number | undefined;
   readonly #base: FetchLike;
   readonly #pinned: PinnedFetch | undefined;
   readonly #resolver: Resolver;
@@ -158,6 +177,15 @@ export class GuardedHttp {
         if (error instanceof McpxError) this.lastFailure = error;
         throw error;
       });
+  }
+
+  /**
+   * The connect starts now and may take `budgetMs`: a server that is busy
+   * starting up (503/429, with or without `Retry-After`) is waited for within
+   * that budget, unless the config set `http_max_retries`.
+   */
+  beginConnect(budgetMs: number): void {
+    this.#connectDeadline = performance.now() + budgetMs;
   }
 
   /** The session id the server assigned (2025-era Streamable HTTP), if any. */
@@ -202,6 +230,11 @@ export class GuardedHttp {
     const rpc = body === undefined || !ownOrigin ? NO_RPC : inspectBody(body);
     const headers = new Headers(init.headers);
     if (!ownOrigin) for (const name of this.options.serverOnlyHeaders ?? []) headers.delete(name);
+    const resumeFrom = headers.get('last-event-id');
+    if (resumeFrom !== null && this.#eventSessions.has(resumeFrom)) {
+      // An event id from a session that was renewed since: open the stream afresh on the new one.
+      if (this.#eventSessions.get(resumeFrom) !== this.#sessionId) headers.delete('last-event-id');
+    }
     if (rpc.isInitialize) this.#initializeBody = body;
     else if (this.#sessionId && ownOrigin) headers.set('mcp-session-id', this.#sessionId);
     if (rpc.isInitialized) this.#initializedBody = body;
@@ -271,6 +304,8 @@ export class GuardedHttp {
         this.options.onRetry?.(this.#retryInfo(exchange, attempt, 0, 'session expired (HTTP 404)', status));
         await this.#renewSession(exchange);
         if (this.#sessionId) init.headers.set('mcp-session-id', this.#sessionId);
+        // Its events were the old session's: the new one has nothing to replay.
+        init.headers.delete('last-event-id');
         return this.#send(exchange, true);
       }
       if (status === 401 || status === 403) {
@@ -283,14 +318,20 @@ export class GuardedHttp {
       }
       if (RETRYABLE_STATUSES.has(status)) {
         await discard(response);
-        const wait =
-          attempt <= this.#maxRetries && shouldRetryStatus(status, exchange)
-            ? retryDelay(attempt, parseRetryAfter(response.headers.get('retry-after')), this.#backoff())
-            : undefined;
-        if (wait === undefined) throw statusError(exchange, response, attempt, this.options.serverName);
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+        const retryable = shouldRetryStatus(status, exchange);
+        const connecting = retryable ? this.#connectWait(attempt, retryAfter) : undefined;
+        let wait: number | undefined;
+        if (connecting) wait = connecting.waitMs;
+        else if (retryable && attempt <= this.#maxRetries)
+          wait = retryDelay(attempt, retryAfter, this.#backoff());
+        if (wait === undefined) {
+          throw statusError(exchange, response, attempt, this.options.serverName, connecting?.remainingMs);
+        }
         await this.#pause(exchange, attempt, wait, `HTTP ${status} ${response.statusText}`.trim(), status);
         continue;
       }
+      if (response.ok && exchange.rpc.methods.length > 0) this.#connectDeadline = undefined;
       if (
         !response.ok ||
         mediaType(response.headers.get('content-type')) !== 'application/json' ||
@@ -316,6 +357,23 @@ export class GuardedHttp {
         throw this.#unreachable(exchange, error, attempt);
       }
     }
+  }
+
+  /**
+   * While connecting (and `http_max_retries` not set): how long to wait before
+   * the next attempt — the server's `Retry-After`, else the backoff — or no
+   * wait at all when that would outlast the connect budget. Undefined when not
+   * connecting.
+   */
+  #connectWait(
+    attempt: number,
+    retryAfterMs: number | undefined,
+  ): { waitMs: number | undefined; remainingMs: number } | undefined {
+    if (this.#connectDeadline === undefined || this.options.maxRetries !== undefined) return undefined;
+    const remainingMs = Math.max(0, Math.round(this.#connectDeadline - performance.now()));
+    const waitMs = retryAfterMs ?? backoffDelay(attempt, this.#backoff());
+    // Leave the server time to answer the attempt after the wait, or it is a wait for nothing.
+    return { waitMs: waitMs + CONNECT_ANSWER_MARGIN_MS < remainingMs ? waitMs : undefined, remainingMs };
   }
 
   #backoff() {
@@ -424,7 +482,9 @@ export class GuardedHttp {
         else controller.error(error);
         return;
       }
-      if (isUnsafeToRepeat(exchange) || resends >= Math.max(1, this.#maxRetries)) {
+      // A listen sent again would reuse its request id, which the spec forbids: the client opens a new one.
+      const listen = exchange.rpc.methods.includes('subscriptions/listen');
+      if (listen || isUnsafeToRepeat(exchange) || resends >= Math.max(1, this.#maxRetries)) {
         fail(controller, streamBroken(exchange, this.options.serverName, error, resends + 1));
         return;
       }
@@ -487,7 +547,10 @@ export class GuardedHttp {
           }
           if (events.length === 0) continue;
           for (const event of events) {
-            if (event.id !== undefined) lastEventId = event.id;
+            if (event.id !== undefined) {
+              lastEventId = event.id;
+              this.#rememberEventSession(event.id, exchange.init.headers.get('mcp-session-id') ?? undefined);
+            }
             const id = responseId(event.data);
             if (id !== undefined) pending.delete(id);
             controller.enqueue(encoder.encode(event.raw));
@@ -499,13 +562,27 @@ export class GuardedHttp {
     });
   }
 
+  #rememberEventSession(eventId: string, sessionId: string | undefined): void {
+    this.#eventSessions.delete(eventId);
+    this.#eventSessions.set(eventId, sessionId);
+    if (this.#eventSessions.size > REMEMBERED_EVENT_IDS) {
+      const oldest = this.#eventSessions.keys().next().value;
+      if (oldest !== undefined) this.#eventSessions.delete(oldest);
+    }
+  }
+
+  /** A JSON-RPC error response for request `id` standing for `error` (the transport fails requests with it). */
+  failureResponse(id: string | number, error: McpxError) {
+    return this.#synthesize(id, error);
+  }
+
   /** A JSON-RPC error response standing for `error`, registered for the transport's `failureFor`. */
   #synthesize(id: string | number, error: McpxError) {
     const key = `failure-${++this.#failureCount}`;
     this.failures.set(key, error);
     this.lastFailure = error;
     return {
-      jsonrpc: '2.0',
+      jsonrpc: '2.0' as const,
       id,
       error: { code: SYNTHETIC_FAILURE_CODE, message: error.message, data: { [SYNTHETIC_FAILURE_KEY]: key } },
     };
@@ -524,22 +601,7 @@ export class GuardedHttp {
   }
 
   #unreachable(exchange: Exchange, error: unknown, attempts: number): McpxError {
-    const code = networkErrorCode(error);
     const refusedRetry = attempts <= this.#maxRetries && isUnsafeToRepeat(exchange);
-    return new McpxError(
-      ErrorCode.HttpUnreachable,
-      `cannot reach ${exchange.url.origin} (${code ?? describe(error)}) during ${exchange.what}, after ${attempts} attempt${attempts === 1 ? '' : 's'}${refusedRetry ? '; not retried because the tool may already have run' : ''}`,
-      {
-        server: this.options.serverName,
-        url: exchange.url.href,
-        attempts,
-        cause: error,
-        causes: [
-          'the server is not running or not listening on that address',
-          'a firewall, proxy or VPN is in the way',
-        ],
-        fixes: ['check the url in the config and that the server is up', 'run `mcpx doctor`'],
-      },
-    );
+    return unreachable(exchange, this.options.serverName, error, attempts, refusedRetry);
   }
 }

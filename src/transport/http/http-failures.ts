@@ -1,6 +1,6 @@
 /** The failures GuardedHttp raises, each saying what was sent, what came back and what to do. */
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { type ExchangeInfo, isUnsafeToRepeat, parseRetryAfter } from './retry-policy.js';
+import { type ExchangeInfo, isUnsafeToRepeat, networkErrorCode, parseRetryAfter } from './retry-policy.js';
 
 /** The request a failure is about: where it went and what it carried. */
 export interface FailedExchange extends ExchangeInfo {
@@ -35,18 +35,25 @@ export function redirectRefused(exchange: FailedExchange, response: Response): M
   );
 }
 
+/**
+ * A 429/5xx mcpx gave up on. `connectRemainingMs`: it happened while
+ * connecting, with this much of the connect budget left (too little to wait
+ * for the server once more).
+ */
 export function statusError(
   exchange: FailedExchange,
   response: Response,
   attempts: number,
   server: string,
+  connectRemainingMs?: number,
 ): McpxError {
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
   const unsafe = isUnsafeToRepeat(exchange) && response.status !== 429 && response.status !== 503;
+  const connecting = connectRemainingMs !== undefined;
   return new McpxError(
     ErrorCode.HttpStatus,
-    `'${server}' answered ${status} to ${exchange.what} after ${attempts} attempt${attempts === 1 ? '' : 's'}${unsafe ? ' (not retried: the tool may already have run)' : ''}`,
+    `'${server}' answered ${status} to ${exchange.what} after ${attempts} attempt${attempts === 1 ? '' : 's'}${unsafe ? ' (not retried: the tool may already have run)' : ''}${connecting ? budgetNote(retryAfter, connectRemainingMs) : ''}`,
     {
       server,
       url: exchange.url.href,
@@ -55,10 +62,82 @@ export function statusError(
       causes: [
         response.status === 429
           ? 'the server is rate limiting this client'
-          : 'the server or a proxy in front of it is failing',
-        ...(retryAfter !== undefined ? [`the server asked to wait ${Math.round(retryAfter / 1000)} s`] : []),
+          : response.status === 503
+            ? 'the server is overloaded or still starting'
+            : 'the server or a proxy in front of it is failing',
+        ...(retryAfter !== undefined ? [`the server asked to wait ${seconds(retryAfter)}`] : []),
       ],
-      fixes: ['try again later', 'raise http_max_retries / http_retry_backoff for this server in the config'],
+      fixes: connecting
+        ? [
+            'try again later',
+            'raise connect_timeout (seconds) for this server in the config, or pass --timeout',
+          ]
+        : ['try again later', 'raise http_max_retries / http_retry_backoff for this server in the config'],
+    },
+  );
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Why a busy server was not waited for while connecting. */
+function budgetNote(retryAfterMs: number | undefined, remainingMs: number): string {
+  return retryAfterMs === undefined
+    ? `; the ${seconds(remainingMs)} left of the connect timeout are too few for another attempt`
+    : `; it asked to wait ${seconds(retryAfterMs)}, more than the ${seconds(remainingMs)} left of the connect timeout`;
+}
+
+/**
+ * No HTTP exchange at all: nothing listening (connection refused), a host
+ * name that does not exist, or a network failure; each says where mcpx tried.
+ */
+export function unreachable(
+  exchange: FailedExchange,
+  server: string,
+  error: unknown,
+  attempts: number,
+  notRetriedUnsafe: boolean,
+): McpxError {
+  const code = networkErrorCode(error);
+  const { hostname, port, protocol, origin } = exchange.url;
+  const where = `${hostname}:${port || (protocol === 'https:' ? '443' : '80')}`;
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  const context = { server, url: exchange.url.href, attempts, cause: error };
+  if (code === 'ECONNREFUSED') {
+    return new McpxError(
+      ErrorCode.HttpUnreachable,
+      `nothing is listening on ${where} (connection refused, ${tries})`,
+      {
+        ...context,
+        causes: ['the server is not running', `it listens on another port or address than ${where}`],
+        fixes: [
+          `start the server, then try again`,
+          `check that the server listens on ${where}, as the url in the config says`,
+        ],
+      },
+    );
+  }
+  if (code === 'ENOTFOUND') {
+    return new McpxError(ErrorCode.HttpUnreachable, `the host name ${hostname} was not found (DNS)`, {
+      ...context,
+      causes: [
+        'the host name is misspelled',
+        'a VPN or company network that knows the name is not connected',
+      ],
+      fixes: [`check the host name in the server's url`, 'connect to the network the server is on'],
+    });
+  }
+  return new McpxError(
+    ErrorCode.HttpUnreachable,
+    `cannot reach ${origin} (${code ?? describe(error)}) during ${exchange.what}, after ${tries}${notRetriedUnsafe ? '; not retried because the tool may already have run' : ''}`,
+    {
+      ...context,
+      causes: [
+        'the server is not running or not listening on that address',
+        'a firewall, proxy or VPN is in the way',
+      ],
+      fixes: ['check the url in the config and that the server is up', 'run `mcpx doctor`'],
     },
   );
 }

@@ -1,12 +1,15 @@
 import {
   InsufficientScopeError,
   isInitializeRequest,
+  isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
+  isJSONRPCResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type OAuthClientProvider,
   ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkHttpError,
   SSEClientTransport,
@@ -20,6 +23,7 @@ import {
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { AuthChallenge } from './auth-challenge.js';
 import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
+import { type ModernRefusal, modernRefusalError, readModernRefusal } from './modern-refusal.js';
 
 /** How long `close()` waits for the session's DELETE before giving up on it. */
 const TERMINATE_TIMEOUT_MS = 2_000;
@@ -82,6 +86,14 @@ export class HttpClientTransport implements Transport {
    * one is not sent again, or a tool would run with nobody left for its result.
    */
   readonly #awaitingSignIn = new Map<string | number, { cancelled: boolean }>();
+  /** Ids of the `server/discover` probes sent, to recognise the server's answer to them. */
+  readonly #probeIds = new Set<string | number>();
+  /** The server refused the era probe in 2026-07-28 terms (the SDK may take that for a legacy server). */
+  #probeRefusal: ModernRefusal | undefined;
+  /** HTTP+SSE: the event stream is open, and the requests whose answers are to come on it. */
+  #eventStreamOpen = false;
+  readonly #awaitingEvents = new Set<string | number>();
+  #closeReason: McpxError | undefined;
 
   constructor(private readonly options: HttpClientTransportOptions) {
     this.#url = new URL(options.url);
@@ -109,6 +121,11 @@ export class HttpClientTransport implements Transport {
     return this.#http.sessionId;
   }
 
+  /** See {@link GuardedHttp.beginConnect}. */
+  beginConnect(budgetMs: number): void {
+    this.#http.beginConnect(budgetMs);
+  }
+
   async start(): Promise<void> {
     if (this.#inner instanceof SSEClientTransport) {
       try {
@@ -116,6 +133,7 @@ export class HttpClientTransport implements Transport {
       } catch (error) {
         throw this.failureFor(error) ?? error;
       }
+      this.#eventStreamOpen = true;
       return;
     }
     await this.#inner.start();
@@ -132,13 +150,18 @@ export class HttpClientTransport implements Transport {
       queueMicrotask(() => this.onmessage?.(reply));
       return;
     }
+    if (isJSONRPCRequest(message) && message.method === 'server/discover') this.#probeIds.add(message.id);
     const cancelledId = cancelledRequestId(message);
+    // A cancelled request gets no answer: stop waiting for one on the event stream.
+    if (cancelledId !== undefined) this.#awaitingEvents.delete(cancelledId);
     const parked = cancelledId === undefined ? undefined : this.#awaitingSignIn.get(cancelledId);
     if (parked) {
       // The server never accepted that request: there is nothing to cancel there.
       parked.cancelled = true;
       return;
     }
+    if (this.#closeReason) throw this.#closeReason;
+    if (this.#mode === 'sse' && isJSONRPCRequest(message)) this.#awaitingEvents.add(message.id);
     const signInsBefore = this.#signIns;
     try {
       await (this.#inner as Transport).send(message, options);
@@ -146,6 +169,11 @@ export class HttpClientTransport implements Transport {
       if (this.#shouldReauthorize(message, error)) {
         await this.#sendAfterSignIn(message as JSONRPCRequest, options, signInsBefore);
         return;
+      }
+      const refusal = isInitializeRequest(message) ? modernRefusalIn(error) : undefined;
+      if (refusal) {
+        // A 2026-07-28 server refusing the 2025 handshake is not an HTTP+SSE server: say what it said.
+        throw modernRefusalError(this.options.serverName, this.#url.href, refusal, this.#probeRefusal);
       }
       if (!this.#shouldFallBack(message, error)) throw error;
       await this.#switchToSse(error as SdkHttpError);
@@ -198,6 +226,46 @@ export class HttpClientTransport implements Transport {
     await this.#reauthorizing;
   }
 
+  /** Why the transport closed on its own (the HTTP+SSE event stream died), if it did. */
+  closeReason(): McpxError | undefined {
+    return this.#closeReason;
+  }
+
+  /**
+   * HTTP+SSE has no resumption: once the event stream is gone, so are the
+   * answers still to come on it, and a new stream would be a new session
+   * nobody initialized. Fail the waiting requests now and close.
+   */
+  #eventStreamClosed(cause: Error): void {
+    this.#eventStreamOpen = false;
+    const waiting = [...this.#awaitingEvents];
+    this.#awaitingEvents.clear();
+    const failure = new McpxError(
+      ErrorCode.ConnectionClosed,
+      `the event stream of '${this.options.serverName}' (HTTP+SSE) closed${waiting.length > 0 ? `; ${waiting.length} request${waiting.length === 1 ? '' : 's'} waiting for an answer on it failed` : ''}`,
+      {
+        server: this.options.serverName,
+        url: this.#url.href,
+        cause,
+        causes: [
+          'the server restarted or dropped the connection',
+          'a proxy closed the long-lived connection (an idle or read timeout)',
+        ],
+        fixes: [
+          'try again (a tool call may already have run: check before calling it again)',
+          'if a proxy sits in between, raise its read timeout for this URL',
+        ],
+      },
+    );
+    this.#closeReason = failure;
+    for (const id of waiting) this.onmessage?.(this.#http.failureResponse(id, failure));
+    const inner = this.#inner;
+    inner.onclose = undefined;
+    inner.onerror = undefined;
+    void inner.close().catch(() => {});
+    this.onclose?.();
+  }
+
   setProtocolVersion(version: string): void {
     this.#protocolVersion = version;
     this.#inner.setProtocolVersion?.(version);
@@ -231,6 +299,12 @@ export class HttpClientTransport implements Transport {
     for (let current = error, depth = 0; current instanceof Error && depth < 6; depth++) {
       if (current instanceof McpxError) return current;
       current = current.cause;
+    }
+    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
+      const refusal = readModernRefusal({
+        error: { code: error.code, message: error.message, data: error.data },
+      });
+      if (refusal) return modernRefusalError(this.options.serverName, this.#url.href, refusal);
     }
     if (error instanceof ProtocolError) {
       const key = (error.data as Record<string, unknown> | undefined)?.[SYNTHETIC_FAILURE_KEY];
@@ -278,8 +352,23 @@ export class HttpClientTransport implements Transport {
   }
 
   #wire<T extends Transport>(transport: T): T {
-    transport.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    transport.onerror = (error) => this.onerror?.(error);
+    transport.onmessage = (message, extra) => {
+      if (isJSONRPCResponse(message) && message.id !== undefined) {
+        if (this.#probeIds.delete(message.id) && isJSONRPCErrorResponse(message)) {
+          this.#probeRefusal = readModernRefusal(message) ?? this.#probeRefusal;
+        }
+        this.#awaitingEvents.delete(message.id);
+      }
+      this.onmessage?.(message, extra);
+    };
+    transport.onerror = (error) => {
+      const open = this.#eventStreamOpen && !this.#closed;
+      if (transport instanceof SSEClientTransport && open && error instanceof SseError) {
+        this.#eventStreamClosed(error);
+        return;
+      }
+      this.onerror?.(error);
+    };
     transport.onclose = () => this.onclose?.();
     return transport;
   }
@@ -308,6 +397,7 @@ export class HttpClientTransport implements Transport {
     if (this.#protocolVersion) sse.setProtocolVersion(this.#protocolVersion);
     try {
       await sse.start();
+      this.#eventStreamOpen = true;
     } catch (error) {
       const reason = this.failureFor(error);
       if (reason && reason.code !== ErrorCode.HttpStatus) throw reason;
@@ -350,6 +440,12 @@ function cancelledRequestId(message: JSONRPCMessage): string | number | undefine
   if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The 2026-07-28 refusal in the body of an HTTP error the SDK raised, if any. */
+function modernRefusalIn(error: unknown): ModernRefusal | undefined {
+  if (!(error instanceof SdkHttpError)) return undefined;
+  return readModernRefusal((error.data as { text?: unknown } | undefined)?.text);
 }
 
 function httpStatusOf(error: unknown): number | undefined {

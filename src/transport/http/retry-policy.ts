@@ -51,8 +51,10 @@ export function shouldRetryStatus(status: number, exchange: ExchangeInfo): boole
  * requests — a reset after a `tools/call` body went out may have run the tool.
  */
 export function shouldRetryNetworkError(error: unknown, exchange: ExchangeInfo, sent?: boolean): boolean {
-  if (sent === false) return true;
   const code = networkErrorCode(error);
+  // A name the DNS says does not exist will not appear in the next few seconds (EAI_AGAIN might).
+  if (code === 'ENOTFOUND') return false;
+  if (sent === false) return true;
   if (code && NOT_SENT_ERROR_CODES.has(code)) return true;
   return !isUnsafeToRepeat(exchange);
 }

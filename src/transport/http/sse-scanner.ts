@@ -20,34 +20,46 @@ export class EventTooLargeError extends Error {
  * Splits an SSE byte stream into complete events (WHATWG "event stream"
  * format), holding back a partial one, so a caller can pass on whole events
  * only and splice in another stream without leaving a half event behind.
- * Throws EventTooLargeError once buffered text passes `maxEventBytes`.
+ * Throws EventTooLargeError once a (partial) event passes `maxEventBytes`.
+ *
+ * Linear in the input: each chunk is decoded, normalised and searched once,
+ * and a partial event is kept as a list of pieces with a running byte count,
+ * so a huge event fails at the cap without being re-scanned on every chunk.
  */
 export class SseScanner {
   #decoder = new TextDecoder();
-  #buffer = '';
+  /** The partial event so far, already normalised to `\n` line ends. */
+  #pieces: string[] = [];
+  #bytes = 0;
+  /** A CR at the very end of a chunk may be half of a CRLF: it waits for the next chunk. */
+  #heldCr = false;
 
   constructor(private readonly maxEventBytes: number) {}
 
   push(chunk: Uint8Array): ScannedEvent[] {
-    this.#buffer += this.#decoder.decode(chunk, { stream: true });
-    // A CR at the very end may be half of a CRLF: keep it for the next chunk.
-    const hold = this.#buffer.endsWith('\r') ? '\r' : '';
-    const text = (hold ? this.#buffer.slice(0, -1) : this.#buffer).replace(/\r\n?/g, '\n');
+    let text = this.#decoder.decode(chunk, { stream: true });
+    if (this.#heldCr) text = `\r${text}`;
+    this.#heldCr = text.endsWith('\r');
+    if (this.#heldCr) text = text.slice(0, -1);
+    text = text.replace(/\r\n?/g, '\n');
     const events: ScannedEvent[] = [];
     let start = 0;
-    for (let end = text.indexOf('\n\n', start); end !== -1; end = text.indexOf('\n\n', start)) {
-      const block = text.slice(start, end);
-      start = end + 2;
-      if (Buffer.byteLength(block) > this.maxEventBytes) throw new EventTooLargeError(this.maxEventBytes);
-      events.push(parseBlock(block));
+    const last = this.#pieces.at(-1);
+    if (last?.endsWith('\n') && text.startsWith('\n')) {
+      // The blank line that ends the event straddles two chunks.
+      this.#pieces[this.#pieces.length - 1] = last.slice(0, -1);
+      events.push(this.#complete(''));
+      start = 1;
     }
-    this.#buffer = text.slice(start) + hold;
-    // Characters undercount UTF-8 bytes, so measure exactly only once it could matter.
-    if (
-      this.#buffer.length * 4 > this.maxEventBytes &&
-      Buffer.byteLength(this.#buffer) > this.maxEventBytes
-    ) {
-      throw new EventTooLargeError(this.maxEventBytes);
+    for (let end = text.indexOf('\n\n', start); end !== -1; end = text.indexOf('\n\n', start)) {
+      events.push(this.#complete(text.slice(start, end)));
+      start = end + 2;
+    }
+    const rest = text.slice(start);
+    if (rest !== '') {
+      this.#pieces.push(rest);
+      this.#bytes += Buffer.byteLength(rest);
+      if (this.#bytes > this.maxEventBytes) throw new EventTooLargeError(this.maxEventBytes);
     }
     return events;
   }
@@ -55,7 +67,18 @@ export class SseScanner {
   /** Drop a partial event (the stream it came from is gone). */
   reset(): void {
     this.#decoder = new TextDecoder();
-    this.#buffer = '';
+    this.#pieces = [];
+    this.#bytes = 0;
+    this.#heldCr = false;
+  }
+
+  #complete(tail: string): ScannedEvent {
+    const bytes = this.#bytes + Buffer.byteLength(tail);
+    const block = this.#pieces.length === 0 ? tail : this.#pieces.join('') + tail;
+    this.#pieces = [];
+    this.#bytes = 0;
+    if (bytes > this.maxEventBytes) throw new EventTooLargeError(this.maxEventBytes);
+    return parseBlock(block);
   }
 }
 

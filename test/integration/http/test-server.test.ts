@@ -32,3 +32,23 @@ describe.each(['modern', 'legacy', 'both', 'sse'] as const)('HTTP test server, %
     expect(seen).toEqual([1, 2, 3]);
   });
 });
+
+describe('MCPX_HTTP_FAULT', () => {
+  it('reads the real-world misbehaviour modes', async () => {
+    const { parseHttpFaults } = await import('../../../src/testing/http-test-server.js');
+    expect(
+      parseHttpFaults('slow-first:5000,rate-limit:2,drop-listen:5,header-mismatch,sse-drop-after:3', {
+        MCPX_HTTP_RETRY_AFTER: '1',
+      }),
+    ).toEqual({
+      firstAnswerDelayMs: 5000,
+      rateLimited: 2,
+      dropListen: 5,
+      modernRefusal: 'header-mismatch',
+      sseDropAfter: 3,
+      retryAfterSeconds: 1,
+    });
+    expect(parseHttpFaults('future-only').modernRefusal).toBe('future-only');
+    expect(() => parseHttpFaults('drop-listen:x')).toThrow(/whole number/);
+  });
+});

@@ -105,6 +105,58 @@ describe('GuardedHttp', () => {
   });
 });
 
+describe('GuardedHttp: the connect budget', () => {
+  const busy = (retryAfter: string) => () =>
+    new Response('busy', { status: 503, headers: { 'retry-after': retryAfter } });
+
+  function budgeted(answers: (() => Response)[], maxRetries?: number) {
+    const waits: number[] = [];
+    const http = new GuardedHttp({
+      serverName: 's',
+      resolver,
+      fetch: async () => {
+        const next = answers.shift();
+        if (!next) throw new Error('no more answers');
+        return next();
+      },
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const post = (method: string) =>
+      http.fetch('http://127.0.0.1/mcp', { method: 'POST', body: body(method) });
+    return { http, waits, post };
+  }
+
+  it('retries a busy first exchange past maxRetries while the budget lasts, then only maxRetries times', async () => {
+    const { http, waits, post } = budgeted([
+      ...Array.from({ length: 6 }, () => busy('1')),
+      ok,
+      ...Array.from({ length: 5 }, () => busy('1')),
+    ]);
+    http.beginConnect(30_000);
+    expect((await post('server/discover')).status).toBe(200);
+    expect(waits).toEqual([1000, 1000, 1000, 1000, 1000, 1000]);
+    const later = await failure(post('tools/list'));
+    expect(later.context.attempts).toBe(4);
+  });
+
+  it('does not wait for a Retry-After the budget cannot cover', async () => {
+    const { http, waits, post } = budgeted([busy('60')]);
+    http.beginConnect(5_000);
+    const error = await failure(post('initialize'));
+    expect(waits).toEqual([]);
+    expect(error.message).toMatch(/asked to wait 60 s, more than the .* left of the connect timeout/);
+  });
+
+  it('an explicit http_max_retries still bounds the connect', async () => {
+    const { http, post } = budgeted([busy('0'), busy('0'), busy('0')], 1);
+    http.beginConnect(30_000);
+    expect((await failure(post('initialize'))).context.attempts).toBe(2);
+  });
+});
+
 describe('SseScanner', () => {
   it('yields whole events across chunks and CRLF line ends', () => {
     const scanner = new SseScanner(1000);
@@ -120,6 +172,36 @@ describe('SseScanner', () => {
     expect(() => scanner.push(new TextEncoder().encode(`data: ${'x'.repeat(500)}`))).toThrow(
       /exceeded 100 bytes/,
     );
+  });
+});
+
+describe('SseScanner: linear in the input', () => {
+  it('finds an event boundary split across chunks, and a CRLF split at a chunk end', () => {
+    const scanner = new SseScanner(1000);
+    const enc = new TextEncoder();
+    expect(scanner.push(enc.encode('data: a\n'))).toEqual([]);
+    expect(scanner.push(enc.encode('\ndata: b\r'))).toMatchObject([{ data: 'a' }]);
+    expect(scanner.push(enc.encode('\n\r'))).toEqual([]);
+    expect(scanner.push(enc.encode('\ndata: c\r\r\n'))).toMatchObject([{ data: 'b' }, { data: 'c' }]);
+  });
+
+  it('fails a 50 MB event at the 16 MB cap, without reading the rest', () => {
+    const cap = 16 * 1024 * 1024;
+    const scanner = new SseScanner(cap);
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
+    const total = 50 * 1024 * 1024;
+    let fed = 0;
+    const started = performance.now();
+    const heapBefore = process.memoryUsage().heapUsed;
+    expect(() => {
+      scanner.push(new TextEncoder().encode('data: '));
+      for (; fed < total; fed += chunk.length) scanner.push(chunk);
+    }).toThrow(/exceeded 16777216 bytes/);
+    // It stops at the cap (the old scanner re-normalised the whole buffer on every chunk: ~11 s).
+    expect(fed).toBeGreaterThan(cap - 2 * chunk.length);
+    expect(fed).toBeLessThanOrEqual(cap);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(150 * 1024 * 1024);
   });
 });
 
