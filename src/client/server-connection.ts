@@ -9,6 +9,7 @@ import {
   type RequestOptions,
   SdkError,
   SdkErrorCode,
+  type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
@@ -24,6 +25,7 @@ import {
 } from './features.js';
 import { linkSignal } from './linked-signal.js';
 import { locate } from './locate.js';
+import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
@@ -240,6 +242,8 @@ class SdkServerConnection implements ServerConnection {
   readonly #requestTimeoutMs: number;
   /** 2026-07-28 has no logging/setLevel: the level rides on each request's `_meta`. */
   #logLevel: LoggingLevel | undefined;
+  /** The last tools/list, to know which tools must run as tasks. */
+  #tools: Promise<Tool[]> | undefined;
 
   constructor(
     readonly server: ServerConfig,
@@ -269,7 +273,19 @@ class SdkServerConnection implements ServerConnection {
 
   async listTools(options?: RequestControl) {
     if (!this.capabilities.tools) return [];
-    return (await this.#run('tools/list', options, (o) => this.client.listTools(undefined, o))).tools;
+    const tools = (await this.#run('tools/list', options, (o) => this.client.listTools(undefined, o))).tools;
+    this.#tools = Promise.resolve(tools);
+    return tools;
+  }
+
+  /** Only for a server that runs tools as tasks: one tools/list, unless one was already fetched. */
+  async #mustRunAsTask(name: string, options: RequestControl): Promise<boolean> {
+    if (!serverRunsToolTasks(this.capabilities)) return false;
+    this.#tools ??= this.listTools(options).catch((error) => {
+      this.#tools = undefined;
+      throw error;
+    });
+    return requiresTask((await this.#tools).find((t) => t.name === name));
   }
 
   async listResources(options?: RequestControl) {
@@ -292,11 +308,16 @@ class SdkServerConnection implements ServerConnection {
     return (await this.#run('prompts/list', options, (o) => this.client.listPrompts(undefined, o))).prompts;
   }
 
-  callTool(
+  async callTool(
     name: string,
     args: Record<string, unknown>,
     options: Parameters<ServerConnection['callTool']>[2] = {},
   ) {
+    if (await this.#mustRunAsTask(name, options)) {
+      return this.#run(`tools/call ${name} (task)`, options, (o) =>
+        callToolAsTask(this.client, { name, arguments: args, ...this.#meta() }, o, options.onTaskStatus),
+      );
+    }
     const onProgress = options.onProgress;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(

@@ -12,6 +12,9 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
+import type { TaskStatusEvent } from './tasks.js';
+
+export type { TaskStatusEvent } from './tasks.js';
 
 /** A log message a server sent (`notifications/message`). */
 export interface ServerLogEvent {
@@ -37,6 +40,11 @@ export interface RequestControl {
 
 export interface CallToolOptions extends RequestControl {
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Status of a tool that runs as a task (`execution.taskSupport: "required"`): called
+   * when the task is created and whenever its status or message changes.
+   */
+  readonly onTaskStatus?: (event: TaskStatusEvent) => void;
 }
 
 /** Which protocol generation a connection speaks. */
@@ -63,6 +71,11 @@ export interface ServerConnection {
   listResources(options?: RequestControl): Promise<Resource[]>;
   listResourceTemplates(options?: RequestControl): Promise<ResourceTemplateType[]>;
   listPrompts(options?: RequestControl): Promise<Prompt[]>;
+  /**
+   * Calls a tool. A tool the server runs only as a task (`execution.taskSupport:
+   * "required"`) is created as one, followed to its end and its result fetched; an abort
+   * sends `tasks/cancel`. Other tools, `"optional"` included, are called directly.
+   */
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: RequestControl): Promise<ReadResourceResult>;
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl): Promise<GetPromptResult>;
