@@ -33,6 +33,8 @@ export class CliSession {
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
+  // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
+  #reconnect: 'never' | 'lazy' = 'never';
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
 
@@ -168,8 +170,7 @@ export class CliSession {
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
       const registry = new ServerRegistry(servers, {
-        // A person's command makes one attempt; reconnecting belongs to long-lived hosts.
-        reconnect: { mode: 'never' },
+        reconnect: { mode: this.#reconnect },
         connector: async (server, hooks) => {
           const connection = await connectServer(server, {
             createTransport: () =>
@@ -202,6 +203,14 @@ export class CliSession {
    */
   useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
     this.#features = features;
+  }
+
+  /**
+   * A crashed server comes back on its next use (the registry's lazy policy), for a
+   * command that lives longer than one request. Must be set before the registry is first used.
+   */
+  reconnectLazily(): void {
+    this.#reconnect = 'lazy';
   }
 
   /** Connect to a server (closed with the session). */
