@@ -183,6 +183,7 @@ export class CliSession {
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
+          if (verbose) await askForLogs(connection);
           return connection;
         },
       });
@@ -280,6 +281,16 @@ export class CliSession {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
+}
+
+/**
+ * With --verbose, ask for every log message. On 2026-07-28 the level rides on each
+ * request's `_meta` (without one a modern server sends none); a 2025 server is asked
+ * with logging/setLevel when it declares logging. A refusal only costs the logs.
+ */
+async function askForLogs(connection: ServerConnection): Promise<void> {
+  if (connection.era === 'legacy' && !connection.capabilities.logging) return;
+  await connection.setLoggingLevel('debug').catch(() => {});
 }
 
 function preview(line: string): string {

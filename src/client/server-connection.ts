@@ -25,6 +25,7 @@ import {
 } from './features.js';
 import { linkSignal } from './linked-signal.js';
 import { locate } from './locate.js';
+import { ResourceSubscriptions } from './subscriptions.js';
 import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
@@ -244,6 +245,7 @@ class SdkServerConnection implements ServerConnection {
   #logLevel: LoggingLevel | undefined;
   /** The last tools/list, to know which tools must run as tasks. */
   #tools: Promise<Tool[]> | undefined;
+  readonly #subscriptions: ResourceSubscriptions;
 
   constructor(
     readonly server: ServerConfig,
@@ -259,8 +261,10 @@ class SdkServerConnection implements ServerConnection {
     this.instructions = client.getInstructions();
     this.#requestTimeoutMs =
       server.requestTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#subscriptions = new ResourceSubscriptions(client, era, server.name);
     client.onclose = () => {
       this.#closed = true;
+      this.#subscriptions.connectionClosed();
       const reason = transport.closeReason?.();
       for (const listener of this.#closeListeners) listener(reason);
       this.#closeListeners.clear();
@@ -344,6 +348,25 @@ class SdkServerConnection implements ServerConnection {
     return this.#run(`resources/read ${uri}`, options, (o) =>
       this.client.readResource({ uri, ...this.#meta() }, o),
     );
+  }
+
+  async subscribeResource(uri: string, onUpdated: (uri: string) => void, options?: RequestControl) {
+    const resources = this.capabilities.resources as { subscribe?: boolean } | undefined;
+    if (!resources?.subscribe) {
+      throw locate(
+        new McpxError(
+          ErrorCode.ServerRejected,
+          `'${this.server.name}' does not offer resource subscriptions`,
+          {
+            server: this.server.name,
+            causes: ['its capabilities do not include resources.subscribe'],
+            fixes: ['read the resource again when you need it instead of watching it'],
+          },
+        ),
+        this.server,
+      );
+    }
+    return this.#run(`subscribe ${uri}`, options, (o) => this.#subscriptions.subscribe(uri, onUpdated, o));
   }
 
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl) {

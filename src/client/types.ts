@@ -12,8 +12,10 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
+import type { ResourceSubscription } from './subscriptions.js';
 import type { TaskStatusEvent } from './tasks.js';
 
+export type { ResourceSubscription, SubscriptionEnd } from './subscriptions.js';
 export type { TaskStatusEvent } from './tasks.js';
 
 /** A log message a server sent (`notifications/message`). */
@@ -78,6 +80,17 @@ export interface ServerConnection {
    */
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: RequestControl): Promise<ReadResourceResult>;
+  /**
+   * Be told when a resource changes: `onUpdated` runs for every
+   * `notifications/resources/updated` naming `uri` (read it again to see what changed).
+   * 2025-11-25 sends `resources/subscribe`; 2026-07-28 opens a `subscriptions/listen`
+   * stream. Fails with SERVER_REJECTED when the server offers no subscriptions.
+   */
+  subscribeResource(
+    uri: string,
+    onUpdated: (uri: string) => void,
+    options?: RequestControl,
+  ): Promise<ResourceSubscription>;
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl): Promise<GetPromptResult>;
   complete(
     ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },

@@ -36,7 +36,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { createTestServer, type TestServerOptions } from './catalog.js';
+import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import { MemoryEventStore } from './http-event-store.js';
 import { type StreamCutter, toWebRequest, writeWebResponse } from './http-node-glue.js';
 import { LegacySseServerTransport } from './http-sse-legacy.js';
@@ -81,6 +81,8 @@ export interface HttpTestServer {
   readonly requests: readonly string[];
   /** Forget every 2025 session now: their next request is answered 404. */
   expireSessions(): void;
+  /** Change `test://counter` (as its `touch_resource` tool does); subscribers are told. */
+  touchResource(): void;
   close(): Promise<void>;
 }
 
@@ -91,14 +93,20 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
   const era = options.era ?? 'both';
   const faults = options.faults ?? {};
   const requests: string[] = [];
-  const factory = () => createTestServer(options);
+  const counter = options.counter ?? new ChangingResource();
+  const factory = () => createTestServer({ ...options, counter });
   let modern: McpHttpHandler | undefined;
+  let stopNotifying = () => {};
   if (era === 'modern' || era === 'both') {
-    modern = createMcpHandler(factory, {
+    // One instance per request: changes go out on the handler's subscriptions/listen bus.
+    const stateless = () => createTestServer({ ...options, counter, sendsResourceUpdates: false });
+    const handler = createMcpHandler(stateless, {
       legacy: 'reject',
       keepAliveMs: 0,
       ...(options.responseMode ? { responseMode: options.responseMode } : {}),
     });
+    modern = handler;
+    stopNotifying = counter.onTouch((uri) => handler.notify.resourceUpdated(uri));
   }
   const sessions = new Map<
     string,
@@ -237,7 +245,11 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
         void session.transport.close().catch(() => {});
       }
     },
+    touchResource() {
+      counter.touch();
+    },
     async close() {
+      stopNotifying();
       for (const session of sessions.values()) await session.transport.close().catch(() => {});
       for (const transport of sseSessions.values()) await transport.close().catch(() => {});
       await modern?.close().catch(() => {});
