@@ -25,6 +25,7 @@ import {
 } from './features.js';
 import { linkSignal } from './linked-signal.js';
 import { locate } from './locate.js';
+import { acceptResultsWithoutResultType } from './result-type.js';
 import { ResourceSubscriptions } from './subscriptions.js';
 import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
@@ -141,6 +142,7 @@ async function attemptConnect(
     });
   }
   const transport = await options.createTransport();
+  acceptResultsWithoutResultType(transport, () => client.getProtocolEra?.() === 'modern');
   const started = performance.now();
   const timeoutError = () => {
     // The SDK's era probe has its own, shorter timer: say how long mcpx really waited.

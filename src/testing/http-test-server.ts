@@ -16,7 +16,8 @@
  * 503 with `Retry-After`, seconds from `MCPX_HTTP_RETRY_AFTER`, default 0), `redirect`
  * (302 to the cloud metadata address), `expire-session:K` (a session answers 404 after
  * K requests), `drop-stream:N` (the first N POST SSE responses lose their connection
- * after `MCPX_HTTP_DROP_AFTER` progress events, default 1), `slow:MS`, `bad-session-id`.
+ * after `MCPX_HTTP_DROP_AFTER` progress events, default 1), `slow:MS`, `bad-session-id`, `omit-result-type` (results without
+ * `resultType`, as servers written before 2026-07-28 made it required send them).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -60,6 +61,8 @@ export interface HttpFaults {
   readonly slowMs?: number;
   /** Sessions get an id mcpx must refuse (it contains spaces). */
   readonly badSessionId?: boolean;
+  /** Results go out without `resultType`, as servers written before it was required send them. */
+  readonly omitResultType?: boolean;
 }
 
 export interface HttpTestServerOptions extends TestServerOptions {
@@ -165,7 +168,8 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     else if (era === 'modern' || !(await isLegacyRequest(request)))
       handler = (r) => (modern as McpHttpHandler).fetch(r);
     else handler = legacy;
-    const response = await handler(request);
+    let response = await handler(request);
+    if (faults.omitResultType) response = withoutResultType(response);
     const streamed =
       req.method === 'POST' && response.headers.get('content-type')?.startsWith('text/event-stream');
     let cut: StreamCutter | undefined;
@@ -284,6 +288,53 @@ function progressCutter(count: number): StreamCutter {
   };
 }
 
+/** The same response with `resultType` removed from every JSON-RPC result, JSON or SSE, streamed as it comes. */
+function withoutResultType(response: Response): Response {
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.body || !(type.startsWith('application/json') || type.startsWith('text/event-stream')))
+    return response;
+  const strip = (json: string): string => {
+    try {
+      const value = JSON.parse(json) as unknown;
+      for (const message of Array.isArray(value) ? value : [value]) {
+        const result = (message as { result?: Record<string, unknown> } | null)?.result;
+        if (result && typeof result === 'object') delete result.resultType;
+      }
+      return JSON.stringify(value);
+    } catch {
+      return json;
+    }
+  };
+  let body: ReadableStream<Uint8Array>;
+  if (type.startsWith('application/json')) {
+    body = new ReadableStream({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode(strip(await new Response(response.body).text())));
+        controller.close();
+      },
+    });
+  } else {
+    let pending = '';
+    body = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(
+      new TransformStream<string, Uint8Array>({
+        transform(chunk, controller) {
+          pending += chunk;
+          const lines = pending.split('\n');
+          pending = lines.pop() ?? '';
+          const out = lines.map((l) => (l.startsWith('data: ') ? `data: ${strip(l.slice(6))}` : l));
+          controller.enqueue(new TextEncoder().encode(out.map((l) => `${l}\n`).join('')));
+        },
+        flush(controller) {
+          if (pending) controller.enqueue(new TextEncoder().encode(pending));
+        },
+      }),
+    );
+  }
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
 /** Parses `MCPX_HTTP_FAULT` (`unavailable:2,redirect,expire-session:3,drop-stream:1,slow:500,bad-session-id`). */
 export function parseHttpFaults(
   value: string | undefined,
@@ -316,6 +367,9 @@ export function parseHttpFaults(
         break;
       case 'bad-session-id':
         faults.badSessionId = true;
+        break;
+      case 'omit-result-type':
+        faults.omitResultType = true;
         break;
       default:
         throw new Error(`unknown HTTP fault '${name}'`);
