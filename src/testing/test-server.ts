@@ -9,7 +9,8 @@
  * - `MCPX_TEST_TICK_MS=N` changes `test://counter` every N ms (subscribers are told), as a
  *   server watching a file or a feed would.
  * - `MCPX_TEST_FAULT=mode[,mode…]` switches on misbehaviour (see `faults.ts`), with
- *   `MCPX_TEST_HUGE_LINE_BYTES` and `MCPX_TEST_SLOW_START_MS` tuning two of them.
+ *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_SLOW_START_MS` and `MCPX_TEST_EXIT_AFTER_MS`
+ *   tuning three of them.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ChangingResource, createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';

@@ -136,6 +136,34 @@ describe('mcpx read --watch', () => {
     expect(run.stdout).toMatch(/^count \d+\ncount \d+\n/);
   }, 60_000);
 
+  it('reports a server that dies mid-watch (exit 4, with why), after what it printed', async () => {
+    const file = join(dir.path, 'dying.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          counter: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_FAULT: 'exit-after', MCPX_TEST_EXIT_AFTER_MS: '1500' },
+          },
+        },
+      }),
+    );
+    const run = await runCli(
+      ['--config', file, 'read', 'counter', 'test://counter', '--watch', '--verbose'],
+      {
+        cwd: work,
+        home,
+        timeoutMs: 60_000,
+      },
+    );
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stdout).toBe('count 0\n');
+    expect(run.stderr).toContain("lost the connection to 'counter' while watching test://counter");
+    expect(run.stderr).toContain('fatal: upstream connection lost');
+  }, 60_000);
+
   it('refuses to watch on a server without subscriptions, saying what to do', async () => {
     const file = join(dir.path, 'files.json');
     await writeFile(

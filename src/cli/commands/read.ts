@@ -30,6 +30,10 @@ async function watch(session: CliSession, connection: ServerConnection, uri: str
   const { io } = session;
   let dirty = false;
   let wake: (() => void) | undefined;
+  let lostBecause: Error | undefined;
+  const stopNoting = connection.onClose((reason) => {
+    lostBecause = reason;
+  });
   const subscription = await connection.subscribeResource(
     uri,
     () => {
@@ -52,7 +56,7 @@ async function watch(session: CliSession, connection: ServerConnection, uri: str
         const next = await Promise.race([changed, interrupted, subscription.ended]);
         wake = undefined;
         if (next === 'interrupted') return ExitCode.Cancelled;
-        if (next !== 'changed') throw stoppedWatching(connection, uri, next);
+        if (next !== 'changed') throw stoppedWatching(connection, uri, next, lostBecause);
       }
       dirty = false;
       print(session, await connection.readResource(uri, { signal: io.signal }), 0);
@@ -61,21 +65,31 @@ async function watch(session: CliSession, connection: ServerConnection, uri: str
     if (io.signal.aborted) return ExitCode.Cancelled;
     throw error;
   } finally {
+    stopNoting();
     await subscription.unsubscribe().catch(() => {});
   }
 }
 
-function stoppedWatching(connection: ServerConnection, uri: string, how: string): McpxError {
+function stoppedWatching(
+  connection: ServerConnection,
+  uri: string,
+  how: string,
+  reason: Error | undefined,
+): McpxError {
   const server = connection.server.name;
+  const crash = reason instanceof McpxError ? reason : undefined;
   return new McpxError(
     ErrorCode.ConnectionClosed,
     how === 'ended-by-server'
       ? `'${server}' ended the subscription to ${stripTerminalControls(uri)}`
-      : `lost the connection to '${server}' while watching ${stripTerminalControls(uri)}`,
+      : `lost the connection to '${server}' while watching ${stripTerminalControls(uri)}${crash ? `: ${crash.message}` : ''}`,
     {
       server,
       origin: connection.server.origin,
-      fixes: [`run \`mcpx read ${server} ${uri} --watch\` again`],
+      ...(crash ? { cause: crash, stderrTail: crash.context.stderrTail ?? [] } : {}),
+      fixes: [
+        `run \`mcpx read ${server} ${stripTerminalControls(uri)} --watch\` again once the server is back`,
+      ],
     },
   );
 }
