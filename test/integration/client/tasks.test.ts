@@ -50,3 +50,56 @@ describe('tools that require task augmentation (server-everything)', () => {
     expect(JSON.stringify(echo.content)).toContain('after');
   }, 60_000);
 });
+
+describe('tools that only allow tasks (taskSupport "optional")', () => {
+  it('are called directly, without a task, even on a server that runs tool tasks', async () => {
+    // An in-process SDK server: the tasks capability and a per-tool taskSupport are all it needs.
+    const { InMemoryTransport, Server } = await import('@modelcontextprotocol/server');
+    const { connectServer } = await import('../../../src/client/server-connection.js');
+    const { SERVER_DEFAULTS } = await import('../../../src/config/server-defaults.js');
+    const seen: unknown[] = [];
+    const server = new Server(
+      { name: 'optional-tasks', version: '1.0.0' },
+      { capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } } as never },
+    );
+    server.setRequestHandler('tools/list', async () => ({
+      tools: [
+        {
+          name: 'maybe_slow',
+          inputSchema: { type: 'object' },
+          execution: { taskSupport: 'optional' },
+        } as never,
+      ],
+    }));
+    server.setRequestHandler('tools/call', async (request) => {
+      seen.push(request.params);
+      return { content: [{ type: 'text', text: 'direct' }] };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const c = await track(
+      connectServer(
+        {
+          name: 'optional',
+          transport: 'stdio',
+          command: 'none',
+          ...SERVER_DEFAULTS,
+          args: [],
+          protocol: 'legacy',
+          origin: { layer: 'explicit', file: '/test/mcp.json', line: 1 },
+          fingerprint: 'test-optional',
+        },
+        { createTransport: () => clientSide },
+      ),
+    );
+    // The server does declare tool tasks, so the choice was made by the tool's taskSupport.
+    expect(c.capabilities).toMatchObject({ tasks: { requests: { tools: { call: {} } } } });
+    const statuses: TaskStatusEvent[] = [];
+    const result = await c.callTool('maybe_slow', {}, { onTaskStatus: (e) => statuses.push(e) });
+    expect(result.content?.[0]).toEqual({ type: 'text', text: 'direct' });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toHaveProperty('task');
+    expect(statuses).toEqual([]);
+    await server.close();
+  });
+});
