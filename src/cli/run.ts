@@ -154,8 +154,11 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('read a resource')
     .argument('<server>')
     .argument('<uri>')
-    .action((server: string, uri: string) =>
-      select(async (s) => (await import('./commands/read.js')).runRead(s, server, uri)),
+    .option('-w, --watch', 'read it again each time the server says it changed, until Ctrl-C')
+    .action((server: string, uri: string, flags: { watch?: boolean }) =>
+      select(async (s) =>
+        (await import('./commands/read.js')).runRead(s, server, uri, { watch: flags.watch === true }),
+      ),
     );
 
   program

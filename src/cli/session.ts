@@ -36,6 +36,8 @@ export class CliSession {
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
+  // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
+  #reconnect: 'never' | 'lazy' = 'never';
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
 
@@ -192,8 +194,7 @@ export class CliSession {
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
       const registry = new ServerRegistry(servers, {
-        // A person's command makes one attempt; reconnecting belongs to long-lived hosts.
-        reconnect: { mode: 'never' },
+        reconnect: { mode: this.#reconnect },
         connector: async (server, hooks) => {
           // --timeout is the person's word for this command: it wins over the config's timeouts.
           const timed =
@@ -210,6 +211,7 @@ export class CliSession {
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
+          if (verbose) await askForLogs(connection);
           return connection;
         },
       });
@@ -230,6 +232,14 @@ export class CliSession {
    */
   useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
     this.#features = features;
+  }
+
+  /**
+   * A crashed server comes back on its next use (the registry's lazy policy), for a
+   * command that lives longer than one request. Must be set before the registry is first used.
+   */
+  reconnectLazily(): void {
+    this.#reconnect = 'lazy';
   }
 
   /** Connect to a server (closed with the session). */
@@ -299,6 +309,16 @@ export class CliSession {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
+}
+
+/**
+ * With --verbose, ask for every log message. On 2026-07-28 the level rides on each
+ * request's `_meta` (without one a modern server sends none); a 2025 server is asked
+ * with logging/setLevel when it declares logging. A refusal only costs the logs.
+ */
+async function askForLogs(connection: ServerConnection): Promise<void> {
+  if (connection.era === 'legacy' && !connection.capabilities.logging) return;
+  await connection.setLoggingLevel('debug').catch(() => {});
 }
 
 function preview(line: string): string {

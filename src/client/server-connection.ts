@@ -9,6 +9,7 @@ import {
   type RequestOptions,
   SdkError,
   SdkErrorCode,
+  type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
@@ -25,6 +26,9 @@ import {
 import { linkSignal } from './linked-signal.js';
 import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
+import { acceptResultsWithoutResultType } from './result-type.js';
+import { ResourceSubscriptions } from './subscriptions.js';
+import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
@@ -229,6 +233,7 @@ async function attemptConnect(
       onLog({ server: server.name, level, ...(logger === undefined ? {} : { logger }), data });
     });
   }
+  acceptResultsWithoutResultType(transport, () => client.getProtocolEra?.() === 'modern');
   const started = performance.now();
   transport.beginConnect?.(connectTimeoutMs);
   const timeoutError = () => {
@@ -367,6 +372,9 @@ class SdkServerConnection implements ServerConnection {
   #renegotiate: Renegotiate | undefined;
   #renegotiating: Promise<void> | undefined;
   readonly #cleanups: (() => void)[] = [];
+  /** The last tools/list, to know which tools must run as tasks. */
+  #tools: Promise<Tool[]> | undefined;
+  #subscriptions: ResourceSubscriptions;
 
   constructor(
     readonly server: ServerConfig,
@@ -379,6 +387,7 @@ class SdkServerConnection implements ServerConnection {
     this.#renegotiate = renegotiate;
     this.#requestTimeoutMs =
       server.requestTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#subscriptions = new ResourceSubscriptions(link.client, link.era, server.name);
     this.#watch(link);
   }
 
@@ -420,6 +429,7 @@ class SdkServerConnection implements ServerConnection {
   #finish(link: Link): void {
     if (link !== this.#link || this.#closed) return;
     this.#closed = true;
+    this.#subscriptions.connectionClosed();
     const reason = link.transport.closeReason?.();
     for (const listener of this.#closeListeners) listener(reason);
     this.#closeListeners.clear();
@@ -448,6 +458,8 @@ class SdkServerConnection implements ServerConnection {
         const fresh = await renegotiate();
         const stale = this.#link;
         this.#link = fresh.#link;
+        this.#tools = undefined;
+        this.#subscriptions = new ResourceSubscriptions(this.#link.client, this.#link.era, this.server.name);
         this.#watch(this.#link);
         await stale.client.close().catch(() => {});
         await stale.transport.close().catch(() => {});
@@ -467,7 +479,19 @@ class SdkServerConnection implements ServerConnection {
 
   async listTools(options?: RequestControl) {
     if (!this.capabilities.tools) return [];
-    return (await this.#run('tools/list', options, (o) => this.client.listTools(undefined, o))).tools;
+    const tools = (await this.#run('tools/list', options, (o) => this.client.listTools(undefined, o))).tools;
+    this.#tools = Promise.resolve(tools);
+    return tools;
+  }
+
+  /** Only for a server that runs tools as tasks: one tools/list, unless one was already fetched. */
+  async #mustRunAsTask(name: string, options: RequestControl): Promise<boolean> {
+    if (!serverRunsToolTasks(this.capabilities)) return false;
+    this.#tools ??= this.listTools(options).catch((error) => {
+      this.#tools = undefined;
+      throw error;
+    });
+    return requiresTask((await this.#tools).find((t) => t.name === name));
   }
 
   async listResources(options?: RequestControl) {
@@ -490,11 +514,16 @@ class SdkServerConnection implements ServerConnection {
     return (await this.#run('prompts/list', options, (o) => this.client.listPrompts(undefined, o))).prompts;
   }
 
-  callTool(
+  async callTool(
     name: string,
     args: Record<string, unknown>,
     options: Parameters<ServerConnection['callTool']>[2] = {},
   ) {
+    if (await this.#mustRunAsTask(name, options)) {
+      return this.#run(`tools/call ${name} (task)`, options, (o) =>
+        callToolAsTask(this.client, { name, arguments: args, ...this.#meta() }, o, options.onTaskStatus),
+      );
+    }
     const onProgress = options.onProgress;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
@@ -521,6 +550,25 @@ class SdkServerConnection implements ServerConnection {
     return this.#run(`resources/read ${uri}`, options, (o) =>
       this.client.readResource({ uri, ...this.#meta() }, o),
     );
+  }
+
+  async subscribeResource(uri: string, onUpdated: (uri: string) => void, options?: RequestControl) {
+    const resources = this.capabilities.resources as { subscribe?: boolean } | undefined;
+    if (!resources?.subscribe) {
+      throw locate(
+        new McpxError(
+          ErrorCode.ServerRejected,
+          `'${this.server.name}' does not offer resource subscriptions`,
+          {
+            server: this.server.name,
+            causes: ['its capabilities do not include resources.subscribe'],
+            fixes: ['read the resource again when you need it instead of watching it'],
+          },
+        ),
+        this.server,
+      );
+    }
+    return this.#run(`subscribe ${uri}`, options, (o) => this.#subscriptions.subscribe(uri, onUpdated, o));
   }
 
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl) {

@@ -12,6 +12,11 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
+import type { ResourceSubscription } from './subscriptions.js';
+import type { TaskStatusEvent } from './tasks.js';
+
+export type { ResourceSubscription, SubscriptionEnd } from './subscriptions.js';
+export type { TaskStatusEvent } from './tasks.js';
 
 /** A log message a server sent (`notifications/message`). */
 export interface ServerLogEvent {
@@ -37,6 +42,11 @@ export interface RequestControl {
 
 export interface CallToolOptions extends RequestControl {
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Status of a tool that runs as a task (`execution.taskSupport: "required"`): called
+   * when the task is created and whenever its status or message changes.
+   */
+  readonly onTaskStatus?: (event: TaskStatusEvent) => void;
 }
 
 /** Which protocol generation a connection speaks. */
@@ -63,8 +73,24 @@ export interface ServerConnection {
   listResources(options?: RequestControl): Promise<Resource[]>;
   listResourceTemplates(options?: RequestControl): Promise<ResourceTemplateType[]>;
   listPrompts(options?: RequestControl): Promise<Prompt[]>;
+  /**
+   * Calls a tool. A tool the server runs only as a task (`execution.taskSupport:
+   * "required"`) is created as one, followed to its end and its result fetched; an abort
+   * sends `tasks/cancel`. Other tools, `"optional"` included, are called directly.
+   */
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: RequestControl): Promise<ReadResourceResult>;
+  /**
+   * Be told when a resource changes: `onUpdated` runs for every
+   * `notifications/resources/updated` naming `uri` (read it again to see what changed).
+   * 2025-11-25 sends `resources/subscribe`; 2026-07-28 opens a `subscriptions/listen`
+   * stream. Fails with SERVER_REJECTED when the server offers no subscriptions.
+   */
+  subscribeResource(
+    uri: string,
+    onUpdated: (uri: string) => void,
+    options?: RequestControl,
+  ): Promise<ResourceSubscription>;
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl): Promise<GetPromptResult>;
   complete(
     ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },

@@ -62,6 +62,12 @@ export interface ServerStatus {
   readonly shared: boolean;
   /** Reconnect attempts since the connection last worked. */
   readonly attempts: number;
+  /**
+   * Its tools can be used now: the server is up, or it went down and the reconnect
+   * policy brings it back on the next use (lazy) or in the background (eager). False
+   * for a server stopped, never reconnected, or given up on.
+   */
+  readonly usable: boolean;
 }
 
 interface Entry {
@@ -78,6 +84,8 @@ interface Entry {
   timer?: NodeJS.Timeout;
   /** Set once the user or a policy decided this server should be down. */
   stopped: boolean;
+  /** It worked, then its connection died: the reconnect policy may bring it back. */
+  lost: boolean;
 }
 
 /**
@@ -126,16 +134,29 @@ export class ServerRegistry {
       attempts: 0,
       shared: true,
       stopped: false,
+      lost: false,
     });
   }
 
   /** Every server, or those visible to `agentId` (shared ones plus its own). */
   list(agentId?: string): ServerStatus[] {
-    return [...this.#entries.values()].filter((e) => isVisible(e, agentId)).map(snapshot);
+    return [...this.#entries.values()].filter((e) => isVisible(e, agentId)).map((e) => this.#snapshot(e));
   }
 
   status(name: string): ServerStatus {
-    return snapshot(this.#entry(name));
+    return this.#snapshot(this.#entry(name));
+  }
+
+  #snapshot(entry: Entry): ServerStatus {
+    return { ...snapshot(entry), usable: this.#usable(entry) };
+  }
+
+  /** Up, or lost and coming back: `#connectionForUse()` would reconnect it rather than refuse. */
+  #usable(entry: Entry): boolean {
+    if (entry.state === 'ready' || entry.state === 'busy') return true;
+    if (this.#closed || entry.stopped || this.#policy.mode === 'never' || !entry.lost) return false;
+    if (entry.state === 'starting') return true;
+    return entry.state === 'error' && entry.attempts < this.#policy.maxAttempts;
   }
 
   /** Names of the visible servers that offer a tool with this name. */
@@ -344,6 +365,7 @@ export class ServerRegistry {
     entry.connection = undefined;
     if (entry.stopped || entry.state === 'stopping' || entry.state === 'stopped') return;
     entry.attempts += 1;
+    entry.lost = true;
     const failure =
       reason ??
       new McpxError(ErrorCode.ConnectionClosed, `the connection to '${entry.config.name}' was lost`, {
@@ -416,7 +438,7 @@ function isVisible(entry: Entry, agentId: string | undefined): boolean {
   return entry.shared || agentId === undefined || entry.owner === agentId;
 }
 
-function snapshot(entry: Entry): ServerStatus {
+function snapshot(entry: Entry): Omit<ServerStatus, 'usable'> {
   return {
     name: entry.config.name,
     config: entry.config,

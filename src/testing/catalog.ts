@@ -8,6 +8,7 @@ import {
   type CallToolResult,
   type CompleteResult,
   type GetPromptResult,
+  type LoggingLevel,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
@@ -49,6 +50,44 @@ export interface TestServerOptions {
   readonly hooks?: TestServerHooks;
   /** 2026-07-28 caching hints (`ttlMs`, `cacheScope`) per cacheable method; the SDK's default is `ttlMs: 0`. */
   readonly cacheHints?: ServerOptions['cacheHints'];
+  /**
+   * The changing resource `test://counter`, shared by every instance that serves it (a
+   * stateless HTTP server makes one instance per request). Defaults to one of its own.
+   */
+  readonly counter?: ChangingResource;
+  /**
+   * Whether this instance sends `notifications/resources/updated` itself when the counter
+   * changes (default true). A stateless HTTP entry publishes on its listen bus instead.
+   */
+  readonly sendsResourceUpdates?: boolean;
+}
+
+/** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
+export const COUNTER_URI = 'test://counter';
+
+/**
+ * A resource whose text changes on every touch, for subscription tests: `count N`.
+ * Listeners (the serving instances) are told of each change.
+ */
+export class ChangingResource {
+  #count = 0;
+  readonly #listeners = new Set<(uri: string) => void>();
+
+  get text(): string {
+    return `count ${this.#count}\n`;
+  }
+
+  /** Change the resource and tell every listener. */
+  touch(): number {
+    this.#count += 1;
+    for (const listener of this.#listeners) listener(COUNTER_URI);
+    return this.#count;
+  }
+
+  onTouch(listener: (uri: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 }
 
 /** What a tool body may use besides its arguments. */
@@ -59,6 +98,10 @@ export interface ToolRunContext {
   progress(progress: number, total: number, message: string): Promise<void>;
   /** Adds an echoing tool to this server's list and announces `notifications/tools/list_changed`. */
   addTool(name: string): Promise<void>;
+  /** Sends `notifications/message` (delivered when the client asked for this level). */
+  log(level: LoggingLevel, message: string): Promise<void>;
+  /** Changes `test://counter`; subscribers are told. Returns the new count. */
+  touchResource(): number;
 }
 
 /** One tool: its wire definition and a call that validates arguments first. */
@@ -200,6 +243,30 @@ export const builtinTools: readonly TestTool[] = [
     annotations: readOnly,
     run: ({ name }, ctx) => text(ctx.env[name] ?? '(unset)'),
   }),
+  defineTool({
+    name: 'log',
+    title: 'Log',
+    description: 'Send a log message (notifications/message) with the given text and level.',
+    input: z.object({
+      message: z.string().describe('The log text'),
+      level: z
+        .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+        .default('info')
+        .describe('The log level'),
+    }),
+    annotations: readOnly,
+    async run({ message, level }, ctx) {
+      await ctx.log(level, message);
+      return text(`logged at ${level}`);
+    },
+  }),
+  defineTool({
+    name: 'touch_resource',
+    title: 'Touch a resource',
+    description: `Change ${COUNTER_URI}; clients subscribed to it are sent notifications/resources/updated.`,
+    input: z.object({}),
+    run: (_args, ctx) => text(`${COUNTER_URI} is now count ${ctx.touchResource()}`),
+  }),
 ];
 
 const extraInput = z.object({
@@ -269,6 +336,14 @@ export const resources: readonly StaticResource[] = [
 ];
 
 const resourceList: readonly Resource[] = resources.map(({ text: _text, ...resource }) => resource);
+
+const counterResource: Resource = {
+  uri: COUNTER_URI,
+  name: 'counter',
+  title: 'Counter',
+  description: 'Changes on every touch_resource call; subscribe to be told',
+  mimeType: 'text/plain',
+};
 
 /** The one resource template. */
 export const resourceTemplates: readonly ResourceTemplateType[] = [
@@ -388,12 +463,15 @@ function runContext(
   ctx: ServerContext,
   env: Readonly<Record<string, string | undefined>>,
   addTool: (name: string) => Promise<void>,
+  counter: ChangingResource,
 ): ToolRunContext {
   const token = ctx.mcpReq._meta?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
     env,
     addTool,
+    log: (level, message) => ctx.mcpReq.log(level, message, TEST_SERVER_NAME),
+    touchResource: () => counter.touch(),
     async progress(progress, total, message) {
       if (token === undefined) return;
       await ctx.mcpReq.notify({
@@ -417,6 +495,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
   }
   const tools = [...builtinTools, ...extraTools(options.extraToolCount ?? 0)];
+  const counter = options.counter ?? new ChangingResource();
   const toolsByName = new Map(tools.map((t) => [t.definition.name, t]));
   // The low-level Server, because McpServer cannot paginate its lists.
   const server = new Server(
@@ -424,7 +503,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     {
       capabilities: {
         tools: { listChanged: true },
-        resources: {},
+        resources: { subscribe: true },
         prompts: {},
         logging: {},
         completions: {},
@@ -458,10 +537,14 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     const tool = toolsByName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     await ctx.mcpReq.log('info', `tool ${name} called`, TEST_SERVER_NAME).catch(() => {});
-    return tool.call(args, runContext(ctx, env, addTool));
+    return tool.call(args, runContext(ctx, env, addTool, counter));
   });
   server.setRequestHandler('resources/list', async (request) => {
-    const { items, nextCursor } = await list('resources/list', resourceList, request.params?.cursor);
+    const { items, nextCursor } = await list(
+      'resources/list',
+      [...resourceList, counterResource],
+      request.params?.cursor,
+    );
     return { resources: items, nextCursor };
   });
   server.setRequestHandler('resources/templates/list', async (request) => {
@@ -472,7 +555,33 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     );
     return { resourceTemplates: items, nextCursor };
   });
-  server.setRequestHandler('resources/read', async (request) => readResource(request.params.uri));
+  server.setRequestHandler('resources/read', async (request) =>
+    request.params.uri === COUNTER_URI
+      ? { contents: [{ uri: COUNTER_URI, mimeType: 'text/plain', text: counter.text }] }
+      : readResource(request.params.uri),
+  );
+  // 2025-11-25: the server keeps the subscriptions. On 2026-07-28 the serving entry does
+  // (subscriptions/listen), so every change goes out and the entry filters.
+  const subscribed = new Set<string>();
+  const modern = () => (server.getNegotiatedProtocolVersion() ?? '') >= '2026';
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+  if (options.sendsResourceUpdates !== false) {
+    const stop = counter.onTouch((uri) => {
+      if (modern() || subscribed.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
+    });
+    const previous = server.onclose;
+    server.onclose = () => {
+      stop();
+      previous?.();
+    };
+  }
   server.setRequestHandler('prompts/list', async (request) => {
     const { items, nextCursor } = await list('prompts/list', promptList, request.params?.cursor);
     return { prompts: items, nextCursor };

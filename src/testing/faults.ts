@@ -24,6 +24,7 @@ export const FAULT_MODES = [
   'silent-until-initialize', // ignores every request until `initialize`
   'idless-error-before-initialize', // answers them with an error that has no id
   'exit-before-initialize', // complains on stderr and exits, as strict SDKs do
+  'exit-after',
 ] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -65,6 +66,7 @@ export interface Faults {
 
 const DEFAULT_HUGE_LINE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_SLOW_START_MS = 2000;
+const DEFAULT_EXIT_AFTER_MS = 1000;
 
 function positiveInt(value: string | undefined, fallback: number): number {
   const n = Number(value);
@@ -145,6 +147,14 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
     if (modes.has('stderr-noise')) {
       let n = 0;
       setInterval(() => io.stderr.write(`stderr noise ${++n}\n`), 50).unref();
+    }
+    if (modes.has('exit-after')) {
+      // A server that dies in the middle of a long session (out of memory, a lost upstream).
+      const ms = positiveInt(io.env.MCPX_TEST_EXIT_AFTER_MS, DEFAULT_EXIT_AFTER_MS);
+      setTimeout(() => {
+        io.stderr.write('fatal: upstream connection lost\n');
+        io.exit(4);
+      }, ms).unref();
     }
     if (garbage) io.stdout.write('this is not json\n');
     if (modes.has('hang-before-initialize')) {

@@ -23,7 +23,8 @@
  * `header-mismatch` (the era probe is refused with -32020, as a header-rewriting proxy
  * causes), `future-only` (2026-era requests refused with -32022, supporting only a
  * later revision), `corrective` (the first era probe refused with -32022 naming
- * 2026-07-28), `sse-drop-after:N` (HTTP+SSE: the event stream dies after N messages).
+ * 2026-07-28), `sse-drop-after:N` (HTTP+SSE: the event stream dies after N messages), `omit-result-type` (results without
+ * `resultType`, as servers written before 2026-07-28 made it required send them).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -44,7 +45,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { createTestServer, type TestServerOptions } from './catalog.js';
+import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import { MemoryEventStore } from './http-event-store.js';
 import { type StreamCutter, toWebRequest, writeWebResponse } from './http-node-glue.js';
 import { LegacySseServerTransport } from './http-sse-legacy.js';
@@ -83,6 +84,8 @@ export interface HttpFaults {
   readonly sseDropAfter?: number;
   /** Sessions get an id mcpx must refuse (it contains spaces). */
   readonly badSessionId?: boolean;
+  /** Results go out without `resultType`, as servers written before it was required send them. */
+  readonly omitResultType?: boolean;
 }
 
 export interface HttpTestServerOptions extends TestServerOptions {
@@ -108,6 +111,8 @@ export interface HttpTestServer {
   expireSessions(): void;
   /** Announce that the tool list changed: to every 2025 session, and on every open 2026 listen stream. */
   announceToolListChanged(): Promise<void>;
+  /** Change `test://counter` (as its `touch_resource` tool does); subscribers are told. */
+  touchResource(): void;
   close(): Promise<void>;
 }
 
@@ -119,14 +124,20 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
   const faults = options.faults ?? {};
   const requests: string[] = [];
   const listenIds: (string | number)[] = [];
-  const factory = () => createTestServer(options);
+  const counter = options.counter ?? new ChangingResource();
+  const factory = () => createTestServer({ ...options, counter });
   let modern: McpHttpHandler | undefined;
+  let stopNotifying = () => {};
   if (era === 'modern' || era === 'both') {
-    modern = createMcpHandler(factory, {
+    // One instance per request: changes go out on the handler's subscriptions/listen bus.
+    const stateless = () => createTestServer({ ...options, counter, sendsResourceUpdates: false });
+    const handler = createMcpHandler(stateless, {
       legacy: 'reject',
       keepAliveMs: 0,
       ...(options.responseMode ? { responseMode: options.responseMode } : {}),
     });
+    modern = handler;
+    stopNotifying = counter.onTouch((uri) => handler.notify.resourceUpdated(uri));
   }
   const sessions = new Map<
     string,
@@ -189,7 +200,8 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     else handler = legacy;
     const listen = await listenIdOf(request);
     if (listen !== undefined) listenIds.push(listen);
-    const response = (await modernRefusal(request)) ?? (await handler(request));
+    let response = (await modernRefusal(request)) ?? (await handler(request));
+    if (faults.omitResultType) response = withoutResultType(response);
     const streamed =
       req.method === 'POST' && response.headers.get('content-type')?.startsWith('text/event-stream');
     let cut: StreamCutter | undefined;
@@ -324,7 +336,11 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
         void session.transport.close().catch(() => {});
       }
     },
+    touchResource() {
+      counter.touch();
+    },
     async close() {
+      stopNotifying();
       for (const session of sessions.values()) await session.transport.close().catch(() => {});
       for (const transport of sseSessions.values()) await transport.close().catch(() => {});
       await modern?.close().catch(() => {});
@@ -378,7 +394,54 @@ function progressCutter(count: number): StreamCutter {
   };
 }
 
-/** Parses `MCPX_HTTP_FAULT` (`unavailable:2,rate-limit:1,redirect,expire-session:3,drop-stream:1,drop-listen:5,slow:500,slow-first:5000,bad-session-id,header-mismatch,sse-drop-after:2`; see the module comment). */
+/** The same response with `resultType` removed from every JSON-RPC result, JSON or SSE, streamed as it comes. */
+function withoutResultType(response: Response): Response {
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.body || !(type.startsWith('application/json') || type.startsWith('text/event-stream')))
+    return response;
+  const strip = (json: string): string => {
+    try {
+      const value = JSON.parse(json) as unknown;
+      for (const message of Array.isArray(value) ? value : [value]) {
+        const result = (message as { result?: Record<string, unknown> } | null)?.result;
+        if (result && typeof result === 'object') delete result.resultType;
+      }
+      return JSON.stringify(value);
+    } catch {
+      return json;
+    }
+  };
+  let body: ReadableStream<Uint8Array>;
+  if (type.startsWith('application/json')) {
+    body = new ReadableStream({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode(strip(await new Response(response.body).text())));
+        controller.close();
+      },
+    });
+  } else {
+    let pending = '';
+    body = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(
+      new TransformStream<string, Uint8Array>({
+        transform(chunk, controller) {
+          pending += chunk;
+          const lines = pending.split('\n');
+          pending = lines.pop() ?? '';
+          const out = lines.map((l) => (l.startsWith('data: ') ? `data: ${strip(l.slice(6))}` : l));
+          controller.enqueue(new TextEncoder().encode(out.map((l) => `${l}\n`).join('')));
+        },
+        flush(controller) {
+          if (pending) controller.enqueue(new TextEncoder().encode(pending));
+        },
+      }),
+    );
+  }
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** Parses `MCPX_HTTP_FAULT` (`unavailable:2,rate-limit:1,redirect,expire-session:3,drop-stream:1,drop-listen:5,slow:500,slow-first:5000,bad-session-id,header-mismatch,sse-drop-after:2,omit-result-type`; see the module comment). */
 export function parseHttpFaults(
   value: string | undefined,
   env: Readonly<Record<string, string | undefined>> = {},
@@ -427,6 +490,9 @@ export function parseHttpFaults(
         break;
       case 'bad-session-id':
         faults.badSessionId = true;
+        break;
+      case 'omit-result-type':
+        faults.omitResultType = true;
         break;
       default:
         throw new Error(`unknown HTTP fault '${name}'`);

@@ -6,15 +6,18 @@
  * Environment:
  * - `MCP_TOOL_COUNT=N` adds N echoing tools `tool_0001`…
  * - `MCP_PAGE_SIZE=K` serves every list K items per page.
+ * - `MCPX_TEST_TICK_MS=N` changes `test://counter` every N ms (subscribers are told), as a
+ *   server watching a file or a feed would.
  * - `MCPX_TEST_FAULT=mode[,mode…]` switches on misbehaviour (see `faults.ts`), with
- *   `MCPX_TEST_HUGE_LINE_BYTES` and `MCPX_TEST_SLOW_START_MS` tuning two of them.
+ *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_SLOW_START_MS` and `MCPX_TEST_EXIT_AFTER_MS`
+ *   tuning three of them.
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
  */
 import { appendFileSync } from 'node:fs';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
+import { ChangingResource, createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
 import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
 
 function fail(message: string): never {
@@ -45,6 +48,9 @@ async function main(): Promise<void> {
   const extraToolCount = count('MCP_TOOL_COUNT', 0);
   const pageSize = count('MCP_PAGE_SIZE', 1);
   const discoverTtlMs = count('MCPX_TEST_DISCOVER_TTL_MS', 0);
+  const tickMs = count('MCPX_TEST_TICK_MS', 1);
+  const counter = new ChangingResource();
+  if (tickMs !== undefined) setInterval(() => counter.touch(), tickMs).unref();
   const faults = createFaults(modes, {
     stdin: process.stdin,
     stdout: process.stdout,
@@ -64,6 +70,7 @@ async function main(): Promise<void> {
   const options: TestServerOptions = {
     env: process.env,
     hooks: faults.hooks,
+    counter,
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),
     ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),

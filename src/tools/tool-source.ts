@@ -25,9 +25,10 @@ export interface ToolSource {
 
 /**
  * One MCP server of a registry, as seen by `agentId` (its catalogue is kept
- * fresh by the registry). Lists tools only while the server is up: a server
- * in error keeps its old catalogue for the reconnect, but offering it to a
- * model would only produce failures.
+ * fresh by the registry). Lists tools while they can be used: the server is up,
+ * or it crashed and the reconnect policy brings it back on the next call (its
+ * last catalogue stands until then). A server stopped, denied or given up on
+ * offers none: a model would only get failures.
  */
 export function mcpToolSource(registry: ServerRegistry, server: string, agentId?: string): ToolSource {
   return {
@@ -35,7 +36,7 @@ export function mcpToolSource(registry: ServerRegistry, server: string, agentId?
     guarded: true,
     listTools: async () => {
       const status = registry.list(agentId).find((s) => s.name === server);
-      return status && (status.state === 'ready' || status.state === 'busy') ? status.tools : [];
+      return status?.usable ? status.tools : [];
     },
     callTool: (name, args, options = {}) =>
       registry.callTool(server, name, args, {

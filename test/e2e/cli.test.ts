@@ -208,7 +208,7 @@ describe('mcpx in a pipeline', () => {
         timeout: 20_000,
       },
     );
-    expect(result.stdout).toBe('demo (8 tools)\n');
+    expect(result.stdout).toBe('demo (10 tools)\n');
     expect(result.stderr).toBe('');
   });
 });

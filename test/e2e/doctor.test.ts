@@ -81,9 +81,9 @@ describe('mcpx doctor on a mixed config', () => {
       'secured',
     ]);
     expect(rows.get('good')).toMatchObject({ status: 'ok' });
-    expect(rows.get('good')?.rest).toMatch(/^\d+ ms (2026-07-28|2025-\d\d-\d\d) 8 - /);
-    // MCP_TOOL_COUNT adds 30 generated tools to the 8, listed 7 per page.
-    expect(rows.get('paged')?.rest).toMatch(/ 38 /);
+    expect(rows.get('good')?.rest).toMatch(/^\d+ ms (2026-07-28|2025-\d\d-\d\d) 10 - /);
+    // MCP_TOOL_COUNT adds 30 generated tools to the 10, listed 7 per page.
+    expect(rows.get('paged')?.rest).toMatch(/ 40 /);
     for (const broken of ['crashy', 'missing', 'hangs', 'needsKey', 'secured'])
       expect(rows.get(broken)?.status).toBe('FAIL');
     expect(rows.get('secured')?.rest).toMatch(/^- - - required /);
@@ -110,8 +110,8 @@ describe('mcpx doctor on a mixed config', () => {
       error?: { code: string; fixes: string[] };
     }[];
     const byName = new Map(checks.map((c) => [c.server, c]));
-    expect(byName.get('good')).toMatchObject({ healthy: true, tools: 8 });
-    expect(byName.get('paged')).toMatchObject({ healthy: true, tools: 38 });
+    expect(byName.get('good')).toMatchObject({ healthy: true, tools: 10 });
+    expect(byName.get('paged')).toMatchObject({ healthy: true, tools: 40 });
     expect(byName.get('crashy')?.error?.code).toBe('SERVER_CRASHED');
     expect(byName.get('missing')?.error?.code).toBe('COMMAND_NOT_FOUND');
     expect(byName.get('hangs')?.error?.code).toBe('CONNECT_TIMEOUT');

@@ -21,6 +21,8 @@ export interface CliRunOptions {
   readonly timeoutMs?: number;
   /** Called once the process is running (e.g. to send it SIGINT). */
   readonly onSpawn?: (pid: number) => void;
+  /** Called with all of stdout and stderr so far whenever either grows (e.g. to send SIGINT at the right moment). */
+  readonly onOutput?: (output: { stdout: string; stderr: string }, pid: number) => void;
 }
 
 /** Run the built `mcpx` binary as a user would, with an isolated home. */
@@ -38,11 +40,16 @@ export function runCli(args: readonly string[], options: CliRunOptions): Promise
     });
     let stdout = '';
     let stderr = '';
+    const grew = () => {
+      if (child.pid !== undefined) options.onOutput?.({ stdout, stderr }, child.pid);
+    };
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
+      grew();
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
+      grew();
     });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

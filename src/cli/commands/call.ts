@@ -1,7 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { TaskStatusEvent } from '../../client/types.js';
 import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { renderContent } from '../../tools/render-content.js';
+import { stripTerminalControls } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { createProgressBar } from '../output/progress-bar.js';
@@ -20,11 +22,13 @@ export async function runCall(
   const args = parseToolArguments(rawArgs);
   const connection = await session.connect(server);
   const bar = io.stderrIsTTY && !options.json ? createProgressBar((s) => io.stderr.write(s)) : undefined;
+  const onTaskStatus = taskStatusReporter(session, bar);
   let result: CallToolResult;
   try {
     result = await connection.callTool(name, args, {
       signal: io.signal,
       ...(bar ? { onProgress: (event) => bar.update(event) } : {}),
+      ...(onTaskStatus ? { onTaskStatus } : {}),
     });
   } catch (error) {
     if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
@@ -50,6 +54,26 @@ export async function runCall(
     return ExitCode.ToolError;
   }
   return ExitCode.Ok;
+}
+
+/**
+ * How a task's status reaches the person: redrawn in place on a terminal, one line per
+ * change with --verbose elsewhere, nothing otherwise (stdout stays the result's alone).
+ */
+function taskStatusReporter(
+  session: CliSession,
+  bar: ReturnType<typeof createProgressBar> | undefined,
+): ((event: TaskStatusEvent) => void) | undefined {
+  const describe = (event: TaskStatusEvent) =>
+    `task ${stripTerminalControls(event.taskId).slice(0, 64)} ${event.status}${event.statusMessage ? `: ${stripTerminalControls(event.statusMessage).slice(0, 120)}` : ''}`;
+  if (session.options.verbose) {
+    return (event) => {
+      bar?.clear();
+      session.notice(describe(event));
+    };
+  }
+  if (!bar) return undefined;
+  return (event) => bar.status(describe(event));
 }
 
 /** A rejected call to a tool that does not exist says so, with a suggestion. */

@@ -65,6 +65,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       output: process.stderr,
     }),
   );
+  // A chat lives long: a server that crashes comes back on the model's next call to it.
+  session.reconnectLazily();
   const registry = await session.registry();
   if (level !== 'sandboxed') {
     await registry.connectAll({ signal: io.signal });

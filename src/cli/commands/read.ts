@@ -1,17 +1,104 @@
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
+import type { ServerConnection } from '../../client/types.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
 import { stripTerminalControls } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import type { CliSession } from '../session.js';
 
-/** `mcpx read <server> <uri>`: text contents as is, binary contents described. */
-export async function runRead(session: CliSession, serverName: string, uri: string): Promise<number> {
-  const { io, options } = session;
+/**
+ * `mcpx read <server> <uri> [--watch]`: text contents as is, binary contents described.
+ * With --watch, read again each time the server says the resource changed, until Ctrl-C
+ * (with --json, one JSON line per read).
+ */
+export async function runRead(
+  session: CliSession,
+  serverName: string,
+  uri: string,
+  flags: { readonly watch?: boolean } = {},
+): Promise<number> {
+  const { io } = session;
   const server = await session.server(serverName);
   const connection = await session.connect(server);
-  const result = await connection.readResource(uri, { signal: io.signal });
+  if (flags.watch) return watch(session, connection, uri);
+  print(session, await connection.readResource(uri, { signal: io.signal }), 2);
+  return ExitCode.Ok;
+}
+
+/** Subscribe first, then read, so a change between the two is not missed; updates that come while reading make one more read. */
+async function watch(session: CliSession, connection: ServerConnection, uri: string): Promise<number> {
+  const { io } = session;
+  let dirty = false;
+  let wake: (() => void) | undefined;
+  let lostBecause: Error | undefined;
+  const stopNoting = connection.onClose((reason) => {
+    lostBecause = reason;
+  });
+  const subscription = await connection.subscribeResource(
+    uri,
+    () => {
+      dirty = true;
+      wake?.();
+    },
+    { signal: io.signal },
+  );
+  try {
+    const interrupted = new Promise<'interrupted'>((resolve) => {
+      if (io.signal.aborted) resolve('interrupted');
+      io.signal.addEventListener('abort', () => resolve('interrupted'), { once: true });
+    });
+    print(session, await connection.readResource(uri, { signal: io.signal }), 0);
+    for (;;) {
+      if (!dirty) {
+        const changed = new Promise<'changed'>((resolve) => {
+          wake = () => resolve('changed');
+        });
+        const next = await Promise.race([changed, interrupted, subscription.ended]);
+        wake = undefined;
+        if (next === 'interrupted') return ExitCode.Cancelled;
+        if (next !== 'changed') throw stoppedWatching(connection, uri, next, lostBecause);
+      }
+      dirty = false;
+      print(session, await connection.readResource(uri, { signal: io.signal }), 0);
+    }
+  } catch (error) {
+    if (io.signal.aborted) return ExitCode.Cancelled;
+    throw error;
+  } finally {
+    stopNoting();
+    await subscription.unsubscribe().catch(() => {});
+  }
+}
+
+function stoppedWatching(
+  connection: ServerConnection,
+  uri: string,
+  how: string,
+  reason: Error | undefined,
+): McpxError {
+  const server = connection.server.name;
+  const crash = reason instanceof McpxError ? reason : undefined;
+  return new McpxError(
+    ErrorCode.ConnectionClosed,
+    how === 'ended-by-server'
+      ? `'${server}' ended the subscription to ${stripTerminalControls(uri)}`
+      : `lost the connection to '${server}' while watching ${stripTerminalControls(uri)}${crash ? `: ${crash.message}` : ''}`,
+    {
+      server,
+      origin: connection.server.origin,
+      ...(crash ? { cause: crash, stderrTail: crash.context.stderrTail ?? [] } : {}),
+      fixes: [
+        `run \`mcpx read ${server} ${stripTerminalControls(uri)} --watch\` again once the server is back`,
+      ],
+    },
+  );
+}
+
+function print(session: CliSession, result: ReadResourceResult, jsonIndent: number): void {
+  const { io, options } = session;
   if (options.json) {
-    io.stdout.write(toJson(result));
-    return ExitCode.Ok;
+    io.stdout.write(toJson(result, jsonIndent));
+    return;
   }
   for (const content of result.contents) {
     if ('text' in content && typeof content.text === 'string') {
@@ -24,5 +111,4 @@ export async function runRead(session: CliSession, serverName: string, uri: stri
       );
     }
   }
-  return ExitCode.Ok;
 }

@@ -21,6 +21,11 @@ export function createProgressBar(write: (chunk: string) => void, width = 30) {
       write(`\r\u001b[2K${line}`);
       drawn = true;
     },
+    /** A status line in the bar's place (a task's state), sanitized and cut to the width. */
+    status(text: string): void {
+      write(`\r\u001b[2K${stripTerminalControls(text).slice(0, 120)}`);
+      drawn = true;
+    },
     clear(): void {
       if (drawn) write('\r\u001b[2K');
       drawn = false;

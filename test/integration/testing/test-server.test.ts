@@ -17,7 +17,18 @@ import {
 } from '../../helpers/processes.js';
 
 const serverPath = join(resolve(import.meta.dirname, '../../..'), 'dist/testing/test-server.js');
-const builtinTools = ['echo', 'get_time', 'add', 'slow_operation', 'fail', 'large_output', 'add_tool', 'env'];
+const builtinTools = [
+  'echo',
+  'get_time',
+  'add',
+  'slow_operation',
+  'fail',
+  'large_output',
+  'add_tool',
+  'env',
+  'log',
+  'touch_resource',
+];
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -242,13 +253,14 @@ describe('mcpx-test-server: surface', () => {
       .toContainEqual(expect.objectContaining({ level: 'info', data: 'tool echo called' }));
   });
 
-  it('serves the three resources, the users template and reads both', async () => {
+  it('serves the four resources, the users template and reads both', async () => {
     const { client } = await connect();
     const { resources } = await client.listResources();
     expect(resources.map((r) => [r.uri, r.mimeType])).toEqual([
       ['test://readme.txt', 'text/plain'],
       ['test://config.json', 'application/json'],
       ['test://users.csv', 'text/csv'],
+      ['test://counter', 'text/plain'],
     ]);
     for (const r of resources) {
       const { contents } = await client.readResource({ uri: r.uri });
@@ -302,10 +314,10 @@ describe('mcpx-test-server: surface', () => {
     const { client } = await connect({ MCP_TOOL_COUNT: '250', MCP_PAGE_SIZE: '7' });
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toHaveLength(258);
-    expect(new Set(names).size).toBe(258);
-    expect(names.slice(0, 8)).toEqual(builtinTools);
-    expect(names[8]).toBe('tool_0001');
+    expect(names).toHaveLength(250 + builtinTools.length);
+    expect(new Set(names).size).toBe(250 + builtinTools.length);
+    expect(names.slice(0, builtinTools.length)).toEqual(builtinTools);
+    expect(names[builtinTools.length]).toBe('tool_0001');
     expect(names.at(-1)).toBe('tool_0250');
     expect(firstText(await client.callTool({ name: 'tool_0042', arguments: { message: 'm' } }))).toBe('m');
 
@@ -315,19 +327,19 @@ describe('mcpx-test-server: surface', () => {
     const second = await client.listTools({ cursor: first.nextCursor });
     expect(second.tools.map((t) => t.name)).toEqual([
       'env',
+      'log',
+      'touch_resource',
       'tool_0001',
       'tool_0002',
       'tool_0003',
       'tool_0004',
-      'tool_0005',
-      'tool_0006',
     ]);
     await expect(client.listTools({ cursor: 'not-a-cursor' })).rejects.toThrow(/Invalid cursor/);
   });
 
   it('paginates resources and prompts too', async () => {
     const { client } = await connect({ MCP_PAGE_SIZE: '2' });
-    expect((await client.listResources()).resources).toHaveLength(3);
+    expect((await client.listResources()).resources).toHaveLength(4);
     expect((await client.listPrompts()).prompts).toHaveLength(3);
     const page = await client.request({ method: 'prompts/list', params: {} });
     expect(page.prompts).toHaveLength(2);
@@ -342,7 +354,7 @@ describe('mcpx-test-server: surface', () => {
     const modern = await connect({ MCP_TOOL_COUNT: '20', MCP_PAGE_SIZE: '7' }, { mode: 'auto' });
     expect(modern.client.getProtocolEra()).toBe('modern');
     expect(modern.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect((await modern.client.listTools()).tools).toHaveLength(28);
+    expect((await modern.client.listTools()).tools).toHaveLength(20 + builtinTools.length);
     const seen: Progress[] = [];
     const done = await modern.client.callTool(
       { name: 'slow_operation', arguments: { steps: 3, delay_ms: 20 } },

@@ -64,7 +64,7 @@ describe('createAgentTools against the stdio test server', () => {
       description: expect.stringMatching(/^\[demo\] Echo/),
       parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
     });
-    expect(set.tools.length).toBe(8);
+    expect(set.tools.length).toBe(10);
     expect(set.mode).toBe('all');
   });
 

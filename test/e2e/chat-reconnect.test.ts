@@ -1,0 +1,82 @@
+/** `mcpx chat` with a server that crashes: the built CLI reconnects it lazily instead of dropping its tools. */
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { cliPath, tempDir, testServerPath } from '../helpers/cli.js';
+
+let dir: { path: string; remove: () => Promise<void> };
+beforeAll(async () => {
+  dir = await tempDir('mcpx-chat-reconnect-');
+});
+afterAll(() => dir.remove());
+
+type Request = { tools?: { function: { name: string } }[]; messages: { role: string; content: string }[] };
+
+it('mcpx chat: a server that crashed mid-call keeps its tools and is started again for the next call', async () => {
+  const config = join(dir.path, 'flaky.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        flaky: {
+          command: process.execPath,
+          args: [testServerPath],
+          env: { MCPX_TEST_FAULT: 'crash-mid-call' },
+        },
+      },
+    }),
+  );
+  const model = await startFakeModelServer([
+    { toolCalls: [{ name: 'mcp_flaky_echo', arguments: { message: 'one' } }] },
+    { text: 'It crashed.' },
+    { toolCalls: [{ name: 'mcp_flaky_echo', arguments: { message: 'two' } }] },
+    { text: 'It crashed again.' },
+  ]);
+  try {
+    const child = spawn(
+      process.execPath,
+      [
+        cliPath,
+        '--config',
+        config,
+        'chat',
+        '--base-url',
+        model.baseUrl,
+        '--model',
+        'fake',
+        '--permission',
+        'yolo',
+      ],
+      {
+        cwd: dir.path,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir.path,
+          MCPX_HOME: join(dir.path, '.mcpx'),
+          OPENAI_API_KEY: 'sk-e2e',
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end('echo one\necho two\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe('It crashed.\nIt crashed again.\n');
+    const requests = model.requests as Request[];
+    expect(requests).toHaveLength(4);
+    // The second turn still offers the crashed server's tool…
+    expect(requests[2]?.tools?.map((t) => t.function.name)).toContain('mcp_flaky_echo');
+    // …and calling it reaches a freshly started server (which crashes again), not UNKNOWN_TOOL.
+    const toolMessages = requests[3]?.messages.filter((m) => m.role === 'tool') ?? [];
+    expect(toolMessages).toHaveLength(2);
+    for (const m of toolMessages) expect(m.content).toMatch(/SERVER_CRASHED/);
+  } finally {
+    await model.close();
+  }
+}, 60_000);
