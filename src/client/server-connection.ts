@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { linkSignal } from '../transport/linked-signal.js';
 import type { EraCache } from './era-cache.js';
 import {
   applyFormDefaults,
@@ -22,7 +23,6 @@ import {
   checkFormSchema,
   urlElicitationProblem,
 } from './features.js';
-import { linkSignal } from './linked-signal.js';
 import { locate } from './locate.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
@@ -165,9 +165,8 @@ async function attemptConnect(
       },
     );
   };
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Many servers connect at once on the host's one Ctrl-C signal: one shared listener, not one per connect.
+  const link = options.signal ? linkSignal(options.signal) : undefined;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeoutError()), connectTimeoutMs);
@@ -176,7 +175,7 @@ async function attemptConnect(
     await Promise.race([
       client.connect(transport, {
         timeout: connectTimeoutMs,
-        signal: controller.signal,
+        ...(link ? { signal: link.signal } : {}),
         ...(prior ? { prior } : {}),
       }),
       deadline,
@@ -206,7 +205,7 @@ async function attemptConnect(
     );
   } finally {
     clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
+    link?.release();
   }
   const era: ProtocolEra = client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
   if (server.protocol === 'auto' && options.eraCache) {
