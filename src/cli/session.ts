@@ -1,4 +1,5 @@
 import type { ClientFeatures } from '../client/features.js';
+import type { SdkDiagnostic } from '../client/sdk-diagnostics.js';
 import type { ManagedTransport } from '../client/server-connection.js';
 import type { TransportHooks } from '../client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
@@ -178,7 +179,12 @@ export class CliSession {
             signal: hooks.signal ?? this.io.signal,
             onListChanged: hooks.onListChanged,
             ...(timeout === undefined ? {} : { connectTimeoutMs: timeout, requestTimeoutMs: timeout }),
-            ...(verbose ? { onLog: (event: ServerLogEvent) => this.notice(formatLog(event)) } : {}),
+            ...(verbose
+              ? {
+                  onLog: (event: ServerLogEvent) => this.notice(formatLog(event)),
+                  onSdkDiagnostic: (d: SdkDiagnostic) => this.notice(formatSdkDiagnostic(d)),
+                }
+              : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
@@ -276,6 +282,13 @@ export class CliSession {
 function preview(line: string): string {
   const clean = stripTerminalControls(line);
   return clean.length > 200 ? `${clean.slice(0, 200)}… (${line.length} chars)` : clean;
+}
+
+/** What the SDK said about a server; it quotes the server (tool names, schema text), so it is sanitized. */
+function formatSdkDiagnostic(diagnostic: SdkDiagnostic): string {
+  const clean = stripTerminalControls(diagnostic.message.replace(/^\[mcp-sdk\]\s*/, ''));
+  const text = clean.length > 1000 ? `${clean.slice(0, 1000)}…` : clean;
+  return `${diagnostic.server}: sdk ${diagnostic.level}: ${text}`;
 }
 
 function formatLog(event: ServerLogEvent): string {

@@ -15,6 +15,7 @@ export {
   type SamplingHandler,
   samplingRefused,
 } from './features.js';
+export type { SdkDiagnostic, SdkDiagnosticLevel } from './sdk-diagnostics.js';
 export {
   type ConnectServerOptions,
   connectServer,

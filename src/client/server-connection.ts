@@ -24,6 +24,7 @@ import {
   urlElicitationProblem,
 } from './features.js';
 import { locate } from './locate.js';
+import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from './sdk-diagnostics.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
@@ -49,6 +50,12 @@ export interface ConnectServerOptions {
   readonly signal?: AbortSignal;
   /** Roots, sampling and elicitation handlers; each capability is declared only when its handler exists. */
   readonly features?: ClientFeatures;
+  /**
+   * What the SDK would have printed with `console.*` while working for this server (it may
+   * quote the server: sanitize before showing). Without a handler it is dropped: the library
+   * never prints. See `sdk-diagnostics.ts`.
+   */
+  readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -126,12 +133,14 @@ async function attemptConnect(
         : server.protocol === 'modern'
           ? { mode: { pin: MODERN_VERSION } }
           : { mode: 'auto', probe: { timeoutMs: Math.min(ERA_PROBE_TIMEOUT_MS, connectTimeoutMs) } },
-    ...(options.onListChanged ? { listChanged: listChangedHandlers(options.onListChanged) } : {}),
+    ...(options.onListChanged
+      ? { listChanged: listChangedHandlers(outsideSdkScope(options.onListChanged)) }
+      : {}),
   };
   const client = new Client(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
   const unsubscribeRoots = registerFeatureHandlers(client, options.features);
   if (options.onLog) {
-    const onLog = options.onLog;
+    const onLog = outsideSdkScope(options.onLog);
     client.setNotificationHandler('notifications/message', (notification) => {
       const { level, logger, data } = notification.params;
       onLog({ server: server.name, level, ...(logger === undefined ? {} : { logger }), data });
@@ -173,11 +182,13 @@ async function attemptConnect(
   });
   try {
     await Promise.race([
-      client.connect(transport, {
-        timeout: connectTimeoutMs,
-        ...(link ? { signal: link.signal } : {}),
-        ...(prior ? { prior } : {}),
-      }),
+      withSdkDiagnostics(server.name, options.onSdkDiagnostic, () =>
+        client.connect(transport, {
+          timeout: connectTimeoutMs,
+          ...(link ? { signal: link.signal } : {}),
+          ...(prior ? { prior } : {}),
+        }),
+      ),
       deadline,
     ]);
   } catch (error) {
@@ -237,6 +248,7 @@ class SdkServerConnection implements ServerConnection {
   #closing: Promise<void> | undefined;
   #closeListeners = new Set<(reason: Error | undefined) => void>();
   readonly #requestTimeoutMs: number;
+  readonly #onSdkDiagnostic: ((diagnostic: SdkDiagnostic) => void) | undefined;
   /** 2026-07-28 has no logging/setLevel: the level rides on each request's `_meta`. */
   #logLevel: LoggingLevel | undefined;
 
@@ -254,6 +266,7 @@ class SdkServerConnection implements ServerConnection {
     this.instructions = client.getInstructions();
     this.#requestTimeoutMs =
       server.requestTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#onSdkDiagnostic = options.onSdkDiagnostic;
     client.onclose = () => {
       this.#closed = true;
       const reason = transport.closeReason?.();
@@ -296,7 +309,7 @@ class SdkServerConnection implements ServerConnection {
     args: Record<string, unknown>,
     options: Parameters<ServerConnection['callTool']>[2] = {},
   ) {
-    const onProgress = options.onProgress;
+    const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
         { name, arguments: args, ...this.#meta() },
@@ -366,7 +379,9 @@ class SdkServerConnection implements ServerConnection {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.client.close().catch(() => {});
+      await withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () => this.client.close()).catch(
+        () => {},
+      );
       await this.transport.close().catch(() => {});
       this.#closed = true;
     })();
@@ -394,7 +409,9 @@ class SdkServerConnection implements ServerConnection {
     }
     const link = control?.signal ? linkSignal(control.signal) : undefined;
     try {
-      return await send({ timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) });
+      return await withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () =>
+        send({ timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) }),
+      );
     } catch (error) {
       const own = control?.signal?.aborted ? undefined : this.transport.failureFor?.(error);
       if (own) throw locate(own, this.server);
@@ -422,7 +439,9 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
   const { roots, sampling, elicitation } = features;
   let unsubscribe = () => {};
   if (roots) {
-    client.setRequestHandler('roots/list', async () => ({ roots: [...roots.list()] }));
+    client.setRequestHandler('roots/list', async () => ({
+      roots: [...outsideSdkScope(() => roots.list())()],
+    }));
     const stop = roots.subscribe(() => void client.sendRootsListChanged().catch(() => {}));
     unsubscribe = () => {
       stop();
@@ -430,7 +449,11 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
   }
   if (sampling) {
     client.setRequestHandler('sampling/createMessage', async (request, ctx) =>
-      sampling.createMessage(capSampling(request.params, sampling.maxTokens), { signal: ctx.mcpReq.signal }),
+      outsideSdkScope(() =>
+        sampling.createMessage(capSampling(request.params, sampling.maxTokens), {
+          signal: ctx.mcpReq.signal,
+        }),
+      )(),
     );
   }
   if (elicitation?.form || elicitation?.url) {
@@ -440,11 +463,13 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
       if (params.mode === 'url') {
         const problem = urlElicitationProblem(params.url);
         if (problem || !elicitation.url) return { action: 'decline' };
-        return elicitation.url(params, { signal });
+        const url = elicitation.url;
+        return outsideSdkScope(() => url.call(elicitation, params, { signal }))();
       }
       if (!elicitation.form) return { action: 'decline' };
       checkFormSchema(params.requestedSchema);
-      const answer = await elicitation.form(params, { signal });
+      const form = elicitation.form;
+      const answer = await outsideSdkScope(() => form.call(elicitation, params, { signal }))();
       return answer.action === 'accept'
         ? {
             ...answer,
