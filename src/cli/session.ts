@@ -1,5 +1,4 @@
 import type { ClientFeatures } from '../client/features.js';
-import type { SdkDiagnostic } from '../client/sdk-diagnostics.js';
 import type { ManagedTransport } from '../client/server-connection.js';
 import type { TransportHooks } from '../client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
@@ -18,6 +17,7 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
+import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
@@ -182,7 +182,7 @@ export class CliSession {
             ...(verbose
               ? {
                   onLog: (event: ServerLogEvent) => this.notice(formatLog(event)),
-                  onSdkDiagnostic: (d: SdkDiagnostic) => this.notice(formatSdkDiagnostic(d)),
+                  onSdkDiagnostic: (d: SdkDiagnostic) => this.sdkNotice(d),
                 }
               : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
@@ -269,6 +269,11 @@ export class CliSession {
     this.io.stderr.write(`${line}\n`);
   }
 
+  /** What the SDK said about a server (--verbose); it quotes the server, so it is sanitized. */
+  sdkNotice(diagnostic: SdkDiagnostic): void {
+    this.notice(formatSdkDiagnostic(diagnostic));
+  }
+
   async close(): Promise<void> {
     // A registry that never came to be (bad config) has nothing to close.
     const registry = await this.#registry?.catch(() => undefined);
@@ -284,7 +289,7 @@ function preview(line: string): string {
   return clean.length > 200 ? `${clean.slice(0, 200)}… (${line.length} chars)` : clean;
 }
 
-/** What the SDK said about a server; it quotes the server (tool names, schema text), so it is sanitized. */
+/** What the SDK said about a server; it quotes the server (tool names, schema text), so terminal controls go. */
 function formatSdkDiagnostic(diagnostic: SdkDiagnostic): string {
   const clean = stripTerminalControls(diagnostic.message.replace(/^\[mcp-sdk\]\s*/, ''));
   const text = clean.length > 1000 ? `${clean.slice(0, 1000)}…` : clean;

@@ -14,6 +14,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { linkSignal } from '../transport/linked-signal.js';
+import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
 import type { EraCache } from './era-cache.js';
 import {
   applyFormDefaults,
@@ -24,7 +25,6 @@ import {
   urlElicitationProblem,
 } from './features.js';
 import { locate } from './locate.js';
-import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from './sdk-diagnostics.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 

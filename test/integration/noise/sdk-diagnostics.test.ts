@@ -4,10 +4,16 @@
  * library must not print that, but hand it to the host as a diagnostic.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SdkDiagnostic } from '../../../src/client/sdk-diagnostics.js';
+import { signIn } from '../../../src/auth/sign-in.js';
+import { TokenStore } from '../../../src/auth/token-store.js';
 import { connectServer } from '../../../src/client/server-connection.js';
+import { adhocHttpServer } from '../../../src/config/index.js';
+import type { ServerConfig } from '../../../src/config/types.js';
 import { HOSTILE_TOOL } from '../../../src/testing/catalog.js';
+import { startOAuthTestServer } from '../../../src/testing/oauth-test-server.js';
 import { createHttpTransport } from '../../../src/transport/http/index.js';
+import type { SdkDiagnostic } from '../../../src/transport/sdk-diagnostics.js';
+import { tempDir } from '../../helpers/cli.js';
 import { Resources, remoteServer, textOf } from '../http/helpers.js';
 
 const res = new Resources();
@@ -58,5 +64,33 @@ describe('SDK console output', () => {
     expect(warn).not.toHaveBeenCalled();
     console.warn('outside any connection');
     expect(warn).toHaveBeenCalledWith('outside any connection');
+  });
+
+  it('during a sign-in (the SDK warns before retrying a refused code) goes to the handler too', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const as = await startOAuthTestServer();
+    res.add(() => as.close());
+    const home = await tempDir('mcpx-diag-oauth-');
+    res.add(home.remove);
+    const server = { ...adhocHttpServer(as.url), name: 'secure' } as ServerConfig & { url: string };
+    // A browser that comes back with a code the authorization server never issued.
+    const bogusCode = async (url: URL) => {
+      const response = await fetch(url, { redirect: 'manual' });
+      const back = new URL(response.headers.get('location') ?? '', url);
+      back.searchParams.set('code', 'never-issued');
+      await fetch(back);
+    };
+    const diagnostics: SdkDiagnostic[] = [];
+    await expect(
+      signIn(server, {
+        store: new TokenStore(home.path),
+        present: bogusCode,
+        timeoutMs: 20_000,
+        onSdkDiagnostic: (d) => diagnostics.push(d),
+      }),
+    ).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+    expect(diagnostics.map((d) => d.message)).toContainEqual(expect.stringContaining('invalid_grant'));
+    expect(diagnostics.every((d) => d.server === 'secure')).toBe(true);
+    expect(warn).not.toHaveBeenCalled();
   });
 });
