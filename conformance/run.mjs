@@ -6,7 +6,8 @@
 // 2025 run on the 2026 wire too). Fails on a scenario that fails and is not in
 // expected-failures.json, and on one that is listed there but now passes or is
 // skipped (the baseline stays honest). A scenario whose checks were all skipped
-// counts as skipped, never as passed.
+// counts as skipped, never as passed. An unexpected failure is run once more and,
+// if it then passes, reported as passing on the 2nd attempt with the first failure.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -117,9 +118,23 @@ async function runScenario(line, scenario, outRoot) {
     status: code !== 0 ? 'failed' : scored === 0 ? 'skipped' : 'passed',
     checks: `${succeeded}/${succeeded + failed}${count('SKIPPED') ? ` +${count('SKIPPED')} skipped` : ''}`,
     warnings: count('WARNING'),
+    firstFailure: checks.find((c) => c.status === 'FAILURE')?.errorMessage,
     seconds: (performance.now() - started) / 1000,
     output,
   };
+}
+
+/**
+ * A failure that is not expected gets one more attempt: on a loaded two-core machine a client can
+ * miss a deadline. A pass on the second attempt is reported as flaky, with the first failure.
+ */
+async function runWithRetry(line, scenario, outRoot) {
+  const first = await runScenario(line, scenario, outRoot);
+  if (first.status !== 'failed' || baseline[line.name]?.[scenario.name]) return first;
+  const second = await runScenario(line, scenario, outRoot);
+  return second.status === 'failed'
+    ? second
+    : { ...second, flaky: first.firstFailure ?? first.output.trim().split('\n').slice(-3).join(' | ') };
 }
 
 const started = performance.now();
@@ -131,7 +146,7 @@ try {
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         for (let next = queue.shift(); next; next = queue.shift())
-          results.push(await runScenario(line, next, outRoot));
+          results.push(await runWithRetry(line, next, outRoot));
       }),
     );
   }
@@ -141,7 +156,9 @@ try {
 
 let problems = 0;
 const rows = [];
-const tally = new Map(LINES.map((l) => [l.name, { passed: 0, expected: 0, skipped: 0, unexpected: 0 }]));
+const tally = new Map(
+  LINES.map((l) => [l.name, { passed: 0, flaky: 0, expected: 0, skipped: 0, unexpected: 0 }]),
+);
 const order = (r) => LINES.findIndex((l) => l.name === r.line);
 for (const r of results.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name))) {
   const expected = baseline[r.line]?.[r.name];
@@ -153,6 +170,10 @@ for (const r of results.sort((a, b) => order(a) - order(b) || a.name.localeCompa
     problems++;
   } else if (r.status === 'passed') {
     verdict = r.warnings ? `pass (${r.warnings} warnings)` : 'pass';
+    if (r.flaky) {
+      verdict += ` on the 2nd attempt; the 1st failed: ${r.flaky}`;
+      counts.flaky++;
+    }
     counts.passed++;
   } else if (r.status === 'skipped') {
     verdict = 'skipped: every check was skipped';
@@ -164,8 +185,7 @@ for (const r of results.sort((a, b) => order(a) - order(b) || a.name.localeCompa
     verdict = 'FAIL';
     counts.unexpected++;
     problems++;
-    if (process.argv.includes('--verbose') || only.length)
-      console.error(`\n--- ${r.line} ${r.name}\n${r.output}`);
+    console.error(`\n--- ${r.line} ${r.name}\n${r.output}`);
   }
   rows.push(
     `${r.line.padEnd(15)} ${r.name.padEnd(44)} ${`[${r.tags}]`.padEnd(36)} ${r.checks.padEnd(14)} ${verdict}`,
@@ -175,8 +195,9 @@ console.log(rows.join('\n'));
 console.log('');
 for (const [name, c] of tally) {
   if (c.passed + c.expected + c.skipped + c.unexpected === 0) continue;
+  const flaky = c.flaky ? ` (${c.flaky} on a 2nd attempt)` : '';
   console.log(
-    `${name.padEnd(15)} ${c.passed} passed, ${c.expected} failed as expected, ${c.skipped} skipped, ${c.unexpected} unexpected`,
+    `${name.padEnd(15)} ${c.passed} passed${flaky}, ${c.expected} failed as expected, ${c.skipped} skipped, ${c.unexpected} unexpected`,
   );
 }
 const passed = results.filter((r) => r.status === 'passed').length;
