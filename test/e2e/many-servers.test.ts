@@ -66,3 +66,27 @@ describe(`mcpx with ${COUNT} servers in one config`, () => {
     expect(reported.map((e) => e.server).sort()).toEqual(failed.map((r) => r.name).sort());
   }, 200_000);
 });
+
+describe('--json with several servers failing', () => {
+  it('list and tools print all their errors as one JSON object on stderr', async () => {
+    const broken = join(dir.path, 'broken.json');
+    await writeFile(
+      broken,
+      JSON.stringify({
+        mcpServers: {
+          good: { command: process.execPath, args: [testServerPath] },
+          gone1: { command: 'mcpx-no-such-command-1' },
+          gone2: { command: 'mcpx-no-such-command-2' },
+        },
+      }),
+    );
+    for (const command of ['list', 'tools']) {
+      const run = await runCli(['--config', broken, '--json', command], { cwd: dir.path, home });
+      expect(run.code, command).toBe(4);
+      expect(() => JSON.parse(run.stdout), command).not.toThrow();
+      const report = JSON.parse(run.stderr) as { error: { server: string }; errors: { server: string }[] };
+      expect(report.errors.map((e) => e.server).sort()).toEqual(['gone1', 'gone2']);
+      expect(report.error).toEqual(report.errors[0]);
+    }
+  });
+});
