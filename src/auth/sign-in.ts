@@ -4,6 +4,7 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { guardedHttpOptions } from '../transport/http/create-http-transport.js';
 import { GuardedHttp } from '../transport/http/guarded-fetch.js';
 import type { Resolver } from '../transport/http/ssrf-guard.js';
+import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
 import { startLoopbackListener } from './loopback.js';
 import { McpxOAuthProvider } from './oauth-provider.js';
 import type { TokenStore } from './token-store.js';
@@ -23,6 +24,8 @@ export interface SignInOptions {
   /** Tests: the network underneath mcpx's guarded fetch (SSRF checks, no redirects, size caps). */
   readonly fetch?: typeof fetch;
   readonly resolver?: Resolver;
+  /** What the SDK says with `console.*` during the sign-in (OAuth fallbacks); dropped without a handler. */
+  readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
 }
 
 /**
@@ -53,10 +56,10 @@ export async function signIn(
       server,
       store: options.store,
       redirectUrl: listener.redirectUrl,
-      onAuthorize: async (url) => {
+      onAuthorize: outsideSdkScope(async (url: URL) => {
         presented = true;
         await options.present(url);
-      },
+      }),
     });
     void options.pasted?.then((url) => url && listener.accept(url));
     const fetchFn = http.fetch as typeof fetch;
@@ -64,12 +67,16 @@ export async function signIn(
     const challenge = options.scope ? { ...asked, scope: options.scope } : asked;
     // Discover afresh at every sign-in: the server may have moved to another authorization server.
     await provider.invalidateCredentials('discovery');
-    const first = await auth(provider, {
-      serverUrl: server.url,
-      forceReauthorization: true,
-      ...challenge,
-      fetchFn,
-    });
+    // The SDK's auth() reports fallbacks with console.warn; the library never prints.
+    const sdk = <T>(work: () => Promise<T>) => withSdkDiagnostics(server.name, options.onSdkDiagnostic, work);
+    const first = await sdk(() =>
+      auth(provider, {
+        serverUrl: server.url,
+        forceReauthorization: true,
+        ...challenge,
+        fetchFn,
+      }),
+    );
     if (first === 'AUTHORIZED' && !presented) return;
     const response = await listener.response;
     const expected = await provider.expectedState();
@@ -84,13 +91,15 @@ export async function signIn(
         },
       );
     }
-    await auth(provider, {
-      serverUrl: server.url,
-      ...challenge,
-      authorizationCode: response.code,
-      ...(response.iss ? { iss: response.iss } : {}),
-      fetchFn,
-    });
+    await sdk(() =>
+      auth(provider, {
+        serverUrl: server.url,
+        ...challenge,
+        authorizationCode: response.code,
+        ...(response.iss ? { iss: response.iss } : {}),
+        fetchFn,
+      }),
+    );
     await provider.invalidateCredentials('verifier');
   } catch (error) {
     if (error instanceof McpxError) throw error;

@@ -7,13 +7,26 @@ import type { CliSession } from './session.js';
 
 /** Print each failed server's error on stderr; the exit code of the first failure, or 0. */
 export function reportFailures(session: CliSession, outcomes: readonly ServerOutcome<unknown>[]): number {
-  let code: number = ExitCode.Ok;
-  for (const outcome of outcomes) {
-    if (outcome.ok) continue;
-    writeError(session, outcome.error);
-    if (code === ExitCode.Ok) code = exitCodeFor(outcome.error.code);
+  const errors = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.error]));
+  writeErrors(session, errors);
+  const first = errors[0];
+  return first ? exitCodeFor(first.code) : ExitCode.Ok;
+}
+
+/**
+ * Several servers' errors at once. With --json they stay one JSON object, as
+ * promised for stderr: `error` is the first (what a one-failure reader expects)
+ * and `errors` lists them all when there is more than one.
+ */
+export function writeErrors(session: Pick<CliSession, 'io' | 'options'>, errors: readonly McpxError[]): void {
+  const [first] = errors;
+  if (!first) return;
+  if (!session.options.json || errors.length === 1) {
+    for (const error of errors) writeError(session, error);
+    return;
   }
-  return code;
+  const all = errors.map((error) => errorToJson(error).error);
+  session.io.stderr.write(toJson({ error: all[0], errors: all }, 0));
 }
 
 /**

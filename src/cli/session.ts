@@ -20,6 +20,7 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { stripTerminalControls } from '../tools/sanitize.js';
 import { revealHidden } from '../tools/unicode.js';
+import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
@@ -207,7 +208,12 @@ export class CliSession {
             eraCache,
             signal: hooks.signal ?? this.io.signal,
             onListChanged: hooks.onListChanged,
-            ...(verbose ? { onLog: (event: ServerLogEvent) => this.notice(formatLog(event)) } : {}),
+            ...(verbose
+              ? {
+                  onLog: (event: ServerLogEvent) => this.notice(formatLog(event)),
+                  onSdkDiagnostic: (d: SdkDiagnostic) => this.sdkNotice(d),
+                }
+              : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
@@ -301,6 +307,11 @@ export class CliSession {
     this.io.stderr.write(`${line}\n`);
   }
 
+  /** What the SDK said about a server (--verbose); it quotes the server, so it is sanitized. */
+  sdkNotice(diagnostic: SdkDiagnostic): void {
+    this.notice(formatSdkDiagnostic(diagnostic));
+  }
+
   async close(): Promise<void> {
     // A registry that never came to be (bad config) has nothing to close.
     const registry = await this.#registry?.catch(() => undefined);
@@ -324,6 +335,13 @@ async function askForLogs(connection: ServerConnection): Promise<void> {
 function preview(line: string): string {
   const clean = stripTerminalControls(line);
   return clean.length > 200 ? `${clean.slice(0, 200)}… (${line.length} chars)` : clean;
+}
+
+/** What the SDK said about a server; it quotes the server (tool names, schema text), so terminal controls go. */
+function formatSdkDiagnostic(diagnostic: SdkDiagnostic): string {
+  const clean = stripTerminalControls(diagnostic.message.replace(/^\[mcp-sdk\]\s*/, ''));
+  const text = clean.length > 1000 ? `${clean.slice(0, 1000)}…` : clean;
+  return `${diagnostic.server}: sdk ${diagnostic.level}: ${text}`;
 }
 
 function formatLog(event: ServerLogEvent): string {

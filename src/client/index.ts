@@ -3,6 +3,8 @@
  * era negotiation (remembered between runs), every page of every list,
  * timeouts, cancellation and progress, and failures translated into McpxError.
  */
+
+export type { SdkDiagnostic, SdkDiagnosticLevel } from '../transport/sdk-diagnostics.js';
 export { createMemoryEraCache, type EraCache, openFileEraCache } from './era-cache.js';
 export {
   applyFormDefaults,

@@ -14,6 +14,8 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { linkSignal } from '../transport/linked-signal.js';
+import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
 import type { EraCache } from './era-cache.js';
 import {
   applyFormDefaults,
@@ -23,7 +25,6 @@ import {
   checkFormSchema,
   urlElicitationProblem,
 } from './features.js';
-import { linkSignal } from './linked-signal.js';
 import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
 import { acceptResultsWithoutResultType } from './result-type.js';
@@ -56,6 +57,12 @@ export interface ConnectServerOptions {
   readonly signal?: AbortSignal;
   /** Roots, sampling and elicitation handlers; each capability is declared only when its handler exists. */
   readonly features?: ClientFeatures;
+  /**
+   * What the SDK would have printed with `console.*` while working for this server (it may
+   * quote the server: sanitize before showing). Without a handler it is dropped: the library
+   * never prints. See `sdk-diagnostics.ts`.
+   */
+  readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -222,12 +229,14 @@ async function attemptConnect(
         : server.protocol === 'modern'
           ? { mode: { pin: MODERN_VERSION } }
           : { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(transport, remainingMs) } },
-    ...(options.onListChanged ? { listChanged: listChangedHandlers(options.onListChanged) } : {}),
+    ...(options.onListChanged
+      ? { listChanged: listChangedHandlers(outsideSdkScope(options.onListChanged)) }
+      : {}),
   };
   const client = new Client(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
   const unsubscribeRoots = registerFeatureHandlers(client, options.features);
   if (options.onLog) {
-    const onLog = options.onLog;
+    const onLog = outsideSdkScope(options.onLog);
     client.setNotificationHandler('notifications/message', (notification) => {
       const { level, logger, data } = notification.params;
       onLog({ server: server.name, level, ...(logger === undefined ? {} : { logger }), data });
@@ -251,20 +260,21 @@ async function attemptConnect(
       },
     );
   };
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Many servers connect at once on the host's one Ctrl-C signal: one shared listener, not one per connect.
+  const link = options.signal ? linkSignal(options.signal) : undefined;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeoutError()), remainingMs);
   });
   try {
     await Promise.race([
-      client.connect(transport, {
-        timeout: remainingMs,
-        signal: controller.signal,
-        ...(prior ? { prior } : {}),
-      }),
+      withSdkDiagnostics(server.name, options.onSdkDiagnostic, () =>
+        client.connect(transport, {
+          timeout: remainingMs,
+          ...(link ? { signal: link.signal } : {}),
+          ...(prior ? { prior } : {}),
+        }),
+      ),
       deadline,
     ]);
   } catch (error) {
@@ -292,7 +302,7 @@ async function attemptConnect(
     );
   } finally {
     clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
+    link?.release();
   }
   const era: ProtocolEra = client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
   if (server.protocol === 'auto' && options.eraCache) {
@@ -366,6 +376,7 @@ class SdkServerConnection implements ServerConnection {
   #closing: Promise<void> | undefined;
   #closeListeners = new Set<(reason: Error | undefined) => void>();
   readonly #requestTimeoutMs: number;
+  readonly #onSdkDiagnostic: ((diagnostic: SdkDiagnostic) => void) | undefined;
   /** 2026-07-28 has no logging/setLevel: the level rides on each request's `_meta`. */
   #logLevel: LoggingLevel | undefined;
   /** Set while the era came from memory and no request has succeeded yet. */
@@ -388,6 +399,7 @@ class SdkServerConnection implements ServerConnection {
     this.#requestTimeoutMs =
       server.requestTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#subscriptions = new ResourceSubscriptions(link.client, link.era, server.name);
+    this.#onSdkDiagnostic = options.onSdkDiagnostic;
     this.#watch(link);
   }
 
@@ -524,7 +536,7 @@ class SdkServerConnection implements ServerConnection {
         callToolAsTask(this.client, { name, arguments: args, ...this.#meta() }, o, options.onTaskStatus),
       );
     }
-    const onProgress = options.onProgress;
+    const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
         { name, arguments: args, ...this.#meta() },
@@ -614,7 +626,9 @@ class SdkServerConnection implements ServerConnection {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#renegotiating?.catch(() => {}); // so a connection it is opening is closed too
-      await this.client.close().catch(() => {});
+      await withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () => this.client.close()).catch(
+        () => {},
+      );
       await this.transport.close().catch(() => {});
       this.#closed = true;
     })();
@@ -643,12 +657,13 @@ class SdkServerConnection implements ServerConnection {
     const link = control?.signal ? linkSignal(control.signal) : undefined;
     const options = { timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) };
     try {
+      const attempt = () => withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () => send(options));
       let result: T;
       try {
-        result = await send(options);
+        result = await attempt();
       } catch (error) {
         if (control?.signal?.aborted || !(await this.#recoverFromStaleVerdict(error))) throw error;
-        result = await send(options);
+        result = await attempt();
       }
       this.#renegotiate = undefined; // the era works: no later failure is blamed on it
       return result;
@@ -690,7 +705,9 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
   const { roots, sampling, elicitation } = features;
   let unsubscribe = () => {};
   if (roots) {
-    client.setRequestHandler('roots/list', async () => ({ roots: [...roots.list()] }));
+    client.setRequestHandler('roots/list', async () => ({
+      roots: [...outsideSdkScope(() => roots.list())()],
+    }));
     const stop = roots.subscribe(() => void client.sendRootsListChanged().catch(() => {}));
     unsubscribe = () => {
       stop();
@@ -698,7 +715,11 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
   }
   if (sampling) {
     client.setRequestHandler('sampling/createMessage', async (request, ctx) =>
-      sampling.createMessage(capSampling(request.params, sampling.maxTokens), { signal: ctx.mcpReq.signal }),
+      outsideSdkScope(() =>
+        sampling.createMessage(capSampling(request.params, sampling.maxTokens), {
+          signal: ctx.mcpReq.signal,
+        }),
+      )(),
     );
   }
   if (elicitation?.form || elicitation?.url) {
@@ -708,11 +729,13 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
       if (params.mode === 'url') {
         const problem = urlElicitationProblem(params.url);
         if (problem || !elicitation.url) return { action: 'decline' };
-        return elicitation.url(params, { signal });
+        const url = elicitation.url;
+        return outsideSdkScope(() => url.call(elicitation, params, { signal }))();
       }
       if (!elicitation.form) return { action: 'decline' };
       checkFormSchema(params.requestedSchema);
-      const answer = await elicitation.form(params, { signal });
+      const form = elicitation.form;
+      const answer = await outsideSdkScope(() => form.call(elicitation, params, { signal }))();
       return answer.action === 'accept'
         ? {
             ...answer,

@@ -321,7 +321,9 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    // Node's default backlog (511) resets connections past it: a burst of 2,000 calls in flight
+    // on one 2025 session (one socket each) must measure mcpx, not the listen queue.
+    server.listen({ port: options.port ?? 0, host: '127.0.0.1', backlog: 4096 }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -64,6 +64,7 @@ export async function runAuth(
       store: new TokenStore(session.home),
       ...(pasted ? { pasted } : {}),
       present: (url) => presentSignIn(session, server.name, url, useBrowser),
+      ...(session.options.verbose ? { onSdkDiagnostic: (d) => session.sdkNotice(d) } : {}),
     });
   } finally {
     lines?.close();

@@ -2,7 +2,7 @@ import type { McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
-import { writeError } from '../report.js';
+import { writeErrors } from '../report.js';
 import type { CliSession } from '../session.js';
 
 interface ListRow {
@@ -65,7 +65,10 @@ export async function runList(session: CliSession): Promise<number> {
       )}\n`,
     );
   }
-  for (const row of rows) if (row.error) writeError(session, row.error);
+  writeErrors(
+    session,
+    rows.flatMap((row) => (row.error ? [row.error] : [])),
+  );
   return rows.some((r) => r.error) ? ExitCode.Unreachable : ExitCode.Ok;
 }
 

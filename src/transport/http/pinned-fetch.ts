@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
+import { linkSignal } from '../linked-signal.js';
 
 /** The fetch shape the SDK transports accept. */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -64,6 +65,9 @@ export function createPinnedFetch(resolve: CheckedResolve): PinnedFetch {
       );
     };
     const secure = url.protocol === 'https:';
+    // The SDK hands every POST of a 2025 session the transport's one signal: give each request a
+    // child of it, or `http.request` adds one listener per request in flight to that signal.
+    const link = init.signal ? linkSignal(init.signal) : undefined;
     return new Promise<Response>((settle, reject) => {
       let sent = false;
       const request = (secure ? https : http).request(url, {
@@ -71,8 +75,10 @@ export function createPinnedFetch(resolve: CheckedResolve): PinnedFetch {
         headers,
         agent: secure ? agents.https : agents.http,
         lookup,
-        ...(init.signal ? { signal: init.signal } : {}),
+        ...(link ? { signal: link.signal } : {}),
       });
+      // 'close' comes once the response has been read or the request destroyed.
+      if (link) request.once('close', link.release);
       request.once('finish', () => {
         sent = true;
       });

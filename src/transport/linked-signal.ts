@@ -1,8 +1,11 @@
 /**
- * One listener per caller signal, however many requests share it. The SDK
- * adds an `abort` listener to the signal of every request; 2,000 concurrent
- * calls sharing the caller's signal would trip MaxListenersExceededWarning.
- * Each request gets its own child signal instead, fed from a single listener.
+ * One listener per shared signal, however many requests hang off it. Whoever
+ * takes a signal (the SDK per request, `http.request` per socket) adds an
+ * `abort` listener to it; 2,000 concurrent calls sharing the CLI's Ctrl-C
+ * signal, 60 servers connecting on it, or 2,000 POSTs on one Streamable HTTP
+ * session sharing the SDK transport's signal would trip
+ * MaxListenersExceededWarning. Each user gets its own child signal instead,
+ * fed from a single listener on the shared one.
  */
 const children = new WeakMap<AbortSignal, Set<AbortController>>();
 
