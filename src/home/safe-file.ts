@@ -63,7 +63,9 @@ export function createHomeFiles(root: string): HomeFiles {
       const info = await lstatOrUndefined(folder);
       if (info === undefined) {
         if (!create) return false;
-        await guard(folder, 'create the folder', () => mkdir(folder, { mode: DIR_MODE }));
+        // Folders above the home are the user's (MCPX_HOME may name a new path): made as needed.
+        const recursive = folder === root;
+        await guard(folder, 'create the folder', () => mkdir(folder, { mode: DIR_MODE, recursive }));
         // mkdir's mode passes through the umask; the folder must end up exactly 0700.
         if (posix) await guard(folder, 'set the permissions of', () => chmod(folder, DIR_MODE));
         continue;

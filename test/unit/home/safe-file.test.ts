@@ -175,3 +175,13 @@ describe.runIf(posix)('every store under the home refuses a planted link and lea
     expect(await readdir(join(root, 'stolen'))).toEqual([]);
   });
 });
+
+describe('a home whose parent folders do not exist yet', () => {
+  it('is created with them (MCPX_HOME may name a new path)', async () => {
+    const { root } = await scratch();
+    const home = join(root, 'a', 'b', '.mcpx');
+    await createHomeFiles(home).writeText('trust.json', '{}');
+    expect(await createHomeFiles(home).readText('trust.json')).toBe('{}');
+    if (posix) expect(await modeOf(home)).toBe(0o700);
+  });
+});
