@@ -16,7 +16,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { stripTerminalControls } from '../tools/sanitize.js';
+import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
@@ -236,7 +236,7 @@ export class CliSession {
       http: {
         onRetry: (retry) =>
           this.notice(
-            `${server.name}: ${retry.what} failed (${stripTerminalControls(retry.reason)}), retry ${retry.attempt} of ${retry.maxRetries} in ${Math.round(retry.delayMs)} ms`,
+            `${server.name}: ${retry.what} failed (${forTerminal(retry.reason)}), retry ${retry.attempt} of ${retry.maxRetries} in ${Math.round(retry.delayMs)} ms`,
           ),
       },
       onInvalidLine: (line) =>
@@ -278,13 +278,16 @@ export class CliSession {
 }
 
 function preview(line: string): string {
-  const clean = stripTerminalControls(line);
+  const clean = forTerminal(line);
   return clean.length > 200 ? `${clean.slice(0, 200)}… (${line.length} chars)` : clean;
 }
 
 function formatLog(event: ServerLogEvent): string {
   const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
-  return `${event.server} [${event.level}]${event.logger ? ` ${event.logger}:` : ''} ${preview(data ?? '')}`;
+  // Level and logger come from the server too.
+  return forTerminal(
+    `${event.server} [${event.level}]${event.logger ? ` ${event.logger}:` : ''} ${preview(data ?? '')}`,
+  );
 }
 
 /** What a person must see before approving a project entry. */

@@ -1,6 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { stripTerminalControls } from '../tools/sanitize.js';
-import { revealHidden } from '../tools/unicode.js';
+import { forTerminal } from '../tools/sanitize.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
 
 export interface ConnectQuestion {
@@ -68,7 +67,7 @@ export function denyingApprover(reason: string): Approver & { readonly reason: s
 export function describeQuestion(
   question: ConnectQuestion & { args?: Readonly<Record<string, unknown>>; changes?: readonly string[] },
 ): string {
-  const show = (text: string) => revealHidden(stripTerminalControls(text));
+  const show = forTerminal;
   const lines = [`server: ${show(question.server)}`, `tool:   ${show(question.tool.name)}`];
   if (question.tool.description) lines.push(`about:  ${show(question.tool.description)}`);
   if (question.args) lines.push(`args:   ${show(JSON.stringify(question.args))}`);

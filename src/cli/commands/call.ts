@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { renderContent } from '../../tools/render-content.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { createProgressBar } from '../output/progress-bar.js';
@@ -37,7 +38,7 @@ export async function runCall(
   if (options.json) {
     io.stdout.write(toJson(result));
   } else {
-    const text = renderContent(result.content ?? [], result.structuredContent);
+    const text = forTerminal(renderContent(result.content ?? [], result.structuredContent));
     (result.isError ? io.stderr : io.stdout).write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
   if (result.isError) {

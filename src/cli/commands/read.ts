@@ -1,4 +1,4 @@
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import type { CliSession } from '../session.js';
@@ -15,12 +15,12 @@ export async function runRead(session: CliSession, serverName: string, uri: stri
   }
   for (const content of result.contents) {
     if ('text' in content && typeof content.text === 'string') {
-      const text = stripTerminalControls(content.text);
+      const text = forTerminal(content.text);
       io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     } else {
       const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
       io.stdout.write(
-        `[binary ${stripTerminalControls(content.uri)}${content.mimeType ? ` (${stripTerminalControls(content.mimeType)})` : ''}, ${Math.floor((blob.length * 3) / 4)} bytes — use --json to get it base64-encoded]\n`,
+        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${Math.floor((blob.length * 3) / 4)} bytes — use --json to get it base64-encoded]\n`,
       );
     }
   }
