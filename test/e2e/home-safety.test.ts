@@ -1,6 +1,7 @@
-import { lstat, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpTestServer } from '../../src/testing/http-test-server.js';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
 // Links are what a cloned repository's script plants; Windows needs privileges to make them.
@@ -71,5 +72,27 @@ describe.runIf(posix)('the mcpx home through the built CLI', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${eraFile} is a symbolic link; mcpx does not follow links in its home`);
     expect(await readFile(victim, 'utf8')).toBe('precious\n');
+  });
+
+  it('refuses a planted ~/.mcpx/oauth folder link before any request to a remote server', async () => {
+    const { home, mcpxHome, project } = await user('oauth-link');
+    const stolen = join(dir.path, 'oauth-link', 'stolen');
+    await mkdir(stolen);
+    const oauth = join(mcpxHome, 'oauth');
+    await symlink(stolen, oauth);
+    const server = await startHttpTestServer();
+    try {
+      const config = join(project, 'remote.json');
+      await writeFile(config, JSON.stringify({ mcpServers: { remote: { url: server.url } } }));
+      const run = await runCli(['--config', config, 'call', 'remote.echo', 'message=x'], {
+        cwd: project,
+        home,
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${oauth} is a symbolic link; mcpx does not follow links in its home`);
+      expect(await readdir(stolen)).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });
