@@ -17,5 +17,5 @@ export {
   oauthSettings,
 } from './oauth-provider.js';
 export { openBrowser } from './open-browser.js';
-export { type SignInOptions, signIn } from './sign-in.js';
+export { type SignInOptions, type SignInOutcome, signIn } from './sign-in.js';
 export { type StoredCredentials, TokenStore } from './token-store.js';

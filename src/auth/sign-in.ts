@@ -6,6 +6,7 @@ import { GuardedHttp } from '../transport/http/guarded-fetch.js';
 import type { Resolver } from '../transport/http/ssrf-guard.js';
 import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
 import { startLoopbackListener } from './loopback.js';
+import { describeOAuthFailure } from './oauth-failure.js';
 import { McpxOAuthProvider } from './oauth-provider.js';
 import type { TokenStore } from './token-store.js';
 
@@ -29,16 +30,23 @@ export interface SignInOptions {
 }
 
 /**
+ * How a sign-in ended: tokens stored, or nothing to do because the server
+ * answered an unauthenticated request (it needs no sign-in).
+ */
+export type SignInOutcome = 'signed-in' | 'not-needed';
+
+/**
  * Sign in to one remote server: discovery, registration (or the config's
  * pre-registered client), the authorization request with PKCE S256, `state`
  * and `resource`, the redirect caught on a loopback listener (or pasted),
  * `state` and `iss` verified, the code exchanged, tokens stored 0600.
- * Resolves once tokens are stored.
+ * Resolves once tokens are stored, or with `not-needed` (nothing stored,
+ * nothing registered) when the server accepted a request without a token.
  */
 export async function signIn(
   server: ServerConfig & { readonly url: string },
   options: SignInOptions,
-): Promise<void> {
+): Promise<SignInOutcome> {
   const listener = await startLoopbackListener(
     options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
   );
@@ -64,6 +72,8 @@ export async function signIn(
     void options.pasted?.then((url) => url && listener.accept(url));
     const fetchFn = http.fetch as typeof fetch;
     const asked = await challengeOf(server, fetchFn);
+    // Registering a client at a server that asks for no token only earns an error page.
+    if (asked === 'accepted') return 'not-needed';
     const challenge = options.scope ? { ...asked, scope: options.scope } : asked;
     // Discover afresh at every sign-in: the server may have moved to another authorization server.
     await provider.invalidateCredentials('discovery');
@@ -77,7 +87,7 @@ export async function signIn(
         fetchFn,
       }),
     );
-    if (first === 'AUTHORIZED' && !presented) return;
+    if (first === 'AUTHORIZED' && !presented) return 'signed-in';
     const response = await listener.response;
     const expected = await provider.expectedState();
     if (!expected || response.state !== expected) {
@@ -101,11 +111,12 @@ export async function signIn(
       }),
     );
     await provider.invalidateCredentials('verifier');
+    return 'signed-in';
   } catch (error) {
     if (error instanceof McpxError) throw error;
     throw new McpxError(
       ErrorCode.AuthRequired,
-      `sign-in to '${server.name}' failed: ${(error as Error).message}`,
+      `sign-in to '${server.name}' failed: ${describeOAuthFailure(error)}`,
       {
         server: server.name,
         origin: server.origin,
@@ -123,12 +134,15 @@ export async function signIn(
 /**
  * What the server itself asks for: an unauthenticated request answered 401
  * names its resource metadata and the scope it wants (`WWW-Authenticate`),
- * which the spec ranks above the scopes the metadata lists.
+ * which the spec ranks above the scopes the metadata lists. `accepted` when
+ * the server answered without asking for a token: a success, or a JSON-RPC
+ * answer (a 2025 server's "no session" 400 comes from the MCP layer, which
+ * sits behind any authorization).
  */
 async function challengeOf(
   server: ServerConfig & { readonly url: string },
   fetchFn: typeof fetch,
-): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+): Promise<{ resourceMetadataUrl?: URL; scope?: string } | 'accepted'> {
   try {
     const response = await fetchFn(server.url, {
       method: 'POST',
@@ -141,11 +155,31 @@ async function challengeOf(
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
       signal: AbortSignal.timeout(10_000),
     });
+    if (response.status !== 401 && response.status !== 403) {
+      const accepted = response.ok || (await isJsonRpcAnswer(response));
+      await response.body?.cancel().catch(() => {});
+      return accepted ? 'accepted' : {};
+    }
     await response.body?.cancel().catch(() => {});
-    if (response.status !== 401 && response.status !== 403) return {};
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
   } catch {
     return {};
+  }
+}
+
+const MAX_PROBE_BODY = 64 * 1024;
+
+async function isJsonRpcAnswer(response: Response): Promise<boolean> {
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return false;
+  const length = Number(response.headers.get('content-length') ?? 0);
+  if (length > MAX_PROBE_BODY) return false;
+  try {
+    const text = await response.text();
+    if (text.length > MAX_PROBE_BODY) return false;
+    const message = JSON.parse(text) as { jsonrpc?: unknown; error?: unknown; result?: unknown };
+    return message.jsonrpc === '2.0' && (message.error !== undefined || message.result !== undefined);
+  } catch {
+    return false;
   }
 }

@@ -1,13 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import type {
   OAuthClientInformationMixed,
   OAuthDiscoveryState,
   OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { ErrorCode, McpxError } from '../errors/index.js';
+import { createHomeFiles, type HomeFiles } from '../home/index.js';
+
+const OAUTH_DIR = 'oauth';
 
 /** What mcpx keeps for one server's sign-in. Never logged, never put in a URL or an error. */
 export interface StoredCredentials {
@@ -22,97 +21,47 @@ export interface StoredCredentials {
 }
 
 /**
- * Tokens under `<mcpx home>/oauth/`: the directory 0700, one file per server
+ * Tokens under `<mcpx home>/oauth/`: the folder 0700, one file per server
  * (keyed by its name and URL, so a token for one server never reaches
- * another), written atomically with mode 0600, and a pre-planted symlink in
- * place of a file or the directory is refused rather than followed.
+ * another), written atomically with mode 0600. A symbolic link planted in
+ * place of a file, the folder or the home is refused (`HOME_UNSAFE`), never
+ * followed (the home's safe files, `src/home/`).
  */
 export class TokenStore {
   readonly directory: string;
+  readonly #files: HomeFiles;
 
   constructor(home: string) {
-    this.directory = join(home, 'oauth');
+    this.#files = createHomeFiles(home);
+    this.directory = this.#files.path(OAUTH_DIR);
   }
 
   fileFor(serverName: string, serverUrl: string): string {
-    const key = createHash('sha256').update(`${serverName}\0${serverUrl}`).digest('hex').slice(0, 16);
-    const safeName = serverName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 40);
-    return join(this.directory, `${safeName}-${key}.json`);
+    return this.#files.path(this.#relative(serverName, serverUrl));
   }
 
   async load(serverName: string, serverUrl: string): Promise<StoredCredentials | undefined> {
-    const file = this.fileFor(serverName, serverUrl);
-    await this.#refuseSymlink(file);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await this.#files.readText(this.#relative(serverName, serverUrl));
+    if (text === undefined) return undefined;
     const stored = JSON.parse(text) as StoredCredentials;
     return stored.serverUrl === serverUrl ? stored : undefined;
   }
 
   async save(serverName: string, credentials: StoredCredentials): Promise<void> {
-    await this.#ensureDirectory();
-    const file = this.fileFor(serverName, credentials.serverUrl);
-    await this.#refuseSymlink(file);
-    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    // `wx` + O_NOFOLLOW: a fresh file, never one someone planted, never through a link.
-    const handle = await open(
-      temp,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
+    await this.#files.writeText(
+      this.#relative(serverName, credentials.serverUrl),
+      `${JSON.stringify(credentials, null, 2)}\n`,
     );
-    try {
-      await handle.writeFile(`${JSON.stringify(credentials, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
   }
 
   /** Forget a server's sign-in. Resolves true when there was one. */
   async remove(serverName: string, serverUrl: string): Promise<boolean> {
-    const file = this.fileFor(serverName, serverUrl);
-    await this.#refuseSymlink(file);
-    try {
-      await lstat(file);
-    } catch {
-      return false;
-    }
-    await rm(file, { force: true });
-    return true;
+    return this.#files.remove(this.#relative(serverName, serverUrl));
   }
 
-  async #ensureDirectory(): Promise<void> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const info = await lstat(this.directory);
-    if (info.isSymbolicLink() || !info.isDirectory()) throw planted(this.directory);
-    if ((info.mode & 0o777) !== 0o700) await chmod(this.directory, 0o700);
+  #relative(serverName: string, serverUrl: string): string {
+    const key = createHash('sha256').update(`${serverName}\0${serverUrl}`).digest('hex').slice(0, 16);
+    const safeName = serverName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 40);
+    return `${OAUTH_DIR}/${safeName}-${key}.json`;
   }
-
-  async #refuseSymlink(path: string): Promise<void> {
-    for (const candidate of [this.directory, path]) {
-      try {
-        if ((await lstat(candidate)).isSymbolicLink()) throw planted(candidate);
-      } catch (error) {
-        if (error instanceof McpxError) throw error;
-      }
-    }
-  }
-}
-
-function planted(path: string): McpxError {
-  return new McpxError(
-    ErrorCode.AuthRequired,
-    `refusing to use ${path}: it is a symbolic link, not mcpx's own token file`,
-    {
-      fixes: [
-        `remove ${path} (someone or something put a link there), then sign in again with \`mcpx auth <server>\``,
-      ],
-    },
-  );
 }

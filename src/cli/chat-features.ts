@@ -13,8 +13,7 @@ import {
   samplingRefused,
 } from '../client/features.js';
 import type { ServerConfig } from '../config/types.js';
-import { stripTerminalControls } from '../tools/sanitize.js';
-import { revealHidden } from '../tools/unicode.js';
+import { forTerminal } from '../tools/sanitize.js';
 
 export interface ChatFeatureOptions {
   readonly model: ChatModel;
@@ -28,7 +27,7 @@ export interface ChatFeatureOptions {
   readonly maxSamplingTokens?: number;
 }
 
-const show = (text: string) => revealHidden(stripTerminalControls(text));
+const show = forTerminal;
 
 /** One property of an elicitation form (the spec's restricted JSON Schema subset). */
 interface FormField {

@@ -30,6 +30,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.ConfigMissingTransport]: ExitCode.Config,
   [Codes.ConfigInterpolation]: ExitCode.Config,
   [Codes.ConfigUntrusted]: ExitCode.Config,
+  [Codes.HomeUnsafe]: ExitCode.Config,
+  [Codes.HomeAccess]: ExitCode.Config,
   [Codes.CommandNotFound]: ExitCode.Unreachable,
   [Codes.SpawnPermissionDenied]: ExitCode.Unreachable,
   [Codes.SpawnFailed]: ExitCode.Unreachable,

@@ -1,5 +1,5 @@
 import { errorToJson, formatError, type McpxError } from '../errors/index.js';
-import { stripTerminalControls } from '../tools/sanitize.js';
+import { forTerminal } from '../tools/sanitize.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { ServerOutcome } from './fan-out.js';
 import { toJson } from './output/json.js';
@@ -31,10 +31,11 @@ export function writeErrors(session: Pick<CliSession, 'io' | 'options'>, errors:
 
 /**
  * An error as text for a terminal. Errors carry what servers said (stderr
- * lines, error messages, OAuth error descriptions), so terminal controls go.
+ * lines, error messages, OAuth error descriptions), so terminal controls go
+ * and hidden characters show.
  */
 export function renderError(error: McpxError, verbose: boolean): string {
-  return stripTerminalControls(formatError(error, { verbose }));
+  return forTerminal(formatError(error, { verbose }));
 }
 
 /** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */

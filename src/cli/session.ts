@@ -18,8 +18,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { stripTerminalControls } from '../tools/sanitize.js';
-import { revealHidden } from '../tools/unicode.js';
+import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
@@ -276,7 +275,7 @@ export class CliSession {
       http: {
         onRetry: (retry) =>
           this.notice(
-            `${server.name}: ${retry.what} failed (${stripTerminalControls(retry.reason)}), retry ${retry.attempt} of ${retry.maxRetries} in ${Math.round(retry.delayMs)} ms`,
+            `${server.name}: ${retry.what} failed (${forTerminal(retry.reason)}), retry ${retry.attempt} of ${retry.maxRetries} in ${Math.round(retry.delayMs)} ms`,
           ),
       },
       onInvalidLine: (line) =>
@@ -333,7 +332,7 @@ async function askForLogs(connection: ServerConnection): Promise<void> {
 }
 
 function preview(line: string): string {
-  const clean = stripTerminalControls(line);
+  const clean = forTerminal(line);
   return clean.length > 200 ? `${clean.slice(0, 200)}… (${line.length} chars)` : clean;
 }
 
@@ -346,11 +345,8 @@ function formatSdkDiagnostic(diagnostic: SdkDiagnostic): string {
 
 function formatLog(event: ServerLogEvent): string {
   const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
-  return `${event.server} [${event.level}]${event.logger ? ` ${event.logger}:` : ''} ${preview(data ?? '')}`;
-}
-
-/** What a person must see before approving a project entry. */
-/** Text from a config file or a server, made safe for a terminal: no controls, hidden characters shown. */
-export function forTerminal(text: string): string {
-  return revealHidden(stripTerminalControls(text));
+  // Level and logger come from the server too.
+  return forTerminal(
+    `${event.server} [${event.level}]${event.logger ? ` ${event.logger}:` : ''} ${preview(data ?? '')}`,
+  );
 }

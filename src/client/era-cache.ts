@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { DiscoverResult, PriorDiscovery } from '@modelcontextprotocol/client';
+import { ErrorCode, isMcpxError } from '../errors/index.js';
+import { createHomeFiles } from '../home/index.js';
 
 /**
  * Remembers which protocol era each server spoke, so later starts skip the
@@ -21,6 +21,8 @@ interface EraEntry {
   /** Epoch ms the verdict was reached. */
   readonly at: number;
 }
+
+const ERA_FILE = 'era-cache.json';
 
 // A verdict is a hint, not a contract: servers get upgraded. A week keeps
 // repeated CLI runs fast while letting an upgrade be noticed.
@@ -74,31 +76,34 @@ function memoryBacked(
 
 /**
  * A cache persisted as `<home>/era-cache.json`. A missing or corrupt file is
- * an empty cache: the cost of losing it is one probe per server.
+ * an empty cache: the cost of losing it is one probe per server. A symbolic
+ * link (or a foreign file) in its place is refused with `HOME_UNSAFE`, as
+ * everywhere in the mcpx home: writing through it would overwrite whatever
+ * it points to.
  */
 export async function openFileEraCache(home: string, now: () => number = Date.now): Promise<EraCache> {
-  const file = join(home, 'era-cache.json');
+  const files = createHomeFiles(home);
   const entries = new Map<string, EraEntry>();
+  const text = await files.readText(ERA_FILE).catch((error: unknown) => {
+    // Unreadable costs a probe per server; a planted link or foreign file is refused.
+    if (isMcpxError(error) && error.code === ErrorCode.HomeAccess) return undefined;
+    throw error;
+  });
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as { entries?: Record<string, EraEntry> };
+    const parsed = JSON.parse(text ?? '{}') as { entries?: Record<string, EraEntry> };
     for (const [key, entry] of Object.entries(parsed.entries ?? {})) {
       if (entry && (entry.kind === 'legacy' || entry.kind === 'modern') && typeof entry.at === 'number') {
         entries.set(key, entry);
       }
     }
   } catch {
-    // absent or unreadable: start empty
+    // corrupt: start empty
   }
   let dirty = false;
   const inner = memoryBacked(entries, now, async () => {
     if (!dirty) return;
     dirty = false;
-    await mkdir(home, { recursive: true, mode: 0o700 });
-    const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }), {
-      mode: 0o600,
-    });
-    await rename(temp, file);
+    await files.writeText(ERA_FILE, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }));
   });
   return {
     ...inner,

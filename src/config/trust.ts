@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, McpxError } from '../errors/index.js';
+import { createHomeFiles } from '../home/index.js';
 import type { ServerConfig } from './types.js';
 
 /** What was approved for one entry: its fingerprint, and enough to show what changed later. */
@@ -25,9 +23,11 @@ export interface TrustStore {
   readonly settings: ReadonlyMap<string, string>;
 }
 
+const TRUST_FILE = 'trust.json';
+
 /** Where the trust store lives: `<home>/trust.json`. */
 export function trustStorePath(home: string): string {
-  return join(home, 'trust.json');
+  return join(home, TRUST_FILE);
 }
 
 function emptyStore(): TrustStore {
@@ -37,21 +37,13 @@ function emptyStore(): TrustStore {
 /**
  * Read the trust store. A missing file is an empty store. A file that is not
  * a version-1 store is treated as empty too: the failure mode is being asked
- * again, never trusting something that was not approved.
+ * again, never trusting something that was not approved. A symbolic link in
+ * its place is refused (`HOME_UNSAFE`): a planted link would let a cloned
+ * repository choose what counts as approved.
  */
 export async function loadTrustStore(home: string): Promise<TrustStore> {
-  const path = trustStorePath(home);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyStore();
-    throw new McpxError(ErrorCode.ConfigUnreadable, `cannot read the trust store ${path}`, {
-      cause: error,
-      origin: { file: path },
-      fixes: [`check the permissions of ${path} (it should be readable by you only: chmod 600)`],
-    });
-  }
+  const text = await createHomeFiles(home).readText(TRUST_FILE);
+  if (text === undefined) return emptyStore();
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -153,31 +145,16 @@ export async function trustServers(
 
 /**
  * Write the store atomically (temporary file, then rename) so a crash never
- * leaves half a file, readable by the user only (0600, directory 0700):
- * it decides which commands run without asking.
+ * leaves half a file, readable by the user only (0600, folder 0700), never
+ * through a link: it decides which commands run without asking.
  */
 export async function saveTrustStore(home: string, store: TrustStore): Promise<void> {
-  const created = await mkdir(home, { recursive: true, mode: 0o700 });
-  // mkdir's mode is filtered by the umask; make sure the directory we created is private.
-  if (created !== undefined) await chmod(home, 0o700);
   const data = {
     version: 2,
     entries: Object.fromEntries([...store.entries].map(([file, names]) => [file, Object.fromEntries(names)])),
     settings: Object.fromEntries(store.settings),
   };
-  const path = trustStorePath(home);
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new McpxError(ErrorCode.ConfigUnreadable, `cannot write the trust store ${path}`, {
-      cause: error,
-      origin: { file: path },
-      fixes: [`check that ${home} is writable by you`],
-    });
-  }
+  await createHomeFiles(home).writeText(TRUST_FILE, `${JSON.stringify(data, null, 2)}\n`);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -16,6 +16,9 @@ export const ErrorCode = {
   ConfigMissingTransport: 'CONFIG_MISSING_TRANSPORT',
   ConfigInterpolation: 'CONFIG_INTERPOLATION',
   ConfigUntrusted: 'CONFIG_UNTRUSTED',
+  // mcpx's own files under its home
+  HomeUnsafe: 'HOME_UNSAFE',
+  HomeAccess: 'HOME_ACCESS',
   // starting and talking to a server
   CommandNotFound: 'COMMAND_NOT_FOUND',
   SpawnPermissionDenied: 'SPAWN_PERMISSION_DENIED',

@@ -1,6 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { stripTerminalControls } from '../tools/sanitize.js';
-import { revealHidden } from '../tools/unicode.js';
+import { forTerminal } from '../tools/sanitize.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
 
 /** "May the agent use this server?", asked once per server and session, before its tools reach the model. */
@@ -73,7 +72,7 @@ export function denyingApprover(reason: string): Approver & { readonly reason: s
   };
 }
 
-const show = (text: string) => revealHidden(stripTerminalControls(text));
+const show = forTerminal;
 
 /** How a call is shown to a person: server, tool, description with hidden characters revealed, arguments. */
 export function describeQuestion(question: CallQuestion & { changes?: readonly string[] }): string {

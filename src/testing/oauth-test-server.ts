@@ -38,6 +38,8 @@ export interface OAuthTestServerOptions {
   readonly forbiddenTool?: string;
   /** A machine client for the `client_credentials` grant (client_secret_basic). */
   readonly machineClient?: { readonly id: string; readonly secret: string };
+  /** Misbehaviour: registration answers this status with an HTML error page (as many web frameworks do). */
+  readonly registrationErrorPage?: number;
   /** The protocol era of the MCP server behind the authorization. Default `legacy`. */
   readonly era?: HttpTestEra;
 }
@@ -122,6 +124,14 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
           ? ['none', 'client_secret_basic']
           : ['none'],
       });
+    }
+    if (path === '/register' && req.method === 'POST' && options.registrationErrorPage !== undefined) {
+      requests.push({ path, params: {} });
+      return res
+        .writeHead(options.registrationErrorPage, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          '<!DOCTYPE html>\n<html lang="en">\n<head><title>Error</title></head>\n<body>\n<pre>Cannot POST /register\u001b[2J</pre>\n</body>\n</html>\n',
+        );
     }
     if (path === '/register' && req.method === 'POST') {
       const metadata = JSON.parse(await body(req)) as Record<string, unknown>;

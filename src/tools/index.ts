@@ -25,7 +25,7 @@ export {
   truncateText,
 } from './result.js';
 export { type RoutedTool, ToolRouter } from './router.js';
-export { stripTerminalControls } from './sanitize.js';
+export { forTerminal, stripTerminalControls } from './sanitize.js';
 export { type SearchHit, searchTools, tokenize } from './tool-search.js';
 export {
   type InProcessTool,

@@ -1,3 +1,5 @@
+import { revealHidden } from './unicode.js';
+
 /**
  * Strip what a terminal would execute rather than show: CSI sequences
  * (colours, cursor moves, screen clears), OSC sequences (OSC-8 hyperlinks,
@@ -18,4 +20,17 @@ export function stripTerminalControls(text: string): string {
       .replace(/\r\n/g, '\n')
       .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
   );
+}
+
+/**
+ * Server text made fit for a person's terminal: terminal controls stripped
+ * and every invisible or reordering character (bidi controls, zero-width
+ * characters, tags, other format characters) shown as `<U+XXXX>`, so what is
+ * printed reads as what the server sent. The one function the CLI's human
+ * output uses; `--json` keeps the exact text instead (escaped by the JSON writer).
+ *
+ * @example forTerminal('safe\u202Etxt.exe\u001b[2J') // 'safe<U+202E>txt.exe'
+ */
+export function forTerminal(text: string): string {
+  return revealHidden(stripTerminalControls(text));
 }

@@ -16,7 +16,12 @@ export function hasHiddenCharacters(text: string): boolean {
   return HIDDEN.test(text);
 }
 
-/** Each hidden character made visible as `<U+XXXX>`, for a person approving a tool. */
+/** Each hidden character replaced by what `replace` makes of it (one code point at a time). */
+export function mapHidden(text: string, replace: (ch: string) => string): string {
+  return text.replace(HIDDEN, replace);
+}
+
+/** Each hidden character made visible as `<U+XXXX>`, for a person reading server text. */
 export function revealHidden(text: string): string {
   return text.replace(HIDDEN, (ch) => {
     const code = ch.codePointAt(0) ?? 0;

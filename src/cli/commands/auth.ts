@@ -59,8 +59,9 @@ export async function runAuth(
         lines.once('close', () => resolve(undefined));
       })
     : undefined;
+  let outcome: Awaited<ReturnType<typeof signIn>>;
   try {
-    await signIn(server, {
+    outcome = await signIn(server, {
       store: new TokenStore(session.home),
       ...(pasted ? { pasted } : {}),
       present: (url) => presentSignIn(session, server.name, url, useBrowser),
@@ -69,8 +70,13 @@ export async function runAuth(
   } finally {
     lines?.close();
   }
-  if (session.options.json) io.stdout.write(`${JSON.stringify({ server: server.name, signedIn: true })}\n`);
-  else io.stdout.write(`Signed in to '${server.name}'.\n`);
+  const signedIn = outcome === 'signed-in';
+  if (session.options.json)
+    io.stdout.write(
+      `${JSON.stringify({ server: server.name, signedIn, ...(signedIn ? {} : { needed: false }) })}\n`,
+    );
+  else if (signedIn) io.stdout.write(`Signed in to '${server.name}'.\n`);
+  else io.stdout.write(`'${server.name}' accepted a request without sign-in: nothing to do.\n`);
   return ExitCode.Ok;
 }
 

@@ -3,7 +3,7 @@ import type { TaskStatusEvent } from '../../client/types.js';
 import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { renderContent } from '../../tools/render-content.js';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { createProgressBar } from '../output/progress-bar.js';
@@ -41,7 +41,7 @@ export async function runCall(
   if (options.json) {
     io.stdout.write(toJson(result));
   } else {
-    const text = renderContent(result.content ?? [], result.structuredContent);
+    const text = forTerminal(renderContent(result.content ?? [], result.structuredContent));
     (result.isError ? io.stderr : io.stdout).write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
   if (result.isError) {
@@ -65,7 +65,7 @@ function taskStatusReporter(
   bar: ReturnType<typeof createProgressBar> | undefined,
 ): ((event: TaskStatusEvent) => void) | undefined {
   const describe = (event: TaskStatusEvent) =>
-    `task ${stripTerminalControls(event.taskId).slice(0, 64)} ${event.status}${event.statusMessage ? `: ${stripTerminalControls(event.statusMessage).slice(0, 120)}` : ''}`;
+    `task ${forTerminal(event.taskId).slice(0, 64)} ${event.status}${event.statusMessage ? `: ${forTerminal(event.statusMessage).slice(0, 120)}` : ''}`;
   if (session.options.verbose) {
     return (event) => {
       bar?.clear();

@@ -9,11 +9,12 @@ import {
   validateConfig,
 } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { renderError, writeError } from '../report.js';
-import { type CliSession, forTerminal } from '../session.js';
+import type { CliSession } from '../session.js';
 
 function loadOptions(session: CliSession) {
   const { io, options } = session;

@@ -1,5 +1,5 @@
 import { renderContentBlock } from '../../tools/render-content.js';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
 import { usageError } from '../global-options.js';
@@ -23,11 +23,9 @@ export async function runPrompts(session: CliSession, name: string | undefined):
       if (!o.ok) continue;
       io.stdout.write(`${o.server.name} (${o.value.length} prompts)\n`);
       for (const p of o.value) {
-        const args = (p.arguments ?? [])
-          .map((a) => `${stripTerminalControls(a.name)}${a.required ? '' : '?'}`)
-          .join(', ');
-        const description = p.description ? `  ${truncate(stripTerminalControls(p.description), 70)}` : '';
-        io.stdout.write(`  ${stripTerminalControls(p.name)}(${args})${description}\n`);
+        const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
+        const description = p.description ? `  ${truncate(p.description, 70)}` : '';
+        io.stdout.write(forTerminal(`  ${p.name}(${args})${description}`).concat('\n'));
       }
     }
   }
@@ -59,9 +57,9 @@ export async function runPrompt(
     io.stdout.write(toJson(result));
     return ExitCode.Ok;
   }
-  if (result.description) io.stdout.write(`# ${stripTerminalControls(result.description)}\n\n`);
+  if (result.description) io.stdout.write(`# ${forTerminal(result.description)}\n\n`);
   for (const message of result.messages) {
-    io.stdout.write(`[${message.role}]\n${renderContentBlock(message.content)}\n\n`);
+    io.stdout.write(`${forTerminal(`[${message.role}]\n${renderContentBlock(message.content)}`)}\n\n`);
   }
   return ExitCode.Ok;
 }

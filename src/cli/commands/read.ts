@@ -1,7 +1,7 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { ServerConnection } from '../../client/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import type { CliSession } from '../session.js';
@@ -81,15 +81,13 @@ function stoppedWatching(
   return new McpxError(
     ErrorCode.ConnectionClosed,
     how === 'ended-by-server'
-      ? `'${server}' ended the subscription to ${stripTerminalControls(uri)}`
-      : `lost the connection to '${server}' while watching ${stripTerminalControls(uri)}${crash ? `: ${crash.message}` : ''}`,
+      ? `'${server}' ended the subscription to ${forTerminal(uri)}`
+      : `lost the connection to '${server}' while watching ${forTerminal(uri)}${crash ? `: ${crash.message}` : ''}`,
     {
       server,
       origin: connection.server.origin,
       ...(crash ? { cause: crash, stderrTail: crash.context.stderrTail ?? [] } : {}),
-      fixes: [
-        `run \`mcpx read ${server} ${stripTerminalControls(uri)} --watch\` again once the server is back`,
-      ],
+      fixes: [`run \`mcpx read ${server} ${forTerminal(uri)} --watch\` again once the server is back`],
     },
   );
 }
@@ -102,12 +100,12 @@ function print(session: CliSession, result: ReadResourceResult, jsonIndent: numb
   }
   for (const content of result.contents) {
     if ('text' in content && typeof content.text === 'string') {
-      const text = stripTerminalControls(content.text);
+      const text = forTerminal(content.text);
       io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     } else {
       const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
       io.stdout.write(
-        `[binary ${stripTerminalControls(content.uri)}${content.mimeType ? ` (${stripTerminalControls(content.mimeType)})` : ''}, ${Math.floor((blob.length * 3) / 4)} bytes — use --json to get it base64-encoded]\n`,
+        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${Math.floor((blob.length * 3) / 4)} bytes — use --json to get it base64-encoded]\n`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { truncate } from '../output/table.js';
@@ -31,14 +31,14 @@ export async function runTools(
 }
 
 function describeTool(tool: Tool, schema: boolean, columns: number): string {
-  const name = stripTerminalControls(tool.name);
-  const description = tool.description ? stripTerminalControls(tool.description) : '';
+  const name = forTerminal(tool.name);
+  const description = tool.description ? forTerminal(tool.description) : '';
   if (schema) {
-    return `  ${name}\n${description ? `    ${description.replace(/\n/g, '\n    ')}\n` : ''}    input: ${stripTerminalControls(
+    return `  ${name}\n${description ? `    ${description.replace(/\n/g, '\n    ')}\n` : ''}    input: ${forTerminal(
       JSON.stringify(tool.inputSchema, null, 2),
     ).replace(/\n/g, '\n    ')}\n`;
   }
-  const params = parameterSummary(tool);
+  const params = forTerminal(parameterSummary(tool));
   const head = `  ${name}(${params})`;
   const room = Math.max(20, columns - head.length - 3);
   return description ? `${head}  ${truncate(description, room)}\n` : `${head}\n`;
@@ -55,7 +55,7 @@ export function parameterSummary(tool: Pick<Tool, 'inputSchema'>): string {
         : typeof prop?.type === 'string'
           ? prop.type
           : 'any';
-      return `${stripTerminalControls(key)}${required.has(key) ? '' : '?'}: ${type}`;
+      return `${key}${required.has(key) ? '' : '?'}: ${type}`;
     })
     .join(', ');
 }

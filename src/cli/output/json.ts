@@ -1,13 +1,22 @@
+import { mapHidden } from '../../tools/unicode.js';
+
 /**
  * Machine output: one JSON document and a newline. JSON.stringify escapes C0
- * controls but leaves DEL and the C1 range (U+0080–U+009F, where 8-bit CSI
- * lives) raw; they are escaped too, so server text cannot steer a terminal
- * that shows the JSON. The result is the same JSON value.
+ * controls but leaves DEL, the C1 range (U+0080–U+009F, where 8-bit CSI
+ * lives) and invisible or reordering characters (bidi controls, zero-width
+ * characters, tags, other format characters) raw; they are escaped too, so
+ * server text cannot steer or disguise itself on a terminal that shows the
+ * JSON. The result is the same JSON value: parsed, the text is exact.
  */
 export function toJson(value: unknown, indent = 2): string {
   return `${escapeControls(JSON.stringify(value, null, indent))}\n`;
 }
 
 function escapeControls(json: string): string {
-  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Outside strings JSON has only ASCII, so every match is inside a string, where \uXXXX means the same.
+  return mapHidden(json, (ch) =>
+    Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(
+      '',
+    ),
+  );
 }

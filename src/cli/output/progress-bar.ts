@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../../client/types.js';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal, stripTerminalControls } from '../../tools/sanitize.js';
 
 /**
  * A one-line progress bar on a terminal's stderr, redrawn in place. With no
@@ -9,7 +9,10 @@ export function createProgressBar(write: (chunk: string) => void, width = 30) {
   let drawn = false;
   return {
     update(event: ProgressEvent): void {
-      const message = event.message ? ` ${stripTerminalControls(event.message).slice(0, 60)}` : '';
+      // Cut by code points (never half a surrogate pair), then reveal what is hidden.
+      const message = event.message
+        ? ` ${forTerminal([...stripTerminalControls(event.message)].slice(0, 60).join(''))}`
+        : '';
       let line: string;
       if (event.total && event.total > 0) {
         const ratio = Math.max(0, Math.min(1, event.progress / event.total));

@@ -1,8 +1,8 @@
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 
 /** Left-aligned columns separated by two spaces; cells are sanitized. */
 export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const clean = rows.map((row) => row.map((cell) => stripTerminalControls(cell).replace(/\s*\n\s*/g, ' ')));
+  const clean = rows.map((row) => row.map((cell) => forTerminal(cell).replace(/\s*\n\s*/g, ' ')));
   const widths = header.map((h, i) => Math.max(h.length, ...clean.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells

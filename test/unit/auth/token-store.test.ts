@@ -46,8 +46,8 @@ describe('TokenStore', () => {
     await expect(
       store.save('api', { serverUrl: 'https://api.example.com/mcp', tokens }),
     ).rejects.toMatchObject({
-      code: ErrorCode.AuthRequired,
-      message: expect.stringContaining('symbolic link'),
+      code: ErrorCode.HomeUnsafe,
+      message: expect.stringContaining('is a symbolic link'),
     });
     expect((await lstat(target)).size).toBe(2);
 
