@@ -186,7 +186,9 @@ function probeTimeoutMs(transport: Transport, remainingMs: number): number {
 function listChangedHandlers(notify: (kind: ListKind) => void): NonNullable<ClientOptions['listChanged']> {
   const handler = (kind: ListKind) => ({
     autoRefresh: false,
-    debounceMs: 100,
+    // No debounce: a call made right after a change must be able to wait for the new definitions
+    // (the registry folds bursts into one re-listing).
+    debounceMs: 0,
     onChanged: () => notify(kind),
   });
   return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };

@@ -86,6 +86,10 @@ interface Entry {
   stopped: boolean;
   /** It worked, then its connection died: the reconnect policy may bring it back. */
   lost: boolean;
+  /** The re-listing of its tools that a list change started, until it is done. */
+  toolsRefresh?: Promise<void>;
+  /** A re-listing is queued and not started yet: it covers every change announced before it starts. */
+  refreshQueued?: boolean;
 }
 
 /**
@@ -292,7 +296,7 @@ export class ServerRegistry {
     let connection: ServerConnection;
     try {
       connection = await this.#connector(entry.config, {
-        onListChanged: (kind) => void this.#onListChanged(entry, kind),
+        onListChanged: (kind) => this.#onListChanged(entry, kind),
         ...(signal ? { signal } : {}),
       });
     } catch (error) {
@@ -353,11 +357,34 @@ export class ServerRegistry {
     }
   }
 
-  async #onListChanged(entry: Entry, kind: ListKind): Promise<void> {
-    const connection = entry.connection;
-    if (!connection || connection.closed) return;
-    if (kind === 'tools') await this.#refreshTools(entry, connection, { throwOnFailure: false });
-    else this.#emit({ type: 'catalog', server: entry.config.name, kind });
+  #onListChanged(entry: Entry, kind: ListKind): void {
+    if (kind !== 'tools') {
+      this.#emit({ type: 'catalog', server: entry.config.name, kind });
+      return;
+    }
+    // Re-list at once (no debounce), one after another, bursts folded into one queued re-listing:
+    // `toolsSettled()` then tells a caller when the definitions it holds are the announced ones.
+    if (entry.refreshQueued) return;
+    entry.refreshQueued = true;
+    const next = (entry.toolsRefresh ?? Promise.resolve()).then(async () => {
+      entry.refreshQueued = false;
+      const connection = entry.connection;
+      if (connection && !connection.closed)
+        await this.#refreshTools(entry, connection, { throwOnFailure: false });
+    });
+    entry.toolsRefresh = next;
+    void next.finally(() => {
+      if (entry.toolsRefresh === next) delete entry.toolsRefresh;
+    });
+  }
+
+  /**
+   * Resolves once the tools of `name` reflect every tools/list_changed the
+   * server has announced so far, so a permission decision is never taken on a
+   * definition the server has already replaced.
+   */
+  async toolsSettled(name: string): Promise<void> {
+    await this.#entry(name).toolsRefresh;
   }
 
   #onConnectionLost(entry: Entry, connection: ServerConnection, reason: McpxError | undefined): void {

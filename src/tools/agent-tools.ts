@@ -164,7 +164,12 @@ export async function createAgentTools(
   };
 
   let generation = 0;
-  const refresh = async () => {
+  let refreshing: Promise<void> = Promise.resolve();
+  const refresh = () => {
+    refreshing = rebuild();
+    return refreshing;
+  };
+  const rebuild = async () => {
     // Refreshes overlap when events come in bursts: only the latest may replace the set.
     const mine = ++generation;
     const sources = [
@@ -180,7 +185,30 @@ export async function createAgentTools(
       wanted === 'auto' ? (router.tools.length > (options.searchThreshold ?? 40) ? 'search' : 'all') : wanted;
   };
 
-  const callRouted = async (routed: RoutedTool, rawArgs: unknown, callOptions: ToolCallOptions) => {
+  /**
+   * The definition as the server has it now: a call made right after a
+   * tools/list_changed waits for the new list, so arguments are checked and
+   * the guard decides on what the server will actually run.
+   */
+  const current = async (routed: RoutedTool): Promise<RoutedTool> => {
+    if (!routed.source.guarded) return routed;
+    await registry.toolsSettled(routed.source.id).catch(() => {});
+    await refreshing;
+    const now = router.resolve(routed.name);
+    if (now) return now;
+    throw new McpxError(
+      ErrorCode.UnknownTool,
+      `'${routed.source.id}' no longer offers '${routed.tool.name}'`,
+      {
+        server: routed.source.id,
+        tool: routed.tool.name,
+        fixes: ['use one of the tools the server offers now'],
+      },
+    );
+  };
+
+  const callRouted = async (offered: RoutedTool, rawArgs: unknown, callOptions: ToolCallOptions) => {
+    const routed = await current(offered);
     const args = argumentsObject(rawArgs, routed);
     const check = checkAgainstSchema(routed.parameters, args);
     if (check.ok === 'unchecked') warnOnce(routed.parameters, routed, 'inputSchema', check.reason);
