@@ -21,6 +21,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { inArrivalOrder } from '../response-order.js';
 import type { AuthChallenge } from './auth-challenge.js';
 import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
 import { type ModernRefusal, modernRefusalError, readModernRefusal } from './modern-refusal.js';
@@ -352,6 +353,9 @@ export class HttpClientTransport implements Transport {
   }
 
   #wire<T extends Transport>(transport: T): T {
+    const deliver = inArrivalOrder<Parameters<NonNullable<Transport['onmessage']>>[1]>((message, extra) =>
+      this.onmessage?.(message, extra),
+    );
     transport.onmessage = (message, extra) => {
       if (isJSONRPCResponse(message) && message.id !== undefined) {
         if (this.#probeIds.delete(message.id) && isJSONRPCErrorResponse(message)) {
@@ -359,7 +363,7 @@ export class HttpClientTransport implements Transport {
         }
         this.#awaitingEvents.delete(message.id);
       }
-      this.onmessage?.(message, extra);
+      deliver(message, extra);
     };
     transport.onerror = (error) => {
       const open = this.#eventStreamOpen && !this.#closed;

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpxError } from '../../errors/index.js';
+import { inArrivalOrder } from '../response-order.js';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
 import { asJsonRpcMessage } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
@@ -399,13 +400,13 @@ export class StdioTransport implements Transport {
     else this.#held.push(message);
   }
 
-  #deliver(message: JSONRPCMessage): void {
+  readonly #deliver = inArrivalOrder((message: JSONRPCMessage) => {
     try {
       this.onmessage?.(message);
     } catch (error) {
       this.#report(error);
     }
-  }
+  });
 
   #invalid(line: string, reason: string): void {
     this.#firstInvalidLine ??= line;
