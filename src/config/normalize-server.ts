@@ -268,11 +268,17 @@ function checkName(name: string, path: JsonPath, fail: Fail): void {
       target: 'key',
       fixes: ['give the server a short name such as "fs"'],
     });
-  } else if (/[.\s]/.test(name) || /\p{Cc}/u.test(name)) {
-    const fixed = name.trim().replace(/[.\s\p{Cc}]+/gu, '-');
+  } else if (/[.\s]/.test(name) || /[\p{Cc}\p{Cf}]/u.test(name)) {
+    const fixed = name.trim().replace(/[.\s\p{Cc}\p{Cf}]+/gu, '-');
+    // Invisible and reordering characters make a name that cannot be typed, and can disguise another.
+    const what = name.includes('.')
+      ? "a '.'"
+      : /[\p{Cc}\p{Cf}]/u.test(name)
+        ? 'an invisible character'
+        : 'whitespace';
     fail(
       path,
-      `the name '${name}' contains ${name.includes('.') ? "a '.'" : 'whitespace'}; names are typed as <server>.<tool> on the command line`,
+      `the name '${name}' contains ${what}; names are typed as <server>.<tool> on the command line`,
       {
         target: 'key',
         fixes: [`rename it to ${fixed}`],

@@ -253,4 +253,22 @@ describe('the trust prompt shows all of it and prints no secret', () => {
     noCanary(second.raw());
     expect(second.raw()).not.toContain('sk-canary-db-rotated');
   });
+
+  it('shows hidden and reordering characters a repository wrote into an entry, never raw', async () => {
+    const w = await workspace('bidi', {
+      mcpServers: {
+        srv: { command: 'node', args: ['ok.js\u200B', 'gnp.\u202Eexe', '\u001b]52;c;ZXZpbA==\u0007x'] },
+      },
+    });
+    const run = await w.cli(['config', 'trust']);
+    const out = run.stdout + run.stderr;
+    expect(out).toContain('command:        node ok.js<U+200B> gnp.<U+202E>exe');
+    expect(out).not.toMatch(/[\u202E\u200B\u001b\u0007]/);
+    // A name with an invisible character cannot be typed and may disguise another: refused, shown revealed.
+    const named = await workspace('bidi-name', { mcpServers: { 'safe\u202Etxt': { command: 'node' } } });
+    const refused = await named.cli(['list']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("the name 'safe<U+202E>txt' contains an invisible character");
+    expect(refused.stderr).not.toMatch(/[\u202E]/);
+  });
 });
