@@ -1,10 +1,10 @@
 /** `mcpx chat` with a server that crashes: the built CLI reconnects it lazily instead of dropping its tools. */
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
-import { cliPath, tempDir, testServerPath } from '../helpers/cli.js';
+import { runChat } from '../helpers/chat.js';
+import { tempDir, testServerPath } from '../helpers/cli.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 beforeAll(async () => {
@@ -35,37 +35,14 @@ it('mcpx chat: a server that crashed mid-call keeps its tools and is started aga
     { text: 'It crashed again.' },
   ]);
   try {
-    const child = spawn(
-      process.execPath,
-      [
-        cliPath,
-        '--config',
-        config,
-        'chat',
-        '--base-url',
-        model.baseUrl,
-        '--model',
-        'fake',
-        '--permission',
-        'yolo',
-      ],
-      {
-        cwd: dir.path,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir.path,
-          MCPX_HOME: join(dir.path, '.mcpx'),
-          OPENAI_API_KEY: 'sk-e2e',
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.end('echo one\necho two\n');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await runChat({
+      baseUrl: model.baseUrl,
+      cwd: dir.path,
+      home: dir.path,
+      globalArgs: ['--config', config],
+      args: ['--permission', 'yolo'],
+      input: 'echo one\necho two\n',
+    });
     expect(code, stderr).toBe(0);
     expect(stdout).toBe('It crashed.\nIt crashed again.\n');
     const requests = model.requests as Request[];

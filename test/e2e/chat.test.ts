@@ -1,5 +1,4 @@
 /** `mcpx chat` end to end: the built CLI, a scripted OpenAI-compatible model, the demo server. */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,7 +6,8 @@ import {
   type ScriptedReply,
   startFakeModelServer,
 } from '../../src/testing/fake-model-server.js';
-import { cliPath, tempDir } from '../helpers/cli.js';
+import { runChat } from '../helpers/chat.js';
+import { tempDir } from '../helpers/cli.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 const models: FakeModelServer[] = [];
@@ -28,28 +28,16 @@ async function chat(
 ) {
   const model = await startFakeModelServer(script);
   models.push(model);
-  const child = spawn(
-    process.execPath,
-    [cliPath, ...globalFlags, 'chat', '--base-url', model.baseUrl, '--model', 'fake', ...flags],
-    {
-      cwd: dir.path,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir.path,
-        MCPX_HOME: join(dir.path, '.mcpx'),
-        OPENAI_API_KEY: 'sk-e2e',
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  // A server may add tools just after it connects (server-everything does): give it time.
-  setTimeout(() => child.stdin.end(input), inputDelayMs);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr, model };
+  const run = await runChat({
+    baseUrl: model.baseUrl,
+    cwd: dir.path,
+    home: dir.path,
+    args: flags,
+    globalArgs: globalFlags,
+    input,
+    inputDelayMs,
+  });
+  return { ...run, model };
 }
 
 describe('mcpx chat', () => {

@@ -1,25 +1,19 @@
 /** Remote servers from the command line: `--url` without a config, and retries shown with --verbose. */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpTestServer, startHttpTestServer } from '../../src/testing/http-test-server.js';
+import type { HttpTestServerOptions } from '../../src/testing/http-test-server.js';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { Resources } from '../integration/http/helpers.js';
 
 let dir: { path: string; remove: () => Promise<void> };
-const servers: HttpTestServer[] = [];
+const resources = new Resources();
 
 beforeAll(async () => {
   dir = await tempDir('mcpx-remote-');
 });
 afterAll(() => dir.remove());
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(options: Parameters<typeof startHttpTestServer>[0] = {}): Promise<HttpTestServer> {
-  const started = await startHttpTestServer(options);
-  servers.push(started);
-  return started;
-}
+afterEach(() => resources.closeAll());
+const server = (options: HttpTestServerOptions = {}) => resources.server(options);
 
 const mcpx = (args: string[]) => runCli(args, { cwd: dir.path, home: join(dir.path, 'home') });
 

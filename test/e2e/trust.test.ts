@@ -3,13 +3,13 @@
  * A cloned repository gets nothing it was not granted: its `.mcp.json`, as an
  * attacker would write it, through the built CLI.
  */
-import { spawn } from 'node:child_process';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
 import { type OAuthTestServer, startOAuthTestServer } from '../../src/testing/oauth-test-server.js';
-import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { runChat } from '../helpers/chat.js';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -40,26 +40,8 @@ async function workspace(name: string, project: object, global?: object) {
 async function chatOnce(cwd: string, home: string, toolCall: { name: string; arguments: object }) {
   const model = await startFakeModelServer([{ toolCalls: [toolCall] }, { text: 'done' }]);
   stops.push(() => model.close());
-  const child = spawn(
-    process.execPath,
-    [cliPath, 'chat', '--base-url', model.baseUrl, '--model', 'fake', '--once', 'go'],
-    {
-      cwd,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        MCPX_HOME: join(home, '.mcpx'),
-        OPENAI_API_KEY: 'sk-x',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr, model };
+  const run = await runChat({ baseUrl: model.baseUrl, cwd, home, args: ['--once', 'go'] });
+  return { ...run, model };
 }
 
 const GLOBAL = { mcpServers: { mine: { command: process.execPath, args: [testServerPath] } } };
