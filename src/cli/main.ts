@@ -46,8 +46,17 @@ const io: CliIo = {
         confirm: async (question: string) => {
           const { createInterface } = await import('node:readline/promises');
           const rl = createInterface({ input: process.stdin, output: process.stderr });
+          // The line editor puts the terminal in raw mode, so Ctrl-C arrives as a key, not as
+          // SIGINT: treat it as the signal would be (cancel, exit 130) instead of a failed question.
+          const interrupted = new Promise<never>((_, reject) =>
+            rl.once('SIGINT', () => {
+              controller.abort();
+              process.stderr.write('\n');
+              reject(new Error('interrupted at the prompt'));
+            }),
+          );
           try {
-            const answer = await rl.question(`${question} [y/N] `);
+            const answer = await Promise.race([rl.question(`${question} [y/N] `), interrupted]);
             return /^y(es)?$/i.test(answer.trim());
           } finally {
             rl.close();

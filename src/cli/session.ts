@@ -38,6 +38,7 @@ export class CliSession {
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
   #reconnect: 'never' | 'lazy' = 'never';
+  #builtinOnlyAlone = false;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
 
@@ -101,7 +102,9 @@ export class CliSession {
       const adhoc = this.adhoc();
       if (adhoc) return [adhoc];
       const config = await this.config();
-      const enabled = config.servers.filter((s) => s.enabled);
+      const configured = config.servers.filter((s) => s.enabled);
+      const own = configured.filter((s) => s.origin.layer !== 'builtin');
+      const enabled = this.#builtinOnlyAlone && own.length > 0 ? own : configured;
       const store = await loadTrustStore(this.home);
       const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
@@ -237,6 +240,15 @@ export class CliSession {
    */
   useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
     this.#features = features;
+  }
+
+  /**
+   * Leave out the built-in `demo` server when the person has servers of their
+   * own (an agent should not be offered a test server beside real ones). Must be
+   * set before the servers are first used.
+   */
+  omitBuiltinWhenConfigured(): void {
+    this.#builtinOnlyAlone = true;
   }
 
   /**

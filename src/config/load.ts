@@ -83,7 +83,8 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     for (const off of load.switchOffs ?? []) definitions.push({ ...off, result: { off: 'any' } });
     if (load.demo) demo = load.demo;
   }
-  if (demo && !demo.enabled) definitions.push({ name: 'demo', origin: demo.origin, result: { off: 'builtin' } });
+  if (demo && !demo.enabled)
+    definitions.push({ name: 'demo', origin: demo.origin, result: { off: 'builtin' } });
   return { files, problems, definitions, settings };
 }
 

@@ -204,7 +204,12 @@ export function normalizeServer(
     });
   } else if (!commandGiven && !given.has('url')) {
     const onlySwitch = [...given.keys()].every((field) => field === 'enabled' || field === 'disabled');
-    if (unknownKeys === 0 && problems.length === 0 && onlySwitch && (enabled === false || disabled === true)) {
+    if (
+      unknownKeys === 0 &&
+      problems.length === 0 &&
+      onlySwitch &&
+      (enabled === false || disabled === true)
+    ) {
       const line = doc.locate(path, 'key')?.line;
       return { problems, switchOff: { name, origin: dropUndefined({ layer, file: doc.file, line }) } };
     }

@@ -65,6 +65,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       output: process.stderr,
     }),
   );
+  // The built-in demo is for trying mcpx out; beside the person's own servers it only distracts the model.
+  session.omitBuiltinWhenConfigured();
   // A chat lives long: a server that crashes comes back on the model's next call to it.
   session.reconnectLazily();
   const registry = await session.registry();
@@ -151,7 +153,9 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       try {
         print(await ask(text));
       } catch (error) {
-        if (io.signal.aborted) throw error;
+        // Ctrl-C, as a signal or as a key at a menu, ends the chat (exit 130).
+        if (io.signal.aborted || (error instanceof McpxError && error.code === ErrorCode.Cancelled))
+          throw error;
         // A model or network failure ends this turn, not the chat.
         writeError(
           session,
@@ -206,8 +210,14 @@ async function* promptLines(stdin: NodeJS.ReadableStream): AsyncGenerator<string
   for (;;) {
     const editor = createInterface({ input: stdin, output: process.stderr, terminal: true });
     const closed = new Promise<undefined>((resolve) => editor.once('close', () => resolve(undefined)));
+    // Raw mode turns Ctrl-C into a key: without this the editor would just close, as for Ctrl-D.
+    const interrupted = new Promise<never>((_, reject) =>
+      editor.once('SIGINT', () =>
+        reject(new McpxError(ErrorCode.Cancelled, 'cancelled at the prompt (Ctrl-C)')),
+      ),
+    );
     try {
-      const line = await Promise.race([editor.question('> '), closed]);
+      const line = await Promise.race([editor.question('> '), closed, interrupted]);
       if (line === undefined) return; // Ctrl-D
       yield line;
     } finally {

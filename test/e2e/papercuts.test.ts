@@ -1,0 +1,179 @@
+/**
+ * Issue 13's day-one papercuts, each as a new user meets it: the built CLI, a real
+ * pseudo-terminal where a person would be at one, and servers that take their time.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { runInPty } from '../helpers/pty.js';
+
+const KEY = { ctrlC: '\x03', enter: '\r' };
+let dir: { path: string; remove: () => Promise<void> };
+let count = 0;
+const cleanups: (() => Promise<void> | void)[] = [];
+beforeAll(async () => {
+  dir = await tempDir('mcpx-papercuts-');
+});
+afterAll(() => dir.remove());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A fresh home (with an optional global config) and working folder (with an optional project `.mcp.json`). */
+async function workspace(files: { global?: object; project?: object } = {}) {
+  count += 1;
+  const cwd = join(dir.path, `w${count}`, 'repo');
+  const home = join(dir.path, `w${count}`, 'home');
+  await mkdir(cwd, { recursive: true });
+  await mkdir(join(home, '.mcpx'), { recursive: true });
+  if (files.global) await writeFile(join(home, '.mcpx', 'mcp.json'), JSON.stringify(files.global, null, 2));
+  if (files.project) await writeFile(join(cwd, '.mcp.json'), JSON.stringify(files.project, null, 2));
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, { cwd, home, env, timeoutMs: 30_000 });
+  return { cwd, home, cli, globalFile: join(home, '.mcpx', 'mcp.json') };
+}
+
+const testServer = (...env: [string, string][]) => ({
+  command: process.execPath,
+  args: [testServerPath],
+  ...(env.length ? { env: Object.fromEntries(env) } : {}),
+});
+
+interface ListRow {
+  name: string;
+  state: string;
+  layer: string;
+  file?: string;
+}
+
+describe('the built-in demo can be switched off', () => {
+  it('"demo": {"enabled": false} at the top level: listed as disabled, where, and not started', async () => {
+    const w = await workspace({ global: { demo: { enabled: false }, mcpServers: {} } });
+    const list = await w.cli(['--json', 'list']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout) as ListRow[]).toEqual([
+      expect.objectContaining({ name: 'demo', state: 'disabled', layer: 'global', file: w.globalFile }),
+    ]);
+    const tools = await w.cli(['tools', 'demo']);
+    expect(tools.code).toBe(1);
+    expect(tools.stderr).toContain("server 'demo' is disabled");
+    expect(tools.stderr).toContain(w.globalFile);
+  });
+
+  it('mcpServers.demo.enabled = false turns the built-in off too; a wrong "demo" value is a config error', async () => {
+    const w = await workspace({ global: { mcpServers: { demo: { enabled: false } } } });
+    const list = await w.cli(['--json', 'list']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout) as ListRow[]).toEqual([
+      expect.objectContaining({ name: 'demo', state: 'disabled', file: w.globalFile }),
+    ]);
+    const bad = await workspace({ global: { demo: { enabled: 'no' } } });
+    const run = await bad.cli(['list']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${bad.globalFile}:2`);
+    expect(run.stderr).toContain('"demo": {"enabled": false}');
+  });
+
+  it('a project entry {"enabled": false} switches off a global server of that name', async () => {
+    const w = await workspace({
+      global: { mcpServers: { mine: testServer() } },
+      project: { mcpServers: { mine: { enabled: false } } },
+    });
+    const list = await w.cli(['--json', 'list']);
+    expect(list.code).toBe(0);
+    const rows = JSON.parse(list.stdout) as ListRow[];
+    expect(rows.find((r) => r.name === 'mine')).toMatchObject({ state: 'disabled', layer: 'project' });
+    expect(rows.find((r) => r.name === 'demo')).toMatchObject({ state: 'ready' });
+  });
+});
+
+describe('mcpx chat and the built-in demo', () => {
+  it('offers the model only the person’s own servers when they have some (list still shows demo)', async () => {
+    const w = await workspace({ global: { mcpServers: { mine: testServer() } } });
+    const model = await startFakeModelServer([{ text: 'hello' }]);
+    cleanups.push(() => model.close());
+    const run = await w.cli(
+      ['chat', '--base-url', model.baseUrl, '--model', 'fake', '--permission', 'yolo', '--once', 'hi'],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(run).toMatchObject({ code: 0, stdout: 'hello\n' });
+    const offered = JSON.stringify((model.requests[0] as { tools?: unknown }).tools ?? []);
+    expect(offered).toContain('mcp_mine_echo');
+    expect(offered).not.toContain('mcp_demo_');
+    const list = await w.cli(['--json', 'list']);
+    expect((JSON.parse(list.stdout) as ListRow[]).map((r) => r.name).sort()).toEqual(['demo', 'mine']);
+  });
+});
+
+describe('Ctrl-C at a prompt exits 130', () => {
+  it('at the trust prompt for a project .mcp.json', { timeout: 60_000 }, async () => {
+    const w = await workspace({ project: { mcpServers: { repo: testServer() } } });
+    const term = runInPty(['list'], { cwd: w.cwd, home: w.home });
+    cleanups.push(() => term.kill());
+    await term.waitFor('[y/N]');
+    await term.type(KEY.ctrlC);
+    expect(await term.exited).toBe(130);
+    expect(term.text()).not.toMatch(/unexpected error/i);
+    expect(term.text()).toContain('cancelled');
+  });
+
+  it('at the consent menu of mcpx chat', { timeout: 60_000 }, async () => {
+    const w = await workspace({ global: { mcpServers: { mine: testServer() } } });
+    const model = await startFakeModelServer([{ text: 'never asked' }]);
+    cleanups.push(() => model.close());
+    const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], {
+      cwd: w.cwd,
+      home: w.home,
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    cleanups.push(() => term.kill());
+    await term.waitFor("Connect to MCP server 'mine'?");
+    await term.waitFor('Deny connection');
+    await term.type(KEY.ctrlC);
+    expect(await term.exited).toBe(130);
+    expect(term.text()).not.toMatch(/unexpected error/i);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('at the approval menu of a tool call in mcpx chat', { timeout: 60_000 }, async () => {
+    const w = await workspace({ global: { mcpServers: { mine: testServer() } } });
+    const model = await startFakeModelServer([
+      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'x' } }] },
+      { text: 'never reached' },
+    ]);
+    cleanups.push(() => model.close());
+    const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], {
+      cwd: w.cwd,
+      home: w.home,
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    cleanups.push(() => term.kill());
+    await term.waitFor('Require confirmation for each tool');
+    await term.type('\x1b[B', KEY.enter);
+    await term.waitFor('> ');
+    await term.type('go', KEY.enter);
+    await term.waitFor('Allow echo?');
+    await term.waitFor('Deny');
+    await term.type(KEY.ctrlC);
+    expect(await term.exited).toBe(130);
+    expect(term.text()).not.toMatch(/unexpected error/i);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('at the chat line prompt', { timeout: 60_000 }, async () => {
+    const w = await workspace({ global: { mcpServers: {} } });
+    const model = await startFakeModelServer([]);
+    cleanups.push(() => model.close());
+    const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake', '--permission', 'yolo'], {
+      cwd: w.cwd,
+      home: w.home,
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    cleanups.push(() => term.kill());
+    await term.waitFor('> ');
+    await term.type(KEY.ctrlC);
+    expect(await term.exited).toBe(130);
+  });
+});
