@@ -71,6 +71,16 @@ function buildProgram(select: (action: Action) => void): Command {
       'an ad-hoc remote server (Streamable HTTP, falling back to HTTP+SSE) instead of the config',
     )
     .option('--sse', 'with --url: the server speaks the legacy HTTP+SSE transport only')
+    .option(
+      '--env <K=V>',
+      'with --stdio: set a variable for the server (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--cwd <dir>', 'with --stdio: the directory the server runs in (default: the current one)')
+    .option(
+      '--name <name>',
+      "with --stdio or --url: the server's name (default: derived from the command or host)",
+    )
     .showSuggestionAfterError(true)
     .helpCommand(true);
 

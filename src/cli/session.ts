@@ -22,6 +22,7 @@ import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
+import { adhocFlags } from './adhoc-flags.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
 import type { CliIo } from './io.js';
 
@@ -88,8 +89,17 @@ export class CliSession {
     }
     if (sse && url === undefined)
       throw usageError('--sse goes with --url', 'e.g. --url https://example.com/sse --sse');
-    if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http');
-    return stdio !== undefined ? adhocStdioServer(stdio, this.io.cwd) : undefined;
+    const { env, cwd, name } = adhocFlags(this.options, this.io.cwd);
+    if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http', name);
+    if (stdio === undefined) {
+      if (name !== undefined)
+        throw usageError(
+          '--name goes with --stdio or --url',
+          'e.g. --stdio "npx -y @modelcontextprotocol/server-everything" --name everything',
+        );
+      return undefined;
+    }
+    return adhocStdioServer(stdio, cwd, { ...(env ? { env } : {}), ...(name ? { name } : {}) });
   }
 
   /**

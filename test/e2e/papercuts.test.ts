@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
-import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
 
 const KEY = { ctrlC: '\x03', enter: '\r' };
@@ -175,5 +175,51 @@ describe('Ctrl-C at a prompt exits 130', () => {
     await term.waitFor('> ');
     await term.type(KEY.ctrlC);
     expect(await term.exited).toBe(130);
+  });
+});
+
+describe('--stdio takes --env, --cwd and --name', () => {
+  it('runs a slow-starting server in the given directory, with the given variables, under the given name', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace();
+    // A relative script path only resolves in --cwd; the slow start comes from --env.
+    const run = await w.cli([
+      '--stdio',
+      'node test-server.js',
+      '--cwd',
+      join(repoRoot, 'dist', 'testing'),
+      '--env',
+      'MCPX_TEST_FAULT=slow-start',
+      '--env',
+      'MCPX_TEST_SLOW_START_MS=1500',
+      '--env',
+      'GREETING=a=b c',
+      '--name',
+      'slowpoke',
+      'call',
+      'slowpoke.env',
+      'name=GREETING',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run).toMatchObject({ code: 0, stdout: 'a=b c\n' });
+    const list = await w.cli(['--json', '--stdio', `node ${testServerPath}`, '--name', 'mine', 'list']);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'mine', state: 'ready' })]);
+  });
+
+  it('says what is wrong with each flag, and how to write it', async () => {
+    const w = await workspace();
+    const cases: [string[], string][] = [
+      [['--env', 'A=1', 'list'], '--env goes with --stdio'],
+      [['--stdio', 'node x.js', '--env', 'NOEQUALS', 'list'], '--env takes KEY=VALUE'],
+      [['--stdio', 'node x.js', '--cwd', join(w.cwd, 'missing'), 'list'], 'is not a directory'],
+      [['--stdio', 'node x.js', '--name', 'a.b', 'list'], "--name 'a.b' may hold only"],
+    ];
+    for (const [args, message] of cases) {
+      const run = await w.cli(args);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).toContain('e.g.');
+    }
   });
 });
