@@ -135,6 +135,12 @@ export class CliSession {
     return this.#usable;
   }
 
+  /** Project entries left out because they are not trusted yet (known once `usableServers()` ran). */
+  async untrustedServers(): Promise<ServerConfig[]> {
+    await this.usableServers();
+    return [...this.#skipped.values()];
+  }
+
   /** One server by name, with an error that says what to do when it cannot be used. */
   async server(name: string): Promise<ServerConfig> {
     const usable = await this.usableServers();

@@ -2,6 +2,7 @@
  * Issue 13's day-one papercuts, each as a new user meets it: the built CLI, a real
  * pseudo-terminal where a person would be at one, and servers that take their time.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -221,5 +222,44 @@ describe('--stdio takes --env, --cwd and --name', () => {
       expect(run.stderr).toContain(message);
       expect(run.stderr).toContain('e.g.');
     }
+  });
+});
+
+describe('untrusted project servers in list', () => {
+  it('show as untrusted in list and list --json, are not started, and config trust --yes asks nothing', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace();
+    const starts = join(w.cwd, 'starts.log');
+    await writeFile(
+      join(w.cwd, '.mcp.json'),
+      JSON.stringify({ mcpServers: { repo: testServer(['MCPX_TEST_START_LOG', starts]) } }, null, 2),
+    );
+    const projectFile = join(w.cwd, '.mcp.json');
+    const table = await w.cli(['list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `repo\\s+untrusted\\s+-\\s+-\\s+${projectFile}:3 \\(project\\)|repo\\s+untrusted\\s+-\\s+-\\s+${projectFile} \\(project\\)`,
+      ),
+    );
+    expect(table.stderr).toContain("skipped server 'repo'");
+    const json = await w.cli(['--json', 'list']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toContainEqual(
+      expect.objectContaining({ name: 'repo', state: 'untrusted', layer: 'project', file: projectFile }),
+    );
+    expect(existsSync(starts)).toBe(false);
+
+    const trust = await w.cli(['config', 'trust', '--yes']);
+    expect(trust.code).toBe(0);
+    expect(trust.stderr).toContain("defines server 'repo'");
+    expect(trust.stderr + trust.stdout).not.toContain('?');
+    expect(trust.stdout).toBe('approved 1 of 1 (1 server, 0 settings files)\n');
+    const after = await w.cli(['--json', 'list']);
+    expect(JSON.parse(after.stdout)).toContainEqual(
+      expect.objectContaining({ name: 'repo', state: 'ready' }),
+    );
+    expect(existsSync(starts)).toBe(true);
   });
 });

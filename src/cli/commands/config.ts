@@ -82,7 +82,9 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   }
   if (!yes && !io.interactive) {
     for (const server of pending) {
-      io.stderr.write(`${forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'))}\n`);
+      // Nobody is asked here: the description without its closing question.
+      const lines = describeForTrust(server, approvedRecord(store, server)).slice(0, -1);
+      io.stderr.write(`${forTerminal(lines.join('\n'))}\n`);
     }
     for (const held of settings)
       io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);
