@@ -259,3 +259,106 @@ describe('untrusted project servers in list', () => {
     expect(existsSync(starts)).toBe(true);
   });
 });
+
+describe('mcpx chat --once --json', () => {
+  it('prints one JSON object: the answer, every tool call with its result, and the servers that failed', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace({
+      global: {
+        mcpServers: {
+          mine: testServer(['MCPX_TEST_FAULT', 'slow-start'], ['MCPX_TEST_SLOW_START_MS', '1000']),
+          // Crashes at start, after complaining on stderr.
+          broken: { command: process.execPath, args: ['-e', 'console.error("no licence"); process.exit(3)'] },
+        },
+      },
+    });
+    const model = await startFakeModelServer([
+      { toolCalls: [{ name: 'mcp_mine_slow_operation', arguments: { steps: 3, delay_ms: 200 } }] },
+      { toolCalls: [{ name: 'mcp_mine_fail', arguments: { message: 'no \u001b[31mred' } }] },
+      { text: 'done: 3 steps, one failure' },
+    ]);
+    cleanups.push(() => model.close());
+    const run = await w.cli(
+      [
+        'chat',
+        '--base-url',
+        model.baseUrl,
+        '--model',
+        'fake',
+        '--permission',
+        'yolo',
+        '--once',
+        'go',
+        '--json',
+      ],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      model: 'fake',
+      answer: 'done: 3 steps, one failure',
+      toolCalls: [
+        {
+          name: 'mcp_mine_slow_operation',
+          arguments: { steps: 3, delay_ms: 200 },
+          result: 'completed 3 steps',
+          isError: false,
+        },
+        {
+          name: 'mcp_mine_fail',
+          arguments: { message: 'no \u001b[31mred' },
+          result: expect.any(String),
+          isError: true,
+        },
+      ],
+      errors: [expect.objectContaining({ code: 'SERVER_CRASHED', server: 'broken' })],
+    });
+  });
+
+  it('still prints the object, with answer null and the error, when the model cannot be reached', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace({ global: { mcpServers: {} } });
+    const model = await startFakeModelServer([{ status: 500 }, { status: 500 }, { status: 500 }]);
+    cleanups.push(() => model.close());
+    const run = await w.cli(
+      ['--json', 'chat', '--base-url', model.baseUrl, '--model', 'fake', '--once', 'hi'],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(run.code).toBe(4);
+    const out = JSON.parse(run.stdout) as { answer: unknown; errors: { message: string }[] };
+    expect(out.answer).toBeNull();
+    expect(out.errors).toHaveLength(1);
+    expect(out.errors[0]?.message).toMatch(/HTTP 500/);
+    expect(JSON.parse(run.stderr)).toMatchObject({ error: { message: out.errors[0]?.message } });
+  });
+});
+
+describe('mcpx chat without OPENAI_API_KEY', () => {
+  it('stops before starting any server or sending any request when no --base-url is given', async () => {
+    const w = await workspace();
+    const starts = join(w.cwd, 'starts.log');
+    await writeFile(
+      w.globalFile,
+      JSON.stringify({ mcpServers: { mine: testServer(['MCPX_TEST_START_LOG', starts]) } }),
+    );
+    const run = await w.cli(['chat', '--once', 'hi']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('OPENAI_API_KEY is not set');
+    expect(run.stderr).toContain('export OPENAI_API_KEY=');
+    expect(run.stderr).toContain('--base-url');
+    expect(existsSync(starts)).toBe(false);
+    const json = await w.cli(['--json', 'chat', '--once', 'hi']);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'MODEL_KEY_MISSING' } });
+  });
+
+  it('needs no key with --base-url (a local model)', async () => {
+    const w = await workspace({ global: { mcpServers: {} } });
+    const model = await startFakeModelServer([{ text: 'local answer' }]);
+    cleanups.push(() => model.close());
+    const run = await w.cli(['chat', '--base-url', model.baseUrl, '--model', 'local', '--once', 'hi']);
+    expect(run).toMatchObject({ code: 0, stdout: 'local answer\n' });
+  });
+});
