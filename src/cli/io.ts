@@ -1,6 +1,7 @@
 /** Everything the CLI touches of its process, injected so tests can run it in-process. */
 export interface CliIo {
-  readonly stdout: { write(chunk: string): unknown };
+  /** Text, or bytes (`read --raw`). */
+  readonly stdout: { write(chunk: string | Uint8Array): unknown };
   readonly stderr: { write(chunk: string): unknown };
   /** Lines for interactive commands (`mcpx chat`). */
   readonly stdin?: NodeJS.ReadableStream;

@@ -3,12 +3,14 @@
  * pseudo-terminal where a person would be at one, and servers that take their time.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { MEDIA_BLOB, MEDIA_PNG, MEDIA_WAV } from '../../src/testing/media-tool.js';
 import { repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
+import { everythingPath } from '../helpers/servers.js';
 
 const KEY = { ctrlC: '\x03', enter: '\r' };
 let dir: { path: string; remove: () => Promise<void> };
@@ -360,5 +362,105 @@ describe('mcpx chat without OPENAI_API_KEY', () => {
     cleanups.push(() => model.close());
     const run = await w.cli(['chat', '--base-url', model.baseUrl, '--model', 'local', '--once', 'hi']);
     expect(run).toMatchObject({ code: 0, stdout: 'local answer\n' });
+  });
+});
+
+describe('call --save DIR', () => {
+  const media = ['--stdio', `node ${testServerPath}`, '--env', 'MCPX_TEST_MEDIA=1', '--name', 't'];
+
+  it('writes image, audio and blob to files it names itself, never overwriting, and says where each went', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace();
+    const out = join(w.cwd, 'out');
+    const first = await w.cli([...media, 'call', 't.media', '--save', 'out']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('here is your media');
+    expect(await readFile(join(out, 'media-2.png'))).toEqual(MEDIA_PNG);
+    expect(await readFile(join(out, 'media-3.wav'))).toEqual(MEDIA_WAV);
+    // The blob's URI and MIME type aim outside the folder and at the terminal: neither is used.
+    expect(await readFile(join(out, 'media-4.bin'))).toEqual(MEDIA_BLOB);
+    expect(first.stderr).toContain(
+      `saved image image/png (${MEDIA_PNG.length} bytes) to ${join(out, 'media-2.png')}`,
+    );
+    expect(first.stderr).toContain(
+      `saved audio audio/wav (${MEDIA_WAV.length} bytes) to ${join(out, 'media-3.wav')}`,
+    );
+    expect(first.stderr).toContain(`to ${join(out, 'media-4.bin')}`);
+    expect(first.stderr).not.toContain('\u001b');
+
+    const again = await w.cli([...media, 'call', 't.media', '--save', out]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`to ${join(out, 'media-2-1.png')}`);
+    expect((await readdir(out)).sort()).toEqual(
+      ['media-2.png', 'media-2-1.png', 'media-3.wav', 'media-3-1.wav', 'media-4.bin', 'media-4-1.bin'].sort(),
+    );
+    expect(await readFile(join(out, 'media-2.png'))).toEqual(MEDIA_PNG);
+    expect(await readdir(w.cwd)).toEqual(['out']);
+  });
+
+  it('saves server-everything’s image and embedded blob; a file in the way is an error', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace();
+    const ev = ['--stdio', `node ${everythingPath}`, '--name', 'ev'];
+    const image = await w.cli([...ev, 'call', 'ev.get-tiny-image', '--save', 'shots']);
+    expect(image.code).toBe(0);
+    const png = await readFile(join(w.cwd, 'shots', (await readdir(join(w.cwd, 'shots')))[0] ?? ''));
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    const blob = await w.cli([
+      ...ev,
+      'call',
+      'ev.get-resource-reference',
+      'resourceType=Blob',
+      'resourceId=3',
+      '--save',
+      'blobs',
+    ]);
+    expect(blob.code).toBe(0);
+    expect(blob.stderr).toMatch(
+      /saved resource text\/plain \(\d+ bytes\) to .*get-resource-reference-2\.txt/,
+    );
+    const text = await readFile(join(w.cwd, 'blobs', 'get-resource-reference-2.txt'), 'utf8');
+    expect(text).toMatch(/^Resource 3: This is a base64 blob/);
+    await writeFile(join(w.cwd, 'taken'), 'x');
+    const blocked = await w.cli([...ev, 'call', 'ev.get-tiny-image', '--save', 'taken']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain('is not a directory');
+  });
+});
+
+describe('read --raw', () => {
+  const ev = ['--stdio', `node ${everythingPath}`, '--name', 'ev'];
+
+  it('writes a blob resource decoded and a text resource as is, nothing added', {
+    timeout: 60_000,
+  }, async () => {
+    const w = await workspace();
+    const blob = await w.cli([...ev, 'read', 'ev', 'demo://resource/dynamic/blob/7', '--raw']);
+    expect(blob.code).toBe(0);
+    expect(blob.stdout).toMatch(/^Resource 7: This is a base64 blob created at [^\n]*$/);
+    const uri = 'demo://resource/static/document/architecture.md';
+    const json = await w.cli(['--json', ...ev, 'read', 'ev', uri]);
+    const text = (JSON.parse(json.stdout) as { contents: { text: string }[] }).contents[0]?.text;
+    const raw = await w.cli([...ev, 'read', 'ev', uri, '--raw']);
+    expect(raw.code).toBe(0);
+    expect(raw.stdout).toBe(text);
+    const both = await w.cli([...ev, 'read', 'ev', uri, '--raw', '--watch']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('does not go with --watch');
+  });
+
+  it('refuses to write binary to a terminal, and says how to redirect', { timeout: 60_000 }, async () => {
+    const w = await workspace();
+    const term = runInPty([...ev, 'read', 'ev', 'demo://resource/dynamic/blob/7', '--raw'], {
+      cwd: w.cwd,
+      home: w.home,
+    });
+    cleanups.push(() => term.kill());
+    expect(await term.exited).toBe(1);
+    expect(term.text()).toContain('is binary: --raw will not write it to a terminal');
+    expect(term.text()).toContain('--raw > file');
+    expect(term.text()).not.toContain('Resource 7: This is');
   });
 });
