@@ -464,3 +464,22 @@ describe('read --raw', () => {
     expect(term.text()).not.toContain('Resource 7: This is');
   });
 });
+
+describe('plurals', () => {
+  it('says "1 tool", "1 server", "1 file" and "1 problem"', { timeout: 60_000 }, async () => {
+    const w = await workspace({
+      global: { demo: { enabled: false }, mcpServers: { one: { ...testServer(), allowed_tools: ['echo'] } } },
+    });
+    const retry = await w.cli(['retry', 'one']);
+    expect(retry).toMatchObject({ code: 0, stdout: 'one: 1 tool\n' });
+    const alone = join(w.cwd, 'alone.json');
+    await writeFile(alone, JSON.stringify({ demo: { enabled: false } }));
+    const valid = await w.cli(['--config', alone, 'config', 'validate']);
+    expect(valid).toMatchObject({ code: 0, stdout: 'ok: 1 server in 1 file\n' });
+    await writeFile(alone, JSON.stringify({ mcpServers: { bad: { command: 'x', colour: 1 } } }));
+    const invalid = await w.cli(['--config', alone, 'config', 'validate']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('1 problem found');
+    expect(invalid.stderr).not.toContain('(s)');
+  });
+});

@@ -6,6 +6,7 @@ import { renderContent } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { parseToolArguments } from '../parse-call-args.js';
 import type { CliSession } from '../session.js';
@@ -70,7 +71,7 @@ async function saveResult(session: CliSession, dir: string, tool: string, result
   const saved = await saveBinaryContent(dir, tool, result.content ?? []);
   for (const file of saved) {
     const mime = file.mimeType ? ` ${forTerminal(file.mimeType)}` : '';
-    session.notice(`saved ${file.kind}${mime} (${file.bytes} bytes) to ${file.path}`);
+    session.notice(`saved ${file.kind}${mime} (${plural(file.bytes, 'byte')}) to ${file.path}`);
   }
   if (saved.length === 0) session.notice('nothing saved: the result has no image, audio or binary resource');
 }
@@ -113,7 +114,7 @@ async function explainRejectedCall(
       server,
       tool,
       cause: error,
-      fixes: [`run \`mcpx tools ${server}\` to see its ${names.length} tools`],
+      fixes: [`run \`mcpx tools ${server}\` to see its ${plural(names.length, 'tool')}`],
     },
   );
 }

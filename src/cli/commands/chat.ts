@@ -18,6 +18,7 @@ import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 
@@ -156,7 +157,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const lines = io.interactive ? promptLines(stdin) : createInterface({ input: stdin, terminal: false });
   if (io.interactive) {
     session.notice(
-      `mcpx chat — ${model.model}, ${tools.catalog.length} tools, permission ${level}. /tools, /clear, /exit.`,
+      `mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. /tools, /clear, /exit.`,
     );
   }
   try {

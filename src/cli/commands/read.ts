@@ -5,6 +5,7 @@ import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
 
 /**
@@ -116,7 +117,7 @@ function print(session: CliSession, result: ReadResourceResult, jsonIndent: numb
     } else {
       const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
       io.stdout.write(
-        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${Math.floor((blob.length * 3) / 4)} bytes — --raw > file writes its bytes, --json gives base64]\n`,
+        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${plural(Buffer.from(blob, 'base64').length, 'byte')} — --raw > file writes its bytes, --json gives base64]\n`,
       );
     }
   }
