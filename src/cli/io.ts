@@ -17,5 +17,10 @@ export interface CliIo {
   readonly confirm?: (question: string) => Promise<boolean>;
   /** Fires on Ctrl-C. */
   readonly signal: AbortSignal;
+  /**
+   * Cancels as Ctrl-C's signal does. For prompts: a terminal in raw mode hands
+   * Ctrl-C over as a key, so the prompt that reads it passes it on here.
+   */
+  readonly cancel?: () => void;
   readonly columns?: number;
 }

@@ -40,6 +40,7 @@ const io: CliIo = {
   stderrIsTTY: Boolean(process.stderr.isTTY),
   interactive,
   signal: controller.signal,
+  cancel: () => controller.abort(),
   ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   ...(interactive
     ? {

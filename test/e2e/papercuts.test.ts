@@ -165,6 +165,38 @@ describe('Ctrl-C at a prompt exits 130', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('at a server’s sampling question in mcpx chat (server-everything)', { timeout: 60_000 }, async () => {
+    const w = await workspace({
+      global: { mcpServers: { everything: { command: process.execPath, args: [everythingPath] } } },
+    });
+    const model = await startFakeModelServer([
+      {
+        toolCalls: [
+          { name: 'mcp_everything_trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 10 } },
+        ],
+      },
+      { text: 'never reached' },
+    ]);
+    cleanups.push(() => model.close());
+    const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake', '--permission', 'yolo'], {
+      cwd: w.cwd,
+      home: w.home,
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    cleanups.push(() => term.kill());
+    await term.waitFor('> ');
+    // server-everything adds tools just after it connects: let it settle before the model lists them.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await term.type('sample', KEY.enter);
+    await term.waitFor("Server 'everything' asks the model");
+    await term.waitFor('Allow?');
+    await term.type(KEY.ctrlC);
+    expect(await term.exited).toBe(130);
+    expect(term.text()).not.toMatch(/unexpected error/i);
+    // Only the chat's first request: the sampling never reached the model, nor did a second turn.
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('at the chat line prompt', { timeout: 60_000 }, async () => {
     const w = await workspace({ global: { mcpServers: {} } });
     const model = await startFakeModelServer([]);

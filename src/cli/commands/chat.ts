@@ -73,6 +73,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       interactive: io.interactive,
       input: stdin,
       output: process.stderr,
+      ...(io.cancel ? { onInterrupt: io.cancel } : {}),
     }),
   );
   // The built-in demo is for trying mcpx out; beside the person's own servers it only distracts the model.
