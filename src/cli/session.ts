@@ -112,9 +112,7 @@ export class CliSession {
       const adhoc = this.adhoc();
       if (adhoc) return [adhoc];
       const config = await this.config();
-      const configured = config.servers.filter((s) => s.enabled);
-      const own = configured.filter((s) => s.origin.layer !== 'builtin');
-      const enabled = this.#builtinOnlyAlone && own.length > 0 ? own : configured;
+      const enabled = config.servers.filter((s) => s.enabled);
       const store = await loadTrustStore(this.home);
       const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
@@ -130,7 +128,9 @@ export class CliSession {
         }
       }
       if (approved.length) await trustServers(this.home, approved);
-      return enabled.filter((s) => !this.#skipped.has(s.name));
+      const usable = enabled.filter((s) => !this.#skipped.has(s.name));
+      const own = usable.filter((s) => s.origin.layer !== 'builtin');
+      return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
     return this.#usable;
   }

@@ -110,6 +110,23 @@ describe('mcpx chat and the built-in demo', () => {
   });
 });
 
+describe('mcpx chat and the built-in demo, when the only other server is not trusted', () => {
+  it('still offers demo: an untrusted project server is not one of the person’s own', async () => {
+    const w = await workspace({ project: { mcpServers: { repo: testServer() } } });
+    const model = await startFakeModelServer([{ text: 'hello' }]);
+    cleanups.push(() => model.close());
+    const run = await w.cli(
+      ['chat', '--base-url', model.baseUrl, '--model', 'fake', '--permission', 'yolo', '--once', 'hi'],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(run).toMatchObject({ code: 0, stdout: 'hello\n' });
+    expect(run.stderr).toContain("skipped server 'repo'");
+    const offered = JSON.stringify((model.requests[0] as { tools?: unknown }).tools ?? []);
+    expect(offered).toContain('mcp_demo_echo');
+    expect(offered).not.toContain('mcp_repo_');
+  });
+});
+
 describe('Ctrl-C at a prompt exits 130', () => {
   it('at the trust prompt for a project .mcp.json', { timeout: 60_000 }, async () => {
     const w = await workspace({ project: { mcpServers: { repo: testServer() } } });
