@@ -77,5 +77,5 @@ export async function runAgentTurn(
     }
   }
   options.onEvent?.({ type: 'step-limit', steps: maxSteps });
-  return `(stopped after ${maxSteps} steps without a final answer; raise --max-steps to let the agent go on)`;
+  return `(stopped after ${maxSteps} step${maxSteps === 1 ? '' : 's'} without a final answer; raise --max-steps to let the agent go on)`;
 }

@@ -13,6 +13,8 @@ import {
   samplingRefused,
 } from '../client/features.js';
 import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { promptFailure } from '../permissions/approver.js';
 import { forTerminal } from '../tools/sanitize.js';
 
 export interface ChatFeatureOptions {
@@ -25,6 +27,8 @@ export interface ChatFeatureOptions {
   readonly output: NodeJS.WritableStream;
   /** Most tokens a server's sampling request may use. */
   readonly maxSamplingTokens?: number;
+  /** Ctrl-C at one of these prompts: cancel the whole command, as Ctrl-C anywhere else does. */
+  readonly onInterrupt?: () => void;
 }
 
 const show = forTerminal;
@@ -109,6 +113,16 @@ async function askField(
 export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig) => ClientFeatures {
   const roots = createRoots(rootsForDirectories(options.roots));
   const streams = { input: options.input, output: options.output };
+  // The server asked, but the person pressed Ctrl-C: that ends the command, not just this request.
+  const asked = async <T>(question: Promise<T>): Promise<T> => {
+    try {
+      return await question;
+    } catch (error) {
+      const failure = promptFailure(error);
+      if (failure instanceof McpxError && failure.code === ErrorCode.Cancelled) options.onInterrupt?.();
+      throw failure;
+    }
+  };
   return (server) => ({
     roots,
     sampling: {
@@ -124,12 +138,14 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
         const wants = hints.length
           ? `; it prefers ${show(hints.join(', '))}, you use ${show(options.model.model)}`
           : '';
-        const allowed = await confirm(
-          {
-            message: `Server '${show(server.name)}' asks the model (up to ${params.maxTokens} tokens${wants}):\n  ${show(preview).slice(0, 500)}\nAllow?`,
-            default: false,
-          },
-          streams,
+        const allowed = await asked(
+          confirm(
+            {
+              message: `Server '${show(server.name)}' asks the model (up to ${params.maxTokens} tokens${wants}):\n  ${show(preview).slice(0, 500)}\nAllow?`,
+              default: false,
+            },
+            streams,
+          ),
         );
         if (!allowed) throw samplingRefused();
         const messages: ChatCompletionMessageParam[] = [
@@ -163,22 +179,24 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
       async form(params) {
         if (!options.interactive) return { action: 'decline' };
         const prompts = await import('@inquirer/prompts');
-        const answer = await prompts.select(
-          {
-            message: `Server '${show(server.name)}' asks: ${show(params.message)}`,
-            choices: [
-              { name: 'Answer', value: 'accept' as const },
-              { name: 'Decline', value: 'decline' as const },
-              { name: 'Cancel', value: 'cancel' as const },
-            ],
-          },
-          streams,
+        const answer = await asked(
+          prompts.select(
+            {
+              message: `Server '${show(server.name)}' asks: ${show(params.message)}`,
+              choices: [
+                { name: 'Answer', value: 'accept' as const },
+                { name: 'Decline', value: 'decline' as const },
+                { name: 'Cancel', value: 'cancel' as const },
+              ],
+            },
+            streams,
+          ),
         );
         if (answer !== 'accept') return { action: answer };
         const required = new Set(params.requestedSchema.required ?? []);
         const content: Record<string, string | number | boolean | string[]> = {};
         for (const [name, raw] of Object.entries(params.requestedSchema.properties ?? {})) {
-          const value = await askField(prompts, streams, raw as FormField, name, required.has(name));
+          const value = await asked(askField(prompts, streams, raw as FormField, name, required.has(name)));
           if (value !== undefined) content[name] = value;
         }
         return { action: 'accept', content };
@@ -186,12 +204,14 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
       async url(params) {
         if (!options.interactive) return { action: 'decline' };
         const { confirm } = await import('@inquirer/prompts');
-        const go = await confirm(
-          {
-            message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
-            default: false,
-          },
-          streams,
+        const go = await asked(
+          confirm(
+            {
+              message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
+              default: false,
+            },
+            streams,
+          ),
         );
         return { action: go ? 'accept' : 'decline' };
       },

@@ -10,6 +10,12 @@ export interface GlobalOptions {
   readonly stdio?: string;
   readonly url?: string;
   readonly sse?: boolean;
+  /** With --stdio: `K=V` variables for the server (repeatable). */
+  readonly env?: readonly string[];
+  /** With --stdio: the server's working directory. */
+  readonly cwd?: string;
+  /** With --stdio or --url: the server's name. */
+  readonly name?: string;
 }
 
 /** A usage error: bad command, flag or argument (exit 1). */

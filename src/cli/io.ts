@@ -1,6 +1,7 @@
 /** Everything the CLI touches of its process, injected so tests can run it in-process. */
 export interface CliIo {
-  readonly stdout: { write(chunk: string): unknown };
+  /** Text, or bytes (`read --raw`). */
+  readonly stdout: { write(chunk: string | Uint8Array): unknown };
   readonly stderr: { write(chunk: string): unknown };
   /** Lines for interactive commands (`mcpx chat`). */
   readonly stdin?: NodeJS.ReadableStream;
@@ -16,5 +17,10 @@ export interface CliIo {
   readonly confirm?: (question: string) => Promise<boolean>;
   /** Fires on Ctrl-C. */
   readonly signal: AbortSignal;
+  /**
+   * Cancels as Ctrl-C's signal does. For prompts: a terminal in raw mode hands
+   * Ctrl-C over as a key, so the prompt that reads it passes it on here.
+   */
+  readonly cancel?: () => void;
   readonly columns?: number;
 }

@@ -40,14 +40,24 @@ const io: CliIo = {
   stderrIsTTY: Boolean(process.stderr.isTTY),
   interactive,
   signal: controller.signal,
+  cancel: () => controller.abort(),
   ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   ...(interactive
     ? {
         confirm: async (question: string) => {
           const { createInterface } = await import('node:readline/promises');
           const rl = createInterface({ input: process.stdin, output: process.stderr });
+          // The line editor puts the terminal in raw mode, so Ctrl-C arrives as a key, not as
+          // SIGINT: treat it as the signal would be (cancel, exit 130) instead of a failed question.
+          const interrupted = new Promise<never>((_, reject) =>
+            rl.once('SIGINT', () => {
+              controller.abort();
+              process.stderr.write('\n');
+              reject(new Error('interrupted at the prompt'));
+            }),
+          );
           try {
-            const answer = await rl.question(`${question} [y/N] `);
+            const answer = await Promise.race([rl.question(`${question} [y/N] `), interrupted]);
             return /^y(es)?$/i.test(answer.trim());
           } finally {
             rl.close();

@@ -71,6 +71,16 @@ function buildProgram(select: (action: Action) => void): Command {
       'an ad-hoc remote server (Streamable HTTP, falling back to HTTP+SSE) instead of the config',
     )
     .option('--sse', 'with --url: the server speaks the legacy HTTP+SSE transport only')
+    .option(
+      '--env <K=V>',
+      'with --stdio: set a variable for the server (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--cwd <dir>', 'with --stdio: the directory the server runs in (default: the current one)')
+    .option(
+      '--name <name>',
+      "with --stdio or --url: the server's name (default: derived from the command or host)",
+    )
     .showSuggestionAfterError(true)
     .helpCommand(true);
 
@@ -129,8 +139,12 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('call a tool: mcpx call <server>.<tool> key=value ... | \'{"json": "object"}\'')
     .argument('<server.tool>')
     .argument('[arguments...]')
-    .action((target: string, args: string[]) =>
-      select(async (s) => (await import('./commands/call.js')).runCall(s, target, args)),
+    .option(
+      '--save <dir>',
+      'write images, audio and binary resources of the result to files in this directory',
+    )
+    .action((target: string, args: string[], opts: { save?: string }) =>
+      select(async (s) => (await import('./commands/call.js')).runCall(s, target, args, opts)),
     );
 
   program
@@ -155,9 +169,13 @@ function buildProgram(select: (action: Action) => void): Command {
     .argument('<server>')
     .argument('<uri>')
     .option('-w, --watch', 'read it again each time the server says it changed, until Ctrl-C')
-    .action((server: string, uri: string, flags: { watch?: boolean }) =>
+    .option('--raw', "write the resource's bytes to stdout exactly (blobs decoded), for a file or a pipe")
+    .action((server: string, uri: string, flags: { watch?: boolean; raw?: boolean }) =>
       select(async (s) =>
-        (await import('./commands/read.js')).runRead(s, server, uri, { watch: flags.watch === true }),
+        (await import('./commands/read.js')).runRead(s, server, uri, {
+          watch: flags.watch === true,
+          raw: flags.raw === true,
+        }),
       ),
     );
 

@@ -22,6 +22,7 @@ import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
+import { adhocFlags } from './adhoc-flags.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
 import type { CliIo } from './io.js';
 
@@ -38,6 +39,7 @@ export class CliSession {
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
   #reconnect: 'never' | 'lazy' = 'never';
+  #builtinOnlyAlone = false;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
 
@@ -87,8 +89,17 @@ export class CliSession {
     }
     if (sse && url === undefined)
       throw usageError('--sse goes with --url', 'e.g. --url https://example.com/sse --sse');
-    if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http');
-    return stdio !== undefined ? adhocStdioServer(stdio, this.io.cwd) : undefined;
+    const { env, cwd, name } = adhocFlags(this.options, this.io.cwd);
+    if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http', name);
+    if (stdio === undefined) {
+      if (name !== undefined)
+        throw usageError(
+          '--name goes with --stdio or --url',
+          'e.g. --stdio "npx -y @modelcontextprotocol/server-everything" --name everything',
+        );
+      return undefined;
+    }
+    return adhocStdioServer(stdio, cwd, { ...(env ? { env } : {}), ...(name ? { name } : {}) });
   }
 
   /**
@@ -117,9 +128,17 @@ export class CliSession {
         }
       }
       if (approved.length) await trustServers(this.home, approved);
-      return enabled.filter((s) => !this.#skipped.has(s.name));
+      const usable = enabled.filter((s) => !this.#skipped.has(s.name));
+      const own = usable.filter((s) => s.origin.layer !== 'builtin');
+      return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
     return this.#usable;
+  }
+
+  /** Project entries left out because they are not trusted yet (known once `usableServers()` ran). */
+  async untrustedServers(): Promise<ServerConfig[]> {
+    await this.usableServers();
+    return [...this.#skipped.values()];
   }
 
   /** One server by name, with an error that says what to do when it cannot be used. */
@@ -237,6 +256,15 @@ export class CliSession {
    */
   useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
     this.#features = features;
+  }
+
+  /**
+   * Leave out the built-in `demo` server when the person has servers of their
+   * own (an agent should not be offered a test server beside real ones). Must be
+   * set before the servers are first used.
+   */
+  omitBuiltinWhenConfigured(): void {
+    this.#builtinOnlyAlone = true;
   }
 
   /**

@@ -27,6 +27,14 @@ const SUBCOMMANDS = new Set(['run', 'dlx', 'exec', 'x']);
 
 const DEFAULTS = { ...SERVER_DEFAULTS, origin: { layer: 'adhoc' } } as const;
 
+/** What `--env`, `--cwd` and `--name` add to an ad-hoc server. */
+export interface AdhocStdioOptions {
+  /** Variables set for the server, on top of the safe default environment (`--env K=V`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The name to use instead of the one derived from the command (`--name`). */
+  readonly name?: string;
+}
+
 /**
  * A server from `--stdio "cmd args"`: the line is split like a shell would
  * (quotes and backslashes respected, nothing expanded or executed) and run in
@@ -35,7 +43,11 @@ const DEFAULTS = { ...SERVER_DEFAULTS, origin: { layer: 'adhoc' } } as const;
  *
  * @throws McpxError(Usage) for an empty line or an unterminated quote.
  */
-export function adhocStdioServer(commandLine: string, cwd: string): ServerConfig {
+export function adhocStdioServer(
+  commandLine: string,
+  cwd: string,
+  options: AdhocStdioOptions = {},
+): ServerConfig {
   const words = splitCommandLine(commandLine);
   const [command, ...args] = words;
   if (command === undefined || command === '') {
@@ -43,14 +55,16 @@ export function adhocStdioServer(commandLine: string, cwd: string): ServerConfig
       fixes: ['for example: --stdio "npx -y @modelcontextprotocol/server-everything"'],
     });
   }
+  const env = options.env ?? {};
   return {
     ...DEFAULTS,
-    name: adhocName(words),
+    name: options.name ?? adhocName(words),
     transport: 'stdio',
     command,
     args,
+    env,
     cwd,
-    fingerprint: fingerprintEntry({ command, args, cwd }),
+    fingerprint: fingerprintEntry({ command, args, cwd, env }),
   };
 }
 
@@ -60,7 +74,11 @@ export function adhocStdioServer(commandLine: string, cwd: string): ServerConfig
  *
  * @throws McpxError(Usage) when the URL is not an http(s) URL.
  */
-export function adhocHttpServer(url: string, type: Exclude<TransportKind, 'stdio'> = 'http'): ServerConfig {
+export function adhocHttpServer(
+  url: string,
+  type: Exclude<TransportKind, 'stdio'> = 'http',
+  name?: string,
+): ServerConfig {
   const problem = urlProblem(url);
   if (problem) {
     throw new McpxError(ErrorCode.Usage, `--url: ${problem}`, {
@@ -69,7 +87,7 @@ export function adhocHttpServer(url: string, type: Exclude<TransportKind, 'stdio
   }
   return {
     ...DEFAULTS,
-    name: sanitize(new URL(url).hostname),
+    name: name ?? sanitize(new URL(url).hostname),
     transport: type,
     url,
     fingerprint: fingerprintEntry({ url }),

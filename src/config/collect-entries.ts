@@ -15,6 +15,8 @@ export interface CollectResult {
   readonly roots?: readonly string[];
   /** The file's `permission`: the level agents get by default. */
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
+  /** The file's `"demo": {"enabled": …}`: the built-in demo server switched on or off, and where. */
+  readonly demo?: { readonly enabled: boolean; readonly line?: number };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -74,6 +76,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
   const section = (value: unknown, path: JsonPath) => collectSection(site, value, path, add, problems);
   let roots: string[] | undefined;
   let permission: CollectResult['permission'];
+  let demo: CollectResult['demo'];
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
@@ -97,6 +100,20 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
           }),
         );
       }
+    } else if (key === 'demo') {
+      const enabled = isRecord(value) ? value.enabled : undefined;
+      if (isRecord(value) && Object.keys(value).length === 1 && typeof enabled === 'boolean') {
+        const line = doc.locate(['demo'], 'key')?.line;
+        demo = { enabled, ...(line ? { line } : {}) };
+      } else {
+        problems.push(
+          configProblem(site, ['demo'], "'demo' switches the built-in demo server on or off", {
+            expected: '{"enabled": false} or {"enabled": true}',
+            received: describeValue(value),
+            fixes: ['write "demo": {"enabled": false} to hide the built-in demo server'],
+          }),
+        );
+      }
     } else if (key === 'mcp') {
       if (!isRecord(value)) {
         problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
@@ -112,7 +129,13 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
       problems.push(unknownKey(site, [key], TOP_LEVEL_KEYS, value));
     }
   }
-  return { entries, problems, ...(roots ? { roots } : {}), ...(permission ? { permission } : {}) };
+  return {
+    entries,
+    problems,
+    ...(roots ? { roots } : {}),
+    ...(permission ? { permission } : {}),
+    ...(demo ? { demo } : {}),
+  };
 }
 
 function collectSection(

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { collectEntries } from './collect-entries.js';
-import { normalizeServer, type ServerDraft } from './normalize-server.js';
+import { type NormalizeResult, normalizeServer, type ServerDraft } from './normalize-server.js';
 import { parseJsonc } from './parse-jsonc.js';
-import type { ConfigLayer } from './types.js';
+import type { ConfigLayer, ServerOrigin } from './types.js';
 
 /** One file read and validated: its valid entries as drafts, and every problem found. */
 export interface FileLoad {
@@ -17,6 +17,10 @@ export interface FileLoad {
   /** The file's `roots`, made absolute against the file's directory. */
   readonly roots?: readonly string[];
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
+  /** Entries that only switch off a server of an earlier layer (see NormalizeResult.switchOff). */
+  readonly switchOffs?: readonly NonNullable<NormalizeResult['switchOff']>[];
+  /** `"demo": {"enabled": …}`: the built-in demo server on or off. */
+  readonly demo?: { readonly enabled: boolean; readonly origin: ServerOrigin };
 }
 
 /**
@@ -46,11 +50,17 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
   const collected = collectEntries(doc, layer);
   const problems = [...collected.problems];
   const drafts: ServerDraft[] = [];
+  const switchOffs: NonNullable<NormalizeResult['switchOff']>[] = [];
   for (const entry of collected.entries) {
     const result = normalizeServer(entry, doc, layer);
     problems.push(...result.problems);
     if (result.draft) drafts.push(result.draft);
+    if (result.switchOff) switchOffs.push(result.switchOff);
   }
+  const demo = collected.demo && {
+    enabled: collected.demo.enabled,
+    origin: { layer, file: path, ...(collected.demo.line ? { line: collected.demo.line } : {}) },
+  };
   const roots = collected.roots?.map((root) => resolve(dirname(path), root));
   return {
     path,
@@ -60,6 +70,8 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
     problems,
     ...(roots ? { roots } : {}),
     ...(collected.permission ? { permission: collected.permission } : {}),
+    ...(switchOffs.length ? { switchOffs } : {}),
+    ...(demo ? { demo } : {}),
   };
 }
 

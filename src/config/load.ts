@@ -4,7 +4,7 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { builtinServers } from './builtin.js';
 import { configCandidates } from './discover.js';
 import { fingerprintEntry } from './fingerprint.js';
-import { loadConfigFile } from './load-file.js';
+import { type FileLoad, loadConfigFile } from './load-file.js';
 import { resolveServer } from './resolve-server.js';
 import type {
   ConfigFileInfo,
@@ -21,7 +21,8 @@ import type {
 interface Definition {
   readonly name: string;
   readonly origin: ServerOrigin;
-  readonly result: ServerConfig | McpxError;
+  /** `off`: switch off the earlier definition of this name (`builtin`: only the built-in one). */
+  readonly result: ServerConfig | McpxError | { readonly off: 'any' | 'builtin' };
 }
 
 /** The host-wide settings one file sets. */
@@ -51,6 +52,8 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   }
   // The same file reached twice (a symlinked home, MCPX_HOME inside a project) is read once, first layer wins.
   const read = new Set<string>();
+  // `"demo": {"enabled": …}`: the last file that says so decides.
+  let demo: FileLoad['demo'];
   for (const candidate of configCandidates(options)) {
     const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
@@ -77,7 +80,11 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
         result: resolveServer(draft, options.env),
       });
     }
+    for (const off of load.switchOffs ?? []) definitions.push({ ...off, result: { off: 'any' } });
+    if (load.demo) demo = load.demo;
   }
+  if (demo && !demo.enabled)
+    definitions.push({ name: 'demo', origin: demo.origin, result: { off: 'builtin' } });
   return { files, problems, definitions, settings };
 }
 
@@ -133,6 +140,23 @@ function merge(definitions: readonly Definition[]) {
   const shadowed: ShadowedServer[] = [];
   for (const definition of definitions) {
     const earlier = byName.get(definition.name);
+    const { result } = definition;
+    if ('off' in result) {
+      // Switched off where it was turned off, so "disabled" names the file that did it.
+      const target = earlier?.result;
+      if (target === undefined || 'off' in target) continue;
+      // A server that could not be used anyway (a missing ${VAR}) is simply gone.
+      if (target instanceof McpxError) {
+        byName.set(definition.name, definition);
+        continue;
+      }
+      if (result.off === 'builtin' && target.origin.layer !== 'builtin') continue;
+      byName.set(definition.name, {
+        ...definition,
+        result: { ...target, enabled: false, origin: definition.origin },
+      });
+      continue;
+    }
     if (earlier) shadowed.push({ name: definition.name, by: definition.origin, was: earlier.origin });
     byName.set(definition.name, definition);
   }
@@ -140,7 +164,7 @@ function merge(definitions: readonly Definition[]) {
   const unusable = new Map<string, McpxError>();
   for (const [name, { result }] of byName) {
     if (result instanceof McpxError) unusable.set(name, result);
-    else servers.push(result);
+    else if (!('off' in result)) servers.push(result);
   }
   return { servers, unusable, shadowed };
 }

@@ -7,7 +7,7 @@ import type { JsonPath } from './json-path.js';
 import type { ParsedDocument } from './parse-jsonc.js';
 import { type CanonicalField, FINGERPRINTED_FIELDS, fieldFor, SERVER_FIELDS } from './server-fields.js';
 import { suggest } from './suggest.js';
-import type { ConfigLayer, ProtocolPin, ServerConfig, TransportKind } from './types.js';
+import type { ConfigLayer, ProtocolPin, ServerConfig, ServerOrigin, TransportKind } from './types.js';
 
 /** One server entry as found in a file, before validation. */
 export interface ServerEntry {
@@ -45,6 +45,13 @@ export interface ServerDraft {
 
 export interface NormalizeResult {
   readonly draft?: ServerDraft;
+  /**
+   * The entry only switches the server off (`"demo": {"enabled": false}`, no
+   * command or url): it turns off the server of that name from an earlier
+   * layer (the built-in `demo`, a global server in a project) instead of
+   * defining one.
+   */
+  readonly switchOff?: { readonly name: string; readonly origin: ServerOrigin };
   readonly problems: readonly McpxError[];
 }
 
@@ -196,6 +203,16 @@ export function normalizeServer(
       ],
     });
   } else if (!commandGiven && !given.has('url')) {
+    const onlySwitch = [...given.keys()].every((field) => field === 'enabled' || field === 'disabled');
+    if (
+      unknownKeys === 0 &&
+      problems.length === 0 &&
+      onlySwitch &&
+      (enabled === false || disabled === true)
+    ) {
+      const line = doc.locate(path, 'key')?.line;
+      return { problems, switchOff: { name, origin: dropUndefined({ layer, file: doc.file, line }) } };
+    }
     if (unknownKeys === 0) {
       fail(path, 'has neither command nor url', {
         code: ErrorCode.ConfigMissingTransport,

@@ -131,6 +131,7 @@ export const TOP_LEVEL_KEYS = [
   'inputs',
   'roots',
   'permission',
+  'demo',
 ] as const;
 
 /** Keys inside VS Code's settings-style `{"mcp": {...}}`. */

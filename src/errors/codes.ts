@@ -16,6 +16,8 @@ export const ErrorCode = {
   ConfigMissingTransport: 'CONFIG_MISSING_TRANSPORT',
   ConfigInterpolation: 'CONFIG_INTERPOLATION',
   ConfigUntrusted: 'CONFIG_UNTRUSTED',
+  /** `mcpx chat` against OpenAI itself with no `OPENAI_API_KEY`. */
+  ModelKeyMissing: 'MODEL_KEY_MISSING',
   // mcpx's own files under its home
   HomeUnsafe: 'HOME_UNSAFE',
   HomeAccess: 'HOME_ACCESS',

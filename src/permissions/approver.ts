@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../tools/sanitize.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
 
@@ -102,7 +103,11 @@ export function terminalApprover(streams: {
     choices: { name: string; value: T }[],
   ): Promise<T> => {
     const { select } = await import('@inquirer/prompts');
-    return select<T>({ message, choices }, { input: streams.input, output: streams.output });
+    try {
+      return await select<T>({ message, choices }, { input: streams.input, output: streams.output });
+    } catch (error) {
+      throw promptFailure(error);
+    }
   };
   return {
     askConnect: (q) =>
@@ -127,4 +132,16 @@ export function terminalApprover(streams: {
         ],
       ),
   };
+}
+
+/**
+ * What a terminal prompt's failure means: Ctrl-C at an @inquirer menu (raw mode, so
+ * no SIGINT reaches the process) is the person cancelling — `Cancelled`, exit 130 —
+ * not an unexpected error.
+ */
+export function promptFailure(error: unknown): unknown {
+  if (error instanceof Error && error.name === 'ExitPromptError') {
+    return new McpxError(ErrorCode.Cancelled, 'cancelled at the prompt (Ctrl-C)', { cause: error });
+  }
+  return error;
 }

@@ -408,7 +408,7 @@ export class ServerRegistry {
       this.#emit({
         type: 'warning',
         server: entry.config.name,
-        message: `gave up reconnecting to '${entry.config.name}' after ${entry.attempts} attempts`,
+        message: `gave up reconnecting to '${entry.config.name}' after ${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`,
         ...(entry.error ? { error: entry.error } : {}),
       });
       return;
@@ -505,7 +505,7 @@ function notConnected(entry: Entry): McpxError {
 function gaveUp(entry: Entry, attempts: number): McpxError {
   return new McpxError(
     ErrorCode.ConnectionClosed,
-    `'${entry.config.name}' failed ${attempts} times in a row; not reconnecting again`,
+    `'${entry.config.name}' failed ${attempts === 1 ? 'once' : `${attempts} times in a row`}; not reconnecting again`,
     {
       server: entry.config.name,
       origin: entry.config.origin,

@@ -24,6 +24,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { MEDIA_TOOL } from './media-tool.js';
 
 /** The name the test server reports in `serverInfo`. */
 export const TEST_SERVER_NAME = 'mcpx-test-server';
@@ -65,6 +66,8 @@ export interface TestServerOptions {
    * carry terminal escape sequences (a 2026-07-28 HTTP client excludes it and says why).
    */
   readonly hostileTool?: boolean;
+  /** Also serve `media` (image, audio and a blob with a hostile URI; see media-tool.ts). */
+  readonly mediaTool?: boolean;
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -512,7 +515,11 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0)) {
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
   }
-  const tools = [...builtinTools, ...extraTools(options.extraToolCount ?? 0)];
+  const tools = [
+    ...builtinTools,
+    ...(options.mediaTool ? [MEDIA_TOOL] : []),
+    ...extraTools(options.extraToolCount ?? 0),
+  ];
   const counter = options.counter ?? new ChangingResource();
   const toolsByName = new Map(tools.map((t) => [t.definition.name, t]));
   // The low-level Server, because McpServer cannot paginate its lists.

@@ -11,6 +11,7 @@
  * - `MCPX_TEST_FAULT=mode[,mode…]` switches on misbehaviour (see `faults.ts`), with
  *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_SLOW_START_MS` and `MCPX_TEST_EXIT_AFTER_MS`
  *   tuning three of them.
+ * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     env: process.env,
     hooks: faults.hooks,
     counter,
+    ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),
     ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),

@@ -3,7 +3,7 @@ import { stripTerminalControls } from './sanitize.js';
 
 function describeBytes(base64: string): string {
   const bytes = Math.floor((base64.length * 3) / 4);
-  return bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
+  return bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} byte${bytes === 1 ? '' : 's'}`;
 }
 
 /**

@@ -18,7 +18,16 @@ beforeAll(async () => {
   await mkdir(join(dir.path, 'home', '.mcpx'), { recursive: true });
   await writeFile(
     join(dir.path, 'home', '.mcpx', 'mcp.json'),
-    JSON.stringify({ mcpServers: { mine: { command: process.execPath, args: [testServerPath] } } }, null, 2),
+    JSON.stringify(
+      {
+        mcpServers: {
+          mine: { command: process.execPath, args: [testServerPath] },
+          other: { command: process.execPath, args: [testServerPath] },
+        },
+      },
+      null,
+      2,
+    ),
   );
 });
 afterAll(() => dir.remove());
@@ -52,16 +61,16 @@ describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
       { toolCalls: [{ name: 'mcp_mine_add', arguments: { a: 2, b: 3 } }] },
       { text: 'all done' },
     ]);
-    await term.waitFor("Connect to MCP server 'demo'?");
-    await term.waitFor('configured in');
-    await term.waitFor(/Tools \(\d+\): echo, /);
-    await term.waitFor('Deny connection');
-    await term.type(KEY.down, KEY.down, KEY.enter);
-    await term.waitFor("'demo' denied: closed, and its tools are not offered");
+    // The person has servers of their own: the built-in demo is not offered to the model.
     await term.waitFor("Connect to MCP server 'mine'?");
     await term.waitFor(`${join(dir.path, 'home', '.mcpx', 'mcp.json')}:3 (global config)`);
+    await term.waitFor(/Tools \(\d+\): echo, /);
     await term.waitFor('Require confirmation for each tool');
     await term.type(KEY.down, KEY.enter);
+    await term.waitFor("Connect to MCP server 'other'?");
+    await term.waitFor('Deny connection');
+    await term.type(KEY.down, KEY.down, KEY.enter);
+    await term.waitFor("'other' denied: closed, and its tools are not offered");
     await term.waitFor('> ');
     expect(model.requests).toHaveLength(0); // nothing reached the model before consent
     await term.type('go', KEY.enter);
@@ -77,7 +86,9 @@ describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
     expect(term.text()).not.toContain('Allow add?');
     const offered = JSON.stringify((model.requests[0] as { tools?: unknown }).tools ?? []);
     expect(offered).toContain('mcp_mine_echo');
+    expect(offered).not.toContain('mcp_other_');
     expect(offered).not.toContain('mcp_demo_');
+    expect(term.text()).not.toContain("Connect to MCP server 'demo'?");
     await term.type('/exit', KEY.enter);
     expect(await term.exited).toBe(0);
   });

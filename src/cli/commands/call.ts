@@ -6,16 +6,24 @@ import { renderContent } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { parseToolArguments } from '../parse-call-args.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
 
-/** `mcpx call <server>.<tool> [k=v ...|JSON]` */
+/** Flags of `mcpx call`. */
+export interface CallFlags {
+  /** Write images, audio and binary resources of the result to files in this directory. */
+  readonly save?: string;
+}
+
+/** `mcpx call <server>.<tool> [k=v ...|JSON] [--save DIR]` */
 export async function runCall(
   session: CliSession,
   target: string,
   rawArgs: readonly string[],
+  flags: CallFlags = {},
 ): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'tool');
@@ -44,6 +52,7 @@ export async function runCall(
     const text = forTerminal(renderContent(result.content ?? [], result.structuredContent));
     (result.isError ? io.stderr : io.stdout).write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
+  if (flags.save !== undefined) await saveResult(session, flags.save, name, result);
   if (result.isError) {
     if (options.json) {
       const text = renderContent(result.content ?? []);
@@ -54,6 +63,17 @@ export async function runCall(
     return ExitCode.ToolError;
   }
   return ExitCode.Ok;
+}
+
+/** `--save`: the files go where the person said, each named here, and each is reported on stderr. */
+async function saveResult(session: CliSession, dir: string, tool: string, result: CallToolResult) {
+  const { saveBinaryContent } = await import('../output/save-content.js');
+  const saved = await saveBinaryContent(dir, tool, result.content ?? []);
+  for (const file of saved) {
+    const mime = file.mimeType ? ` ${forTerminal(file.mimeType)}` : '';
+    session.notice(`saved ${file.kind}${mime} (${plural(file.bytes, 'byte')}) to ${file.path}`);
+  }
+  if (saved.length === 0) session.notice('nothing saved: the result has no image, audio or binary resource');
 }
 
 /**
@@ -94,7 +114,7 @@ async function explainRejectedCall(
       server,
       tool,
       cause: error,
-      fixes: [`run \`mcpx tools ${server}\` to see its ${names.length} tools`],
+      fixes: [`run \`mcpx tools ${server}\` to see its ${plural(names.length, 'tool')}`],
     },
   );
 }

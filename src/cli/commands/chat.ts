@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { runAgentTurn } from '../../agent/agent-loop.js';
 import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
-import { ErrorCode, formatOrigin, McpxError } from '../../errors/index.js';
+import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
 import {
   createPermissionGuard,
   denyingApprover,
@@ -14,8 +14,11 @@ import type { ServerRegistry } from '../../registry/index.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
 import { stripTerminalControls } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
+import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
+import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 
@@ -51,11 +54,18 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
+  const baseUrl = options.baseUrl ?? io.env.OPENAI_BASE_URL;
+  // OpenAI itself refuses every request without a key: say so before starting servers or asking anything.
+  // A --base-url (a local model) may need none.
+  if (baseUrl === undefined && !io.env.OPENAI_API_KEY) throw missingKey();
   const model = openAICompatibleModel({
-    baseUrl: options.baseUrl ?? io.env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL,
+    baseUrl: baseUrl ?? DEFAULT_BASE_URL,
     model: options.model ?? io.env.MCPX_MODEL ?? 'gpt-4o-mini',
     ...(io.env.OPENAI_API_KEY ? { apiKey: io.env.OPENAI_API_KEY } : {}),
   });
+  // `--once --json`: one JSON object on stdout (see chat-json.ts for its shape).
+  const record =
+    options.once !== undefined && session.options.json ? createChatJsonRecorder(model.model) : undefined;
   session.useFeatures(
     chatFeatures({
       model,
@@ -63,15 +73,21 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       interactive: io.interactive,
       input: stdin,
       output: process.stderr,
+      ...(io.cancel ? { onInterrupt: io.cancel } : {}),
     }),
   );
+  // The built-in demo is for trying mcpx out; beside the person's own servers it only distracts the model.
+  session.omitBuiltinWhenConfigured();
   // A chat lives long: a server that crashes comes back on the model's next call to it.
   session.reconnectLazily();
   const registry = await session.registry();
   if (level !== 'sandboxed') {
     await registry.connectAll({ signal: io.signal });
     for (const status of registry.list()) {
-      if (status.error) session.notice(`${status.name}: not available — ${status.error.message}`);
+      if (status.error) {
+        session.notice(`${status.name}: not available — ${status.error.message}`);
+        record?.addError(status.error);
+      }
     }
   }
   const approver = io.interactive
@@ -103,7 +119,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     return runAgentTurn(model, tools, history, text, {
       maxSteps,
       signal: io.signal,
-      ...(io.stdoutIsTTY
+      ...(io.stdoutIsTTY && !record
         ? {
             onText: (delta: string) => {
               streamed = true;
@@ -112,6 +128,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
           }
         : {}),
       onEvent: (event) => {
+        record?.onEvent(event);
         if (event.type === 'tool-call') session.notice(`→ ${event.name} ${preview(event.arguments)}`);
         if (event.type === 'tool-result')
           session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
@@ -121,8 +138,19 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${stripTerminalControls(answer)}\n`);
   if (options.once !== undefined) {
     try {
-      print(await ask(options.once));
-      return ExitCode.Ok;
+      if (!record) {
+        print(await ask(options.once));
+        return ExitCode.Ok;
+      }
+      try {
+        io.stdout.write(toJson(record.result(await ask(options.once))));
+        return ExitCode.Ok;
+      } catch (error) {
+        // The object is printed whatever happened; the error also goes to stderr as usual.
+        record.addError(toMcpxError(error));
+        io.stdout.write(toJson(record.result(null)));
+        throw error;
+      }
     } finally {
       tools.close();
     }
@@ -130,7 +158,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const lines = io.interactive ? promptLines(stdin) : createInterface({ input: stdin, terminal: false });
   if (io.interactive) {
     session.notice(
-      `mcpx chat — ${model.model}, ${tools.catalog.length} tools, permission ${level}. /tools, /clear, /exit.`,
+      `mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. /tools, /clear, /exit.`,
     );
   }
   try {
@@ -151,7 +179,9 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       try {
         print(await ask(text));
       } catch (error) {
-        if (io.signal.aborted) throw error;
+        // Ctrl-C, as a signal or as a key at a menu, ends the chat (exit 130).
+        if (io.signal.aborted || (error instanceof McpxError && error.code === ErrorCode.Cancelled))
+          throw error;
         // A model or network failure ends this turn, not the chat.
         writeError(
           session,
@@ -206,14 +236,33 @@ async function* promptLines(stdin: NodeJS.ReadableStream): AsyncGenerator<string
   for (;;) {
     const editor = createInterface({ input: stdin, output: process.stderr, terminal: true });
     const closed = new Promise<undefined>((resolve) => editor.once('close', () => resolve(undefined)));
+    // Raw mode turns Ctrl-C into a key: without this the editor would just close, as for Ctrl-D.
+    const interrupted = new Promise<never>((_, reject) =>
+      editor.once('SIGINT', () =>
+        reject(new McpxError(ErrorCode.Cancelled, 'cancelled at the prompt (Ctrl-C)')),
+      ),
+    );
     try {
-      const line = await Promise.race([editor.question('> '), closed]);
+      const line = await Promise.race([editor.question('> '), closed, interrupted]);
       if (line === undefined) return; // Ctrl-D
       yield line;
     } finally {
       editor.close();
     }
   }
+}
+
+function missingKey(): McpxError {
+  return new McpxError(
+    ErrorCode.ModelKeyMissing,
+    `mcpx chat talks to OpenAI (${DEFAULT_BASE_URL}) by default, and OPENAI_API_KEY is not set`,
+    {
+      causes: ['OpenAI answers every request without an API key with 401'],
+      fixes: [
+        'set your key (export OPENAI_API_KEY=sk-…), or give --base-url for another OpenAI-compatible endpoint: a local model needs no key (e.g. --base-url http://127.0.0.1:11434/v1)',
+      ],
+    },
+  );
 }
 
 function preview(text: string): string {

@@ -12,6 +12,7 @@ import { ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { renderTable } from '../output/table.js';
 import { renderError, writeError } from '../report.js';
 import type { CliSession } from '../session.js';
@@ -55,10 +56,12 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
       }),
     );
   } else if (result.problems.length === 0) {
-    io.stdout.write(`ok: ${result.serverCount} servers in ${result.files.length} files\n`);
+    io.stdout.write(
+      `ok: ${plural(result.serverCount, 'server')} in ${plural(result.files.length, 'file')}\n`,
+    );
   } else {
     for (const problem of result.problems) io.stderr.write(`${renderError(problem, true)}\n\n`);
-    io.stderr.write(`${result.problems.length} problem(s) found\n`);
+    io.stderr.write(`${plural(result.problems.length, 'problem')} found\n`);
   }
   return result.problems.length === 0 ? ExitCode.Ok : ExitCode.Config;
 }
@@ -82,7 +85,9 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   }
   if (!yes && !io.interactive) {
     for (const server of pending) {
-      io.stderr.write(`${forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'))}\n`);
+      // Nobody is asked here: the description without its closing question.
+      const lines = describeForTrust(server, approvedRecord(store, server)).slice(0, -1);
+      io.stderr.write(`${forTerminal(lines.join('\n'))}\n`);
     }
     for (const held of settings)
       io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);
@@ -125,8 +130,4 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
     `approved ${done} of ${total} (${plural(pending.length, 'server')}, ${plural(settings.length, 'settings file')})\n`,
   );
   return done === total ? ExitCode.Ok : ExitCode.Config;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -33,6 +33,10 @@ export async function runList(session: CliSession): Promise<number> {
   }));
   if (!session.adhoc()) {
     const config = await session.config();
+    // Not started, but there: a person should see the repository's servers waiting for `config trust`.
+    for (const s of await session.untrustedServers()) {
+      rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'untrusted', error: undefined });
+    }
     for (const s of config.servers.filter((server) => !server.enabled)) {
       rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'disabled', error: undefined });
     }

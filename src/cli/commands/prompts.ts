@@ -4,6 +4,7 @@ import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
 import { parseToolArguments } from '../parse-call-args.js';
 import { reportFailures } from '../report.js';
@@ -21,7 +22,7 @@ export async function runPrompts(session: CliSession, name: string | undefined):
   } else {
     for (const o of outcomes) {
       if (!o.ok) continue;
-      io.stdout.write(`${o.server.name} (${o.value.length} prompts)\n`);
+      io.stdout.write(`${o.server.name} (${plural(o.value.length, 'prompt')})\n`);
       for (const p of o.value) {
         const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
         const description = p.description ? `  ${truncate(p.description, 70)}` : '';

@@ -3,7 +3,9 @@ import type { ServerConnection } from '../../client/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
+import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
 
 /**
@@ -15,12 +17,22 @@ export async function runRead(
   session: CliSession,
   serverName: string,
   uri: string,
-  flags: { readonly watch?: boolean } = {},
+  flags: { readonly watch?: boolean; readonly raw?: boolean } = {},
 ): Promise<number> {
   const { io } = session;
+  if (flags.raw && (flags.watch || session.options.json)) {
+    throw usageError(
+      `--raw writes one resource's bytes; it does not go with ${flags.watch ? '--watch' : '--json'}`,
+      `e.g. mcpx read ${serverName} ${uri} --raw > file`,
+    );
+  }
   const server = await session.server(serverName);
   const connection = await session.connect(server);
   if (flags.watch) return watch(session, connection, uri);
+  if (flags.raw) {
+    writeRaw(session, serverName, uri, await connection.readResource(uri, { signal: io.signal }));
+    return ExitCode.Ok;
+  }
   print(session, await connection.readResource(uri, { signal: io.signal }), 2);
   return ExitCode.Ok;
 }
@@ -105,8 +117,31 @@ function print(session: CliSession, result: ReadResourceResult, jsonIndent: numb
     } else {
       const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
       io.stdout.write(
-        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${Math.floor((blob.length * 3) / 4)} bytes — use --json to get it base64-encoded]\n`,
+        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${plural(Buffer.from(blob, 'base64').length, 'byte')} — --raw > file writes its bytes, --json gives base64]\n`,
       );
     }
+  }
+}
+
+/**
+ * `--raw`: the resource's bytes on stdout exactly — a blob decoded from base64,
+ * text as it came — for `> file` or a pipe. A terminal gets no binary (it would
+ * be garbage, and a server's bytes may steer the terminal); text on a terminal
+ * is shown cleaned, as without --raw.
+ */
+function writeRaw(session: CliSession, server: string, uri: string, result: ReadResourceResult): void {
+  const { io } = session;
+  const hasBlob = result.contents.some((c) => 'blob' in c && typeof c.blob === 'string');
+  if (io.stdoutIsTTY && hasBlob) {
+    throw usageError(
+      `${forTerminal(uri)} is binary: --raw will not write it to a terminal`,
+      `redirect it to a file or a program: mcpx read ${server} '${forTerminal(uri)}' --raw > file`,
+    );
+  }
+  for (const content of result.contents) {
+    if ('blob' in content && typeof content.blob === 'string')
+      io.stdout.write(Buffer.from(content.blob, 'base64'));
+    else if ('text' in content && typeof content.text === 'string')
+      io.stdout.write(io.stdoutIsTTY ? forTerminal(content.text) : content.text);
   }
 }

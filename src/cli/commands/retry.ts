@@ -1,5 +1,6 @@
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
 
 /** `mcpx retry <server>`: connect and list the server's tools again, failing loudly if listing fails. */
@@ -9,6 +10,6 @@ export async function runRetry(session: CliSession, name: string): Promise<numbe
   const tools = await registry.retry(server.name);
   if (session.options.json)
     session.io.stdout.write(toJson({ server: server.name, tools: tools.map((t) => t.name) }));
-  else session.io.stdout.write(`${server.name}: ${tools.length} tools\n`);
+  else session.io.stdout.write(`${server.name}: ${plural(tools.length, 'tool')}\n`);
   return ExitCode.Ok;
 }

@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
 import { reportFailures } from '../report.js';
 import type { CliSession } from '../session.js';
@@ -23,7 +24,7 @@ export async function runTools(
   } else {
     for (const outcome of outcomes) {
       if (!outcome.ok) continue;
-      io.stdout.write(`${outcome.server.name} (${outcome.value.length} tools)\n`);
+      io.stdout.write(`${outcome.server.name} (${plural(outcome.value.length, 'tool')})\n`);
       for (const tool of outcome.value) io.stdout.write(describeTool(tool, schema, io.columns ?? 100));
     }
   }

@@ -235,7 +235,7 @@ export function exitError(
 function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
-  return `${bytes} bytes`;
+  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
 }
 
 /** A line on stdout went past `max_line_bytes`; the transport closes. */
