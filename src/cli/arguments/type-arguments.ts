@@ -174,7 +174,8 @@ export function typeArguments(resolved: ResolvedArguments, inputSchema: object |
     }
     const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
     for (const key of required) {
-      if (typeof key !== 'string' || Object.hasOwn(args, key)) continue;
+      if (typeof key !== 'string' || Object.hasOwn(args, key) || problems.some((p) => p.key === key))
+        continue;
       problems.push({ key, message: `missing required argument '${key}'` });
     }
   }
@@ -191,8 +192,8 @@ export function argumentsError(
   const [first, ...rest] = problems;
   const message =
     rest.length === 0
-      ? `wrong arguments for ${server}.${tool}: ${first?.message ?? 'invalid'}`
-      : `${problems.length} problems with the arguments for ${server}.${tool}: ${problems.map((p) => p.message).join('; ')}`;
+      ? `wrong arguments for ${tool}: ${first?.message ?? 'invalid'}`
+      : `${problems.length} problems with the arguments for ${tool}: ${problems.map((p) => p.message).join('; ')}`;
   return new McpxError(ErrorCode.InvalidArguments, message, {
     server,
     tool,

@@ -84,7 +84,7 @@ function oneOf(text: string, values: readonly unknown[]): TypedValue {
   const guess = suggest(text, names);
   return {
     ok: false,
-    problem: `'${text}' is not one of ${names.join(', ')}`,
+    problem: `'${text}' is not one of ${names.join(', ')}${guess ? ` — did you mean '${guess}'?` : ''}`,
     ...(guess ? { suggestion: guess } : {}),
   };
 }

@@ -121,7 +121,7 @@ async function findTool(
       tool: name,
       fixes: [
         guess
-          ? `mcpx call ${server}.${forTerminal(guess)} …`
+          ? `run \`${helpCommand(session, server, forTerminal(guess))}\` to see how to call it`
           : `run \`mcpx tools ${server}\` to see its ${names.length} tools`,
       ],
     },

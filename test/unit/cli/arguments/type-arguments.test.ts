@@ -231,7 +231,7 @@ describe('parseArgumentWords and readArgumentSources', () => {
     const error = await buildToolArguments(['count=x'], schema, { server: 'srv', tool: 't' }).catch((e) => e);
     expect((error as McpxError).code).toBe(ErrorCode.InvalidArguments);
     expect((error as McpxError).message).toBe(
-      "2 problems with the arguments for srv.t: count: 'x' is not an integer; missing required argument 'id'",
+      "2 problems with the arguments for t: count: 'x' is not an integer; missing required argument 'id'",
     );
     expect((error as McpxError).fixes).toEqual(['run `mcpx tools srv.t` to see its parameters']);
   });
