@@ -24,6 +24,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { inspectArgs, WILD_SCHEMA_TOOL } from './wild-schema-tool.js';
 
 /** The name the test server reports in `serverInfo`. */
 export const TEST_SERVER_NAME = 'mcpx-test-server';
@@ -65,6 +66,8 @@ export interface TestServerOptions {
    * carry terminal escape sequences (a 2026-07-28 HTTP client excludes it and says why).
    */
   readonly hostileTool?: boolean;
+  /** Also list {@link WILD_SCHEMA_TOOL}, whose hand-written schema uses $ref, nullable and unions. */
+  readonly wildSchemaTool?: boolean;
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -535,7 +538,17 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     await hooks.beforeList?.(method);
     return page(method, items, cursor, pageSize);
   };
-  const toolList = [...tools.map((t) => t.definition), ...(options.hostileTool ? [HOSTILE_TOOL] : [])];
+  const toolList = [
+    ...tools.map((t) => t.definition),
+    ...(options.hostileTool ? [HOSTILE_TOOL] : []),
+    ...(options.wildSchemaTool ? [WILD_SCHEMA_TOOL] : []),
+  ];
+  if (options.wildSchemaTool) {
+    toolsByName.set(WILD_SCHEMA_TOOL.name, {
+      definition: WILD_SCHEMA_TOOL,
+      call: async (args) => inspectArgs(args),
+    });
+  }
   const addTool = async (name: string) => {
     if (toolsByName.has(name)) return;
     const [tool] = extraTools(1).map((t) => ({ ...t, definition: { ...t.definition, name, title: name } }));

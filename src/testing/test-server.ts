@@ -71,6 +71,7 @@ async function main(): Promise<void> {
     env: process.env,
     hooks: faults.hooks,
     counter,
+    ...(modes.has('wild-schemas') ? { wildSchemaTool: true } : {}),
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),
     ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),

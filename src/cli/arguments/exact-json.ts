@@ -4,6 +4,8 @@
  * number is checked against the text it came from.
  */
 
+import { describeJsonError } from './json-error.js';
+
 /** A JSON number token (RFC 8259 grammar). */
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -53,8 +55,9 @@ export function parseExactJson(text: string): ExactJson {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
+  } catch {
+    // Node 20's message names no position and quotes the whole input.
+    return { ok: false, message: describeJsonError(text) };
   }
   for (const token of numberTokens(text)) {
     const exact = exactNumber(token);
