@@ -33,9 +33,9 @@ export function typeValue(text: string, schema: unknown, root: unknown): TypedVa
     if (n.ok && (types.has('number') || Number.isInteger(n.value))) return { ok: true, value: n.value };
     problem = !n.ok
       ? n.reason === 'inexact'
-        ? `${trimmed} has more digits than a JSON number carries exactly (it would arrive as ${String(n.nearest)})`
-        : `'${trimmed}' is not ${types.has('number') ? 'a number' : 'an integer'}`
-      : `'${trimmed}' is not an integer`;
+        ? `${shown(trimmed)} has more digits than a JSON number carries exactly (it would arrive as ${String(n.nearest)})`
+        : `'${shown(trimmed)}' is not ${types.has('number') ? 'a number' : 'an integer'}`
+      : `'${shown(trimmed)}' is not an integer`;
   }
   const opens = trimmed.startsWith('[') ? 'array' : trimmed.startsWith('{') ? 'object' : undefined;
   if (opens && types.has(opens)) {
@@ -84,7 +84,7 @@ function oneOf(text: string, values: readonly unknown[]): TypedValue {
   const guess = suggest(text, names);
   return {
     ok: false,
-    problem: `'${text}' is not one of ${names.join(', ')}${guess ? ` — did you mean '${guess}'?` : ''}`,
+    problem: `'${shown(text)}' is not one of ${names.slice(0, 12).join(', ')}${names.length > 12 ? `, … (${names.length} values)` : ''}${guess ? ` — did you mean '${guess}'?` : ''}`,
     ...(guess ? { suggestion: guess } : {}),
   };
 }
@@ -95,7 +95,14 @@ function jsonTypeOf(value: unknown): JsonType {
   return typeof value === 'number' ? 'number' : (typeof value as JsonType);
 }
 
-function expectation(text: string, types: ReadonlySet<JsonType>): string {
+/** A value as quoted back in a message: a whole file read with @ would drown the error. */
+function shown(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+function expectation(value: string, types: ReadonlySet<JsonType>): string {
+  const text = shown(value);
   const list = [...types];
   if (list.length === 1 && list[0] === 'boolean') return `'${text}' is not true or false`;
   if (list.length === 1 && list[0] === 'array') return `'${text}' is not a JSON array (e.g. '["a","b"]')`;

@@ -263,3 +263,19 @@ describe('exact numbers', () => {
     expect(typeValue('x', { $ref: '#/nowhere' }, {})).toEqual({ ok: true, value: 'x' });
   });
 });
+
+describe('messages', () => {
+  it('quote a long value shortened, on one line', () => {
+    const result = typeValue(`${'x'.repeat(100)}\nmore`, { type: 'integer' }, {});
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problem).toBe(`'${'x'.repeat(59)}…' is not an integer`);
+  });
+
+  it('list at most twelve enum values', () => {
+    const values = Array.from({ length: 30 }, (_, i) => `v${i}`);
+    const result = typeValue('nope', { enum: values }, {});
+    expect(!result.ok && result.problem).toBe(
+      `'nope' is not one of ${values.slice(0, 12).join(', ')}, … (30 values)`,
+    );
+  });
+});
