@@ -24,8 +24,12 @@ function isNode(value: unknown): value is SchemaNode {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Follows a local `$ref` (JSON pointer into `root`), at most 32 hops; an unknown ref reads as `{}`. */
-export function resolveRef(schema: unknown, root: unknown): SchemaNode {
+/**
+ * Follows local `$ref`s (JSON pointers into `root`), at most 32 hops, and folds `allOf` into
+ * one node (pydantic writes `{"allOf": [{"$ref": …}], "default": …}`); an unknown ref reads
+ * as `{}`, which accepts anything.
+ */
+export function resolveRef(schema: unknown, root: unknown, depth = 0): SchemaNode {
   let node: unknown = schema;
   for (let hops = 0; hops < 32 && isNode(node) && typeof node.$ref === 'string'; hops++) {
     const ref = node.$ref;
@@ -39,7 +43,20 @@ export function resolveRef(schema: unknown, root: unknown): SchemaNode {
     const { $ref: _ref, ...siblings } = node;
     node = isNode(target) ? { ...target, ...siblings } : siblings;
   }
-  return isNode(node) ? node : {};
+  if (!isNode(node)) return {};
+  if (!Array.isArray(node.allOf) || depth > 8) return node;
+  const { allOf, ...own } = node;
+  const merged: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = {};
+  const required: unknown[] = [];
+  for (const part of [...allOf.map((member) => resolveRef(member, root, depth + 1)), own]) {
+    Object.assign(merged, part);
+    if (isNode(part.properties)) Object.assign(properties, part.properties);
+    if (Array.isArray(part.required)) required.push(...part.required);
+  }
+  if (Object.keys(properties).length > 0) merged.properties = properties;
+  if (required.length > 0) merged.required = [...new Set(required)];
+  return merged;
 }
 
 function typeOfValue(value: unknown): JsonType {

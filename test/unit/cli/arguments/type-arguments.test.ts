@@ -279,3 +279,38 @@ describe('messages', () => {
     );
   });
 });
+
+describe('allOf, as pydantic writes it', () => {
+  const pydantic = {
+    type: 'object',
+    $defs: {
+      Mode: { type: 'string', enum: ['fast', 'slow'] },
+      Base: { properties: { id: { type: 'string' } }, required: ['id'] },
+    },
+    allOf: [{ $ref: '#/$defs/Base' }],
+    properties: { mode: { allOf: [{ $ref: '#/$defs/Mode' }], default: 'fast' }, n: { type: 'integer' } },
+  };
+
+  it('folds allOf members into one schema: properties and required merged', () => {
+    expect(
+      typeArguments(
+        {
+          base: {},
+          pairs: [
+            { key: 'id', text: '007' },
+            { key: 'mode', text: 'slow' },
+          ],
+        },
+        pydantic,
+      ),
+    ).toEqual({
+      ok: true,
+      args: { id: '007', mode: 'slow' },
+    });
+    const missing = typeArguments({ base: {}, pairs: [{ key: 'mode', text: 'fats' }] }, pydantic);
+    expect(!missing.ok && missing.problems.map((p) => p.message)).toEqual([
+      "mode: 'fats' is not one of fast, slow — did you mean 'fast'?",
+      "missing required argument 'id'",
+    ]);
+  });
+});
