@@ -16,6 +16,7 @@ import { toJson } from '../output/json.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
+import { unknownToolError } from '../tool-help/unknown-tool.js';
 
 /** `mcpx call <server>.<tool> [k=v ...|JSON]` */
 export async function runCall(
@@ -111,20 +112,11 @@ async function findTool(
   }
   const tool = tools.find((t) => t.name === name);
   if (tool) return tool;
-  const names = tools.map((t) => t.name);
-  const guess = suggest(name, names);
-  throw new McpxError(
-    ErrorCode.UnknownTool,
-    `'${server}' has no tool named '${forTerminal(name)}'${guess ? ` — did you mean '${forTerminal(guess)}'?` : ''}`,
-    {
-      server,
-      tool: name,
-      fixes: [
-        guess
-          ? `run \`${helpCommand(session, server, forTerminal(guess))}\` to see how to call it`
-          : `run \`mcpx tools ${server}\` to see its ${names.length} tools`,
-      ],
-    },
+  throw unknownToolError(
+    server,
+    name,
+    tools.map((t) => t.name),
+    (guess) => helpCommand(session, server, guess),
   );
 }
 

@@ -1,16 +1,14 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { suggest } from '../../config/index.js';
-import { ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
-import { truncate } from '../output/table.js';
 import { reportFailures } from '../report.js';
 import type { CliSession } from '../session.js';
 import { splitTarget } from '../split-target.js';
 import { resolveTarget } from '../target.js';
-import { describeType, objectProperties } from '../tool-help/describe-type.js';
 import { renderToolHelp } from '../tool-help/render-tool-help.js';
+import { renderToolLine } from '../tool-help/tool-line.js';
+import { unknownToolError } from '../tool-help/unknown-tool.js';
 
 /** `mcpx tools [server | server.tool] [--schema]` */
 export async function runTools(
@@ -34,7 +32,9 @@ export async function runTools(
       if (!outcome.ok) continue;
       const count = outcome.value.length;
       io.stdout.write(`${outcome.server.name} (${count} ${count === 1 ? 'tool' : 'tools'})\n`);
-      for (const tool of outcome.value) io.stdout.write(describeTool(tool, schema, columns));
+      for (const tool of outcome.value) {
+        io.stdout.write(schema ? describeToolSchema(tool) : renderToolLine(tool, columns));
+      }
     }
   }
   return reportFailures(session, outcomes);
@@ -48,22 +48,11 @@ async function runToolHelp(session: CliSession, target: string): Promise<number>
   const tools = await connection.listTools({ signal: io.signal });
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
-    const guess = suggest(
+    throw unknownToolError(
+      server.name,
       name,
       tools.map((t) => t.name),
-    );
-    throw new McpxError(
-      ErrorCode.UnknownTool,
-      `'${server.name}' has no tool named '${forTerminal(name)}'${guess ? ` — did you mean '${forTerminal(guess)}'?` : ''}`,
-      {
-        server: server.name,
-        tool: name,
-        fixes: [
-          guess
-            ? `run \`mcpx tools ${server.name}.${forTerminal(guess)}\``
-            : `run \`mcpx tools ${server.name}\` to see its ${tools.length} tools`,
-        ],
-      },
+      (guess) => `mcpx tools ${server.name}.${guess}`,
     );
   }
   if (options.json) io.stdout.write(toJson({ server: server.name, tool }));
@@ -78,33 +67,10 @@ async function runToolHelp(session: CliSession, target: string): Promise<number>
   return 0;
 }
 
-function describeTool(tool: Tool, schema: boolean, columns: number | undefined): string {
+function describeToolSchema(tool: Tool): string {
   const name = forTerminal(tool.name);
   const description = tool.description ? forTerminal(tool.description) : '';
-  if (schema) {
-    return `  ${name}\n${description ? `    ${description.replace(/\n/g, '\n    ')}\n` : ''}    input: ${forTerminal(
-      JSON.stringify(tool.inputSchema, null, 2),
-    ).replace(/\n/g, '\n    ')}\n`;
-  }
-  const head = `  ${name}(${forTerminal(parameterSummary(tool))})`;
-  if (columns === undefined) {
-    const oneLine = description.replace(/\s+/g, ' ').trim();
-    return oneLine ? `${head}  ${oneLine}\n` : `${head}\n`;
-  }
-  // A signature too long for the line gets its description on the next one.
-  if (head.length + 2 + 20 > columns) {
-    const first = truncate(head, columns);
-    return description ? `${first}\n${`      ${truncate(description, columns - 6)}`}\n` : `${first}\n`;
-  }
-  return description ? `${head}  ${truncate(description, columns - head.length - 2)}\n` : `${head}\n`;
-}
-
-/** `a: number, b?: "x" | "y"` from the input schema's properties. */
-export function parameterSummary(tool: Pick<Tool, 'inputSchema'>): string {
-  const root = tool.inputSchema;
-  const object = objectProperties(root, root);
-  if (!object) return '';
-  return Object.entries(object.properties)
-    .map(([key, prop]) => `${key}${object.required.has(key) ? '' : '?'}: ${describeType(prop, root)}`)
-    .join(', ');
+  return `  ${name}\n${description ? `    ${description.replace(/\n/g, '\n    ')}\n` : ''}    input: ${forTerminal(
+    JSON.stringify(tool.inputSchema, null, 2),
+  ).replace(/\n/g, '\n    ')}\n`;
 }

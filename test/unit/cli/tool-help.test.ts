@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { describeType } from '../../../src/cli/tool-help/describe-type.js';
 import { renderToolHelp } from '../../../src/cli/tool-help/render-tool-help.js';
+import { renderToolLine } from '../../../src/cli/tool-help/tool-line.js';
 import { wrapText } from '../../../src/cli/tool-help/wrap.js';
 import { WILD_SCHEMA_TOOL } from '../../../src/testing/wild-schema-tool.js';
 
@@ -79,5 +80,36 @@ describe('wrapText', () => {
       `  ${'x'.repeat(22)}`,
       `  ${'x'.repeat(8)} now`,
     ]);
+  });
+});
+
+describe('renderToolLine', () => {
+  const tool: Tool = {
+    name: 'search',
+    description: `Find things. ${'Many words follow here. '.repeat(10)}The end.`,
+    inputSchema: {
+      type: 'object',
+      properties: { q: { type: 'string' }, n: { type: ['integer', 'null'] } },
+      required: ['q'],
+    },
+  };
+
+  it('fits the terminal, cutting the description with an ellipsis', () => {
+    const line = renderToolLine(tool, 80).trimEnd();
+    expect(line.startsWith('  search(q: string, n?: integer | null)  Find things. Many')).toBe(true);
+    expect(line.endsWith('…')).toBe(true);
+    expect(line.length).toBe(80);
+  });
+
+  it('puts the description under a signature too long for the line', () => {
+    const lines = renderToolLine(tool, 30).trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^ {2}search\(q: string, n\?: in.*…$/);
+    expect(lines[1]).toMatch(/^ {6}Find things\./);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+  });
+
+  it('prints the full text when piped', () => {
+    expect(renderToolLine(tool)).toContain('The end.\n');
   });
 });
