@@ -196,6 +196,17 @@ describe('arguments typed by the input schema (real servers)', () => {
   });
 });
 
+describe('prompt arguments', () => {
+  it('are sent exactly as typed (prompt arguments are strings), and may come from a file', slow, async () => {
+    const typed = await mcpx(['prompt', 'wild.greeting', `name=${TWENTY}`]);
+    expect(typed.stderr).toBe('');
+    expect(typed.stdout).toContain(`greeting for ${TWENTY}.`);
+    await writeFile(join(dir.path, 'who.txt'), '007');
+    const fromFile = await mcpx(['prompt', 'wild.greeting', 'name=@who.txt']);
+    expect(fromFile.stdout).toContain('greeting for 007.');
+  });
+});
+
 describe('tool help', () => {
   it('shows the full signature of a hand-written schema', slow, async () => {
     const run = await mcpx(['tools', 'wild.inspect_args']);

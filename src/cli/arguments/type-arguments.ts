@@ -158,7 +158,8 @@ export function typeArguments(resolved: ResolvedArguments, inputSchema: object |
   }
   if (schema) {
     const known = Object.keys(properties);
-    if (closed(schema) && known.length > 0) {
+    // A schema that declares its properties (even none) names every key it takes.
+    if (closed(schema) && isNode(schema.properties)) {
       for (const key of Object.keys(args)) {
         if (Object.hasOwn(properties, key)) continue;
         const guess = suggest(
@@ -167,7 +168,7 @@ export function typeArguments(resolved: ResolvedArguments, inputSchema: object |
         );
         problems.push({
           key,
-          message: `'${key}' is not a parameter${guess ? ` — did you mean '${guess}'?` : ` (it takes ${known.join(', ')})`}`,
+          message: `'${key}' is not a parameter${guess ? ` — did you mean '${guess}'?` : known.length > 0 ? ` (it takes ${known.join(', ')})` : ' (it takes none)'}`,
           ...(guess ? { suggestion: guess } : {}),
         });
       }

@@ -314,3 +314,17 @@ describe('allOf, as pydantic writes it', () => {
     ]);
   });
 });
+
+describe('tools without parameters', () => {
+  it('refuse any key when the schema declares no properties, and accept any when it says nothing', () => {
+    const none = typeArguments(
+      { base: {}, pairs: [{ key: 'x', text: '1' }] },
+      { type: 'object', properties: {} },
+    );
+    expect(!none.ok && none.problems[0]?.message).toBe("'x' is not a parameter (it takes none)");
+    expect(typeArguments({ base: {}, pairs: [{ key: 'x', text: '1' }] }, { type: 'object' })).toEqual({
+      ok: true,
+      args: { x: 1 },
+    });
+  });
+});
