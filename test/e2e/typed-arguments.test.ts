@@ -27,6 +27,7 @@ beforeAll(async () => {
         fs: { command: node, args: [filesystemPath, dir.path] },
         wild: { command: node, args: [testServerPath], env: { MCPX_TEST_FAULT: 'wild-schemas' } },
         flaky: { command: node, args: [testServerPath], env: { MCPX_TEST_FAULT: 'tools-list-fails' } },
+        once: { command: node, args: [testServerPath], env: { MCPX_TEST_FAULT: 'list-fails-once' } },
       },
     }),
   );
@@ -193,6 +194,14 @@ describe('arguments typed by the input schema (real servers)', () => {
     expect(run.stdout).toBe('5\n');
     expect(run.stderr).toContain("could not list flaky's tools");
     expect(run.stderr).toContain('arguments are sent as JSON where they parse, else as text');
+  });
+});
+
+describe('a server whose first tools/list fails', () => {
+  it('is asked again, so the call is still typed by the schema', slow, async () => {
+    const run = await mcpx(['call', 'once.echo', 'message=9194137']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('9194137\n');
   });
 });
 

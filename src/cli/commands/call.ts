@@ -100,6 +100,12 @@ async function findTool(
   server: string,
   name: string,
 ): Promise<Tool | undefined> {
+  // The registry listed the tools when it connected: no second round trip in the common case.
+  const registry = await session.registry();
+  await registry.toolsSettled(server);
+  const listed = registry.status(server).tools.find((t) => t.name === name);
+  if (listed) return listed;
+  // Not there: its listing failed, or the config's allow/deny lists hide the tool; ask the server.
   let tools: Tool[];
   try {
     tools = await connection.listTools({ signal: session.io.signal });
