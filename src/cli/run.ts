@@ -127,8 +127,8 @@ function buildProgram(select: (action: Action) => void): Command {
 
   program
     .command('tools')
-    .description('tools with descriptions and parameters')
-    .argument('[server]')
+    .description('tools with descriptions and parameters; server.tool: one tool in full')
+    .argument('[server | server.tool]')
     .option('--schema', 'print each input schema in full')
     .action((server: string | undefined, opts: { schema?: boolean }) =>
       select(async (s) => (await import('./commands/tools.js')).runTools(s, server, opts.schema === true)),

@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config/types.js';
 import { usageError } from './global-options.js';
-import { splitTarget } from './parse-call-args.js';
 import type { CliSession } from './session.js';
+import { splitTarget } from './split-target.js';
 
 /**
  * Resolve `server.name` (or a bare `name` with one ad-hoc --stdio server) to

@@ -25,6 +25,7 @@ import {
 import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { MEDIA_TOOL } from './media-tool.js';
+import { inspectArgs, WILD_SCHEMA_TOOL } from './wild-schema-tool.js';
 
 /** The name the test server reports in `serverInfo`. */
 export const TEST_SERVER_NAME = 'mcpx-test-server';
@@ -68,6 +69,8 @@ export interface TestServerOptions {
   readonly hostileTool?: boolean;
   /** Also serve `media` (image, audio and a blob with a hostile URI; see media-tool.ts). */
   readonly mediaTool?: boolean;
+  /** Also list {@link WILD_SCHEMA_TOOL}, whose hand-written schema uses $ref, nullable and unions. */
+  readonly wildSchemaTool?: boolean;
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -542,7 +545,17 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     await hooks.beforeList?.(method);
     return page(method, items, cursor, pageSize);
   };
-  const toolList = [...tools.map((t) => t.definition), ...(options.hostileTool ? [HOSTILE_TOOL] : [])];
+  const toolList = [
+    ...tools.map((t) => t.definition),
+    ...(options.hostileTool ? [HOSTILE_TOOL] : []),
+    ...(options.wildSchemaTool ? [WILD_SCHEMA_TOOL] : []),
+  ];
+  if (options.wildSchemaTool) {
+    toolsByName.set(WILD_SCHEMA_TOOL.name, {
+      definition: WILD_SCHEMA_TOOL,
+      call: async (args) => inspectArgs(args),
+    });
+  }
   const addTool = async (name: string) => {
     if (toolsByName.has(name)) return;
     const [tool] = extraTools(1).map((t) => ({ ...t, definition: { ...t.definition, name, title: name } }));

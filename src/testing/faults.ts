@@ -20,11 +20,14 @@ export const FAULT_MODES = [
   'slow-start',
   'stderr-noise',
   'list-fails-once',
+  'tools-list-fails', // every tools/list fails (a broken schema generator) while tools/call works
   // Like many 2025-era servers in the wild, these know nothing of `server/discover`:
   'silent-until-initialize', // ignores every request until `initialize`
   'idless-error-before-initialize', // answers them with an error that has no id
   'exit-before-initialize', // complains on stderr and exits, as strict SDKs do
   'exit-after',
+  // Hand-written schemas ($ref, nullable, unions) and a tool that answers with what it got.
+  'wild-schemas',
 ] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -115,6 +118,12 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
     },
     beforeList(method) {
       if (garbage) io.stdout.write('garbage: still not json\n');
+      if (method === 'tools/list' && modes.has('tools-list-fails')) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'simulated tools/list failure (tools-list-fails)',
+        );
+      }
       if (method === 'tools/list' && listFailures > 0) {
         listFailures--;
         throw new ProtocolError(

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     hooks: faults.hooks,
     counter,
     ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
+    ...(modes.has('wild-schemas') ? { wildSchemaTool: true } : {}),
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),
     ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),

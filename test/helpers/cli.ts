@@ -19,6 +19,8 @@ export interface CliRunOptions {
   readonly home: string;
   readonly env?: Record<string, string>;
   readonly timeoutMs?: number;
+  /** Text written to the process's stdin, which is then closed; without it stdin is /dev/null. */
+  readonly stdin?: string;
   /** Called once the process is running (e.g. to send it SIGINT). */
   readonly onSpawn?: (pid: number) => void;
   /** Called with all of stdout and stderr so far whenever either grows (e.g. to send SIGINT at the right moment). */
@@ -36,8 +38,13 @@ export function runCli(args: readonly string[], options: CliRunOptions): Promise
         MCPX_HOME: join(options.home, '.mcpx'),
         ...options.env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'],
     });
+    if (options.stdin !== undefined) {
+      // A process that exits without reading all of stdin must not fail the test with EPIPE.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin);
+    }
     let stdout = '';
     let stderr = '';
     const grew = () => {

@@ -1,16 +1,23 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { TaskStatusEvent } from '../../client/types.js';
 import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { renderContent } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
+import { cliArgumentSources } from '../arguments/cli-sources.js';
+import {
+  argumentsError,
+  parseArgumentWords,
+  readArgumentSources,
+  typeArguments,
+} from '../arguments/type-arguments.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
-import { parseToolArguments } from '../parse-call-args.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
+import { unknownToolError } from '../tool-help/unknown-tool.js';
 
 /** Flags of `mcpx call`. */
 export interface CallFlags {
@@ -27,8 +34,14 @@ export async function runCall(
 ): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'tool');
-  const args = parseToolArguments(rawArgs);
+  // Files and stdin are read before the server starts: a typo in a path fails at once.
+  const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
   const connection = await session.connect(server);
+  const tool = await findTool(session, connection, server.name, name);
+  const typed = typeArguments(resolved, tool?.inputSchema);
+  if (!typed.ok)
+    throw argumentsError(typed.problems, server.name, name, helpCommand(session, server.name, name));
+  const args = typed.args;
   const bar = io.stderrIsTTY && !options.json ? createProgressBar((s) => io.stderr.write(s)) : undefined;
   const onTaskStatus = taskStatusReporter(session, bar);
   let result: CallToolResult;
@@ -94,6 +107,50 @@ function taskStatusReporter(
   }
   if (!bar) return undefined;
   return (event) => bar.status(describe(event));
+}
+
+/**
+ * The tool's definition, to type the arguments by its schema. A tool the server does not list
+ * is refused with a did-you-mean before any call. When the listing itself fails (a flaky
+ * server), the call still goes ahead with arguments typed by the rule without a schema.
+ */
+async function findTool(
+  session: CliSession,
+  connection: Awaited<ReturnType<CliSession['connect']>>,
+  server: string,
+  name: string,
+): Promise<Tool | undefined> {
+  // The registry listed the tools when it connected: no second round trip in the common case.
+  const registry = await session.registry();
+  await registry.toolsSettled(server);
+  const listed = registry.status(server).tools.find((t) => t.name === name);
+  if (listed) return listed;
+  // Not there: its listing failed, or the config's allow/deny lists hide the tool; ask the server.
+  let tools: Tool[];
+  try {
+    tools = await connection.listTools({ signal: session.io.signal });
+  } catch (error) {
+    if (session.io.signal.aborted) throw error;
+    session.notice(
+      `could not list ${server}'s tools (${forTerminal((error as Error).message).slice(0, 200)}): arguments are sent as JSON where they parse, else as text`,
+    );
+    return undefined;
+  }
+  const tool = tools.find((t) => t.name === name);
+  if (tool) return tool;
+  throw unknownToolError(
+    server,
+    name,
+    tools.map((t) => t.name),
+    (guess) => helpCommand(session, server, guess),
+  );
+}
+
+/** How to show one tool's help, for this invocation (ad-hoc servers need their flag again). */
+function helpCommand(session: CliSession, server: string, tool: string): string {
+  const { stdio, url } = session.options;
+  const adhoc = stdio ? ` --stdio ${JSON.stringify(stdio)}` : url ? ` --url ${url}` : '';
+  return `mcpx${adhoc} tools ${server}.${tool}`;
 }
 
 /** A rejected call to a tool that does not exist says so, with a suggestion. */

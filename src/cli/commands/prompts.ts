@@ -1,12 +1,13 @@
 import { renderContentBlock } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
+import { cliArgumentSources } from '../arguments/cli-sources.js';
+import { parseArgumentWords, readArgumentSources } from '../arguments/type-arguments.js';
 import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
-import { parseToolArguments } from '../parse-call-args.js';
 import { reportFailures } from '../report.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
@@ -41,10 +42,10 @@ export async function runPrompt(
 ): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'prompt');
-  const parsed = parseToolArguments(rawArgs);
-  // Prompt arguments are strings by the spec; keep what the user typed.
+  const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
+  // Prompt arguments are strings by the spec: what the user typed is sent as it is (`id=007`).
   const args: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(resolved.base)) {
     if (value !== null && typeof value === 'object') {
       throw usageError(
         `prompt argument '${key}' must be a string, not JSON ${Array.isArray(value) ? 'array' : 'object'}`,
@@ -52,6 +53,7 @@ export async function runPrompt(
     }
     args[key] = String(value);
   }
+  for (const pair of resolved.pairs) args[pair.key] = pair.text;
   const connection = await session.connect(server);
   const result = await connection.getPrompt(name, args, { signal: io.signal });
   if (options.json) {

@@ -3,16 +3,21 @@ import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { truncate } from '../output/table.js';
 import { reportFailures } from '../report.js';
 import type { CliSession } from '../session.js';
+import { splitTarget } from '../split-target.js';
+import { resolveTarget } from '../target.js';
+import { renderToolHelp } from '../tool-help/render-tool-help.js';
+import { renderToolLine } from '../tool-help/tool-line.js';
+import { unknownToolError } from '../tool-help/unknown-tool.js';
 
-/** `mcpx tools [server] [--schema]` */
+/** `mcpx tools [server | server.tool] [--schema]` */
 export async function runTools(
   session: CliSession,
   name: string | undefined,
   schema: boolean,
 ): Promise<number> {
+  if (name !== undefined && splitTarget(name)) return runToolHelp(session, name);
   const outcomes = await forServers(session, name, (c) => c.listTools());
   const { io, options } = session;
   if (options.json) {
@@ -22,41 +27,50 @@ export async function runTools(
       ),
     );
   } else {
+    // On a terminal each tool is one line of its width; piped, the full text goes through.
+    const columns = io.stdoutIsTTY ? (io.columns ?? 80) : undefined;
     for (const outcome of outcomes) {
       if (!outcome.ok) continue;
       io.stdout.write(`${outcome.server.name} (${plural(outcome.value.length, 'tool')})\n`);
-      for (const tool of outcome.value) io.stdout.write(describeTool(tool, schema, io.columns ?? 100));
+      for (const tool of outcome.value) {
+        io.stdout.write(schema ? describeToolSchema(tool) : renderToolLine(tool, columns));
+      }
     }
   }
   return reportFailures(session, outcomes);
 }
 
-function describeTool(tool: Tool, schema: boolean, columns: number): string {
-  const name = forTerminal(tool.name);
-  const description = tool.description ? forTerminal(tool.description) : '';
-  if (schema) {
-    return `  ${name}\n${description ? `    ${description.replace(/\n/g, '\n    ')}\n` : ''}    input: ${forTerminal(
-      JSON.stringify(tool.inputSchema, null, 2),
-    ).replace(/\n/g, '\n    ')}\n`;
+/** `mcpx tools server.tool`: one tool's full signature (its definition with --json). */
+async function runToolHelp(session: CliSession, target: string): Promise<number> {
+  const { io, options } = session;
+  const { server, name } = await resolveTarget(session, target, 'tool');
+  const connection = await session.connect(server);
+  const tools = await connection.listTools({ signal: io.signal });
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    throw unknownToolError(
+      server.name,
+      name,
+      tools.map((t) => t.name),
+      (guess) => `mcpx tools ${server.name}.${guess}`,
+    );
   }
-  const params = forTerminal(parameterSummary(tool));
-  const head = `  ${name}(${params})`;
-  const room = Math.max(20, columns - head.length - 3);
-  return description ? `${head}  ${truncate(description, room)}\n` : `${head}\n`;
+  if (options.json) io.stdout.write(toJson({ server: server.name, tool }));
+  else {
+    io.stdout.write(
+      renderToolHelp(tool, {
+        server: server.name,
+        ...(io.stdoutIsTTY && io.columns ? { width: io.columns } : {}),
+      }),
+    );
+  }
+  return 0;
 }
 
-/** `a: number, b?: string` from the input schema's properties. */
-export function parameterSummary(tool: Pick<Tool, 'inputSchema'>): string {
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const required = new Set(tool.inputSchema.required ?? []);
-  return Object.entries(properties)
-    .map(([key, prop]) => {
-      const type = Array.isArray(prop?.type)
-        ? prop.type.join('|')
-        : typeof prop?.type === 'string'
-          ? prop.type
-          : 'any';
-      return `${key}${required.has(key) ? '' : '?'}: ${type}`;
-    })
-    .join(', ');
+function describeToolSchema(tool: Tool): string {
+  const name = forTerminal(tool.name);
+  const description = tool.description ? forTerminal(tool.description) : '';
+  return `  ${name}\n${description ? `    ${description.replace(/\n/g, '\n    ')}\n` : ''}    input: ${forTerminal(
+    JSON.stringify(tool.inputSchema, null, 2),
+  ).replace(/\n/g, '\n    ')}\n`;
 }

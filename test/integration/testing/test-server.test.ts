@@ -558,3 +558,22 @@ describe('mcpx-test-server: misbehaviour modes', () => {
     expect((await client.listTools()).tools).toHaveLength(builtinTools.length);
   });
 });
+
+describe('test server schema and listing modes', () => {
+  it('tools-list-fails: every tools/list fails while tools/call works', async () => {
+    const { client } = await connect({ MCPX_TEST_FAULT: 'tools-list-fails' });
+    await expect(client.listTools()).rejects.toThrow(/tools-list-fails/);
+    await expect(client.listTools()).rejects.toThrow(/tools-list-fails/);
+    expect(firstText(await client.callTool({ name: 'echo', arguments: { message: 'still' } }))).toBe('still');
+  });
+
+  it('wild-schemas: lists inspect_args with its hand-written schema and answers with what it got', async () => {
+    const { client } = await connect({ MCPX_TEST_FAULT: 'wild-schemas' });
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'inspect_args');
+    expect(tool?.inputSchema).toMatchObject({ definitions: { Mode: { enum: ['fast', 'slow'] } } });
+    const args = { id: '12345678901234567890', note: null, window: { from: 1 } };
+    expect(JSON.parse(firstText(await client.callTool({ name: 'inspect_args', arguments: args })))).toEqual(
+      args,
+    );
+  });
+});
