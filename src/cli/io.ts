@@ -16,5 +16,10 @@ export interface CliIo {
   readonly confirm?: (question: string) => Promise<boolean>;
   /** Fires on Ctrl-C. */
   readonly signal: AbortSignal;
+  /**
+   * Take Ctrl-C for a while: until the returned function is called, Ctrl-C calls
+   * `handler` instead of cancelling the command (a console cancels one call, not itself).
+   */
+  readonly onInterrupt?: (handler: () => void) => () => void;
   readonly columns?: number;
 }

@@ -12,7 +12,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 const controller = new AbortController();
 let interrupts = 0;
+// A console (mcpx shell) takes Ctrl-C while a call runs, to cancel that call only.
+let interruptHandler: (() => void) | undefined;
 process.on('SIGINT', () => {
+  if (interruptHandler) {
+    interruptHandler();
+    return;
+  }
   interrupts += 1;
   // First Ctrl-C cancels the request politely; a second one leaves at once.
   if (interrupts > 1) process.exit(130);
@@ -40,6 +46,12 @@ const io: CliIo = {
   stderrIsTTY: Boolean(process.stderr.isTTY),
   interactive,
   signal: controller.signal,
+  onInterrupt: (handler) => {
+    interruptHandler = handler;
+    return () => {
+      if (interruptHandler === handler) interruptHandler = undefined;
+    };
+  },
   ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   ...(interactive
     ? {

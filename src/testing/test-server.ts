@@ -12,6 +12,7 @@
  *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_SLOW_START_MS` and `MCPX_TEST_EXIT_AFTER_MS`
  *   tuning three of them.
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
+ * - `MCPX_TEST_CANCEL_LOG=FILE` appends a line when `slow_operation` is cancelled by the client.
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
  */

@@ -1,0 +1,203 @@
+/**
+ * `mcpx shell` in a real pseudo-terminal: keys typed, the screen read. The
+ * servers are the stdio test server (`mine`, which logs a cancellation it
+ * receives) and the built-in `demo`.
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, testServerPath } from '../helpers/cli.js';
+import { assertNoLeakedProcesses, trackProcessTree } from '../helpers/processes.js';
+import { type PtyRun, runInPty } from '../helpers/pty.js';
+
+const KEY = { enter: '\r', tab: '\t', up: '\x1b[A', ctrlC: '\x03', ctrlD: '\x04', ctrlU: '\x15' };
+let dir: { path: string; remove: () => Promise<void> };
+let home: string;
+let cancelLog: string;
+const running: PtyRun[] = [];
+
+beforeAll(async () => {
+  dir = await tempDir('mcpx-shell-');
+  home = join(dir.path, 'home');
+  cancelLog = join(dir.path, 'cancel.log');
+  await mkdir(join(home, '.mcpx'), { recursive: true });
+  await writeFile(
+    join(home, '.mcpx', 'mcp.json'),
+    JSON.stringify(
+      {
+        mcpServers: {
+          mine: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_CANCEL_LOG: cancelLog },
+          },
+        },
+      },
+      null,
+      2,
+    ),
+  );
+});
+afterAll(() => dir.remove());
+afterEach(async () => {
+  for (const term of running.splice(0)) {
+    term.kill();
+    await term.exited;
+  }
+});
+
+function shell(): PtyRun {
+  const term = runInPty(['shell'], { cwd: dir.path, home });
+  running.push(term);
+  return term;
+}
+
+/** Leave with Ctrl-D and expect exit code 0. */
+async function leave(term: PtyRun): Promise<void> {
+  await term.type(KEY.ctrlD);
+  expect(await term.exited).toBe(0);
+}
+
+describe('mcpx shell', () => {
+  it('/mcp lists the servers; unknown commands get a did-you-mean; /exit leaves with 0', {
+    timeout: 60_000,
+  }, async () => {
+    const term = shell();
+    await term.waitFor('mcpx shell — 2 servers (demo, mine)');
+    await term.waitFor('mcpx> ');
+    await term.type('/mcp', KEY.enter);
+    await term.waitFor(/SERVER\s+STATE\s+TOOLS\s+ORIGIN/);
+    await term.waitFor(/demo\s+not connected\s+-\s+builtin config/);
+    await term.waitFor(/mine\s+not connected\s+-\s+\S+mcp\.json:3 \(global config\)\n/);
+    await term.type('/mpc', KEY.enter);
+    await term.waitFor("error: unknown command '/mpc' — did you mean '/mcp'?");
+    await term.type('/mcp tols', KEY.enter);
+    await term.waitFor("unknown /mcp command 'tols' — did you mean '/mcp tools'?");
+    await term.type('/mcp connect mien', KEY.enter);
+    await term.waitFor("no server named 'mien' — did you mean 'mine'?");
+    await term.type('/mcp connect mine', KEY.enter);
+    await term.waitFor(/mine: connected, \d+ tools/);
+    await term.type('/mcp', KEY.enter);
+    await term.waitFor(/mine\s+ready\s+\d+\s+/);
+    await term.type('hello there', KEY.enter);
+    await term.waitFor('plain text goes to a chat model');
+    await term.type('/exit', KEY.enter);
+    expect(await term.exited).toBe(0);
+  });
+
+  it('shows @server ? and @server tool ? screens, calls tools, and explains bad calls', {
+    timeout: 60_000,
+  }, async () => {
+    const term = shell();
+    await term.waitFor('mcpx> ');
+    await term.type('@mine ?', KEY.enter);
+    await term.waitFor(/mine: \d+ tools/);
+    await term.waitFor('echo(message: string)  Echo a message back unchanged.');
+    await term.waitFor('slow_operation(steps?: integer, delay_ms?: integer)');
+    await term.waitFor('Usage: @mine <tool> ?  |  @mine <tool> key=value …  |  @mine <tool> {json}');
+    await term.type('@mine slow_operation ?', KEY.enter);
+    await term.waitFor('@mine slow_operation — Work through a number of timed steps');
+    await term.waitFor('steps  (integer, optional, default 5)  How many steps');
+    await term.waitFor('delay_ms  (integer, optional, default 100)  Milliseconds per step');
+    await term.waitFor('Example: @mine slow_operation steps=5');
+    await term.type('@mine echo ?', KEY.enter);
+    await term.waitFor('message  (string, required)  The text to echo');
+    await term.waitFor('Example: @mine echo message=text');
+    await term.type('@mine echo message="hello world"', KEY.enter);
+    await term.waitFor(/\nhello world\n/);
+    await term.type('@mine echo {"message": "from json"}', KEY.enter);
+    await term.waitFor(/\nfrom json\n/);
+    await term.type('@mine ech message=x', KEY.enter);
+    await term.waitFor("'mine' has no tool named 'ech' — did you mean 'echo'?");
+    await term.type('@mine echo {"message": }', KEY.enter);
+    await term.waitFor(
+      `the arguments are not valid JSON at column 24, near '{"message": }': a value is expected`,
+    );
+    await term.type('@mine', KEY.enter);
+    await term.waitFor("name a tool of 'mine': @mine <tool> key=value … — @mine ? lists its tools");
+    await leave(term);
+  });
+
+  it('Tab completes commands, /mcp subcommands, server names, tool names and argument keys', {
+    timeout: 60_000,
+  }, async () => {
+    const term = shell();
+    await term.waitFor('mcpx> ');
+    await term.type('/mc', KEY.tab);
+    await term.waitFor('/mcp');
+    await term.type(' disc', KEY.tab);
+    await term.waitFor('disconnect');
+    await term.type(' mi', KEY.tab);
+    await term.waitFor('ne');
+    await term.type(KEY.enter);
+    await term.waitFor('mine: disconnected');
+    await term.type('@mi', KEY.tab);
+    await term.waitFor('ne');
+    await term.type(' slow_op', KEY.tab);
+    await term.waitFor('eration');
+    await term.type(' del', KEY.tab);
+    await term.waitFor('ay_ms=');
+    await term.type('1 st', KEY.tab);
+    await term.waitFor('eps=');
+    await term.type('2', KEY.enter);
+    // The line readline completed is the line that ran.
+    await term.waitFor('completed 2 steps');
+    await leave(term);
+  });
+
+  it('keeps history across sessions in ~/.mcpx/history, mode 0600', { timeout: 60_000 }, async () => {
+    const first = shell();
+    await first.waitFor('mcpx> ');
+    await first.type('@demo echo message=remember-me', KEY.enter);
+    await first.waitFor(/\nremember-me\n/);
+    await leave(first);
+    const file = join(home, '.mcpx', 'history');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readFile(file, 'utf8')).toContain('@demo echo message=remember-me\n');
+
+    const second = shell();
+    await second.waitFor('mcpx> ');
+    await second.type(KEY.up);
+    await second.waitFor('@demo echo message=remember-me');
+    await second.type(KEY.enter);
+    await second.waitFor(/\nremember-me\n/);
+    await leave(second);
+  });
+
+  it('Ctrl-C cancels a slow call (the server is told), the prompt comes back, and no process is left', {
+    timeout: 90_000,
+  }, async () => {
+    const term = shell();
+    const tree = trackProcessTree(term.pid);
+    try {
+      await term.waitFor('mcpx> ');
+      await term.type('@mine slow_operation steps=100 delay_ms=300', KEY.enter);
+      await term.waitFor('step 1 of 100'); // the progress bar
+      await term.type(KEY.ctrlC);
+      await term.waitFor('cancelled (the server was told)');
+      await term.waitFor('mcpx> ');
+      await waitForFile(cancelLog, 'slow_operation cancelled');
+      // The session goes on: the same server answers the next call.
+      await term.type('@mine echo message=after-cancel', KEY.enter);
+      await term.waitFor(/\nafter-cancel\n/);
+      await term.type(KEY.ctrlC);
+      await term.waitFor('(Ctrl-D or /exit to leave)');
+      await term.waitFor('mcpx> ');
+      expect(term.text()).not.toContain('completed 100 steps');
+      await leave(term);
+      await assertNoLeakedProcesses(tree, { graceMs: 5_000 });
+    } finally {
+      tree.stop();
+    }
+  });
+});
+
+async function waitForFile(path: string, text: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const content = await readFile(path, 'utf8').catch(() => '');
+    if (content.includes(text)) return;
+    if (Date.now() > deadline) throw new Error(`${path} never said '${text}'; it holds: ${content}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
