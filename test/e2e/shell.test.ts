@@ -79,6 +79,24 @@ describe('mcpx shell', () => {
     await term.waitFor(/mine: connected, \d+ tools/);
     await term.type('/mcp', KEY.enter);
     await term.waitFor(/mine\s+ready\s+\d+\s+/);
+    await term.type('/mcp resources mine', KEY.enter);
+    await term.waitFor(/mine: \d+ resources\n\s+test:\/\/readme\.txt/);
+    await term.type('/mcp read mine test://readme.txt', KEY.enter);
+    await term.waitFor('Try the echo, add and slow_operation tools.');
+    await term.type('/mcp prompts mine', KEY.enter);
+    await term.waitFor(/greeting\(name/);
+    await term.type('/mcp prompt mine greeting name=Ada', KEY.enter);
+    await term.waitFor('[user]');
+    await term.waitFor('Ada');
+    // A list change the server announces shows as a notice between prompts.
+    await term.type('@mine add_tool name=extra', KEY.enter);
+    await term.waitFor(/mine: tools changed \(\d+ tools\)/);
+    await term.type('/mcp retry mine', KEY.enter);
+    await term.waitFor(/mine: \d+ tools\n/);
+    await term.type('/mcp disconnect mine', KEY.enter);
+    await term.waitFor('mine: disconnected');
+    await term.type('/mcp', KEY.enter);
+    await term.waitFor(/mine\s+stopped\s+-/);
     await term.type('hello there', KEY.enter);
     await term.waitFor('plain text goes to a chat model');
     await term.type('/exit', KEY.enter);
