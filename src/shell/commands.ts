@@ -27,6 +27,20 @@ export interface ShellContext {
   readonly columns: number;
   /** Progress bars and redraws only on a terminal. */
   readonly terminal: boolean;
+  /** Commands a front end adds (chat's `/tools`, `/clear`), by name without the slash. */
+  readonly extra?: Readonly<Record<string, ExtraCommand>>;
+}
+
+/** A `/name` command added by a front end. */
+export interface ExtraCommand {
+  /** One line for /help. */
+  readonly help: string;
+  run(args: readonly string[]): void | Promise<void>;
+}
+
+/** Every `/` command of this console, for completion and did-you-mean. */
+export function commandNames(ctx: Pick<ShellContext, 'extra'>): string[] {
+  return [...COMMANDS, ...Object.keys(ctx.extra ?? {}).map((name) => `/${name}`)];
 }
 
 export const HELP = `Commands:
@@ -60,13 +74,22 @@ export async function runShellLine(
     case 'quit':
       return 'exit';
     case 'help':
-      ctx.out(HELP);
+      ctx.out(
+        `${HELP}${Object.entries(ctx.extra ?? {})
+          .map(([name, command]) => `  /${name.padEnd(35)} ${command.help}\n`)
+          .join('')}`,
+      );
       return undefined;
     case 'mcp':
       await runMcp(ctx, parsed.args, signal);
       return undefined;
     default: {
-      const guess = suggest(`/${parsed.name}`, COMMANDS);
+      const extra = ctx.extra?.[parsed.name];
+      if (extra && Object.hasOwn(ctx.extra ?? {}, parsed.name)) {
+        await extra.run(parsed.args);
+        return undefined;
+      }
+      const guess = suggest(`/${parsed.name}`, commandNames(ctx));
       throw new McpxError(
         ErrorCode.Usage,
         `unknown command '/${parsed.name}'${guess ? ` — did you mean '${guess}'?` : ''}`,

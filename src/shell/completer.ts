@@ -2,6 +2,8 @@ import type { Tool } from '@modelcontextprotocol/client';
 
 /** What completion needs to know; tool lists may connect the server (first use). */
 export interface CompletionSource {
+  /** The `/` commands; {@link COMMANDS} when not given. */
+  commands?(): readonly string[];
   servers(): readonly string[];
   tools(server: string): Promise<readonly Tool[]>;
 }
@@ -36,7 +38,7 @@ export async function complete(line: string, source: CompletionSource): Promise<
     word,
   ];
   if (line.startsWith('/')) {
-    if (before.length === 0) return pick(COMMANDS);
+    if (before.length === 0) return pick(source.commands?.() ?? COMMANDS);
     if (before[0] !== '/mcp') return [[], word];
     if (before.length === 1) return pick(MCP_SUBCOMMANDS);
     if (before.length === 2) return pick(source.servers());

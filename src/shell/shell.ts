@@ -6,7 +6,7 @@ import { createHomeFiles } from '../home/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { RegistryEvent, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../tools/sanitize.js';
-import { runShellLine, type ShellContext, toolsOf } from './commands.js';
+import { commandNames, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';
 import { parseLine } from './parse-line.js';
@@ -38,6 +38,8 @@ export interface ShellOptions {
   readonly onText: TextHandler;
   /** The first line shown. */
   readonly banner: string;
+  /** `/` commands the front end adds. */
+  readonly extra?: ShellContext['extra'];
 }
 
 /**
@@ -63,6 +65,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
     err: (text) => io.stderr.write(text),
     columns: io.columns ?? 100,
     terminal: io.stderrIsTTY,
+    ...(options.extra ? { extra: options.extra } : {}),
   };
   let editor: Interface | undefined;
   const showNotice = (line: string) => {
@@ -92,6 +95,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
         removeHistoryDuplicates: true,
         completer: (line: string, callback: (error: Error | null, result: [string[], string]) => void) => {
           complete(line, {
+            commands: () => commandNames(ctx),
             servers: () => registry.list().map((s) => s.name),
             tools: (server) => toolsOf(ctx, server),
           }).then(

@@ -6,11 +6,20 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
 import { tempDir, testServerPath } from '../helpers/cli.js';
 import { assertNoLeakedProcesses, trackProcessTree } from '../helpers/processes.js';
 import { type PtyRun, runInPty } from '../helpers/pty.js';
 
-const KEY = { enter: '\r', tab: '\t', up: '\x1b[A', ctrlC: '\x03', ctrlD: '\x04', ctrlU: '\x15' };
+const KEY = {
+  down: '\x1b[B',
+  enter: '\r',
+  tab: '\t',
+  up: '\x1b[A',
+  ctrlC: '\x03',
+  ctrlD: '\x04',
+  ctrlU: '\x15',
+};
 let dir: { path: string; remove: () => Promise<void> };
 let home: string;
 let cancelLog: string;
@@ -31,6 +40,7 @@ beforeAll(async () => {
             args: [testServerPath],
             env: { MCPX_TEST_CANCEL_LOG: cancelLog },
           },
+          other: { command: process.execPath, args: [testServerPath] },
         },
       },
       null,
@@ -52,8 +62,11 @@ function shell(): PtyRun {
   return term;
 }
 
-/** Leave with Ctrl-D and expect exit code 0. */
+/** Back at the prompt, leave with Ctrl-D and expect exit code 0. */
 async function leave(term: PtyRun): Promise<void> {
+  // Ctrl-D typed while a line still runs is the terminal's end-of-file in cooked mode, which
+  // the line editor never sees (as in any readline program): a person presses it at the prompt.
+  await term.waitFor('mcpx> ');
   await term.type(KEY.ctrlD);
   expect(await term.exited).toBe(0);
 }
@@ -63,7 +76,7 @@ describe('mcpx shell', () => {
     timeout: 60_000,
   }, async () => {
     const term = shell();
-    await term.waitFor('mcpx shell — 2 servers (demo, mine)');
+    await term.waitFor('mcpx shell — 3 servers (demo, mine, other)');
     await term.waitFor('mcpx> ');
     await term.type('/mcp', KEY.enter);
     await term.waitFor(/SERVER\s+STATE\s+TOOLS\s+ORIGIN/);
@@ -200,7 +213,6 @@ describe('mcpx shell', () => {
       await term.waitFor(/\nafter-cancel\n/);
       await term.type(KEY.ctrlC);
       await term.waitFor('(Ctrl-D or /exit to leave)');
-      await term.waitFor('mcpx> ');
       expect(term.text()).not.toContain('completed 100 steps');
       await leave(term);
       await assertNoLeakedProcesses(tree, { graceMs: 5_000 });
@@ -209,6 +221,95 @@ describe('mcpx shell', () => {
     }
   });
 });
+
+describe('mcpx chat is the console with a model', () => {
+  it("answers consent, runs /mcp and @ commands unasked, asks before the model's call, and takes the next question", {
+    timeout: 90_000,
+  }, async () => {
+    const model = await startFakeModelServer([
+      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'via model' } }] },
+      { text: 'model says done' },
+      { text: 'second answer' },
+      { toolCalls: [{ name: 'mcp_other_echo', arguments: { message: 'unasked' } }] },
+      { text: 'third answer' },
+    ]);
+    try {
+      const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], {
+        cwd: dir.path,
+        home,
+        env: { OPENAI_API_KEY: 'sk-test' },
+      });
+      running.push(term);
+      // Each server is asked about once; `mine` wants a confirmation per call, any other is allowed.
+      await answerConsent(term, { mine: [KEY.down, KEY.enter], other: [KEY.down, KEY.enter] }, [KEY.enter]);
+      await term.waitFor('mcpx chat — fake');
+      await term.waitFor('mcpx> ');
+      await term.type('/mcp', KEY.enter);
+      await term.waitFor(/mine\s+ready\s+\d+/);
+      await term.type('@mine echo message=direct', KEY.enter);
+      await term.waitFor(/\ndirect\n/);
+      await term.waitFor('mcpx> ');
+      expect(term.text()).not.toContain('Allow echo?'); // the person's own call is not asked
+      expect(model.requests).toHaveLength(0);
+      await term.type('please echo', KEY.enter);
+      await term.waitFor('Allow echo?');
+      await term.waitFor('"message":"via model"');
+      await term.waitFor('Allow once');
+      await term.type(KEY.enter);
+      await term.waitFor('← mcp_mine_echo: via model');
+      await term.waitFor('model says done');
+      await term.waitFor('mcpx> ');
+      // The bug of issue 13: after a permission menu, the next question was never read.
+      await term.type('again', KEY.enter);
+      await term.waitFor('second answer');
+      await term.waitFor('mcpx> ');
+      // --allow-all approves a server for the model up front: its call is not asked about.
+      await term.type('/mcp connect other --allow-all', KEY.enter);
+      await term.waitFor(/other: connected, \d+ tools, all allowed for the model/);
+      const asked = term.text().length;
+      await term.type('use other', KEY.enter);
+      await term.waitFor('← mcp_other_echo: unasked');
+      await term.waitFor('third answer');
+      await term.waitFor('mcpx> ');
+      expect(term.text().slice(asked)).not.toContain('Allow echo?');
+      await term.type('/exit', KEY.enter);
+      expect(await term.exited).toBe(0);
+      expect(model.requests).toHaveLength(5);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+/** Answer each "Connect to MCP server 'X'?" menu until the prompt shows: `keys[X]`, else `otherwise`. */
+async function answerConsent(
+  term: PtyRun,
+  keys: Record<string, string[]>,
+  otherwise: string[],
+): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let seen = 0;
+  const answered = new Set<string>();
+  for (;;) {
+    const text = term.text();
+    const question = /Connect to MCP server '([^']+)'\?(?:(?!Connect to MCP server)[\s\S])*?Deny connection/g;
+    question.lastIndex = seen;
+    const match = question.exec(text);
+    if (match) {
+      seen = question.lastIndex;
+      const server = match[1] ?? '';
+      // A menu draws itself again after each key: answer each server once.
+      if (!answered.has(server)) {
+        answered.add(server);
+        await term.type(...(keys[server] ?? otherwise));
+      }
+      continue;
+    }
+    if (text.slice(seen).includes('mcpx> ')) return;
+    if (Date.now() > deadline) throw new Error(`no consent question or prompt; the terminal shows:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 async function waitForFile(path: string, text: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
