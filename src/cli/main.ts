@@ -25,10 +25,20 @@ process.on('SIGINT', () => {
   controller.abort();
 });
 
+// The terminal closed (its window, an ssh session): cancel like Ctrl-C, so the command ends
+// and closes its servers, instead of dying by the signal and leaving their processes behind.
+let hungUp = false;
+process.on('SIGHUP', () => {
+  hungUp = true;
+  controller.abort();
+});
+
 // `mcpx tools | head`: the reader left; stop quietly like any Unix tool instead of a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    // A closed terminal cannot be written to; the servers are being closed all the same.
+    if (hungUp && error.code === 'EIO') return;
     throw error;
   });
 }

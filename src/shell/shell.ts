@@ -84,8 +84,16 @@ export async function runShell(options: ShellOptions): Promise<void> {
     const line = describeEvent(event, registry);
     if (line) showNotice(forTerminal(line));
   });
+  // The CLI's signal ends the session (the terminal hung up): the editor closes, the running line
+  // is cancelled, and leaving closes every server.
+  const onAbort = () => editor?.close();
+  io.signal.addEventListener('abort', onAbort, { once: true });
   const readLine = () =>
     new Promise<string | undefined>((resolve) => {
+      if (io.signal.aborted) {
+        resolve(undefined);
+        return;
+      }
       const rl = createInterface({
         input: terminal.input,
         output: terminal.output,
@@ -130,7 +138,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
   try {
     for (;;) {
       const line = await readLine();
-      if (line === undefined) {
+      if (line === undefined || io.signal.aborted) {
         terminal.output.write('\n');
         return;
       }
@@ -138,6 +146,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
       if ((await runOne(options, ctx, line)) === 'exit') return;
     }
   } finally {
+    io.signal.removeEventListener('abort', onAbort);
     unsubscribe();
   }
 }
@@ -146,6 +155,8 @@ export async function runShell(options: ShellOptions): Promise<void> {
 async function runOne(options: ShellOptions, ctx: ShellContext, line: string): Promise<'exit' | undefined> {
   const controller = new AbortController();
   const release = options.terminal.onInterrupt?.(() => controller.abort());
+  const hangUp = () => controller.abort();
+  options.session.io.signal.addEventListener('abort', hangUp, { once: true });
   try {
     const parsed = parseLine(line);
     if (parsed.kind === 'empty') return undefined;
@@ -162,6 +173,7 @@ async function runOne(options: ShellOptions, ctx: ShellContext, line: string): P
     writeError(options.session, toMcpxError(error));
     return undefined;
   } finally {
+    options.session.io.signal.removeEventListener('abort', hangUp);
     release?.();
   }
 }

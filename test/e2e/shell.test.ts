@@ -222,6 +222,72 @@ describe('mcpx shell', () => {
   });
 });
 
+describe('mcpx shell with a server that dies mid-session', () => {
+  it('says so between prompts, and brings it back on its next use', { timeout: 60_000 }, async () => {
+    const crashHome = join(dir.path, 'crash-home');
+    await mkdir(join(crashHome, '.mcpx'), { recursive: true });
+    await writeFile(
+      join(crashHome, '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          crashy: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_FAULT: 'exit-after', MCPX_TEST_EXIT_AFTER_MS: '3000' },
+          },
+        },
+      }),
+    );
+    const term = runInPty(['shell'], { cwd: dir.path, home: crashHome });
+    running.push(term);
+    await term.waitFor('mcpx> ');
+    await term.type('/mcp connect crashy', KEY.enter);
+    await term.waitFor(/crashy: connected, \d+ tools/);
+    await term.waitFor('mcpx> ');
+    // Nobody typed anything: the notice comes by itself, and the prompt is drawn again below it.
+    await term.waitFor(/crashy: error — [^\n]+\n/, 20_000);
+    await term.waitFor('mcpx> ');
+    await term.type('@crashy echo message=back-again', KEY.enter);
+    await term.waitFor(/\nback-again\n/);
+    await leave(term);
+  });
+});
+
+describe('mcpx shell when its terminal closes', () => {
+  it('ends every server it started (SIGHUP), even one that outlives its stdin, in the middle of a call', {
+    timeout: 60_000,
+  }, async () => {
+    const stubbornHome = join(dir.path, 'stubborn-home');
+    await mkdir(join(stubbornHome, '.mcpx'), { recursive: true });
+    await writeFile(
+      join(stubbornHome, '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          stubborn: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_FAULT: 'ignore-sigterm,grandchild' },
+          },
+        },
+      }),
+    );
+    const term = runInPty(['shell'], { cwd: dir.path, home: stubbornHome });
+    running.push(term);
+    const tree = trackProcessTree(term.pid);
+    try {
+      await term.waitFor('mcpx> ');
+      await term.type('@stubborn slow_operation steps=100 delay_ms=300', KEY.enter);
+      await term.waitFor('step 1 of 100');
+      expect(tree.alive().length).toBeGreaterThanOrEqual(2); // the server and its grandchild
+      term.kill('SIGHUP');
+      await term.exited;
+      await assertNoLeakedProcesses(tree, { graceMs: 10_000 });
+    } finally {
+      tree.stop();
+    }
+  });
+});
+
 describe('mcpx chat is the console with a model', () => {
   it("answers consent, runs /mcp and @ commands unasked, asks before the model's call, and takes the next question", {
     timeout: 90_000,
