@@ -1,9 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { createProgressBar } from '../cli/output/progress-bar.js';
 import { parseToolArguments } from '../cli/parse-call-args.js';
+import { writeError } from '../cli/report.js';
 import type { CliSession } from '../cli/session.js';
 import { suggest } from '../config/index.js';
-import { ErrorCode, McpxError } from '../errors/index.js';
+import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { renderContent, renderContentBlock } from '../tools/render-content.js';
@@ -150,7 +151,7 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
         } catch (error) {
           if (signal.aborted) throw error;
           // One broken server does not hide the others.
-          ctx.err(`${name}: ${forTerminal(error instanceof Error ? error.message : String(error))}\n`);
+          writeError(ctx.session, toMcpxError(error));
         }
       }
       return;

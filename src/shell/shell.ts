@@ -167,7 +167,7 @@ async function runOne(options: ShellOptions, ctx: ShellContext, line: string): P
     return await runShellLine(ctx, parsed, line, controller.signal);
   } catch (error) {
     if (controller.signal.aborted) {
-      options.session.notice('cancelled (the server was told)');
+      options.session.notice(line.trim().startsWith('@') ? 'cancelled (the server was told)' : 'cancelled');
       return undefined;
     }
     writeError(options.session, toMcpxError(error));

@@ -131,6 +131,10 @@ describe('mcpx shell', () => {
     await term.waitFor('steps  (integer, optional, default 5)  How many steps');
     await term.waitFor('delay_ms  (integer, optional, default 100)  Milliseconds per step');
     await term.waitFor('Example: @mine slow_operation steps=5');
+    await term.type('@mine log ?', KEY.enter);
+    await term.waitFor(
+      'level  (string, optional, default "info", one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  The log level',
+    );
     await term.type('@mine echo ?', KEY.enter);
     await term.waitFor('message  (string, required)  The text to echo');
     await term.waitFor('Example: @mine echo message=text');
@@ -341,6 +345,51 @@ describe('mcpx chat is the console with a model', () => {
       await term.type('/exit', KEY.enter);
       expect(await term.exited).toBe(0);
       expect(model.requests).toHaveLength(5);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('Ctrl-C in mcpx chat', () => {
+  it("cancels the model's running tool call at the server and the conversation goes on", {
+    timeout: 90_000,
+  }, async () => {
+    const model = await startFakeModelServer([
+      { toolCalls: [{ name: 'mcp_mine_slow_operation', arguments: { steps: 100, delay_ms: 300 } }] },
+      { text: 'still here' },
+    ]);
+    try {
+      const cancelledBefore = (await readFile(cancelLog, 'utf8').catch(() => '')).split('\n').length;
+      const term = runInPty(
+        ['chat', '--base-url', model.baseUrl, '--model', 'fake', '--permission', 'yolo'],
+        {
+          cwd: dir.path,
+          home,
+          env: { OPENAI_API_KEY: 'sk-test' },
+        },
+      );
+      running.push(term);
+      await term.waitFor('mcpx> ');
+      await term.type('take your time', KEY.enter);
+      await term.waitFor('→ mcp_mine_slow_operation');
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the server is working
+      await term.type(KEY.ctrlC);
+      await term.waitFor('cancelled');
+      await term.waitFor('mcpx> ');
+      const deadline = Date.now() + 15_000;
+      while ((await readFile(cancelLog, 'utf8').catch(() => '')).split('\n').length <= cancelledBefore) {
+        if (Date.now() > deadline) throw new Error('the server never heard of the cancellation');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await term.type('are you there?', KEY.enter);
+      await term.waitFor('still here');
+      // The cut-short turn was taken back: the model never sees a tool call without its result.
+      const last = model.requests.at(-1) as { messages: { role: string; content?: unknown }[] };
+      expect(last.messages.map((m) => m.role)).toEqual(['system', 'user']);
+      expect(last.messages[1]?.content).toBe('are you there?');
+      await term.type('/exit', KEY.enter);
+      expect(await term.exited).toBe(0);
     } finally {
       await model.close();
     }

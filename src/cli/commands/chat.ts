@@ -143,10 +143,15 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         },
         banner: `mcpx chat — ${model.model}, ${tools.catalog.length} tools, permission ${level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
         onText: async (text, signal) => {
+          const before = history.length;
           try {
             print(await ask(text, signal));
-          } finally {
-            if (streamed && signal.aborted) io.stdout.write('\n');
+          } catch (error) {
+            if (streamed) io.stdout.write('\n');
+            // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
+            // results, which a model API refuses on the next turn: the conversation goes back.
+            history.splice(before);
+            throw error;
           }
         },
         extra: {
