@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import { forTerminal } from '../tools/sanitize.js';
 
 /** What completion needs to know; tool lists may connect the server (first use). */
 export interface CompletionSource {
@@ -33,8 +34,10 @@ export async function complete(line: string, source: CompletionSource): Promise<
   const words = line.split(/\s+/);
   const word = words.at(-1) ?? '';
   const before = words.slice(0, -1);
+  // readline prints candidates as they are: a name a server made with escape sequences or
+  // hidden characters is not offered (forTerminal would change it, so it is not safe to show).
   const pick = (candidates: readonly string[]): [string[], string] => [
-    candidates.filter((c) => c.startsWith(word)),
+    candidates.filter((c) => c.startsWith(word) && forTerminal(c) === c),
     word,
   ];
   if (line.startsWith('/')) {

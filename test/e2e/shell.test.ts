@@ -7,7 +7,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
-import { tempDir, testServerPath } from '../helpers/cli.js';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { assertNoLeakedProcesses, trackProcessTree } from '../helpers/processes.js';
 import { type PtyRun, runInPty } from '../helpers/pty.js';
 
@@ -223,6 +223,16 @@ describe('mcpx shell', () => {
     } finally {
       tree.stop();
     }
+  });
+});
+
+describe('mcpx shell without a terminal', () => {
+  it('is a usage error that points to mcpx call', async () => {
+    const run = await runCli(['shell'], { cwd: dir.path, home });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'error: mcpx shell needs a terminal (stdin and stderr) — run it in a terminal; scripts use `mcpx call <server>.<tool> key=value`\n',
+    );
   });
 });
 

@@ -28,4 +28,16 @@ describe('complete', () => {
     expect(await complete('@nobody e', source)).toEqual([[], 'e']);
     expect(await complete('plain words', source)).toEqual([[], 'words']);
   });
+
+  it('never offers a server-made name that carries escape sequences or hidden characters', async () => {
+    const hostile: CompletionSource = {
+      servers: () => ['h'],
+      tools: async () => [
+        { name: 'ok', inputSchema: { type: 'object', properties: { 'k\u001b[2J': {}, key: {} } } },
+        { name: 'o\u202ek', inputSchema: { type: 'object' } },
+      ],
+    };
+    expect(await complete('@h o', hostile)).toEqual([['ok'], 'o']);
+    expect(await complete('@h ok k', hostile)).toEqual([['key='], 'k']);
+  });
 });
