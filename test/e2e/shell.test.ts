@@ -7,7 +7,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
-import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { assertNoLeakedProcesses, trackProcessTree } from '../helpers/processes.js';
 import { type PtyRun, runInPty } from '../helpers/pty.js';
 
@@ -222,6 +222,40 @@ describe('mcpx shell', () => {
       await assertNoLeakedProcesses(tree, { graceMs: 5_000 });
     } finally {
       tree.stop();
+    }
+  });
+});
+
+describe('mcpx shell with a hostile server', () => {
+  it('shows its names and texts with the hidden characters revealed and no escape sequence passed on', {
+    timeout: 60_000,
+  }, async () => {
+    const hostileHome = join(dir.path, 'hostile-home');
+    await mkdir(join(hostileHome, '.mcpx'), { recursive: true });
+    await writeFile(
+      join(hostileHome, '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          hostile: { command: process.execPath, args: [join(repoRoot, 'dist/testing/hostile-server.js')] },
+        },
+      }),
+    );
+    const term = runInPty(['shell'], { cwd: dir.path, home: hostileHome });
+    running.push(term);
+    await term.waitFor('mcpx> ');
+    await term.type('@hostile ?', KEY.enter);
+    await term.waitFor('Usage: @hostile');
+    await term.type('/mcp resources hostile', KEY.enter);
+    await term.waitFor(/hostile: \d+ resources?\n/);
+    await term.type('/mcp prompts hostile', KEY.enter);
+    await term.waitFor(/hostile: \d+ prompts?\n/);
+    await term.type('/mcp', KEY.enter);
+    await term.waitFor(/hostile\s+ready/);
+    await leave(term);
+    const raw = term.raw();
+    expect(raw).toContain('<U+202E>'); // the server's text was shown, revealed
+    for (const hidden of ['\u202E', '\u200B', '\u{E0041}', '\u001b[31m', '\u001b[2J', '\u001b]0;']) {
+      expect(raw.includes(hidden), `the terminal received ${JSON.stringify(hidden)}`).toBe(false);
     }
   });
 });
