@@ -22,5 +22,10 @@ export interface CliIo {
    * Ctrl-C over as a key, so the prompt that reads it passes it on here.
    */
   readonly cancel?: () => void;
+  /**
+   * Take Ctrl-C for a while: until the returned function is called, Ctrl-C calls
+   * `handler` instead of cancelling the command (a console cancels one call, not itself).
+   */
+  readonly onInterrupt?: (handler: () => void) => () => void;
   readonly columns?: number;
 }

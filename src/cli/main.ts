@@ -12,10 +12,26 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 const controller = new AbortController();
 let interrupts = 0;
-process.on('SIGINT', () => {
+// A console (mcpx shell) takes Ctrl-C while a call runs, to cancel that call only.
+let interruptHandler: (() => void) | undefined;
+/** Ctrl-C, as a signal or as a key a prompt in raw mode read. */
+function interrupt(): void {
+  if (interruptHandler) {
+    interruptHandler();
+    return;
+  }
   interrupts += 1;
   // First Ctrl-C cancels the request politely; a second one leaves at once.
   if (interrupts > 1) process.exit(130);
+  controller.abort();
+}
+process.on('SIGINT', interrupt);
+
+// The terminal closed (its window, an ssh session): cancel like Ctrl-C, so the command ends
+// and closes its servers, instead of dying by the signal and leaving their processes behind.
+let hungUp = false;
+process.on('SIGHUP', () => {
+  hungUp = true;
   controller.abort();
 });
 
@@ -23,6 +39,8 @@ process.on('SIGINT', () => {
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    // A closed terminal cannot be written to; the servers are being closed all the same.
+    if (hungUp && error.code === 'EIO') return;
     throw error;
   });
 }
@@ -40,7 +58,13 @@ const io: CliIo = {
   stderrIsTTY: Boolean(process.stderr.isTTY),
   interactive,
   signal: controller.signal,
-  cancel: () => controller.abort(),
+  cancel: interrupt,
+  onInterrupt: (handler) => {
+    interruptHandler = handler;
+    return () => {
+      if (interruptHandler === handler) interruptHandler = undefined;
+    };
+  },
   ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   ...(interactive
     ? {

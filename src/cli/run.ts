@@ -104,6 +104,11 @@ function buildProgram(select: (action: Action) => void): Command {
     );
 
   program
+    .command('shell')
+    .description('interactive console: /mcp commands, @server tool calls, completion and history')
+    .action(() => select(async (s) => (await import('./commands/shell.js')).runShellCommand(s)));
+
+  program
     .command('auth')
     .description('sign in to a remote server with OAuth (opens the browser)')
     .argument('<server>')

@@ -3,6 +3,7 @@
  * `createTestServer()`, which serves them from one SDK `Server`. Transport-free, so the stdio
  * entry (`test-server.ts`) and a future HTTP entry serve the same surface.
  */
+import { appendFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type CallToolResult,
@@ -213,9 +214,16 @@ export const builtinTools: readonly TestTool[] = [
     }),
     annotations: readOnly,
     async run({ steps, delay_ms }, ctx) {
-      for (let step = 1; step <= steps; step++) {
-        await delay(delay_ms, undefined, { signal: ctx.signal });
-        await ctx.progress(step, steps, `step ${step} of ${steps}`);
+      try {
+        for (let step = 1; step <= steps; step++) {
+          await delay(delay_ms, undefined, { signal: ctx.signal });
+          await ctx.progress(step, steps, `step ${step} of ${steps}`);
+        }
+      } catch (error) {
+        // Tests read this file to see that the client's cancellation reached the server.
+        const log = ctx.env.MCPX_TEST_CANCEL_LOG;
+        if (ctx.signal.aborted && log) appendFileSync(log, `slow_operation cancelled\n`);
+        throw error;
       }
       return text(`completed ${steps} steps`);
     },

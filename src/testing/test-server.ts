@@ -13,6 +13,7 @@
  *   tuning three of them.
  * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
+ * - `MCPX_TEST_CANCEL_LOG=FILE` appends a line when `slow_operation` is cancelled by the client.
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
  */

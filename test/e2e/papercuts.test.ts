@@ -157,7 +157,9 @@ describe('Ctrl-C at a prompt exits 130', () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it('at the approval menu of a tool call in mcpx chat', { timeout: 60_000 }, async () => {
+  it('at the approval menu of a tool call in mcpx chat: the turn is cancelled, the console goes on', {
+    timeout: 60_000,
+  }, async () => {
     const w = await workspace({ global: { mcpServers: { mine: testServer() } } });
     const model = await startFakeModelServer([
       { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'x' } }] },
@@ -176,13 +178,18 @@ describe('Ctrl-C at a prompt exits 130', () => {
     await term.type('go', KEY.enter);
     await term.waitFor('Allow echo?');
     await term.waitFor('Deny');
+    // Chat is a console: Ctrl-C cancels the running turn and the prompt comes back.
     await term.type(KEY.ctrlC);
-    expect(await term.exited).toBe(130);
+    await term.waitFor('> ');
     expect(term.text()).not.toMatch(/unexpected error/i);
     expect(model.requests).toHaveLength(1);
+    await term.type('\x04');
+    expect(await term.exited).toBe(0);
   });
 
-  it('at a server’s sampling question in mcpx chat (server-everything)', { timeout: 60_000 }, async () => {
+  it('at a server’s sampling question in mcpx chat (server-everything): the turn is cancelled', {
+    timeout: 60_000,
+  }, async () => {
     const w = await workspace({
       global: { mcpServers: { everything: { command: process.execPath, args: [everythingPath] } } },
     });
@@ -208,13 +215,15 @@ describe('Ctrl-C at a prompt exits 130', () => {
     await term.waitFor("Server 'everything' asks the model");
     await term.waitFor('Allow?');
     await term.type(KEY.ctrlC);
-    expect(await term.exited).toBe(130);
+    await term.waitFor('> ');
     expect(term.text()).not.toMatch(/unexpected error/i);
     // Only the chat's first request: the sampling never reached the model, nor did a second turn.
     expect(model.requests).toHaveLength(1);
+    await term.type('\x04');
+    expect(await term.exited).toBe(0);
   });
 
-  it('at the chat line prompt', { timeout: 60_000 }, async () => {
+  it('at the chat line prompt: the line is dropped, Ctrl-D leaves', { timeout: 60_000 }, async () => {
     const w = await workspace({ global: { mcpServers: {} } });
     const model = await startFakeModelServer([]);
     cleanups.push(() => model.close());
@@ -225,8 +234,11 @@ describe('Ctrl-C at a prompt exits 130', () => {
     });
     cleanups.push(() => term.kill());
     await term.waitFor('> ');
+    // At the prompt Ctrl-C only drops the line, as in a shell; Ctrl-D leaves.
     await term.type(KEY.ctrlC);
-    expect(await term.exited).toBe(130);
+    await term.waitFor('(Ctrl-D or /exit to leave)');
+    await term.type('\x04');
+    expect(await term.exited).toBe(0);
   });
 });
 

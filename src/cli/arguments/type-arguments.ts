@@ -183,6 +183,25 @@ export function typeArguments(resolved: ResolvedArguments, inputSchema: object |
   return problems.length === 0 ? { ok: true, args } : { ok: false, problems };
 }
 
+/**
+ * Prompt arguments are strings by the spec: each is sent as typed (`id=007`),
+ * a JSON object's scalars as their text; a nested array or object is refused.
+ */
+export function promptArguments(resolved: ResolvedArguments): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const [key, value] of Object.entries(resolved.base)) {
+    if (value !== null && typeof value === 'object') {
+      throw invalid(
+        `prompt argument '${key}' must be a string, not JSON ${Array.isArray(value) ? 'array' : 'object'}`,
+        [`write it as ${key}=text`],
+      );
+    }
+    args[key] = String(value);
+  }
+  for (const pair of resolved.pairs) args[pair.key] = pair.text;
+  return args;
+}
+
 /** The problems as one INVALID_ARGUMENTS error naming the server and tool. */
 export function argumentsError(
   problems: readonly ArgumentProblem[],

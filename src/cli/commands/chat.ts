@@ -11,6 +11,7 @@ import {
 } from '../../permissions/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
+import { runShell } from '../../shell/shell.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
 import { stripTerminalControls } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
@@ -114,11 +115,11 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
   // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
   let streamed = false;
-  const ask = (text: string) => {
+  const ask = (text: string, signal: AbortSignal = io.signal) => {
     streamed = false;
     return runAgentTurn(model, tools, history, text, {
       maxSteps,
-      signal: io.signal,
+      signal,
       ...(io.stdoutIsTTY && !record
         ? {
             onText: (delta: string) => {
@@ -155,12 +156,50 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       tools.close();
     }
   }
-  const lines = io.interactive ? promptLines(stdin) : createInterface({ input: stdin, terminal: false });
   if (io.interactive) {
-    session.notice(
-      `mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. /tools, /clear, /exit.`,
-    );
+    // On a terminal, chat is the console (mcpx shell) with a model: plain text goes to the agent.
+    try {
+      await runShell({
+        session,
+        registry,
+        guard,
+        agentId: 'chat',
+        terminal: {
+          input: stdin,
+          output: process.stderr,
+          ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}),
+        },
+        banner: `mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
+        onText: async (text, signal) => {
+          const before = history.length;
+          try {
+            print(await ask(text, signal));
+          } catch (error) {
+            if (streamed) io.stdout.write('\n');
+            // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
+            // results, which a model API refuses on the next turn: the conversation goes back.
+            history.splice(before);
+            throw error;
+          }
+        },
+        extra: {
+          tools: {
+            help: 'the tools the model is offered',
+            run: () => {
+              io.stdout.write(
+                `${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`,
+              );
+            },
+          },
+          clear: { help: 'forget the conversation so far', run: () => void history.splice(1) },
+        },
+      });
+    } finally {
+      tools.close();
+    }
+    return ExitCode.Ok;
   }
+  const lines = createInterface({ input: stdin, terminal: false });
   try {
     for await (const line of lines) {
       if (line.trim() === '/exit') break;
@@ -187,11 +226,11 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
           session,
           error instanceof McpxError ? error : new McpxError(ErrorCode.Internal, String(error)),
         );
-        if (!io.interactive) return ExitCode.Unreachable;
+        return ExitCode.Unreachable;
       }
     }
   } finally {
-    if ('close' in lines) lines.close();
+    lines.close();
     tools.close();
   }
   return ExitCode.Ok;
@@ -224,32 +263,6 @@ async function askConsent(
     session.notice(`'${status.name}' denied: closed, and its tools are not offered`);
   }
   return denied;
-}
-
-/**
- * A terminal: one `> ` prompt at a time, each on a line editor that is closed
- * again before the answer is worked on. An editor left open would keep
- * reading the terminal while a consent or approval menu asks, and take the
- * keys meant for the menu (the person's Enter never reached it).
- */
-async function* promptLines(stdin: NodeJS.ReadableStream): AsyncGenerator<string> {
-  for (;;) {
-    const editor = createInterface({ input: stdin, output: process.stderr, terminal: true });
-    const closed = new Promise<undefined>((resolve) => editor.once('close', () => resolve(undefined)));
-    // Raw mode turns Ctrl-C into a key: without this the editor would just close, as for Ctrl-D.
-    const interrupted = new Promise<never>((_, reject) =>
-      editor.once('SIGINT', () =>
-        reject(new McpxError(ErrorCode.Cancelled, 'cancelled at the prompt (Ctrl-C)')),
-      ),
-    );
-    try {
-      const line = await Promise.race([editor.question('> '), closed, interrupted]);
-      if (line === undefined) return; // Ctrl-D
-      yield line;
-    } finally {
-      editor.close();
-    }
-  }
 }
 
 function missingKey(): McpxError {

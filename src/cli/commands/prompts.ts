@@ -1,10 +1,9 @@
 import { renderContentBlock } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
-import { parseArgumentWords, readArgumentSources } from '../arguments/type-arguments.js';
+import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
 import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
-import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
@@ -43,17 +42,7 @@ export async function runPrompt(
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'prompt');
   const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
-  // Prompt arguments are strings by the spec: what the user typed is sent as it is (`id=007`).
-  const args: Record<string, string> = {};
-  for (const [key, value] of Object.entries(resolved.base)) {
-    if (value !== null && typeof value === 'object') {
-      throw usageError(
-        `prompt argument '${key}' must be a string, not JSON ${Array.isArray(value) ? 'array' : 'object'}`,
-      );
-    }
-    args[key] = String(value);
-  }
-  for (const pair of resolved.pairs) args[pair.key] = pair.text;
+  const args = promptArguments(resolved);
   const connection = await session.connect(server);
   const result = await connection.getPrompt(name, args, { signal: io.signal });
   if (options.json) {

@@ -1,0 +1,47 @@
+import { createPermissionGuard, terminalApprover } from '../../permissions/index.js';
+import { runShell } from '../../shell/shell.js';
+import { ExitCode } from '../exit-codes.js';
+import { usageError } from '../global-options.js';
+import type { CliSession } from '../session.js';
+
+/** The console's agent id: servers it connects without --shared are its own. */
+const AGENT_ID = 'shell';
+
+/**
+ * `mcpx shell`: the interactive console over the same session as every
+ * command (config → trust → registry). Servers connect on first use and stay
+ * connected until `/mcp disconnect` or the end of the session.
+ */
+export async function runShellCommand(session: CliSession): Promise<number> {
+  const { io } = session;
+  if (!io.interactive || !io.stdin) {
+    throw usageError(
+      'mcpx shell needs a terminal (stdin and stderr)',
+      'run it in a terminal; scripts use `mcpx call <server>.<tool> key=value`',
+    );
+  }
+  // A console lives long: a server that crashes comes back on its next use.
+  session.reconnectLazily();
+  const registry = await session.registry();
+  const output = process.stderr;
+  const guard = createPermissionGuard({
+    level: 'trusted',
+    approver: terminalApprover({ input: io.stdin, output }),
+    servers: registry.list().map((s) => s.config),
+  });
+  const names = registry.list().map((s) => s.name);
+  await runShell({
+    session,
+    registry,
+    guard,
+    agentId: AGENT_ID,
+    terminal: { input: io.stdin, output, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
+    banner: `mcpx shell — ${names.length} server${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}). /help for commands, Tab completes, Ctrl-D leaves.`,
+    onText: async () => {
+      session.notice(
+        'plain text goes to a chat model (`mcpx chat`); here, /help lists the commands and @<server> ? the tools',
+      );
+    },
+  });
+  return ExitCode.Ok;
+}
