@@ -212,3 +212,33 @@ describe('mcpx in a pipeline', () => {
     expect(result.stderr).toBe('');
   });
 });
+
+describe("a server's allowed_tools and disabled_tools", () => {
+  it('hold for tools, tools server.tool and call alike', async () => {
+    const config = join(dir.path, 'filtered.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          one: {
+            command: process.execPath,
+            args: [testServerPath],
+            allowed_tools: ['echo', 'add'],
+            disabled_tools: ['add'],
+          },
+        },
+      }),
+    );
+    const tools = await mcpx(['--config', config, 'tools', 'one']);
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toContain('one (1 tool)');
+    expect(tools.stdout).toContain('echo(');
+    expect(tools.stdout).not.toContain('add(');
+    const help = await mcpx(['--config', config, 'tools', 'one.add']);
+    expect(help.code).not.toBe(0);
+    const call = await mcpx(['--config', config, 'call', 'one.add', 'a=1', 'b=2']);
+    expect(call.code).toBe(6);
+    expect(call.stdout).toBe('');
+    expect(call.stderr).toContain("'add' of 'one' is switched off in the config");
+  });
+});

@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { TaskStatusEvent } from '../../client/types.js';
 import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { filterTools } from '../../registry/index.js';
 import { renderContent } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
@@ -137,6 +138,25 @@ async function findTool(
     return undefined;
   }
   const tool = tools.find((t) => t.name === name);
+  const config = registry.status(server).config;
+  if (tool && filterTools(config, [tool]).length === 0) {
+    // The person's own config hides it: as in `tools`, `list` and for agents, it is not there.
+    throw new McpxError(
+      ErrorCode.PermissionDenied,
+      `'${name}' of '${server}' is switched off in the config`,
+      {
+        server,
+        tool: name,
+        origin: config.origin,
+        causes: [
+          config.denyTools?.includes(name)
+            ? `it is in the server's disabled_tools`
+            : `it is not in the server's allowed_tools`,
+        ],
+        fixes: [`edit allowed_tools / disabled_tools of '${server}' to call it`],
+      },
+    );
+  }
   if (tool) return tool;
   throw unknownToolError(
     server,

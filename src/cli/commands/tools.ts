@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import { filterTools } from '../../registry/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
@@ -18,7 +19,8 @@ export async function runTools(
   schema: boolean,
 ): Promise<number> {
   if (name !== undefined && splitTarget(name)) return runToolHelp(session, name);
-  const outcomes = await forServers(session, name, (c) => c.listTools());
+  // The config's allowed_tools / disabled_tools apply here as everywhere else.
+  const outcomes = await forServers(session, name, async (c) => filterTools(c.server, await c.listTools()));
   const { io, options } = session;
   if (options.json) {
     io.stdout.write(
@@ -45,7 +47,7 @@ async function runToolHelp(session: CliSession, target: string): Promise<number>
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'tool');
   const connection = await session.connect(server);
-  const tools = await connection.listTools({ signal: io.signal });
+  const tools = filterTools(server, await connection.listTools({ signal: io.signal }));
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
     throw unknownToolError(
