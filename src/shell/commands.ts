@@ -278,7 +278,7 @@ async function runAt(
     );
   }
   if (parsed.help) {
-    ctx.out(renderToolHelp(server, tool));
+    ctx.out(renderToolHelp(server, tool, ctx.columns));
     return;
   }
   const args = parsed.json

@@ -1,4 +1,5 @@
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import { splitCommandLine } from '../config/split-command-line.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 
 /** One line typed at the console, by the grammar of seeds 002 (`@server tool …`) and 003/004 (`/mcp …`). */
@@ -52,43 +53,11 @@ export function parseLine(line: string): ShellLine {
 }
 
 /**
- * Split into words the way a shell does, as far as people expect here:
- * whitespace separates, `'…'` and `"…"` keep spaces, `\` escapes one character.
+ * Split into words the way a POSIX shell does (the same rules as a `--stdio`
+ * command line): whitespace separates, `'…'` and `"…"` keep spaces, `\`
+ * escapes one character, nothing is expanded.
  */
-export function tokenize(text: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && i + 1 < text.length) word += text[++i];
-      else word += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\' && i + 1 < text.length) {
-      word += text[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += ch;
-      inWord = true;
-    }
-  }
-  if (quote) {
-    throw new McpxError(ErrorCode.Usage, `unbalanced ${quote} in the line`, {
-      fixes: [`close the quote, e.g. message=${quote}hello world${quote}`],
-    });
-  }
-  if (inWord) words.push(word);
-  return words;
-}
+export const tokenize: (text: string) => string[] = splitCommandLine;
 
 /**
  * A JSON object typed after a tool name. A syntax error says where: the

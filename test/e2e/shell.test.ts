@@ -127,17 +127,23 @@ describe('mcpx shell', () => {
     await term.waitFor('slow_operation(steps?: integer, delay_ms?: integer)');
     await term.waitFor('Usage: @mine <tool> ?  |  @mine <tool> key=value …  |  @mine <tool> {json}');
     await term.type('@mine slow_operation ?', KEY.enter);
-    await term.waitFor('@mine slow_operation — Work through a number of timed steps');
-    await term.waitFor('steps  (integer, optional, default 5)  How many steps');
-    await term.waitFor('delay_ms  (integer, optional, default 100)  Milliseconds per step');
-    await term.waitFor('Example: @mine slow_operation steps=5');
+    await term.waitFor('mine.slow_operation — Slow operation');
+    await term.waitFor('Usage: @mine slow_operation [steps=<integer>] [delay_ms=<integer>]');
+    await term.waitFor(/steps\s+integer\s+\(optional, default 5\)/);
+    await term.waitFor('How many steps');
+    await term.waitFor(/delay_ms\s+integer\s+\(optional, default 100\)/);
+    await term.waitFor('Annotations: read-only');
+    await term.waitFor('Example:');
+    await term.waitFor('@mine slow_operation');
     await term.type('@mine log ?', KEY.enter);
-    await term.waitFor(
-      'level  (string, optional, default "info", one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  The log level',
-    );
+    await term.waitFor(/level\s+"debug" \| "info" \| "notice"/);
+    await term.waitFor('"emergency"');
+    await term.waitFor('(optional, default'); // the line is wrapped to the terminal's width
+    await term.waitFor('The log level');
     await term.type('@mine echo ?', KEY.enter);
-    await term.waitFor('message  (string, required)  The text to echo');
-    await term.waitFor('Example: @mine echo message=text');
+    await term.waitFor(/message\s+string\s+\(required\)/);
+    await term.waitFor('The text to echo');
+    await term.waitFor('@mine echo message=text');
     await term.type('@mine echo message="hello world"', KEY.enter);
     await term.waitFor(/\nhello world\n/);
     await term.type('@mine echo {"message": "from json"}', KEY.enter);
