@@ -12,7 +12,6 @@ export {
 } from './reconnect-policy.js';
 export {
   type Connector,
-  filterTools,
   type RegistryEvent,
   ServerRegistry,
   type ServerRegistryOptions,
@@ -20,3 +19,4 @@ export {
   type Visibility,
 } from './registry.js';
 export { canTransition, type ServerState } from './server-state.js';
+export { filterTools } from './tool-filter.js';

@@ -7,6 +7,7 @@ import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
 import { canTransition, type ServerState } from './server-state.js';
+import { filterTools } from './tool-filter.js';
 
 /** Opens one connection; the registry passes the hooks it needs. */
 export type Connector = (
@@ -477,13 +478,6 @@ function snapshot(entry: Entry): Omit<ServerStatus, 'usable'> {
     ...(entry.connection ? { connection: entry.connection } : {}),
     ...(entry.owner !== undefined ? { owner: entry.owner } : {}),
   };
-}
-
-/** The config's allow list (if any) and deny list applied to a tool list. */
-export function filterTools(config: ServerConfig, tools: readonly Tool[]): Tool[] {
-  const allow = config.allowTools ? new Set(config.allowTools) : undefined;
-  const deny = new Set(config.denyTools ?? []);
-  return tools.filter((t) => (!allow || allow.has(t.name)) && !deny.has(t.name));
 }
 
 function unknownServer(name: string, known?: readonly string[]): McpxError {

@@ -2,7 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { TaskStatusEvent } from '../../client/types.js';
 import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { filterTools } from '../../registry/index.js';
+import { filterTools } from '../../registry/tool-filter.js';
 import { renderContent } from '../../tools/render-content.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { filterTools } from '../../registry/index.js';
+import { filterTools } from '../../registry/tool-filter.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
