@@ -80,17 +80,24 @@ export function createHomeFiles(root: string): HomeFiles {
     return true;
   };
 
+  /** The file's path once its folders and the file itself passed the checks; undefined when absent. */
+  const existingFile = async (relativePath: string): Promise<string | undefined> => {
+    const segments = parts(relativePath);
+    const file = join(root, ...segments);
+    if (!(await walk(foldersOf(segments), false))) return undefined;
+    const info = await lstatOrUndefined(file);
+    if (info === undefined) return undefined;
+    checkFile(file, info, root);
+    return file;
+  };
+
   return {
     root,
     path: (relativePath) => join(root, ...parts(relativePath)),
 
     async readText(relativePath) {
-      const segments = parts(relativePath);
-      const file = join(root, ...segments);
-      if (!(await walk(foldersOf(segments), false))) return undefined;
-      const info = await lstatOrUndefined(file);
-      if (info === undefined) return undefined;
-      checkFile(file, info, root);
+      const file = await existingFile(relativePath);
+      if (file === undefined) return undefined;
       let handle: FileHandle;
       try {
         handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
@@ -151,12 +158,8 @@ export function createHomeFiles(root: string): HomeFiles {
     },
 
     async remove(relativePath) {
-      const segments = parts(relativePath);
-      const file = join(root, ...segments);
-      if (!(await walk(foldersOf(segments), false))) return false;
-      const info = await lstatOrUndefined(file);
-      if (info === undefined) return false;
-      checkFile(file, info, root);
+      const file = await existingFile(relativePath);
+      if (file === undefined) return false;
       await guard(file, 'remove', () => rm(file, { force: true }));
       return true;
     },

@@ -251,15 +251,9 @@ export class StdioTransport implements Transport {
       // The pipe broke because the server died; its exit is reported a moment
       // later (after its last stderr lines are read). Wait for that report, so
       // the caller learns "crashed with code 1: <stderr>" rather than "EPIPE".
-      await this.#closedWithin(STREAM_FLUSH_MS * 2);
+      await settledWithin(this.#closed, STREAM_FLUSH_MS * 2);
       throw notConnectedError(this.#scene, this.#closeReason);
     }
-  }
-
-  async #closedWithin(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.#closed, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
   }
 
   /**
@@ -372,13 +366,8 @@ export class StdioTransport implements Transport {
   }
 
   /** Waits for stdout and stderr to end, at most {@link STREAM_FLUSH_MS}. */
-  async #flushed(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.#streamsDone,
-      new Promise((resolve) => (timer = setTimeout(resolve, STREAM_FLUSH_MS))),
-    ]);
-    clearTimeout(timer);
+  #flushed(): Promise<void> {
+    return settledWithin(this.#streamsDone, STREAM_FLUSH_MS);
   }
 
   #onStdoutLine(line: string): void {
@@ -440,4 +429,16 @@ export class StdioTransport implements Transport {
       this.#report(error);
     }
   }
+}
+
+/** Waits for `promise` to settle, at most `ms`; never rejects. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
