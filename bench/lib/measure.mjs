@@ -32,11 +32,17 @@ export function timed(command, args, env) {
   });
 }
 
-/** Alternate the commands `rounds` times (paired, so drift hits both) and return each one's median. */
+/**
+ * Alternate the commands `rounds` times (paired, so drift hits both) and return each one's median.
+ * A command's `prepare()`, if any, runs untimed before each of its runs.
+ */
 export async function pairedMedians(commands, rounds) {
   const times = commands.map(() => []);
   for (let round = 0; round < rounds; round++) {
-    for (const [i, c] of commands.entries()) times[i].push((await timed(c.command, c.args, c.env)).ms);
+    for (const [i, c] of commands.entries()) {
+      await c.prepare?.();
+      times[i].push((await timed(c.command, c.args, c.env)).ms);
+    }
   }
   return times.map(median);
 }
