@@ -17,7 +17,7 @@ import {
 } from '../config/index.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { ServerRegistry } from '../registry/index.js';
+import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
@@ -276,9 +276,9 @@ export class CliSession {
   }
 
   /** Connect to a server (closed with the session). */
-  async connect(server: ServerConfig): Promise<ServerConnection> {
+  async connect(server: ServerConfig, options: ConnectOptions = {}): Promise<ServerConnection> {
     if (!this.#registry) this.#spawnEarly(server);
-    return (await this.registry()).connect(server.name);
+    return (await this.registry()).connect(server.name, {}, options);
   }
 
   #stdioHooks(server: ServerConfig): StdioServerHooks & Omit<TransportHooks, 'hostEnv'> {

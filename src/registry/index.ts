@@ -11,6 +11,7 @@ export {
   reconnectDelay,
 } from './reconnect-policy.js';
 export {
+  type ConnectOptions,
   type Connector,
   type RegistryEvent,
   ServerRegistry,

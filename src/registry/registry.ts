@@ -50,6 +50,17 @@ export interface Visibility {
   readonly shared?: boolean;
 }
 
+/** How `connect()` opens a server. */
+export interface ConnectOptions {
+  /**
+   * List the server's tools as part of connecting (the default). A one-shot
+   * caller that needs no definitions (`mcpx call` with JSON arguments) saves the
+   * round trip; the server's status then shows no tools until a list change or
+   * `retry()`. `fail_if_no_tools` still lists.
+   */
+  readonly listTools?: boolean;
+}
+
 /** A read-only view of one server in the registry. */
 export interface ServerStatus {
   readonly name: string;
@@ -187,14 +198,18 @@ export class ServerRegistry {
    * Connect one server, or return its live connection. Concurrent callers
    * share one attempt. An explicit connect also resets the reconnect budget.
    */
-  async connect(name: string, visibility: Visibility = {}): Promise<ServerConnection> {
+  async connect(
+    name: string,
+    visibility: Visibility = {},
+    options: ConnectOptions = {},
+  ): Promise<ServerConnection> {
     const entry = this.#entry(name);
     if (visibility.owner !== undefined) entry.owner = visibility.owner;
     if (visibility.shared !== undefined) entry.shared = visibility.shared;
     else if (visibility.owner !== undefined) entry.shared = false;
     entry.stopped = false;
     entry.attempts = 0;
-    return this.#ensureConnected(entry);
+    return this.#ensureConnected(entry, undefined, options.listTools ?? true);
   }
 
   /** Re-list a connected server's tools (`mcpx retry`). */
@@ -282,16 +297,16 @@ export class ServerRegistry {
     return this.#ensureConnected(entry);
   }
 
-  #ensureConnected(entry: Entry, signal?: AbortSignal): Promise<ServerConnection> {
+  #ensureConnected(entry: Entry, signal?: AbortSignal, listTools = true): Promise<ServerConnection> {
     if (this.#closed) return Promise.reject(notConnected(entry));
     if (entry.connection && !entry.connection.closed) return Promise.resolve(entry.connection);
-    entry.connecting ??= this.#open(entry, signal).finally(() => {
+    entry.connecting ??= this.#open(entry, signal, listTools).finally(() => {
       entry.connecting = undefined;
     });
     return entry.connecting;
   }
 
-  async #open(entry: Entry, signal?: AbortSignal): Promise<ServerConnection> {
+  async #open(entry: Entry, signal: AbortSignal | undefined, listTools: boolean): Promise<ServerConnection> {
     clearTimeout(entry.timer);
     this.#setState(entry, 'starting');
     let connection: ServerConnection;
@@ -317,7 +332,8 @@ export class ServerRegistry {
     connection.onClose((reason) =>
       this.#onConnectionLost(entry, connection, reason ? toMcpxError(reason) : undefined),
     );
-    await this.#refreshTools(entry, connection, { throwOnFailure: false });
+    if (listTools || entry.config.failIfNoTools)
+      await this.#refreshTools(entry, connection, { throwOnFailure: false });
     if (entry.config.failIfNoTools && entry.tools.length === 0) {
       const failure = new McpxError(
         ErrorCode.ServerRejected,

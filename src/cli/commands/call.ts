@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { TaskStatusEvent } from '../../client/types.js';
-import { suggest } from '../../config/index.js';
+import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { filterTools } from '../../registry/tool-filter.js';
 import { renderContent } from '../../tools/render-content.js';
@@ -9,6 +9,7 @@ import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
   parseArgumentWords,
+  type ResolvedArguments,
   readArgumentSources,
   typeArguments,
 } from '../arguments/type-arguments.js';
@@ -19,6 +20,8 @@ import { createProgressBar } from '../output/progress-bar.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
 import { unknownToolError } from '../tool-help/unknown-tool.js';
+
+type Connection = Awaited<ReturnType<CliSession['connect']>>;
 
 /** Flags of `mcpx call`. */
 export interface CallFlags {
@@ -37,8 +40,12 @@ export async function runCall(
   const { server, name } = await resolveTarget(session, target, 'tool');
   // Files and stdin are read before the server starts: a typo in a path fails at once.
   const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
-  const connection = await session.connect(server);
-  const tool = await findTool(session, connection, server.name, name);
+  // `k=v` words are typed by the tool's schema, so only they need the tool list before the call;
+  // JSON arguments go as they are and the list is fetched only to explain a failed call.
+  const needsSchema = resolved.pairs.length > 0;
+  refuseSwitchedOff(server, name);
+  const connection = await session.connect(server, { listTools: needsSchema });
+  const tool = needsSchema ? await findTool(session, connection, server.name, name) : undefined;
   const typed = typeArguments(resolved, tool?.inputSchema);
   if (!typed.ok)
     throw argumentsError(typed.problems, server.name, name, helpCommand(session, server.name, name));
@@ -54,11 +61,16 @@ export async function runCall(
     });
   } catch (error) {
     if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
-      throw await explainRejectedCall(connection, server.name, name, error);
+      throw (await explainFailedCall(session, connection, server.name, name, resolved)) ?? error;
     }
     throw error;
   } finally {
     bar?.clear();
+  }
+  if (result.isError && !needsSchema) {
+    // Not checked before the call: an unknown tool or missing arguments are said as mcpx says them.
+    const explained = await explainFailedCall(session, connection, server.name, name, resolved);
+    if (explained) throw explained;
   }
   if (options.json) {
     io.stdout.write(toJson(result));
@@ -117,7 +129,7 @@ function taskStatusReporter(
  */
 async function findTool(
   session: CliSession,
-  connection: Awaited<ReturnType<CliSession['connect']>>,
+  connection: Connection,
   server: string,
   name: string,
 ): Promise<Tool | undefined> {
@@ -126,7 +138,7 @@ async function findTool(
   await registry.toolsSettled(server);
   const listed = registry.status(server).tools.find((t) => t.name === name);
   if (listed) return listed;
-  // Not there: its listing failed, or the config's allow/deny lists hide the tool; ask the server.
+  // Not there: its listing failed; ask the server.
   let tools: Tool[];
   try {
     tools = await connection.listTools({ signal: session.io.signal });
@@ -138,31 +150,35 @@ async function findTool(
     return undefined;
   }
   const tool = tools.find((t) => t.name === name);
-  const config = registry.status(server).config;
-  if (tool && filterTools(config, [tool]).length === 0) {
-    // The person's own config hides it: as in `tools`, `list` and for agents, it is not there.
-    throw new McpxError(
-      ErrorCode.PermissionDenied,
-      `'${name}' of '${server}' is switched off in the config`,
-      {
-        server,
-        tool: name,
-        origin: config.origin,
-        causes: [
-          config.denyTools?.includes(name)
-            ? `it is in the server's disabled_tools`
-            : `it is not in the server's allowed_tools`,
-        ],
-        fixes: [`edit allowed_tools / disabled_tools of '${server}' to call it`],
-      },
-    );
-  }
   if (tool) return tool;
   throw unknownToolError(
     server,
     name,
     tools.map((t) => t.name),
     (guess) => helpCommand(session, server, guess),
+  );
+}
+
+/**
+ * A tool the person's own config switches off is not there, as in `tools`, `list` and for
+ * agents: refused by its name before the server is started.
+ */
+function refuseSwitchedOff(config: ServerConfig, name: string): void {
+  if (filterTools(config, [{ name } as Tool]).length > 0) return;
+  throw new McpxError(
+    ErrorCode.PermissionDenied,
+    `'${name}' of '${config.name}' is switched off in the config`,
+    {
+      server: config.name,
+      tool: name,
+      origin: config.origin,
+      causes: [
+        config.denyTools?.includes(name)
+          ? `it is in the server's disabled_tools`
+          : `it is not in the server's allowed_tools`,
+      ],
+      fixes: [`edit allowed_tools / disabled_tools of '${config.name}' to call it`],
+    },
   );
 }
 
@@ -173,25 +189,31 @@ function helpCommand(session: CliSession, server: string, tool: string): string 
   return `mcpx${adhoc} tools ${server}.${tool}`;
 }
 
-/** A rejected call to a tool that does not exist says so, with a suggestion. */
-async function explainRejectedCall(
-  connection: Awaited<ReturnType<CliSession['connect']>>,
+/**
+ * A failed call, explained from the tool list fetched now: a tool the server does not list
+ * gets the unknown-tool error with its did-you-mean, arguments its schema refuses get the
+ * arguments error. Undefined when the list explains nothing (the failure stands as it is).
+ */
+async function explainFailedCall(
+  session: CliSession,
+  connection: Connection,
   server: string,
-  tool: string,
-  error: McpxError,
-): Promise<McpxError> {
-  const tools = await connection.listTools().catch(() => undefined);
-  if (!tools || tools.some((t) => t.name === tool)) return error;
-  const names = tools.map((t) => t.name);
-  const guess = suggest(tool, names);
-  return new McpxError(
-    ErrorCode.UnknownTool,
-    `'${server}' has no tool named '${tool}'${guess ? ` — did you mean '${guess}'?` : ''}`,
-    {
+  name: string,
+  resolved: ResolvedArguments,
+): Promise<McpxError | undefined> {
+  const tools = await connection.listTools({ signal: session.io.signal }).catch(() => undefined);
+  if (!tools) return undefined;
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    return unknownToolError(
       server,
-      tool,
-      cause: error,
-      fixes: [`run \`mcpx tools ${server}\` to see its ${plural(names.length, 'tool')}`],
-    },
-  );
+      name,
+      tools.map((t) => t.name),
+      (guess) => helpCommand(session, server, guess),
+    );
+  }
+  const typed = typeArguments(resolved, tool.inputSchema);
+  return typed.ok
+    ? undefined
+    : argumentsError(typed.problems, server, name, helpCommand(session, server, name));
 }
