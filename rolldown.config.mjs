@@ -1,11 +1,21 @@
-// The `mcpx` command as one bundled entry plus lazily loaded chunks (one per
-// command, the protocol stack, the HTTP stack). Loading a few large files is
-// much faster than resolving hundreds of small ones at every start; see
-// bench/README.md for the figures. The library (`dist/index.js`) stays as tsc
-// emits it.
+// The `mcpx` command and the library's entry points, bundled in one build into
+// dist/bin: each entry plus lazily loaded chunks (one per command, the protocol
+// stack, the HTTP stack), shared between the command and the library, so the
+// package holds one copy of every module. Loading a few large files is much
+// faster than resolving hundreds of small ones at every start (the SDK alone is
+// ~100 files of it and zod); see bench/README.md for the figures. Types stay as
+// tsc emits them (dist/**/*.d.ts).
 export default {
-  input: { mcpx: 'dist/cli/main.js' },
+  input: {
+    mcpx: 'dist/cli/main.js',
+    index: 'dist/index.js',
+    openai: 'dist/tools/providers/openai.js',
+    anthropic: 'dist/tools/providers/anthropic.js',
+    'ai-sdk': 'dist/tools/providers/ai-sdk.js',
+  },
   platform: 'node',
+  // The AI SDK is the user's own (an optional peer dependency): its `tool()` objects must be theirs.
+  external: ['ai'],
   // jsonc-parser's `main` is a UMD build that cannot be bundled; its `module` is ESM.
   resolve: { mainFields: ['module', 'main'] },
   logLevel: 'warn',

@@ -81,9 +81,17 @@ try {
         firstEnv.MCPX_HOME = join(home, `first-${fresh++}`);
       },
     };
+    // The library's cold call: a program importing 'mcpx' (the package's bundled entry) that loads
+    // the same config, connects through the registry, calls and closes.
+    const libraryCall = {
+      command: process.execPath,
+      args: [lib('library-call.mjs'), minimalConfig, 'bench', 'echo', 'hi'],
+      env,
+    };
+    const nodeOnly = { command: process.execPath, args: ['-e', '0'], env };
     await pairedMedians([callOn(minimalConfig)], 1); // remember the era, as every later run of a user has it
-    const [floor, everyDay, first] = await pairedMedians(
-      [rawOn(minimalServer), callOn(minimalConfig), firstEver],
+    const [floor, everyDay, first, nodeAlone, library] = await pairedMedians(
+      [rawOn(minimalServer), callOn(minimalConfig), firstEver, nodeOnly, libraryCall],
       rounds,
     );
     rows.push([
@@ -101,6 +109,14 @@ try {
       `${fmt(first)} ms`,
       ratio(first, floor),
       '≤ 1.5×',
+    ]);
+    rows.push([
+      'Library cold call (`import … from "mcpx"`), minimal server',
+      'raw script / `node -e 0` / CLI every day',
+      `${fmt(floor)} / ${fmt(nodeAlone)} / ${fmt(everyDay)} ms`,
+      `${fmt(library)} ms`,
+      `${ratio(library, floor)} raw, +${fmt(library - nodeAlone)} ms over node, ${ratio(library, everyDay)} CLI`,
+      '≤ the CLI',
     ]);
 
     // mcpx's own test server boots in ~300 ms, during which mcpx loads itself: this row hides

@@ -1,0 +1,56 @@
+/**
+ * The package's library entry points ('mcpx', 'mcpx/openai') are the bundled build the
+ * command uses too: a library user who connects one stdio server loads a few bundled files
+ * (one copy of every module, shared between the entries), not hundreds of small ones.
+ */
+
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { repoRoot, tempDir } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+let dir: { path: string; remove: () => Promise<void> };
+
+beforeAll(async () => {
+  dir = await tempDir('mcpx-library-entry-');
+});
+afterAll(() => dir.remove());
+
+it('import from mcpx and mcpx/openai loads only the bundled files, and calls a tool', async () => {
+  const config = join(dir.path, 'mcp.json');
+  const server = [fixture('method-log-server.mjs'), join(dir.path, 'methods.log')];
+  await writeFile(
+    config,
+    JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: server } } }),
+  );
+  const record = join(dir.path, 'loads.txt');
+  const { stdout, stderr } = await run(
+    process.execPath,
+    [`--import=${fixture('record-loads.mjs')}`, fixture('library-user.mjs'), config],
+    {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: dir.path,
+        MCPX_HOME: join(dir.path, '.mcpx'),
+        MCPX_RECORD_LOADS: record,
+      },
+    },
+  );
+  expect(stderr).toBe('');
+  expect(stdout).toBe('from the library\nfunction function\n');
+  const files = (await readFile(record, 'utf8'))
+    .split('\n')
+    .filter((u) => u.startsWith('file:'))
+    .map((u) => fileURLToPath(u))
+    .filter((f) => !f.startsWith(join(repoRoot, 'test')));
+  const outside = files.filter((f) => !f.startsWith(join(repoRoot, 'dist', 'bin')));
+  // No module of dist/ outside the bundle, and no dependency file: the SDK and zod are in it.
+  expect(outside).toEqual([]);
+  expect(files).toContain(join(repoRoot, 'dist', 'bin', 'index.js'));
+  expect(files).toContain(join(repoRoot, 'dist', 'bin', 'openai.js'));
+});
