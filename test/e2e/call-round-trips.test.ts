@@ -2,7 +2,8 @@
  * `mcpx call` asks the server for its tool list only when the call needs it: `k=v` words are
  * typed by the tool's schema, JSON arguments are sent as they are. The list is still fetched
  * to explain a failed call (unknown tool, missing arguments), so those errors read as before.
- * A fixture server logs every method it receives; the log is the round-trip count.
+ * `mcpx read` and `mcpx prompt` never need the tool list. A fixture server logs every method
+ * it receives; the log is the round-trip count.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,7 +21,12 @@ beforeAll(async () => {
 afterAll(() => dir.remove());
 
 /** Run `mcpx call ...` against a fresh fixture server; returns the run and the methods it received. */
-async function call(
+function call(words: string[], entry: Record<string, unknown> = {}, mode?: string) {
+  return mcpx(['call', ...words], entry, mode);
+}
+
+/** Run `mcpx <args>` against a fresh fixture server named `logged`. */
+async function mcpx(
   words: string[],
   entry: Record<string, unknown> = {},
   mode?: string,
@@ -33,7 +39,7 @@ async function call(
     config,
     JSON.stringify({ mcpServers: { logged: { command: process.execPath, args, ...entry } } }),
   );
-  const run = await runCli(['--config', config, 'call', ...words], {
+  const run = await runCli(['--config', config, ...words], {
     cwd: dir.path,
     home: join(dir.path, 'home'),
   });
@@ -98,6 +104,24 @@ describe('mcpx call and the tool list', () => {
     expect(run.code).toBe(6);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain("'add' of 'logged' is switched off in the config");
+    expect(requests(run.methods)).toEqual([]);
+  });
+});
+
+describe('commands that need no tool definitions', () => {
+  it('mcpx read asks for no tool list', async () => {
+    const run = await mcpx(['read', 'logged', 'test://a']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('the text');
+    expect(run.methods).toContain('resources/read');
+    expect(requests(run.methods)).toEqual([]);
+  });
+
+  it('mcpx prompt asks for no tool list', async () => {
+    const run = await mcpx(['prompt', 'logged.greet', 'name=Ada']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('hi Ada');
+    expect(run.methods).toContain('prompts/get');
     expect(requests(run.methods)).toEqual([]);
   });
 });

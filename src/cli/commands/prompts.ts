@@ -43,7 +43,8 @@ export async function runPrompt(
   const { server, name } = await resolveTarget(session, target, 'prompt');
   const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
   const args = promptArguments(resolved);
-  const connection = await session.connect(server);
+  // Rendering a prompt needs no tool definitions: no tools/list round trip.
+  const connection = await session.connect(server, { listTools: false });
   const result = await connection.getPrompt(name, args, { signal: io.signal });
   if (options.json) {
     io.stdout.write(toJson(result));

@@ -27,7 +27,8 @@ export async function runRead(
     );
   }
   const server = await session.server(serverName);
-  const connection = await session.connect(server);
+  // Reading a resource needs no tool definitions: no tools/list round trip.
+  const connection = await session.connect(server, { listTools: false });
   if (flags.watch) return watch(session, connection, uri);
   if (flags.raw) {
     writeRaw(session, serverName, uri, await connection.readResource(uri, { signal: io.signal }));
