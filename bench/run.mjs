@@ -2,7 +2,7 @@
 // medians over repeated runs, ratios paired in the same run. Prints a table
 // and writes bench/RESULTS.md. No thresholds: figures are reported, not gated.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, pairedMedians, worker } from './lib/measure.mjs';
@@ -18,6 +18,11 @@ const minimalServer = lib('raw-server.mjs');
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
+
+// How busy the machine was: the one-minute load average, sampled through the run.
+const loads = [loadavg()[0]];
+const sampler = setInterval(() => loads.push(loadavg()[0]), 5000);
+sampler.unref();
 
 const home = await mkdtemp(join(tmpdir(), 'mcpx-bench-'));
 // Every timed process gets exactly this environment.
@@ -242,6 +247,7 @@ try {
     }
   }
 } finally {
+  clearInterval(sampler);
   await rm(home, { recursive: true, force: true });
 }
 
@@ -252,7 +258,9 @@ function signed(value) {
 
 const header = ['measure', 'baseline', 'baseline figure', 'mcpx', 'ratio', 'target'];
 const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}`;
+loads.push(loadavg()[0]);
+const load = `load average ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} (median ${fmt(median(loads), 1)}) on ${cpus().length} cores during the run`;
+const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}, ${load}`;
 process.stdout.write(
   `\n${facts}\n\n${table}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
 );

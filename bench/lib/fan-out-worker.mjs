@@ -14,7 +14,8 @@ if (variant === 'raw') {
     Array.from({ length: count }, async () => {
       const peer = rawConnect(process.execPath, [server], { PATH: process.env.PATH });
       await peer.initialize();
-      tools += (await peer.request('tools/list', {})).tools.length;
+      const listed = (await peer.request('tools/list', {})).tools.length;
+      tools += listed; // not `tools += await …`, which adds to the count read before the wait
       return peer;
     }),
   );
