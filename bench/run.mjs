@@ -260,6 +260,11 @@ const header = ['measure', 'baseline', 'baseline figure', 'mcpx', 'ratio', 'targ
 const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 loads.push(loadavg()[0]);
 const load = `load average ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} (median ${fmt(median(loads), 1)}) on ${cpus().length} cores during the run`;
+// A load above the core count means other work held the CPU for much of the run: say so where the figures are.
+const overloaded =
+  median(loads) > cpus().length
+    ? `\n\nThe machine was overloaded during this run (other jobs shared its ${cpus().length} cores): figures that hang on scheduling — µs per call, calls/s in flight, fan-out — move by 2× between such runs; the cold-call ratios, paired round by round, hold best.`
+    : '';
 const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}, ${load}`;
 process.stdout.write(
   `\n${facts}\n\n${table}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
@@ -267,6 +272,6 @@ process.stdout.write(
 if (!quick && !only) {
   await writeFile(
     join(here, 'RESULTS.md'),
-    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).\n\n${table}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
+    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).${overloaded}\n\n${table}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
   );
 }
