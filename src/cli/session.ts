@@ -40,6 +40,7 @@ export class CliSession {
   // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
   #reconnect: 'never' | 'lazy' = 'never';
   #builtinOnlyAlone = false;
+  #listChanges = true;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
 
@@ -225,7 +226,7 @@ export class CliSession {
               this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server)),
             eraCache,
             signal: hooks.signal ?? this.io.signal,
-            onListChanged: hooks.onListChanged,
+            ...(this.#listChanges ? { onListChanged: hooks.onListChanged } : {}),
             ...(verbose
               ? {
                   onLog: (event: ServerLogEvent) => this.notice(formatLog(event)),
@@ -273,6 +274,15 @@ export class CliSession {
    */
   reconnectLazily(): void {
     this.#reconnect = 'lazy';
+  }
+
+  /**
+   * A one-shot command that uses what it gets and exits hears no list changes: on 2026-07-28
+   * hearing them is a `subscriptions/listen` request whose acknowledgement the connect waits
+   * for. Must be set before the registry is first used.
+   */
+  ignoreListChanges(): void {
+    this.#listChanges = false;
   }
 
   /** Connect to a server (closed with the session). */

@@ -13,6 +13,8 @@
  *   tuning three of them.
  * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
+ * - `MCPX_TEST_METHOD_LOG=FILE` appends the method of every request and notification it
+ *   receives to FILE, one a line (tests count a client's round trips).
  * - `MCPX_TEST_CANCEL_LOG=FILE` appends a line when `slow_operation` is cancelled by the client.
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
@@ -35,8 +37,26 @@ function count(name: string, min: number): number | undefined {
   return n;
 }
 
+/** Beside the SDK's own reader: every line on stdin that names a method, its method to `file`. */
+function logMethods(file: string): void {
+  let partial = '';
+  process.stdin.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        const method = (JSON.parse(line) as { method?: unknown }).method;
+        if (typeof method === 'string') appendFileSync(file, `${method}\n`);
+      } catch {
+        // Not JSON: the SDK reports it; the log only counts methods.
+      }
+    }
+  });
+}
+
 async function main(): Promise<void> {
   if (process.env.MCPX_TEST_START_LOG) appendFileSync(process.env.MCPX_TEST_START_LOG, `${process.pid}\n`);
+  if (process.env.MCPX_TEST_METHOD_LOG) logMethods(process.env.MCPX_TEST_METHOD_LOG);
   // A client that hangs up must not turn a late write into an uncaught EPIPE.
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});

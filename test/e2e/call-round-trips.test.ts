@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, tempDir } from '../helpers/cli.js';
+import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/method-log-server.mjs', import.meta.url));
 let dir: { path: string; remove: () => Promise<void> };
@@ -123,5 +123,39 @@ describe('commands that need no tool definitions', () => {
     expect(run.stdout).toContain('hi Ada');
     expect(run.methods).toContain('prompts/get');
     expect(requests(run.methods)).toEqual([]);
+  });
+});
+
+describe('a one-shot call on a 2026-07-28 server', () => {
+  /** Run `mcpx <args>` against the SDK test server (it speaks 2026-07-28), logging its methods. */
+  async function onTestServer(words: string[]): Promise<CliRun & { methods: string[] }> {
+    runs += 1;
+    const log = join(dir.path, `test-server-${runs}.log`);
+    const config = join(dir.path, `test-server-${runs}.json`);
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          logged: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_METHOD_LOG: log } },
+        },
+      }),
+    );
+    const run = await runCli(['--config', config, ...words], { cwd: dir.path, home: join(dir.path, 'home') });
+    const methods = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    return { ...run, methods };
+  }
+
+  it('does not subscribe to list changes (no subscriptions/listen to wait for)', async () => {
+    const run = await onTestServer(['call', 'logged.echo', '{"message":"once"}']);
+    expect(run).toMatchObject({ code: 0, stdout: 'once\n' });
+    expect(run.methods).toContain('tools/call');
+    expect(run.methods).not.toContain('subscriptions/listen');
+    expect(run.methods).not.toContain('tools/list');
+  });
+
+  it('while other commands still do (the log sees the subscription)', async () => {
+    const run = await onTestServer(['tools', 'logged']);
+    expect(run.code).toBe(0);
+    expect(run.methods).toContain('subscriptions/listen');
   });
 });

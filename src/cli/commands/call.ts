@@ -44,6 +44,7 @@ export async function runCall(
   // JSON arguments go as they are and the list is fetched only to explain a failed call.
   const needsSchema = resolved.pairs.length > 0;
   refuseSwitchedOff(server, name);
+  session.ignoreListChanges();
   const connection = await session.connect(server, { listTools: needsSchema });
   const tool = needsSchema ? await findTool(session, connection, server.name, name) : undefined;
   const typed = typeArguments(resolved, tool?.inputSchema);
