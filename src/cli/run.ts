@@ -239,5 +239,42 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/config.js')).runConfigTrust(s, opts.yes === true)),
     );
 
+  const repeat = (value: string, previous: string[] = []) => [...previous, value];
+  const scopeHelp = 'global (~/.mcpx/mcp.json, the default) or project (./.mcpx/mcp.json)';
+  config
+    .command('add')
+    .description(
+      'add a server to a config file, keeping its comments: add <name> -- <command> [args…] | add <name> --url URL',
+    )
+    .argument('<name>')
+    .argument('[command...]', 'the command that starts the server, after --')
+    .option('--scope <scope>', scopeHelp)
+    .option(
+      '--env <K=V>',
+      'a variable for the server (repeatable; $VAR references are kept as written)',
+      repeat,
+    )
+    .option('--header <K:V>', 'with --url: an HTTP header (repeatable)', repeat)
+    .option('--url <url>', 'a remote server instead of a command')
+    .option('--type <type>', 'with --url: http or sse (default: Streamable HTTP, falling back to HTTP+SSE)')
+    .option('--overwrite', 'replace a server of that name instead of refusing')
+    .action((name: string, command: string[], opts: import('./commands/config-edit.js').ConfigAddFlags) =>
+      select(async (s) => (await import('./commands/config-edit.js')).runConfigAdd(s, name, command, opts)),
+    );
+  for (const [kind, what] of [
+    ['remove', 'remove a server from a config file'],
+    ['enable', 'switch a server back on (removes "enabled": false)'],
+    ['disable', 'switch a server off ("enabled": false), keeping its entry'],
+  ] as const) {
+    config
+      .command(kind)
+      .description(`${what}, keeping the file's comments`)
+      .argument('<name>')
+      .option('--scope <scope>', scopeHelp)
+      .action((name: string, opts: { scope?: string }) =>
+        select(async (s) => (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts)),
+      );
+  }
+
   return program;
 }

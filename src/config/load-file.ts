@@ -39,6 +39,15 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     return { path, layer, serverCount: 0, drafts: [], problems: [unreadable(path, layer, error)] };
   }
+  return loadConfigText(text, path, layer);
+}
+
+/**
+ * Parse and validate a config file's text as if it were read from `path`:
+ * what `loadConfigFile` does after reading, for text not written yet (an edit
+ * is checked before it replaces the file).
+ */
+export function loadConfigText(text: string, path: string, layer: ConfigLayer): FileLoad {
   let doc: ReturnType<typeof parseJsonc>;
   try {
     doc = parseJsonc(text, path);
