@@ -222,6 +222,25 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)),
     );
 
+  program
+    .command('exec')
+    .description(
+      'run an agent CLI with the servers: writes them to a private temporary file (Claude Code dialect), appends --mcp-config <file> --strict-mcp-config, and removes the file when it ends',
+    )
+    .argument('<command...>', 'the command and its arguments, after --: mcpx exec -- claude')
+    .option(
+      '--servers <names>',
+      'only these servers, separated by commas (default: every enabled, trusted one)',
+    )
+    .option('--no-strict', 'leave out --strict-mcp-config (the agent also keeps its own servers)')
+    .option(
+      '--config-flag <flag>',
+      'the flag that names the file, for agents other than Claude Code (default --mcp-config)',
+    )
+    .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
+      select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
+    );
+
   const config = program.command('config').description('inspect, validate and trust config files');
   config
     .command('path')
