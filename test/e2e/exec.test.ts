@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { readProcess } from '../helpers/processes.js';
+import { runInPty } from '../helpers/pty.js';
 
 const stub = join(repoRoot, 'test/fixtures/exec-stub.mjs');
 
@@ -32,6 +33,8 @@ interface StubRecord {
   stdin?: string;
   signal?: string;
   waiting?: boolean;
+  line?: string;
+  interrupts?: number;
 }
 
 const GLOBAL = {
@@ -182,6 +185,25 @@ describe('mcpx exec', () => {
     expect(run.code).toBe(143);
     const record = await w.readRecord();
     expect(record.signal).toBe('SIGTERM');
+    expect(existsSync(record.file)).toBe(false);
+  });
+
+  it('on a terminal: the command reads what is typed, sees one Ctrl-C as one, and the file goes', async () => {
+    const w = await workspace();
+    const term = runInPty(['exec', '--', process.execPath, stub], {
+      cwd: w.cwd,
+      home: w.home,
+      env: w.env({ STUB_MODE: 'terminal' }),
+    });
+    await term.type('hello\r');
+    await term.waitFor('press Ctrl-C');
+    await term.type('\x03');
+    const code = await term.exited;
+    expect(term.text()).toContain('got: hello');
+    expect(code).toBe(3);
+    const record = await w.readRecord();
+    expect(record.line).toBe('hello');
+    expect(record.interrupts).toBe(1);
     expect(existsSync(record.file)).toBe(false);
   });
 
