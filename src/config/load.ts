@@ -8,6 +8,7 @@ import { type FileLoad, loadConfigFile } from './load-file.js';
 import { resolveServer } from './resolve-server.js';
 import type {
   ConfigFileInfo,
+  ConfigWarning,
   HeldSettings,
   LoadConfigOptions,
   LoadedConfig,
@@ -38,6 +39,7 @@ interface Gathered {
   readonly problems: McpxError[];
   readonly definitions: Definition[];
   readonly settings: FileSettings[];
+  readonly warnings: ConfigWarning[];
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -46,6 +48,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const problems: McpxError[] = [];
   const definitions: Definition[] = [];
   const settings: FileSettings[] = [];
+  const warnings: ConfigWarning[] = [];
   if (options.includeBuiltin !== false) {
     for (const server of builtinServers())
       definitions.push({ name: server.name, origin: server.origin, result: server });
@@ -57,7 +60,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   for (const candidate of configCandidates(options)) {
     const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
-    const load = await loadConfigFile(candidate.path, candidate.layer);
+    const load = await loadConfigFile(candidate.path, candidate.layer, candidate.dialect);
     if (!load) {
       if (candidate.layer === 'explicit') problems.push(notFound(candidate.path));
       continue;
@@ -65,6 +68,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     read.add(real);
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
+    warnings.push(...(load.warnings ?? []));
     if (load.roots || load.permission) {
       settings.push({
         file: load.path,
@@ -85,7 +89,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   }
   if (demo && !demo.enabled)
     definitions.push({ name: 'demo', origin: demo.origin, result: { off: 'builtin' } });
-  return { files, problems, definitions, settings };
+  return { files, problems, definitions, settings, warnings };
 }
 
 const PERMISSION_RANK: Readonly<Record<PermissionName, number>> = { sandboxed: 0, trusted: 1, yolo: 2 };
@@ -193,7 +197,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, settings } = await gather(options);
+  const { files, problems, definitions, settings, warnings } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -204,7 +208,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       cause: first.cause,
     });
   }
-  return { files, ...merge(definitions), ...applySettings(settings, options.trust) };
+  return { files, ...merge(definitions), ...applySettings(settings, options.trust), warnings };
 }
 
 /**
@@ -212,7 +216,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
  * `mcpx config validate`. Never throws for a config problem.
  */
 export async function validateConfig(options: LoadConfigOptions): Promise<ValidationResult> {
-  const { files, problems, definitions } = await gather(options);
+  const { files, problems, definitions, warnings } = await gather(options);
   const { servers, unusable } = merge(definitions);
-  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()] };
+  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()], warnings };
 }

@@ -145,6 +145,18 @@ export interface LoadedConfig {
   readonly permission?: PermissionName;
   /** Settings of repository files that are not in force, for a notice and for `mcpx config trust`. */
   readonly heldSettings: readonly HeldSettings[];
+  /** Keys of other hosts' files that look like typos of mcpx's own, for a notice. */
+  readonly warnings: readonly ConfigWarning[];
+}
+
+/**
+ * Something in a config file worth a word but not worth refusing the file:
+ * a key in another host's file that looks like a typo of one of mcpx's.
+ */
+export interface ConfigWarning {
+  readonly message: string;
+  readonly origin: ServerOrigin;
+  readonly server?: string;
 }
 
 /** A file mcpx would read, for `mcpx config path`. */
@@ -161,4 +173,5 @@ export interface ValidationResult {
   readonly serverCount: number;
   /** Every problem in every file, plus every unusable server's error. */
   readonly problems: readonly McpxError[];
+  readonly warnings: readonly ConfigWarning[];
 }
