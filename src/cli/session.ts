@@ -58,6 +58,8 @@ export class CliSession {
         env: this.io.env,
         home: this.home,
         trust: await loadTrustStore(this.home),
+        homedir: this.io.homedir,
+        platform: process.platform,
         ...(this.options.config ? { configFile: this.options.config } : {}),
       });
       // Always stderr, so `--json` stdout stays one document; keys come from a file, hence forTerminal.

@@ -1,4 +1,5 @@
 import type { McpxError } from '../errors/index.js';
+import { HOST_IDS, type HostId } from '../interop/types.js';
 import { configProblem, describeValue, type ProblemSite } from './config-problem.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
@@ -19,6 +20,8 @@ export interface CollectResult {
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
   /** The file's `"demo": {"enabled": …}`: the built-in demo server switched on or off, and where. */
   readonly demo?: { readonly enabled: boolean; readonly line?: number };
+  /** The file's `"import": ["cursor", …]`: hosts whose servers are read live, and where it says so. */
+  readonly imports?: { readonly hosts: readonly HostId[]; readonly line?: number };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -91,6 +94,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
   let roots: string[] | undefined;
   let permission: CollectResult['permission'];
   let demo: CollectResult['demo'];
+  let imports: CollectResult['imports'];
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
@@ -128,6 +132,30 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
           }),
         );
       }
+    } else if (key === 'import') {
+      const hosts = Array.isArray(value) ? value : [];
+      const bad = Array.isArray(value)
+        ? hosts.findIndex((h) => typeof h !== 'string' || !(HOST_IDS as readonly string[]).includes(h))
+        : -1;
+      if (!Array.isArray(value) || bad !== -1) {
+        const wrong = bad === -1 ? value : hosts[bad];
+        const guess = typeof wrong === 'string' ? suggest(wrong, HOST_IDS) : undefined;
+        problems.push(
+          configProblem(
+            site,
+            bad === -1 ? ['import'] : ['import', bad],
+            `'import' lists hosts whose servers mcpx reads${typeof wrong === 'string' ? `; '${wrong}' is not one${guess ? ` — did you mean '${guess}'?` : ''}` : ''}`,
+            {
+              expected: `array of host names: ${HOST_IDS.join(', ')}`,
+              received: describeValue(wrong),
+              fixes: [guess ? `write '${guess}'` : `hosts: ${HOST_IDS.join(', ')}`],
+            },
+          ),
+        );
+      } else {
+        const line = doc.locate(['import'], 'key')?.line;
+        imports = { hosts: hosts as HostId[], ...(line ? { line } : {}) };
+      }
     } else if (key === 'mcp') {
       if (!isRecord(value)) {
         problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
@@ -150,6 +178,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
     ...(roots ? { roots } : {}),
     ...(permission ? { permission } : {}),
     ...(demo ? { demo } : {}),
+    ...(imports ? { imports } : {}),
   };
 }
 

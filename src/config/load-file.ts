@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { collectEntries } from './collect-entries.js';
+import { type CollectResult, collectEntries } from './collect-entries.js';
 import type { FileDialect } from './discover.js';
 import { type NormalizeResult, normalizeServer, type ServerDraft } from './normalize-server.js';
 import { parseJsonc } from './parse-jsonc.js';
@@ -26,6 +26,8 @@ export interface FileLoad {
   readonly switchOffs?: readonly NonNullable<NormalizeResult['switchOff']>[];
   /** `"demo": {"enabled": …}`: the built-in demo server on or off. */
   readonly demo?: { readonly enabled: boolean; readonly origin: ServerOrigin };
+  /** `"import": [...]`: hosts whose servers this file reads live. */
+  readonly imports?: CollectResult['imports'];
 }
 
 /**
@@ -88,6 +90,7 @@ export async function loadConfigFile(
     ...(collected.permission ? { permission: collected.permission } : {}),
     ...(switchOffs.length ? { switchOffs } : {}),
     ...(demo ? { demo } : {}),
+    ...(collected.imports ? { imports: collected.imports } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { builtinServers } from './builtin.js';
 import { configCandidates } from './discover.js';
 import { fingerprintEntry } from './fingerprint.js';
+import { importedDrafts } from './live-import.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import { resolveServer } from './resolve-server.js';
 import type {
@@ -57,7 +58,9 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const read = new Set<string>();
   // `"demo": {"enabled": …}`: the last file that says so decides.
   let demo: FileLoad['demo'];
-  for (const candidate of configCandidates(options)) {
+  const candidates = configCandidates(options);
+  const candidatePaths = new Set(candidates.map((c) => resolve(c.path)));
+  for (const candidate of candidates) {
     const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
     const load = await loadConfigFile(candidate.path, candidate.layer, candidate.dialect);
@@ -76,6 +79,22 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
         ...(load.roots ? { roots: load.roots } : {}),
         ...(load.permission ? { permission: load.permission } : {}),
       });
+    }
+    // Imported hosts' servers come first: the importing file's own entries replace them by name.
+    if (load.imports) {
+      const imported = await importedDrafts(
+        { path: load.path, layer: load.layer, imports: load.imports },
+        options,
+        candidatePaths,
+      );
+      warnings.push(...imported.warnings);
+      for (const draft of imported.drafts) {
+        definitions.push({
+          name: draft.base.name,
+          origin: draft.base.origin,
+          result: resolveServer(draft, options.env),
+        });
+      }
     }
     for (const draft of load.drafts) {
       definitions.push({

@@ -11,6 +11,8 @@ export interface ServerOrigin {
   readonly file?: string;
   /** 1-based line of the entry's key in that file. */
   readonly line?: number;
+  /** For a server read live from another host's file (`"import": [...]`): the mcpx file that imports it. */
+  readonly importedBy?: string;
 }
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
@@ -93,6 +95,10 @@ export interface LoadConfigOptions {
    * never count.
    */
   readonly trust?: TrustStore;
+  /** The user's home directory, where other hosts keep their files (`"import"`); default: the folder above `home`. */
+  readonly homedir?: string;
+  /** The OS, for other hosts' file locations; default: Linux's. */
+  readonly platform?: NodeJS.Platform;
 }
 
 /** A permission level for agents, as a config file names it. */

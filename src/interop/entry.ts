@@ -1,4 +1,4 @@
-import { canonicalJson } from '../config/index.js';
+import { canonicalJson } from '../config/fingerprint.js';
 import type { McpxEntry } from './types.js';
 
 const EMPTY_DROPPED = new Set([

@@ -4,7 +4,7 @@
  * writer back. `mcpx config import` and `mcpx config export` are built on
  * these; `exportServers` hands servers to another agent (`mcpx exec`).
  */
-import type { ServerConfig } from '../config/index.js';
+import type { ServerConfig } from '../config/types.js';
 import { entryFromServer } from './from-config.js';
 import { claudeCode } from './hosts/claude-code.js';
 import { claudeDesktop } from './hosts/claude-desktop.js';

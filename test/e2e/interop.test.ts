@@ -258,3 +258,65 @@ describe('config export --write', () => {
     expect(read.servers.map((s) => s.name)).toEqual(['zed-test', 'zed-flat', 'cursor-test']);
   });
 });
+
+describe('"import": [...] reads other hosts live', () => {
+  it("at every load, below the importing file, with the host's file and line as origin", slow, async () => {
+    const w = await workspace();
+    const source = await placeFixture(w, 'cursor');
+    await mkdir(join(w.home, '.mcpx'), { recursive: true });
+    await writeFile(w.globalFile, JSON.stringify({ import: ['cursor'] }));
+    const list = await w.cli(['list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`^cursor-test\\s+ready\\s+\\d+.*${source}:3 \\(global\\)`, 'm'));
+    expect((await w.cli(['call', 'cursor-test.echo', 'message=live'])).stdout).toBe('live\n');
+
+    // A change in Cursor's file counts at the next load; mcpx's own entry of the same name wins.
+    await writeFile(
+      w.globalFile,
+      JSON.stringify({
+        import: ['cursor'],
+        mcpServers: { 'cursor-test': { command: 'node', args: ['nowhere.js'] } },
+      }),
+    );
+    const own = await w.cli(['list', '--json']);
+    const rows = JSON.parse(own.stdout) as { name: string; file: string }[];
+    expect(rows.find((r) => r.name === 'cursor-test')?.file).toBe(w.globalFile);
+  });
+
+  it(
+    "a project file's import, and a repository's host file, are untrusted until approved",
+    slow,
+    async () => {
+      const w = await workspace();
+      await placeFixture(w, 'cursor');
+      await mkdir(join(w.cwd, '.mcpx'), { recursive: true });
+      await writeFile(join(w.cwd, '.mcpx', 'mcp.json'), JSON.stringify({ import: ['cursor'] }));
+      const refused = await w.cli(['call', 'cursor-test.echo', 'message=hi']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('mcpx config trust');
+
+      const v = await workspace();
+      const repoFile = HOSTS.vscode.files(v.ctx)[1]?.path ?? '';
+      await mkdir(dirname(repoFile), { recursive: true });
+      await writeFile(
+        repoFile,
+        JSON.stringify({ servers: { repo: { command: 'node', args: [testServerPath] } } }),
+      );
+      await mkdir(join(v.home, '.mcpx'), { recursive: true });
+      await writeFile(v.globalFile, JSON.stringify({ import: ['vscode'] }));
+      const list = await v.cli(['list']);
+      expect(list.stdout).toMatch(new RegExp(`^repo\\s+untrusted\\s.*${repoFile}:1 \\(project\\)`, 'm'));
+      expect((await v.cli(['config', 'trust', '--yes'])).code).toBe(0);
+      expect((await v.cli(['call', 'repo.echo', 'message=ok'])).stdout).toBe('ok\n');
+    },
+  );
+
+  it('an unknown host in "import" is an error with a did-you-mean', slow, async () => {
+    const w = await workspace();
+    await mkdir(join(w.home, '.mcpx'), { recursive: true });
+    await writeFile(w.globalFile, JSON.stringify({ import: ['cursr'] }));
+    const run = await w.cli(['list']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("'cursr' is not one — did you mean 'cursor'?");
+  });
+});

@@ -23,6 +23,8 @@ function loadOptions(session: CliSession) {
     cwd: io.cwd,
     env: io.env,
     home: session.home,
+    homedir: io.homedir,
+    platform: process.platform,
     ...(options.config ? { configFile: options.config } : {}),
   };
 }
