@@ -257,6 +257,37 @@ function buildProgram(select: (action: Action) => void): Command {
     .action((opts: { yes?: boolean }) =>
       select(async (s) => (await import('./commands/config.js')).runConfigTrust(s, opts.yes === true)),
     );
+  config
+    .command('import')
+    .description("copy other hosts' servers into mcpx (all hosts found, or those named), after a preview")
+    .argument(
+      '[hosts...]',
+      'claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
+    )
+    .option('--scope <scope>', 'global (~/.mcpx/mcp.json, default) or project (./.mcpx/mcp.json)')
+    .option('--dry-run', 'show the preview only')
+    .option('-y, --yes', 'write without asking')
+    .option(
+      '--rename <old=new>',
+      'import the server old under the name new (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--overwrite', 'replace existing servers of the same name')
+    .action((hosts: string[], opts: import('./commands/config-import.js').ImportFlags) =>
+      select(async (s) => (await import('./commands/config-import.js')).runConfigImport(s, hosts, opts)),
+    );
+  config
+    .command('export')
+    .description("mcpx's trusted servers in another host's dialect, printed or written into its file")
+    .option(
+      '--to <host>',
+      'claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
+    )
+    .option('--servers <names>', 'only these servers (comma-separated)')
+    .option('--write', "merge them into the host's own file instead of printing")
+    .action((opts: import('./commands/config-export.js').ExportFlags) =>
+      select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
+    );
 
   const repeat = (value: string, previous: string[] = []) => [...previous, value];
   const scopeHelp = 'global (~/.mcpx/mcp.json, the default) or project (./.mcpx/mcp.json)';

@@ -1,47 +1,27 @@
 import type { ServerConfig } from '../config/types.js';
-
-/** One server in Claude Code's `mcpServers` dialect (`.mcp.json`, `~/.claude.json`, `--mcp-config`). */
-export type ClaudeCodeServer =
-  | {
-      readonly type: 'stdio';
-      readonly command: string;
-      readonly args: readonly string[];
-      readonly env?: Readonly<Record<string, string>>;
-    }
-  | {
-      readonly type: 'http' | 'sse';
-      readonly url: string;
-      readonly headers?: Readonly<Record<string, string>>;
-    };
+import { entryFromServer } from './from-config.js';
+import { claudeCode } from './hosts/claude-code.js';
 
 /**
- * The `mcpServers` object Claude Code reads, for servers already loaded and
- * interpolated: stdio as `command`/`args`/`env`, remote as `type` (`http` or
- * `sse`), `url`, `headers`. Values are the resolved ones (`${VAR}` filled in),
- * since the agent that reads this file does not have mcpx's interpolation;
- * whoever writes it must keep the file private.
+ * The `mcpServers` object Claude Code reads (`--mcp-config`, `.mcp.json`),
+ * written by its dialect (`hosts/claude-code.ts`) from the servers as they
+ * will run: values are the resolved ones (`${VAR}` filled in), unlike
+ * `exportServers`, which keeps references. `mcpx exec` hands this to an
+ * agent that shares neither mcpx's environment rules nor its interpolation,
+ * so whoever writes it must keep the file private and short-lived.
  *
- * What Claude Code's dialect cannot say is left out: a server's `cwd`, its
- * tool filters and timeouts, and mcpx's OAuth tokens (Claude Code signs in
- * by itself).
+ * What the dialect cannot say (a `cwd`, tool filters, timeouts) is left out,
+ * and mcpx's OAuth tokens are never handed over (Claude Code signs in itself).
  *
  * @example
- * JSON.stringify({ mcpServers: claudeCodeServers(config.servers) })
+ * JSON.stringify({ mcpServers: claudeCodeServers(usableServers) })
  */
-export function claudeCodeServers(servers: readonly ServerConfig[]): Record<string, ClaudeCodeServer> {
-  const out: Record<string, ClaudeCodeServer> = {};
+export function claudeCodeServers(servers: readonly ServerConfig[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   for (const server of servers) {
-    const headers = Object.keys(server.headers).length ? { headers: { ...server.headers } } : {};
-    if (server.transport === 'stdio') {
-      out[server.name] = {
-        type: 'stdio',
-        command: server.command ?? '',
-        args: [...server.args],
-        ...(Object.keys(server.env).length ? { env: { ...server.env } } : {}),
-      };
-    } else {
-      out[server.name] = { type: server.transport, url: server.url ?? '', ...headers };
-    }
+    // Without what was written, the entry is made of the resolved values.
+    const { value } = claudeCode.write(entryFromServer({ ...server, asWritten: undefined }));
+    if (value !== undefined) out[server.name] = value;
   }
   return out;
 }
