@@ -134,6 +134,31 @@ describe('mcpx exec', () => {
     expect(existsSync(w.record)).toBe(false);
   });
 
+  it("a repository's server that is not approved is not handed over (without a terminal: skipped, with a notice)", async () => {
+    const w = await workspace();
+    await writeFile(
+      join(w.cwd, '.mcp.json'),
+      JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [testServerPath] } } }),
+    );
+    const run = await runCli(['exec', '--', process.execPath, stub], {
+      cwd: w.cwd,
+      home: w.home,
+      env: w.env(),
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("skipped server 'repo'");
+    expect(run.stderr).toContain('mcpx config trust');
+    expect(Object.keys((await w.readRecord()).contents.mcpServers)).toEqual(['local', 'remote', 'sse']);
+    const named = await runCli(['exec', '--servers', 'repo', '--', process.execPath, stub], {
+      cwd: w.cwd,
+      home: w.home,
+      env: w.env({ STUB_RECORD: join(w.cwd, 'never.json') }),
+    });
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain("server 'repo' comes from a project config that is not trusted yet");
+    expect(existsSync(join(w.cwd, 'never.json'))).toBe(false);
+  });
+
   it('passes stdin through', async () => {
     const w = await workspace();
     const run = await runCli(['exec', '--', process.execPath, stub], {
