@@ -52,7 +52,8 @@ export async function editConfigFile(options: EditConfigFileOptions): Promise<Ed
   const layer: ConfigLayer = scope;
   const homeFiles = scope === 'global' ? createHomeFiles(resolve(home)) : undefined;
   const current = homeFiles ? await homeFiles.readText('mcp.json') : await readProjectFile(file);
-  if (current === undefined && edit.kind !== 'add') {
+  const builtinSwitch = edit.name === 'demo' && (edit.kind === 'enable' || edit.kind === 'disable');
+  if (current === undefined && edit.kind !== 'add' && !builtinSwitch) {
     throw await withOtherLayers(
       new McpxError(ErrorCode.UnknownServer, `no server named '${edit.name}': ${file} does not exist`, {
         server: edit.name,
@@ -98,7 +99,7 @@ async function withOtherLayers(
   }
   if (name === 'demo' && elsewhere.length === 0)
     elsewhere.push(
-      'demo is the built-in server: hide it with "demo": {"enabled": false} at the top of a config file',
+      'demo is the built-in server: it cannot be removed, switch it off with mcpx config disable demo',
     );
   return new McpxError(error.code, error.message, {
     ...error.context,

@@ -91,6 +91,20 @@ export function editConfigText(
         }
       : addEntry(text, doc, entries, edit, formatting);
   } else {
+    if (!existing && edit.name === 'demo' && edit.kind !== 'remove') {
+      // The built-in server has no entry to edit: the top-level switch turns it off.
+      const root = isObject(doc.value) ? doc.value : {};
+      const next =
+        edit.kind === 'disable'
+          ? 'demo' in root
+            ? applyEdits(text, modify(text, ['demo'], { enabled: false }, { formattingOptions: formatting }))
+            : insertProperty(text, [], 'demo', { enabled: false }, formatting)
+          : 'demo' in root
+            ? removeProperty(text, ['demo'])
+            : text;
+      checked(next, file, layer, 'would not be valid after this change, so it was not changed');
+      return { text: next, outcome: next === text ? 'unchanged' : `${edit.kind}d`, path: ['demo'] };
+    }
     if (!existing) throw notInFile(edit.name, file, layer, entries);
     const entry = existing.value as Record<string, unknown>;
     const path = [...existing.path];

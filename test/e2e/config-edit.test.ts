@@ -248,4 +248,23 @@ describe('mcpx config remove, enable, disable', () => {
     expect(error.error.fixes).toContain('servers in this file: first, second');
     expect(await readFile(w.globalFile, 'utf8')).toBe(HANDWRITTEN);
   });
+
+  it('disable demo switches the built-in server off with the top-level switch (creating the file), enable takes it away', async () => {
+    const w = await workspace();
+    const off = await w.cli(['config', 'disable', 'demo']);
+    expect(off.code).toBe(0);
+    expect(JSON.parse(await readFile(w.globalFile, 'utf8'))).toEqual({
+      mcpServers: {},
+      demo: { enabled: false },
+    });
+    const list = await w.cli(['--json', 'list']);
+    expect(JSON.parse(list.stdout) as ListRow[]).toEqual([
+      expect.objectContaining({ name: 'demo', state: 'disabled', file: w.globalFile }),
+    ]);
+    expect((await w.cli(['config', 'enable', 'demo'])).code).toBe(0);
+    expect(JSON.parse(await readFile(w.globalFile, 'utf8'))).toEqual({ mcpServers: {} });
+    const remove = await w.cli(['config', 'remove', 'demo']);
+    expect(remove.code).toBe(1);
+    expect(remove.stderr).toContain('mcpx config disable demo');
+  });
 });
