@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Claude Code's own CLI is a separate ~370 MB install: .ci/run runs it (vitest.claude-code.config.ts).
+    exclude: [...configDefaults.exclude, 'test/claude-code/**'],
     setupFiles: ['test/helpers/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

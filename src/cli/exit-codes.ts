@@ -21,6 +21,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.Usage]: ExitCode.Usage,
   [Codes.UnknownServer]: ExitCode.Usage,
+  [Codes.ServerExists]: ExitCode.Usage,
   [Codes.UnknownTool]: ExitCode.Usage,
   [Codes.InvalidArguments]: ExitCode.Usage,
   [Codes.ConfigNotFound]: ExitCode.Config,

@@ -222,6 +222,25 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)),
     );
 
+  program
+    .command('exec')
+    .description(
+      'run an agent CLI with the servers: writes them to a private temporary file (Claude Code dialect), appends --mcp-config <file> --strict-mcp-config, and removes the file when it ends',
+    )
+    .argument('<command...>', 'the command and its arguments, after --: mcpx exec -- claude')
+    .option(
+      '--servers <names>',
+      'only these servers, separated by commas (default: every enabled, trusted one)',
+    )
+    .option('--no-strict', 'leave out --strict-mcp-config (the agent also keeps its own servers)')
+    .option(
+      '--config-flag <flag>',
+      'the flag that names the file, for agents other than Claude Code (default --mcp-config)',
+    )
+    .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
+      select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
+    );
+
   const config = program.command('config').description('inspect, validate and trust config files');
   config
     .command('path')
@@ -238,6 +257,74 @@ function buildProgram(select: (action: Action) => void): Command {
     .action((opts: { yes?: boolean }) =>
       select(async (s) => (await import('./commands/config.js')).runConfigTrust(s, opts.yes === true)),
     );
+  config
+    .command('import')
+    .description("copy other hosts' servers into mcpx (all hosts found, or those named), after a preview")
+    .argument(
+      '[hosts...]',
+      'claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
+    )
+    .option('--scope <scope>', 'global (~/.mcpx/mcp.json, default) or project (./.mcpx/mcp.json)')
+    .option('--dry-run', 'show the preview only')
+    .option('-y, --yes', 'write without asking')
+    .option(
+      '--rename <old=new>',
+      'import the server old under the name new (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--overwrite', 'replace existing servers of the same name')
+    .action((hosts: string[], opts: import('./commands/config-import.js').ImportFlags) =>
+      select(async (s) => (await import('./commands/config-import.js')).runConfigImport(s, hosts, opts)),
+    );
+  config
+    .command('export')
+    .description("mcpx's trusted servers in another host's dialect, printed or written into its file")
+    .option(
+      '--to <host>',
+      'claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
+    )
+    .option('--servers <names>', 'only these servers (comma-separated)')
+    .option('--write', "merge them into the host's own file instead of printing")
+    .action((opts: import('./commands/config-export.js').ExportFlags) =>
+      select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
+    );
+
+  const repeat = (value: string, previous: string[] = []) => [...previous, value];
+  const scopeHelp = 'global (~/.mcpx/mcp.json, the default) or project (./.mcpx/mcp.json)';
+  config
+    .command('add')
+    .description(
+      'add a server to a config file, keeping its comments: add <name> -- <command> [args…] | add <name> --url URL',
+    )
+    .argument('<name>')
+    .argument('[command...]', 'the command that starts the server, after --')
+    .option('--scope <scope>', scopeHelp)
+    .option(
+      '--env <K=V>',
+      'a variable for the server (repeatable; $VAR references are kept as written)',
+      repeat,
+    )
+    .option('--header <K:V>', 'with --url: an HTTP header (repeatable)', repeat)
+    .option('--url <url>', 'a remote server instead of a command')
+    .option('--type <type>', 'with --url: http or sse (default: Streamable HTTP, falling back to HTTP+SSE)')
+    .option('--overwrite', 'replace a server of that name instead of refusing')
+    .action((name: string, command: string[], opts: import('./commands/config-edit.js').ConfigAddFlags) =>
+      select(async (s) => (await import('./commands/config-edit.js')).runConfigAdd(s, name, command, opts)),
+    );
+  for (const [kind, what] of [
+    ['remove', 'remove a server from a config file'],
+    ['enable', 'switch a server back on (removes "enabled": false)'],
+    ['disable', 'switch a server off ("enabled": false), keeping its entry'],
+  ] as const) {
+    config
+      .command(kind)
+      .description(`${what}, keeping the file's comments`)
+      .argument('<name>')
+      .option('--scope <scope>', scopeHelp)
+      .action((name: string, opts: { scope?: string }) =>
+        select(async (s) => (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts)),
+      );
+  }
 
   return program;
 }

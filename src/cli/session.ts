@@ -53,14 +53,20 @@ export class CliSession {
 
   /** The merged config (global → ancestors → project, or --config), plus an ad-hoc --stdio server. */
   config(): Promise<LoadedConfig> {
-    this.#config ??= (async () =>
-      loadConfig({
+    this.#config ??= (async () => {
+      const config = await loadConfig({
         cwd: this.io.cwd,
         env: this.io.env,
         home: this.home,
         trust: await loadTrustStore(this.home),
+        homedir: this.io.homedir,
+        platform: process.platform,
         ...(this.options.config ? { configFile: this.options.config } : {}),
-      }))();
+      });
+      // Always stderr, so `--json` stdout stays one document; keys come from a file, hence forTerminal.
+      for (const warning of config.warnings) this.notice(`warning: ${forTerminal(warning.message)}`);
+      return config;
+    })();
     return this.#config;
   }
 

@@ -1,22 +1,27 @@
 import type { McpxError } from '../errors/index.js';
+import { HOST_IDS, type HostId } from '../interop/types.js';
 import { configProblem, describeValue, type ProblemSite } from './config-problem.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
 import { MCP_SECTION_KEYS, TOP_LEVEL_KEYS } from './server-fields.js';
 import { suggest } from './suggest.js';
-import type { ConfigLayer } from './types.js';
+import type { ConfigLayer, ConfigWarning } from './types.js';
 
 export interface CollectResult {
   /** Every server entry in the file, in file order. */
   readonly entries: readonly ServerEntry[];
   readonly problems: readonly McpxError[];
+  /** Another host's keys that look like typos of mcpx's own (lenient files only). */
+  readonly warnings: readonly ConfigWarning[];
   /** The file's `roots`: directories servers may work in, as written. */
   readonly roots?: readonly string[];
   /** The file's `permission`: the level agents get by default. */
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
   /** The file's `"demo": {"enabled": …}`: the built-in demo server switched on or off, and where. */
   readonly demo?: { readonly enabled: boolean; readonly line?: number };
+  /** The file's `"import": ["cursor", …]`: hosts whose servers are read live, and where it says so. */
+  readonly imports?: { readonly hosts: readonly HostId[]; readonly line?: number };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -29,13 +34,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * array of `{name, ...}` (NEXUS3, VS Code's mcp.json), and VS Code settings'
  * `{"mcp": {"servers": ...}}`. Several sections may coexist; one name in two
  * of them is an error, since either choice would silently drop the other.
+ *
+ * `lenient` (another host's file): a top-level key mcpx does not know belongs
+ * to that host and is passed over, with a warning only when it looks like a
+ * typo of one of mcpx's keys.
  */
-export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): CollectResult {
+export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient = false): CollectResult {
   const site: ProblemSite = { doc, layer };
   const problems: McpxError[] = [];
+  const warnings: ConfigWarning[] = [];
   const entries: ServerEntry[] = [];
   const root = doc.value;
-  if (root === undefined) return { entries, problems };
+  if (root === undefined) return { entries, problems, warnings };
   if (!isRecord(root)) {
     problems.push(
       configProblem(
@@ -48,8 +58,15 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
         },
       ),
     );
-    return { entries, problems };
+    return { entries, problems, warnings };
   }
+  const unknown = (path: JsonPath, known: readonly string[], value?: unknown) => {
+    if (!lenient) problems.push(unknownKey(site, path, known, value));
+    else {
+      const warning = typoWarning(site, path, known);
+      if (warning) warnings.push(warning);
+    }
+  };
 
   const seen = new Map<string, ServerEntry>();
   const add = (entry: ServerEntry) => {
@@ -77,6 +94,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
   let roots: string[] | undefined;
   let permission: CollectResult['permission'];
   let demo: CollectResult['demo'];
+  let imports: CollectResult['imports'];
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
@@ -114,6 +132,30 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
           }),
         );
       }
+    } else if (key === 'import') {
+      const hosts = Array.isArray(value) ? value : [];
+      const bad = Array.isArray(value)
+        ? hosts.findIndex((h) => typeof h !== 'string' || !(HOST_IDS as readonly string[]).includes(h))
+        : -1;
+      if (!Array.isArray(value) || bad !== -1) {
+        const wrong = bad === -1 ? value : hosts[bad];
+        const guess = typeof wrong === 'string' ? suggest(wrong, HOST_IDS) : undefined;
+        problems.push(
+          configProblem(
+            site,
+            bad === -1 ? ['import'] : ['import', bad],
+            `'import' lists hosts whose servers mcpx reads${typeof wrong === 'string' ? `; '${wrong}' is not one${guess ? ` — did you mean '${guess}'?` : ''}` : ''}`,
+            {
+              expected: `array of host names: ${HOST_IDS.join(', ')}`,
+              received: describeValue(wrong),
+              fixes: [guess ? `write '${guess}'` : `hosts: ${HOST_IDS.join(', ')}`],
+            },
+          ),
+        );
+      } else {
+        const line = doc.locate(['import'], 'key')?.line;
+        imports = { hosts: hosts as HostId[], ...(line ? { line } : {}) };
+      }
     } else if (key === 'mcp') {
       if (!isRecord(value)) {
         problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
@@ -122,19 +164,21 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer): Collect
       for (const [inner, innerValue] of Object.entries(value)) {
         if (inner === 'servers') section(innerValue, ['mcp', inner]);
         else if (!(MCP_SECTION_KEYS as readonly string[]).includes(inner)) {
-          problems.push(unknownKey(site, ['mcp', inner], MCP_SECTION_KEYS));
+          unknown(['mcp', inner], MCP_SECTION_KEYS);
         }
       }
     } else if (!(TOP_LEVEL_KEYS as readonly string[]).includes(key)) {
-      problems.push(unknownKey(site, [key], TOP_LEVEL_KEYS, value));
+      unknown([key], TOP_LEVEL_KEYS, value);
     }
   }
   return {
     entries,
     problems,
+    warnings,
     ...(roots ? { roots } : {}),
     ...(permission ? { permission } : {}),
     ...(demo ? { demo } : {}),
+    ...(imports ? { imports } : {}),
   };
 }
 
@@ -196,4 +240,26 @@ function unknownKey(site: ProblemSite, path: JsonPath, known: readonly string[],
     ? `'${key}' looks like a server but is not inside "mcpServers" or "servers"`
     : `unknown key '${key}'${guess ? ` — did you mean '${guess}'?` : ''}`;
   return configProblem(site, path, text, { target: 'key', fixes });
+}
+
+/**
+ * A key of another host's file that is one edit or two away from one of
+ * mcpx's (`mcpServer`, `comand`): worth a word, since the host may ignore it
+ * as silently as mcpx does. Any other unknown key is that host's business.
+ */
+export function typoWarning(
+  site: ProblemSite,
+  path: JsonPath,
+  known: readonly string[],
+): ConfigWarning | undefined {
+  const key = String(path.at(-1));
+  const guess = suggest(key, known);
+  if (guess === undefined) return undefined;
+  const line = site.doc.locate(path, 'key')?.line;
+  const subject = site.server === undefined ? '' : `server '${site.server}': `;
+  return {
+    message: `${site.doc.file}${line ? `:${line}` : ''}: ${subject}unknown key '${key}' — did you mean '${guess}'? (ignored: this file is shared with another host)`,
+    origin: { layer: site.layer, file: site.doc.file, ...(line ? { line } : {}) },
+    ...(site.server === undefined ? {} : { server: site.server }),
+  };
 }

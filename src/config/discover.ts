@@ -6,7 +6,17 @@ import type { ConfigLayer, ConfigPathInfo, LoadConfigOptions } from './types.js'
 export interface ConfigCandidate {
   readonly path: string;
   readonly layer: ConfigLayer;
+  /**
+   * `mcpx`: one of mcpx's own files, strict (unknown keys are errors with a
+   * did-you-mean). `foreign`: a file other hosts also read and write (Claude
+   * Code's `.mcp.json`): keys mcpx does not know are theirs, never an error.
+   * `detect`: a `--config` file, judged by its content (see `fileDialect`).
+   */
+  readonly dialect: FileDialect;
 }
+
+/** How strictly a config file is read: see {@link ConfigCandidate.dialect}. */
+export type FileDialect = 'mcpx' | 'foreign' | 'detect';
 
 /**
  * The mcpx home directory: `MCPX_HOME` when set (and not empty), otherwise
@@ -38,19 +48,20 @@ export function globalConfigPath(home: string): string {
 export function configCandidates(options: LoadConfigOptions): ConfigCandidate[] {
   const cwd = resolve(options.cwd);
   if (options.configFile !== undefined)
-    return [{ path: resolve(cwd, options.configFile), layer: 'explicit' }];
+    return [{ path: resolve(cwd, options.configFile), layer: 'explicit', dialect: 'detect' }];
   const global = globalConfigPath(options.home);
   const dirs: string[] = [];
   for (let dir = cwd; ; dir = dirname(dir)) {
     dirs.unshift(dir);
     if (dirname(dir) === dir) break;
   }
-  const out: ConfigCandidate[] = [{ path: global, layer: 'global' }];
+  const out: ConfigCandidate[] = [{ path: global, layer: 'global', dialect: 'mcpx' }];
   dirs.forEach((dir, i) => {
     const layer: ConfigLayer = i === dirs.length - 1 ? 'project' : 'ancestor';
-    for (const path of [join(dir, '.mcpx', 'mcp.json'), join(dir, '.mcp.json')]) {
-      if (path !== global) out.push({ path, layer });
-    }
+    const own = join(dir, '.mcpx', 'mcp.json');
+    if (own !== global) out.push({ path: own, layer, dialect: 'mcpx' });
+    // Claude Code's project file: shared with Claude Code, which may add keys of its own.
+    out.push({ path: join(dir, '.mcp.json'), layer, dialect: 'foreign' });
   });
   return out;
 }

@@ -15,6 +15,20 @@ export {
   globalConfigPath,
   resolveMcpxHome,
 } from './discover.js';
+export {
+  type ConfigScope,
+  type EditConfigFileOptions,
+  type EditConfigFileResult,
+  editConfigFile,
+  scopeFile,
+} from './edit-file.js';
+export {
+  EMPTY_CONFIG,
+  editConfigText,
+  type NewServerEntry,
+  type ServerEdit,
+  type TextEditResult,
+} from './edit-text.js';
 export { canonicalJson, type FingerprintInput, fingerprintEntry } from './fingerprint.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';

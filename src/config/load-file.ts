@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { collectEntries } from './collect-entries.js';
+import { type CollectResult, collectEntries } from './collect-entries.js';
+import type { FileDialect } from './discover.js';
 import { type NormalizeResult, normalizeServer, type ServerDraft } from './normalize-server.js';
 import { parseJsonc } from './parse-jsonc.js';
-import type { ConfigLayer, ServerOrigin } from './types.js';
+import { TOP_LEVEL_KEYS } from './server-fields.js';
+import { suggest } from './suggest.js';
+import type { ConfigLayer, ConfigWarning, ServerOrigin } from './types.js';
 
 /** One file read and validated: its valid entries as drafts, and every problem found. */
 export interface FileLoad {
@@ -14,6 +17,8 @@ export interface FileLoad {
   readonly serverCount: number;
   readonly drafts: readonly ServerDraft[];
   readonly problems: readonly McpxError[];
+  /** Another host's keys that look like typos of mcpx's (lenient files only). */
+  readonly warnings?: readonly ConfigWarning[];
   /** The file's `roots`, made absolute against the file's directory. */
   readonly roots?: readonly string[];
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
@@ -21,6 +26,8 @@ export interface FileLoad {
   readonly switchOffs?: readonly NonNullable<NormalizeResult['switchOff']>[];
   /** `"demo": {"enabled": …}`: the built-in demo server on or off. */
   readonly demo?: { readonly enabled: boolean; readonly origin: ServerOrigin };
+  /** `"import": [...]`: hosts whose servers this file reads live. */
+  readonly imports?: CollectResult['imports'];
 }
 
 /**
@@ -28,8 +35,15 @@ export interface FileLoad {
  * does not exist (absent layers are normal); any other read failure and every
  * syntax or schema problem is returned in `problems`, not thrown, so a caller
  * can report all files at once.
+ *
+ * `dialect` says how strictly: mcpx's own files refuse unknown keys, other
+ * hosts' files pass over them (see `ConfigCandidate.dialect`).
  */
-export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<FileLoad | undefined> {
+export async function loadConfigFile(
+  path: string,
+  layer: ConfigLayer,
+  dialect: FileDialect = 'mcpx',
+): Promise<FileLoad | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -39,6 +53,20 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     return { path, layer, serverCount: 0, drafts: [], problems: [unreadable(path, layer, error)] };
   }
+  return loadConfigText(text, path, layer, dialect);
+}
+
+/**
+ * Parse and validate a config file's text as if it were read from `path`:
+ * what `loadConfigFile` does after reading, for text not written yet (an edit
+ * is checked before it replaces the file).
+ */
+export function loadConfigText(
+  text: string,
+  path: string,
+  layer: ConfigLayer,
+  dialect: FileDialect = 'mcpx',
+): FileLoad {
   let doc: ReturnType<typeof parseJsonc>;
   try {
     doc = parseJsonc(text, path);
@@ -47,13 +75,16 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
       error instanceof McpxError ? error.withContext({ origin: { ...error.context.origin, layer } }) : error;
     return { path, layer, serverCount: 0, drafts: [], problems: [problem as McpxError] };
   }
-  const collected = collectEntries(doc, layer);
+  const lenient = (dialect === 'detect' ? detectDialect(path, doc.value) : dialect) === 'foreign';
+  const collected = collectEntries(doc, layer, lenient);
   const problems = [...collected.problems];
+  const warnings = [...collected.warnings];
   const drafts: ServerDraft[] = [];
   const switchOffs: NonNullable<NormalizeResult['switchOff']>[] = [];
   for (const entry of collected.entries) {
-    const result = normalizeServer(entry, doc, layer);
+    const result = normalizeServer(entry, doc, layer, lenient);
     problems.push(...result.problems);
+    warnings.push(...(result.warnings ?? []));
     if (result.draft) drafts.push(result.draft);
     if (result.switchOff) switchOffs.push(result.switchOff);
   }
@@ -68,11 +99,33 @@ export async function loadConfigFile(path: string, layer: ConfigLayer): Promise<
     serverCount: collected.entries.length,
     drafts,
     problems,
+    ...(warnings.length ? { warnings } : {}),
     ...(roots ? { roots } : {}),
     ...(collected.permission ? { permission: collected.permission } : {}),
     ...(switchOffs.length ? { switchOffs } : {}),
     ...(demo ? { demo } : {}),
+    ...(collected.imports ? { imports: collected.imports } : {}),
   };
+}
+
+/**
+ * Whether a `--config` file is mcpx's own: a `.mcpx/mcp.json`, or a file
+ * whose top-level keys are all mcpx's, near misses of them (`mcpServer`) or
+ * a server written without its section, which are mistakes to point out.
+ * Anything else (`~/.claude.json` with `numStartups`, Claude Desktop's
+ * `globalShortcut`, `.mcp.json`) is another host's, read leniently, so mcpx
+ * never tells anyone to delete a host's own state.
+ */
+function detectDialect(path: string, root: unknown): 'mcpx' | 'foreign' {
+  if (basename(path) === '.mcp.json') return 'foreign';
+  if (basename(path) === 'mcp.json' && basename(dirname(path)) === '.mcpx') return 'mcpx';
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) return 'mcpx';
+  const known: readonly string[] = TOP_LEVEL_KEYS;
+  const ours = ([key, value]: [string, unknown]) =>
+    known.includes(key) ||
+    suggest(key, known) !== undefined ||
+    (value !== null && typeof value === 'object' && ('command' in value || 'url' in value));
+  return Object.entries(root).every(ours) ? 'mcpx' : 'foreign';
 }
 
 function unreadable(path: string, layer: ConfigLayer, error: unknown): McpxError {

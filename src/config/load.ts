@@ -4,10 +4,12 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { builtinServers } from './builtin.js';
 import { configCandidates } from './discover.js';
 import { fingerprintEntry } from './fingerprint.js';
+import { importedDrafts } from './live-import.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import { resolveServer } from './resolve-server.js';
 import type {
   ConfigFileInfo,
+  ConfigWarning,
   HeldSettings,
   LoadConfigOptions,
   LoadedConfig,
@@ -38,6 +40,7 @@ interface Gathered {
   readonly problems: McpxError[];
   readonly definitions: Definition[];
   readonly settings: FileSettings[];
+  readonly warnings: ConfigWarning[];
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -46,6 +49,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const problems: McpxError[] = [];
   const definitions: Definition[] = [];
   const settings: FileSettings[] = [];
+  const warnings: ConfigWarning[] = [];
   if (options.includeBuiltin !== false) {
     for (const server of builtinServers())
       definitions.push({ name: server.name, origin: server.origin, result: server });
@@ -54,10 +58,12 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const read = new Set<string>();
   // `"demo": {"enabled": …}`: the last file that says so decides.
   let demo: FileLoad['demo'];
-  for (const candidate of configCandidates(options)) {
+  const candidates = configCandidates(options);
+  const candidatePaths = new Set(candidates.map((c) => resolve(c.path)));
+  for (const candidate of candidates) {
     const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
-    const load = await loadConfigFile(candidate.path, candidate.layer);
+    const load = await loadConfigFile(candidate.path, candidate.layer, candidate.dialect);
     if (!load) {
       if (candidate.layer === 'explicit') problems.push(notFound(candidate.path));
       continue;
@@ -65,6 +71,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     read.add(real);
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
+    warnings.push(...(load.warnings ?? []));
     if (load.roots || load.permission) {
       settings.push({
         file: load.path,
@@ -72,6 +79,22 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
         ...(load.roots ? { roots: load.roots } : {}),
         ...(load.permission ? { permission: load.permission } : {}),
       });
+    }
+    // Imported hosts' servers come first: the importing file's own entries replace them by name.
+    if (load.imports) {
+      const imported = await importedDrafts(
+        { path: load.path, layer: load.layer, imports: load.imports },
+        options,
+        candidatePaths,
+      );
+      warnings.push(...imported.warnings);
+      for (const draft of imported.drafts) {
+        definitions.push({
+          name: draft.base.name,
+          origin: draft.base.origin,
+          result: resolveServer(draft, options.env),
+        });
+      }
     }
     for (const draft of load.drafts) {
       definitions.push({
@@ -85,7 +108,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   }
   if (demo && !demo.enabled)
     definitions.push({ name: 'demo', origin: demo.origin, result: { off: 'builtin' } });
-  return { files, problems, definitions, settings };
+  return { files, problems, definitions, settings, warnings };
 }
 
 const PERMISSION_RANK: Readonly<Record<PermissionName, number>> = { sandboxed: 0, trusted: 1, yolo: 2 };
@@ -193,7 +216,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, settings } = await gather(options);
+  const { files, problems, definitions, settings, warnings } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -204,7 +227,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       cause: first.cause,
     });
   }
-  return { files, ...merge(definitions), ...applySettings(settings, options.trust) };
+  return { files, ...merge(definitions), ...applySettings(settings, options.trust), warnings };
 }
 
 /**
@@ -212,7 +235,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
  * `mcpx config validate`. Never throws for a config problem.
  */
 export async function validateConfig(options: LoadConfigOptions): Promise<ValidationResult> {
-  const { files, problems, definitions } = await gather(options);
+  const { files, problems, definitions, warnings } = await gather(options);
   const { servers, unusable } = merge(definitions);
-  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()] };
+  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()], warnings };
 }

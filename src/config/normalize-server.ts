@@ -1,5 +1,6 @@
 import { ErrorCode, type McpxError } from '../errors/index.js';
 import { urlProblem } from './check-url.js';
+import { typoWarning } from './collect-entries.js';
 import { configProblem, describeValue, type ProblemOptions, type ProblemSite } from './config-problem.js';
 import { createReaders, type Fail, fieldLabel, type Given, isRecord } from './field-readers.js';
 import { canonicalJson, fingerprintEntry } from './fingerprint.js';
@@ -7,7 +8,14 @@ import type { JsonPath } from './json-path.js';
 import type { ParsedDocument } from './parse-jsonc.js';
 import { type CanonicalField, FINGERPRINTED_FIELDS, fieldFor, SERVER_FIELDS } from './server-fields.js';
 import { suggest } from './suggest.js';
-import type { ConfigLayer, ProtocolPin, ServerConfig, ServerOrigin, TransportKind } from './types.js';
+import type {
+  ConfigLayer,
+  ConfigWarning,
+  ProtocolPin,
+  ServerConfig,
+  ServerOrigin,
+  TransportKind,
+} from './types.js';
 
 /** One server entry as found in a file, before validation. */
 export interface ServerEntry {
@@ -53,6 +61,8 @@ export interface NormalizeResult {
    */
   readonly switchOff?: { readonly name: string; readonly origin: ServerOrigin };
   readonly problems: readonly McpxError[];
+  /** Lenient files only: keys that look like typos of mcpx's. */
+  readonly warnings?: readonly ConfigWarning[];
 }
 
 const TYPE_SYNONYMS: Readonly<Record<string, TransportKind>> = {
@@ -67,15 +77,20 @@ const PROTOCOLS: readonly ProtocolPin[] = ['auto', 'legacy', 'modern'];
  * Validate one server entry and map every accepted spelling onto mcpx's
  * fields. Collects every problem in the entry (so `mcpx config validate`
  * shows them all at once) and returns a draft only when there are none.
+ *
+ * `lenient` (another host's file): keys mcpx does not know are that host's,
+ * never an error (a warning when one looks like a typo of mcpx's).
  */
 export function normalizeServer(
   entry: ServerEntry,
   doc: ParsedDocument,
   layer: ConfigLayer,
+  lenient = false,
 ): NormalizeResult {
   const { name, value, path } = entry;
   const site: ProblemSite = { doc, layer, server: name, serverPath: path };
   const problems: McpxError[] = [];
+  const warnings: ConfigWarning[] = [];
   const fail = (at: JsonPath, text: string, options?: ProblemOptions) => {
     problems.push(configProblem(site, at, text, options));
   };
@@ -99,6 +114,11 @@ export function normalizeServer(
   let unknownKeys = 0;
   for (const [key, v] of Object.entries(value)) {
     const field = fieldFor(key);
+    if (field === undefined && lenient) {
+      const warning = typoWarning(site, [...path, key], Object.keys(SERVER_FIELDS));
+      if (warning) warnings.push(warning);
+      continue;
+    }
     if (field === undefined) {
       unknownKeys++;
       const guess = suggest(key, Object.keys(SERVER_FIELDS));
@@ -221,6 +241,8 @@ export function normalizeServer(
           'every server needs exactly one of: "command" (start it as a subprocess) or "url" (connect to it)',
         ],
         fixes: [
+          // In a lenient file the typo was only a warning, so it is named here, where it matters.
+          ...warnings.map((w) => w.message),
           `to start a local server: "${name}": { "command": "npx", "args": ["-y", "<package>"] }`,
           `to connect to a running server: "${name}": { "url": "https://example.com/mcp" }`,
         ],
@@ -246,7 +268,7 @@ export function normalizeServer(
     }
   }
 
-  if (problems.length > 0 || transport === undefined) return { problems };
+  if (problems.length > 0 || transport === undefined) return { problems, warnings };
 
   const line = doc.locate(path, 'key')?.line;
   const asWritten = Object.fromEntries(
@@ -275,7 +297,11 @@ export function normalizeServer(
           typeof value === 'string' ? [[key, { value, path: [...oauthGiven.path, key] }] as const] : [],
         )
       : undefined;
-  return { problems, draft: dropUndefined({ site, base, command, args, env, headers, cwd, url, oauth }) };
+  return {
+    problems,
+    warnings,
+    draft: dropUndefined({ site, base, command, args, env, headers, cwd, url, oauth }),
+  };
 }
 
 function checkName(name: string, path: JsonPath, fail: Fail): void {

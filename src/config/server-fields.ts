@@ -132,6 +132,7 @@ export const TOP_LEVEL_KEYS = [
   'roots',
   'permission',
   'demo',
+  'import',
 ] as const;
 
 /** Keys inside VS Code's settings-style `{"mcp": {...}}`. */

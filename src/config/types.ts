@@ -11,6 +11,8 @@ export interface ServerOrigin {
   readonly file?: string;
   /** 1-based line of the entry's key in that file. */
   readonly line?: number;
+  /** For a server read live from another host's file (`"import": [...]`): the mcpx file that imports it. */
+  readonly importedBy?: string;
 }
 
 export type TransportKind = 'stdio' | 'http' | 'sse';
@@ -93,6 +95,10 @@ export interface LoadConfigOptions {
    * never count.
    */
   readonly trust?: TrustStore;
+  /** The user's home directory, where other hosts keep their files (`"import"`); default: the folder above `home`. */
+  readonly homedir?: string;
+  /** The OS, for other hosts' file locations; default: Linux's. */
+  readonly platform?: NodeJS.Platform;
 }
 
 /** A permission level for agents, as a config file names it. */
@@ -145,6 +151,18 @@ export interface LoadedConfig {
   readonly permission?: PermissionName;
   /** Settings of repository files that are not in force, for a notice and for `mcpx config trust`. */
   readonly heldSettings: readonly HeldSettings[];
+  /** Keys of other hosts' files that look like typos of mcpx's own, for a notice. */
+  readonly warnings: readonly ConfigWarning[];
+}
+
+/**
+ * Something in a config file worth a word but not worth refusing the file:
+ * a key in another host's file that looks like a typo of one of mcpx's.
+ */
+export interface ConfigWarning {
+  readonly message: string;
+  readonly origin: ServerOrigin;
+  readonly server?: string;
 }
 
 /** A file mcpx would read, for `mcpx config path`. */
@@ -161,4 +179,5 @@ export interface ValidationResult {
   readonly serverCount: number;
   /** Every problem in every file, plus every unusable server's error. */
   readonly problems: readonly McpxError[];
+  readonly warnings: readonly ConfigWarning[];
 }

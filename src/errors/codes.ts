@@ -6,6 +6,8 @@ export const ErrorCode = {
   // usage
   Usage: 'USAGE',
   UnknownServer: 'UNKNOWN_SERVER',
+  /** `mcpx config add` of a name the file already has. */
+  ServerExists: 'SERVER_EXISTS',
   UnknownTool: 'UNKNOWN_TOOL',
   InvalidArguments: 'INVALID_ARGUMENTS',
   // configuration

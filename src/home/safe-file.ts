@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { chmod, type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { chmod, type FileHandle, lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 
@@ -25,6 +25,10 @@ export interface HomeFiles {
   ensureDir(relativePath?: string): Promise<string>;
   /** Delete the file; resolves `true` when there was one. */
   remove(relativePath: string): Promise<boolean>;
+  /** The names in the folder (none when it does not exist). */
+  list(relativePath: string): Promise<string[]>;
+  /** Delete the folder and everything in it (links inside are removed, never followed); `true` when there was one. */
+  removeTree(relativePath: string): Promise<boolean>;
 }
 
 const FILE_MODE = 0o600;
@@ -161,6 +165,25 @@ export function createHomeFiles(root: string): HomeFiles {
       const file = await existingFile(relativePath);
       if (file === undefined) return false;
       await guard(file, 'remove', () => rm(file, { force: true }));
+      return true;
+    },
+
+    async list(relativePath) {
+      const segments = parts(relativePath);
+      const folder = join(root, ...segments);
+      if (!(await walk([...foldersOf(segments), ...(segments.length ? [folder] : [])], false))) return [];
+      return guard(folder, 'list', () => readdir(folder));
+    },
+
+    async removeTree(relativePath) {
+      const segments = parts(relativePath);
+      if (segments.length === 0) throw new Error('refusing to remove the mcpx home itself');
+      const folder = join(root, ...segments);
+      if (!(await walk(foldersOf(segments), false))) return false;
+      const info = await lstatOrUndefined(folder);
+      if (info === undefined) return false;
+      checkFolder(folder, info, root);
+      await guard(folder, 'remove', () => rm(folder, { recursive: true, force: true }));
       return true;
     },
   };

@@ -23,6 +23,8 @@ function loadOptions(session: CliSession) {
     cwd: io.cwd,
     env: io.env,
     home: session.home,
+    homedir: io.homedir,
+    platform: process.platform,
     ...(options.config ? { configFile: options.config } : {}),
   };
 }
@@ -46,6 +48,7 @@ export async function runConfigPath(session: CliSession): Promise<number> {
 export async function runConfigValidate(session: CliSession): Promise<number> {
   const { io, options } = session;
   const result = await validateConfig(loadOptions(session));
+  for (const warning of result.warnings) io.stderr.write(`warning: ${forTerminal(warning.message)}\n`);
   if (options.json) {
     io.stdout.write(
       toJson({

@@ -28,7 +28,7 @@ export async function runList(session: CliSession): Promise<number> {
     protocol: s.connection?.protocolVersion,
     tools: s.connection ? s.tools.length : undefined,
     layer: s.config.origin.layer,
-    file: s.config.origin.file,
+    file: originFile(s.config.origin),
     error: s.error,
   }));
   if (!session.adhoc()) {
@@ -76,6 +76,23 @@ export async function runList(session: CliSession): Promise<number> {
   return rows.some((r) => r.error) ? ExitCode.Unreachable : ExitCode.Ok;
 }
 
-function configRow(name: string, transport: string, origin: { layer: string; file?: string | undefined }) {
-  return { name, transport, protocol: undefined, tools: undefined, layer: origin.layer, file: origin.file };
+function configRow(name: string, transport: string, origin: Parameters<typeof originFile>[0]) {
+  return {
+    name,
+    transport,
+    protocol: undefined,
+    tools: undefined,
+    layer: origin.layer,
+    file: originFile(origin),
+  };
+}
+
+/** A server read live from another host's file is shown with its line there (the mcpx file only names the host). */
+function originFile(origin: {
+  layer: string;
+  file?: string | undefined;
+  line?: number;
+  importedBy?: string;
+}) {
+  return origin.importedBy && origin.file && origin.line ? `${origin.file}:${origin.line}` : origin.file;
 }

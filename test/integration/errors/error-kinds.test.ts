@@ -5,7 +5,7 @@
  * Each must say what happened, where (server, config file and layer), why,
  * and how to fix it.
  */
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -82,7 +82,9 @@ async function connectFailure(
 
 async function loadFailure(text: string): Promise<{ error: McpxError; file: string }> {
   const dir = await tempDir();
-  const file = join(dir, '.mcp.json');
+  // mcpx's own project file: strict, unlike Claude Code's shared `.mcp.json`.
+  const file = join(dir, '.mcpx', 'mcp.json');
+  await mkdir(join(dir, '.mcpx'));
   await writeFile(file, text);
   try {
     await loadConfig({ cwd: dir, env: {}, home: join(dir, 'home'), includeBuiltin: false });

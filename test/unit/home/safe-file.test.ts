@@ -180,6 +180,27 @@ describe.runIf(posix)('every store under the home refuses a planted link and lea
   });
 });
 
+describe.runIf(posix)('listing and removing a folder (mcpx exec run folders)', () => {
+  it('lists names, removes a folder with its files, and refuses a link planted in its place', async () => {
+    const { root, home, victim } = await scratch();
+    const files = createHomeFiles(home);
+    expect(await files.list('run')).toEqual([]);
+    await files.writeText('run/exec-1-2/mcp-config.json', '{}');
+    expect(await files.list('run')).toEqual(['exec-1-2']);
+    expect(await files.removeTree('run/exec-1-2')).toBe(true);
+    expect(await files.list('run')).toEqual([]);
+    expect(await files.removeTree('run/exec-1-2')).toBe(false);
+
+    // A link to a folder of the user's: refused, and what it points to stays.
+    await symlink(root, join(home, 'run', 'exec-3-4'));
+    await expect(files.removeTree('run/exec-3-4')).rejects.toMatchObject(
+      linkRefused(join(home, 'run', 'exec-3-4')),
+    );
+    expect(await readFile(victim, 'utf8')).toBe('precious\n');
+    await expect(files.removeTree('')).rejects.toThrow(/mcpx home itself/);
+  });
+});
+
 describe('a home whose parent folders do not exist yet', () => {
   it('is created with them (MCPX_HOME may name a new path)', async () => {
     const { root } = await scratch();

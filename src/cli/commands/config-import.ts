@@ -1,0 +1,125 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { globalConfigPath } from '../../config/index.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { createHomeFiles } from '../../home/index.js';
+import { findHostFiles } from '../../interop/find-hosts.js';
+import { applyImport, type ImportItem, planImport, sourceComment } from '../../interop/import-plan.js';
+import { HOST_IDS, HOSTS } from '../../interop/index.js';
+import { forTerminal } from '../../tools/sanitize.js';
+import { ExitCode } from '../exit-codes.js';
+import { usageError } from '../global-options.js';
+import { toJson } from '../output/json.js';
+import { plural } from '../output/plural.js';
+import { writeError } from '../report.js';
+import type { CliSession } from '../session.js';
+import { hostContext, hostId } from './host-context.js';
+
+export interface ImportFlags {
+  readonly scope?: string;
+  readonly dryRun?: boolean;
+  readonly yes?: boolean;
+  readonly rename?: readonly string[];
+  readonly overwrite?: boolean;
+}
+
+function renames(flags: readonly string[] = []): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const flag of flags) {
+    const at = flag.indexOf('=');
+    if (at <= 0 || at === flag.length - 1)
+      throw usageError(`--rename takes old=new, got '${flag}'`, 'e.g. --rename github=github-work');
+    out.set(flag.slice(0, at), flag.slice(at + 1));
+  }
+  return out;
+}
+
+const MARK = { add: '+', replace: '~', skip: '-' } as const;
+
+function describe(item: ImportItem): string {
+  const source = sourceComment(item.from).replace(/^\/\/ imported from /, '');
+  const head = `${MARK[item.action]} ${item.name}  from ${source}`;
+  return forTerminal(
+    item.reason ? `${head}\n    ${item.action === 'skip' ? 'skipped: ' : ''}${item.reason}` : head,
+  );
+}
+
+/**
+ * `mcpx config import [host…]`: the servers of every host found (or those
+ * named) copied into mcpx's global file (`--scope project`: `./.mcpx/mcp.json`),
+ * after a preview of what is added, replaced or skipped and why.
+ */
+export async function runConfigImport(session: CliSession, names: readonly string[], flags: ImportFlags) {
+  const { io, options } = session;
+  const scope = flags.scope ?? 'global';
+  if (scope !== 'global' && scope !== 'project')
+    throw usageError(`--scope is global or project, not '${scope}'`);
+  const hosts = names.length ? names.map(hostId) : [...HOST_IDS];
+  const ctx = hostContext(session);
+  const found = await findHostFiles(hosts, ctx);
+  for (const f of found) {
+    if (f.error) io.stderr.write(`warning: ${HOSTS[f.host].label}: ${forTerminal(f.error.message)}\n`);
+    for (const w of f.read?.warnings ?? []) io.stderr.write(`warning: ${forTerminal(w)}\n`);
+  }
+  const target =
+    scope === 'global' ? globalConfigPath(session.home) : join(resolve(io.cwd), '.mcpx', 'mcp.json');
+  const layer = scope === 'global' ? 'global' : 'project';
+  const home = createHomeFiles(session.home);
+  const current =
+    scope === 'global'
+      ? await home.readText('mcp.json')
+      : await readFile(target, 'utf8').catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        });
+  const plan = planImport(found, current, target, {
+    targetLayer: layer,
+    ...(flags.overwrite ? { overwrite: true } : {}),
+    rename: renames(flags.rename),
+  });
+  const writing = plan.items.filter((i) => i.action !== 'skip');
+  if (options.json) {
+    io.stdout.write(toJson({ target, dryRun: flags.dryRun === true, items: plan.items, notes: plan.notes }));
+  } else {
+    const files = found.filter((f) => f.read).map((f) => `${HOSTS[f.host].label}: ${f.file.path}`);
+    io.stdout.write(
+      files.length
+        ? `read ${plural(files.length, 'file')}:\n${files.map((f) => `  ${forTerminal(f)}`).join('\n')}\n`
+        : `no config file of ${hosts.length === HOST_IDS.length ? 'any host' : hosts.join(', ')} was found\n`,
+    );
+    if (plan.items.length) io.stdout.write(`into ${target}:\n${plan.items.map(describe).join('\n')}\n`);
+    for (const note of plan.notes) io.stdout.write(`note: ${forTerminal(note)}\n`);
+  }
+  if (writing.length === 0) {
+    if (!options.json) io.stdout.write('nothing to write\n');
+    return ExitCode.Ok;
+  }
+  if (flags.dryRun) return ExitCode.Ok;
+  if (!flags.yes) {
+    if (!io.interactive || !io.confirm) {
+      writeError(
+        session,
+        new McpxError(ErrorCode.Usage, 'no terminal to ask on, so nothing was written', {
+          fixes: ['review the preview above, then run the same command with --yes to write it'],
+        }),
+      );
+      return ExitCode.Usage;
+    }
+    if (!(await io.confirm(`Write ${plural(writing.length, 'server')} into ${target}?`))) {
+      io.stdout.write('nothing written\n');
+      return ExitCode.Ok;
+    }
+  }
+  const text = applyImport(current, target, layer, plan);
+  if (scope === 'global') await home.writeText('mcp.json', text);
+  else {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, text);
+  }
+  if (!options.json) {
+    io.stdout.write(`wrote ${plural(writing.length, 'server')} to ${target}\n`);
+    if (scope === 'project')
+      io.stdout.write('project servers start once approved: review them and run `mcpx config trust`\n');
+  }
+  return ExitCode.Ok;
+}

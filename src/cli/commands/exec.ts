@@ -1,0 +1,144 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { ServerConfig } from '../../config/types.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
+import { claudeCodeServers } from '../../interop/index.js';
+import { usageError } from '../global-options.js';
+import type { CliSession } from '../session.js';
+
+export interface ExecFlags {
+  /** `--servers a,b`: only these (default: every enabled, trusted server). */
+  readonly servers?: string;
+  /** `--no-strict` makes this false: leave out `--strict-mcp-config`. */
+  readonly strict?: boolean;
+  /** `--config-flag`: the flag that names the file (default `--mcp-config`). */
+  readonly configFlag?: string;
+}
+
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * `mcpx exec [--servers a,b] [--no-strict] [--config-flag F] -- <command> [args…]`:
+ * hand the servers to an agent CLI in a private temporary file
+ * (`{"mcpServers": …}` in Claude Code's dialect), run it with
+ * `--mcp-config <file> --strict-mcp-config` appended, pass stdin, stdout,
+ * stderr and signals through, and exit with its exit code (128+n when a
+ * signal ended it). The file is removed however the command ends.
+ */
+export async function runExec(
+  session: CliSession,
+  command: readonly string[],
+  flags: ExecFlags,
+): Promise<number> {
+  const [executable, ...args] = command;
+  if (executable === undefined)
+    throw usageError('exec needs the command to run after --', 'e.g. mcpx exec -- claude');
+  const flag = flags.configFlag ?? '--mcp-config';
+  if (!/^-{1,2}[A-Za-z0-9][A-Za-z0-9-]*$/.test(flag))
+    throw usageError(`--config-flag takes a flag such as --mcp-config, got '${flag}'`);
+  // A killed mcpx left its file (resolved secrets) behind: clear those first.
+  await removeStaleHandovers(session.home, isAlive);
+  const servers = await chosenServers(session, flags.servers);
+  const text = `${JSON.stringify({ mcpServers: claudeCodeServers(servers) }, null, 2)}\n`;
+  const handover = await writeHandoverFile(
+    session.home,
+    await processIdentity(process.pid),
+    'mcp-config.json',
+    text,
+  );
+  try {
+    const childArgs = [
+      ...args,
+      flag,
+      handover.file,
+      ...(flags.strict === false ? [] : ['--strict-mcp-config']),
+    ];
+    return await runChild(session, executable, childArgs);
+  } finally {
+    await handover.remove();
+  }
+}
+
+/** Every enabled, trusted server of the config, or the ones named (each must be usable). */
+async function chosenServers(session: CliSession, names: string | undefined): Promise<ServerConfig[]> {
+  if (names === undefined) {
+    const usable = await session.usableServers();
+    // The built-in demo is mcpx's own test server: handed over only when named.
+    return usable.filter((s) => s.origin.layer !== 'builtin');
+  }
+  const wanted = [...new Set(names.split(',').map((n) => n.trim()))].filter(Boolean);
+  if (wanted.length === 0)
+    throw usageError('--servers takes server names separated by commas', 'e.g. --servers fs,github');
+  const out: ServerConfig[] = [];
+  for (const name of wanted) out.push(await session.server(name));
+  return out;
+}
+
+function runChild(session: CliSession, executable: string, args: readonly string[]): Promise<number> {
+  const { io } = session;
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(executable, [...args], { stdio: 'inherit', cwd: io.cwd, env: { ...io.env } });
+    } catch (error) {
+      reject(spawnFailure(executable, error));
+      return;
+    }
+    // On a terminal, Ctrl-C and a hang-up reach the whole foreground process group, the
+    // command included: passing them on again would make it see two (and an agent CLI
+    // takes a second Ctrl-C as "quit now"). Sent to mcpx alone (kill, a supervisor), they
+    // are passed on; SIGTERM always is.
+    const onTerminal = io.stdoutIsTTY || io.stderrIsTTY || process.stdin.isTTY === true;
+    const forward = (signal: NodeJS.Signals) => () => {
+      if (signal !== 'SIGTERM' && onTerminal) return;
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
+    for (const [signal, handler] of handlers) process.on(signal, handler);
+    // mcpx's own Ctrl-C handling would cancel (or on a second one, exit without cleaning up).
+    const release = io.onInterrupt?.(forward('SIGINT'));
+    const done = () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler);
+      release?.();
+    };
+    child.once('error', (error) => {
+      done();
+      reject(spawnFailure(executable, error));
+    });
+    child.once('exit', (code, signal) => {
+      done();
+      resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+    });
+  });
+}
+
+function spawnFailure(executable: string, error: unknown): McpxError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT')
+    return new McpxError(ErrorCode.CommandNotFound, `command not found: ${executable}`, {
+      cause: error,
+      command: executable,
+      fixes: [`check the name and that it is on your PATH (which ${executable})`],
+    });
+  if (code === 'EACCES')
+    return new McpxError(ErrorCode.SpawnPermissionDenied, `permission denied running ${executable}`, {
+      cause: error,
+      command: executable,
+      fixes: [`make it executable: chmod +x ${executable}`],
+    });
+  return new McpxError(ErrorCode.SpawnFailed, `cannot run ${executable}: ${(error as Error).message}`, {
+    cause: error,
+    command: executable,
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,20 @@
+import { suggest } from '../../config/index.js';
+import { HOST_IDS, type HostContext, type HostId, isHostId } from '../../interop/index.js';
+import { usageError } from '../global-options.js';
+import type { CliSession } from '../session.js';
+
+/** Where the hosts' files are, for this user on this machine. */
+export function hostContext(session: CliSession): HostContext {
+  const { io } = session;
+  return { homedir: io.homedir, platform: process.platform, env: io.env, cwd: io.cwd };
+}
+
+/** A host named on the command line, or a usage error with a did-you-mean. */
+export function hostId(name: string): HostId {
+  if (isHostId(name)) return name;
+  const guess = suggest(name, HOST_IDS);
+  throw usageError(
+    `unknown host '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`,
+    `hosts: ${HOST_IDS.join(', ')}`,
+  );
+}

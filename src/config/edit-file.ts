@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { createHomeFiles } from '../home/index.js';
+import { configCandidates, globalConfigPath } from './discover.js';
+import { editConfigText, type ServerEdit, type TextEditResult } from './edit-text.js';
+import { loadConfigFile } from './load-file.js';
+import type { ConfigLayer } from './types.js';
+
+/** Which file an edit goes to: the user's global `mcp.json` or the project's `.mcpx/mcp.json`. */
+export type ConfigScope = 'global' | 'project';
+
+export interface EditConfigFileOptions {
+  readonly scope: ConfigScope;
+  /** The project folder (for `project`, and to find the server in other layers for an error). */
+  readonly cwd: string;
+  /** The mcpx home (`resolveMcpxHome`): the global file is `<home>/mcp.json`. */
+  readonly home: string;
+  readonly edit: ServerEdit;
+}
+
+export interface EditConfigFileResult extends TextEditResult {
+  readonly file: string;
+  readonly scope: ConfigScope;
+  /** True when the file did not exist and was made for this edit. */
+  readonly created: boolean;
+}
+
+/** The file a scope edits. */
+export function scopeFile(scope: ConfigScope, cwd: string, home: string): string {
+  return scope === 'global' ? globalConfigPath(home) : join(resolve(cwd), '.mcpx', 'mcp.json');
+}
+
+/**
+ * Edit one server in the global or project config file, as `claude mcp add`
+ * does: comments and formatting kept (`editConfigText`), the new text checked
+ * as mcpx loads it, then written atomically (a temporary file beside it and a
+ * rename), so a refused or failed edit leaves the file as it was. The global
+ * file is written through `home/` (0600, links refused); a missing file and
+ * its folder are created for an `add`.
+ *
+ * A name that is not in the file is an `UnknownServer` error naming the
+ * servers there and, when another layer defines it, that file and scope.
+ *
+ * @example
+ * await editConfigFile({ scope: 'global', cwd, home, edit: { kind: 'disable', name: 'fs' } });
+ */
+export async function editConfigFile(options: EditConfigFileOptions): Promise<EditConfigFileResult> {
+  const { scope, cwd, home, edit } = options;
+  const file = scopeFile(scope, cwd, home);
+  const layer: ConfigLayer = scope;
+  const homeFiles = scope === 'global' ? createHomeFiles(resolve(home)) : undefined;
+  const current = homeFiles ? await homeFiles.readText('mcp.json') : await readProjectFile(file);
+  const builtinSwitch = edit.name === 'demo' && (edit.kind === 'enable' || edit.kind === 'disable');
+  if (current === undefined && edit.kind !== 'add' && !builtinSwitch) {
+    throw await withOtherLayers(
+      new McpxError(ErrorCode.UnknownServer, `no server named '${edit.name}': ${file} does not exist`, {
+        server: edit.name,
+        origin: { layer, file },
+      }),
+      options,
+      file,
+    );
+  }
+  let result: TextEditResult;
+  try {
+    result = editConfigText(current ?? '', file, layer, edit);
+  } catch (error) {
+    if (error instanceof McpxError && error.code === ErrorCode.UnknownServer)
+      throw await withOtherLayers(error, options, file);
+    throw error;
+  }
+  if (result.outcome !== 'unchanged') {
+    if (homeFiles) await homeFiles.writeText('mcp.json', result.text);
+    else await writeProjectFile(file, result.text);
+  }
+  return { ...result, file, scope, created: current === undefined };
+}
+
+/** Adds where else the server is defined (another layer's file) to a "not in this file" error. */
+async function withOtherLayers(
+  error: McpxError,
+  options: EditConfigFileOptions,
+  file: string,
+): Promise<McpxError> {
+  const { name, kind } = options.edit;
+  const elsewhere: string[] = [];
+  for (const candidate of configCandidates({ cwd: options.cwd, env: {}, home: options.home })) {
+    if (resolve(candidate.path) === resolve(file)) continue;
+    const load = await loadConfigFile(candidate.path, candidate.layer);
+    if (!load?.drafts.some((d) => d.base.name === name)) continue;
+    const scope = scopeOf(candidate.path, candidate.layer, options);
+    elsewhere.push(
+      scope
+        ? `'${name}' is in ${candidate.path} (${candidate.layer}): mcpx config ${kind} ${name} --scope ${scope}`
+        : `'${name}' is in ${candidate.path} (${candidate.layer}); edit that file`,
+    );
+  }
+  if (name === 'demo' && elsewhere.length === 0)
+    elsewhere.push(
+      'demo is the built-in server: it cannot be removed, switch it off with mcpx config disable demo',
+    );
+  return new McpxError(error.code, error.message, {
+    ...error.context,
+    fixes: [...elsewhere, ...error.fixes],
+  });
+}
+
+function scopeOf(path: string, layer: ConfigLayer, options: EditConfigFileOptions): ConfigScope | undefined {
+  if (layer === 'global') return 'global';
+  return resolve(path) === scopeFile('project', options.cwd, options.home) ? 'project' : undefined;
+}
+
+async function readProjectFile(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fileFailure(file, 'read', error);
+  }
+}
+
+/** A temporary file in the same folder, then a rename: readers see the old file or the new one, never half. */
+async function writeProjectFile(file: string, text: string): Promise<void> {
+  const mode = await stat(file).then(
+    (s) => s.mode & 0o777,
+    () => undefined,
+  );
+  const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(temp, text, { flag: 'wx', mode: mode ?? 0o644 });
+    if (mode !== undefined) await chmod(temp, mode);
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw fileFailure(file, 'write', error);
+  }
+}
+
+function fileFailure(file: string, action: string, error: unknown): McpxError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new McpxError(ErrorCode.ConfigUnreadable, `cannot ${action} ${file}${code ? ` (${code})` : ''}`, {
+    cause: error,
+    origin: { layer: 'project', file },
+    fixes: [`check '${file}' and its folder (ls -ld '${dirname(file)}') and run again`],
+  });
+}

@@ -1,0 +1,88 @@
+import { dirname, resolve } from 'node:path';
+import type { McpxError } from '../errors/index.js';
+import { findHostFiles } from '../interop/find-hosts.js';
+import { HOSTS } from '../interop/index.js';
+import type { HostContext, HostServer } from '../interop/types.js';
+import type { CollectResult } from './collect-entries.js';
+import { normalizeServer, type ServerDraft } from './normalize-server.js';
+import type { ParsedDocument } from './parse-jsonc.js';
+import type { ConfigLayer, ConfigWarning, LoadConfigOptions } from './types.js';
+
+/** The file that says `"import": [...]`. */
+export interface Importer {
+  readonly path: string;
+  readonly layer: ConfigLayer;
+  readonly imports: NonNullable<CollectResult['imports']>;
+}
+
+/**
+ * The servers of the hosts an mcpx file imports, read now from the hosts'
+ * own files, as drafts whose origin is the host's file and line.
+ *
+ * Trust follows where the servers come from and who asked: a host's project
+ * file (a repository's `.vscode/mcp.json`) gives project-layer entries that
+ * need approval, and so does everything a project or ancestor file imports
+ * (a repository cannot make itself trusted by naming the user's hosts). Only
+ * user-level host files imported from the user's own file are trusted.
+ *
+ * Another host's broken file is a warning, not a reason to refuse mcpx's own.
+ */
+export async function importedDrafts(
+  importer: Importer,
+  options: LoadConfigOptions,
+  skip: ReadonlySet<string>,
+): Promise<{ drafts: ServerDraft[]; warnings: ConfigWarning[] }> {
+  const ctx: HostContext = {
+    homedir: options.homedir ?? dirname(resolve(options.home)),
+    platform: options.platform ?? 'linux',
+    env: options.env,
+    cwd: resolve(options.cwd),
+  };
+  const repository = importer.layer === 'project' || importer.layer === 'ancestor';
+  const drafts: ServerDraft[] = [];
+  const warnings: ConfigWarning[] = [];
+  const warn = (message: string, file: string, line?: number) =>
+    warnings.push({ message, origin: { layer: importer.layer, file, ...(line ? { line } : {}) } });
+  const found = await findHostFiles(importer.imports.hosts, ctx);
+  for (const { host, file, read, error } of found) {
+    // mcpx reads a project's `.mcp.json` itself; importing it again would define its servers twice.
+    if (skip.has(resolve(file.path))) continue;
+    if (error || !read) {
+      warn(
+        `${HOSTS[host].label}'s ${file.path} was not read: ${error?.message ?? 'unknown error'}`,
+        file.path,
+      );
+      continue;
+    }
+    for (const message of read.warnings) warn(message, file.path);
+    const layer: ConfigLayer = repository || file.scope === 'project' ? 'project' : importer.layer;
+    for (const server of read.servers) {
+      const result = normalizeServer(
+        { name: server.name, value: server.entry, path: ['mcpServers', server.name] },
+        hostDocument(file.path, server),
+        layer,
+      );
+      for (const problem of result.problems as McpxError[]) warn(problem.message, file.path, server.line);
+      if (result.draft) {
+        const origin = { ...result.draft.base.origin, importedBy: importer.path };
+        drafts.push({ ...result.draft, base: { ...result.draft.base, origin } });
+      }
+    }
+  }
+  return { drafts, warnings };
+}
+
+/**
+ * A stand-in for the parsed host file: the entry in mcpx's spelling, located
+ * at the server's line in the host's file, so every message and origin names
+ * the file the person wrote.
+ */
+function hostDocument(file: string, server: HostServer): ParsedDocument {
+  const position = { line: server.line ?? 1, column: 1 };
+  return {
+    file,
+    value: { mcpServers: { [server.name]: server.entry } },
+    locate: () => position,
+    excerpt: () => [],
+  };
+}

@@ -1,0 +1,322 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax under test
+/**
+ * Issue 14: other hosts' config files, through the built CLI in a temporary
+ * HOME and project, as a person moving to mcpx would use them.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parse } from 'jsonc-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOST_IDS, HOSTS, type HostContext, type HostId } from '../../src/interop/index.js';
+import { repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { runInPty } from '../helpers/pty.js';
+
+const slow = { timeout: 120_000 };
+let dir: { path: string; remove: () => Promise<void> };
+let count = 0;
+beforeAll(async () => {
+  dir = await tempDir('mcpx-interop-');
+});
+afterAll(() => dir.remove());
+
+/** The fixture each host's file is made from, and the server in it the test calls. */
+const FIXTURES: Record<HostId, { file: string; server: string }> = {
+  'claude-desktop': { file: 'claude_desktop_config.json', server: 'desktop-test' },
+  'claude-code': { file: '.claude.json', server: 'code-test' },
+  cursor: { file: 'mcp.json', server: 'cursor-test' },
+  vscode: { file: 'mcp.json', server: 'vscode-test' },
+  windsurf: { file: 'mcp_config.json', server: 'windsurf-test' },
+  codex: { file: 'config.toml', server: 'codex-test' },
+  gemini: { file: 'settings.json', server: 'gemini-test' },
+  opencode: { file: 'opencode.json', server: 'opencode-test' },
+  zed: { file: 'settings.json', server: 'zed-test' },
+};
+
+// What VS Code's fixture asks for with `${input:api-key}`, given without a terminal.
+const INPUTS = { MCPX_INPUT_API_KEY: 'not-a-real-key' };
+
+async function workspace() {
+  count += 1;
+  const root = join(dir.path, `w${count}`);
+  const cwd = join(root, 'repo');
+  const home = join(root, 'home');
+  await mkdir(cwd, { recursive: true });
+  await mkdir(home, { recursive: true });
+  const ctx: HostContext = { homedir: home, platform: process.platform, env: {}, cwd };
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, { cwd, home, env: { ...INPUTS, ...env }, timeoutMs: 30_000 });
+  const globalFile = join(home, '.mcpx', 'mcp.json');
+  const servers = async () => {
+    const value = parse(await readFile(globalFile, 'utf8')) as { mcpServers: Record<string, unknown> };
+    return value.mcpServers;
+  };
+  return { root, cwd, home, ctx, cli, globalFile, servers };
+}
+
+type Workspace = Awaited<ReturnType<typeof workspace>>;
+
+/** The host's documented file, pointed at the built test server, at the host's user location. */
+async function placeFixture(w: Workspace, host: HostId): Promise<string> {
+  const text = (await readFile(join(repoRoot, 'test/fixtures/hosts', host, FIXTURES[host].file), 'utf8'))
+    .replaceAll('TEST_SERVER_PATH', testServerPath)
+    .replaceAll('PROJECT_PATH', w.cwd);
+  const path = HOSTS[host].files(w.ctx)[0]?.path ?? '';
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  return path;
+}
+
+describe('config import → list → call, and export → import, for every host', () => {
+  for (const host of HOST_IDS) {
+    it(host, slow, async () => {
+      const w = await workspace();
+      const source = await placeFixture(w, host);
+      const { server } = FIXTURES[host];
+      const imported = await w.cli(['config', 'import', host, '--yes']);
+      expect(imported.stderr).toBe('');
+      expect(imported).toMatchObject({ code: 0 });
+      expect(imported.stdout).toContain(`+ ${server}  from ${HOSTS[host].label}: ${source}:`);
+      const written = await readFile(w.globalFile, 'utf8');
+      expect(written).toContain(`// imported from ${HOSTS[host].label}: ${source}:`);
+
+      const list = await w.cli(['list']);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(new RegExp(`^${server}\\s+ready\\s+\\d+`, 'm'));
+      const call = await w.cli(['call', `${server}.echo`, `message=from ${host}`]);
+      expect(call).toMatchObject({ code: 0, stdout: `from ${host}\n` });
+
+      // Round trip: mcpx's servers in the host's dialect, read back in a fresh home, are the same servers.
+      const before = await w.servers();
+      const exported = await w.cli(['config', 'export', '--to', host]);
+      expect(exported.code).toBe(0);
+      const again = await workspace();
+      const path = HOSTS[host].files(again.ctx)[0]?.path ?? '';
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, exported.stdout.replaceAll(w.cwd, again.cwd));
+      const reimported = await again.cli(['config', 'import', host, '--yes']);
+      expect(reimported.code).toBe(0);
+      expect(JSON.stringify(await again.servers()).replaceAll(again.cwd, w.cwd)).toBe(JSON.stringify(before));
+    });
+  }
+});
+
+describe('leniency', () => {
+  it(
+    '--config ~/.claude.json loads despite numStartups; a typo of an mcpx key warns on stderr only',
+    slow,
+    async () => {
+      const w = await workspace();
+      const path = await placeFixture(w, 'claude-code');
+      const list = await w.cli(['--config', path, 'list', '--json']);
+      expect(list.code).toBe(0);
+      expect(list.stderr).toBe('');
+      expect(JSON.parse(list.stdout)).toBeTruthy();
+      const text = (await readFile(path, 'utf8')).replace('"args":', '"argz": [], "args":');
+      await writeFile(path, text);
+      const warned = await w.cli(['--config', path, 'list', '--json']);
+      expect(warned.code).toBe(0);
+      expect(warned.stderr).toContain("unknown key 'argz' — did you mean 'args'?");
+      expect(warned.stdout).not.toContain('argz');
+    },
+  );
+
+  it("a typo in mcpx's own file is still an error with a did-you-mean", slow, async () => {
+    const w = await workspace();
+    await mkdir(join(w.home, '.mcpx'), { recursive: true });
+    await writeFile(w.globalFile, JSON.stringify({ mcpServers: { a: { comand: 'node' } } }));
+    const run = await w.cli(['list']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown field 'comand' — did you mean 'command'?");
+  });
+});
+
+describe('config import', () => {
+  it('without a terminal and without --yes previews and writes nothing', slow, async () => {
+    const w = await workspace();
+    await placeFixture(w, 'cursor');
+    const run = await w.cli(['config', 'import', 'cursor']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('+ cursor-test');
+    expect(run.stderr).toContain('--yes');
+    await expect(readFile(w.globalFile, 'utf8')).rejects.toThrow();
+    const dry = await w.cli(['config', 'import', '--dry-run']);
+    expect(dry.code).toBe(0);
+    await expect(readFile(w.globalFile, 'utf8')).rejects.toThrow();
+  });
+
+  it(
+    'keeps the comments of the file it edits, and resolves name conflicts only when told',
+    slow,
+    async () => {
+      const w = await workspace();
+      await placeFixture(w, 'cursor');
+      await mkdir(join(w.home, '.mcpx'), { recursive: true });
+      const mine =
+        '{\n  // my own servers, hand-written\n  "mcpServers": {\n    "cursor-test": {"command": "node", "args": ["other.js"]} // keep me\n  }\n}\n';
+      await writeFile(w.globalFile, mine);
+      const skipped = await w.cli(['config', 'import', 'cursor', '--yes']);
+      expect(skipped.code).toBe(0);
+      expect(skipped.stdout).toContain("skipped: mcpx already has a different 'cursor-test'");
+      expect(skipped.stdout).toContain('nothing to write');
+      expect(await readFile(w.globalFile, 'utf8')).toBe(mine);
+
+      const renamed = await w.cli(['config', 'import', 'cursor', '--yes', '--rename', 'cursor-test=cursor2']);
+      expect(renamed.code).toBe(0);
+      const text = await readFile(w.globalFile, 'utf8');
+      expect(text).toContain('// my own servers, hand-written');
+      expect(text).toContain('// keep me');
+      expect(Object.keys(await w.servers())).toEqual(['cursor-test', 'cursor2']);
+
+      const overwritten = await w.cli(['config', 'import', 'cursor', '--yes', '--overwrite']);
+      expect(overwritten.stdout).toContain('~ cursor-test');
+      const servers = await w.servers();
+      expect(servers['cursor-test']).toEqual(servers.cursor2);
+      expect(await readFile(w.globalFile, 'utf8')).toContain('// my own servers, hand-written');
+    },
+  );
+
+  it(
+    'never copies a secret in clear: it becomes a ${VAR} reference and the note names the variable',
+    slow,
+    async () => {
+      const w = await workspace();
+      const path = HOSTS.cursor.files(w.ctx)[0]?.path ?? '';
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(
+        path,
+        JSON.stringify({
+          mcpServers: {
+            gh: { command: 'node', args: [testServerPath], env: { GITHUB_TOKEN: 'ghp_secretvalue123' } },
+          },
+        }),
+      );
+      const run = await w.cli(['config', 'import', '--yes']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('set GITHUB_TOKEN');
+      const text = await readFile(w.globalFile, 'utf8');
+      expect(text).not.toContain('ghp_secretvalue123');
+      expect(text).toContain('"GITHUB_TOKEN": "${GITHUB_TOKEN}"');
+      // VS Code's password input: the variable named, nothing typed in anywhere.
+      const v = await workspace();
+      await placeFixture(v, 'vscode');
+      const vs = await v.cli(['config', 'import', 'vscode', '--yes']);
+      expect(vs.stdout).toContain('set MCPX_INPUT_API_KEY');
+      expect(await readFile(v.globalFile, 'utf8')).toContain('${MCPX_INPUT_API_KEY}');
+    },
+  );
+
+  it("a repository's .vscode/mcp.json is untrusted until approved", slow, async () => {
+    const w = await workspace();
+    const repoFile = HOSTS.vscode.files(w.ctx)[1]?.path ?? '';
+    await mkdir(dirname(repoFile), { recursive: true });
+    await writeFile(
+      repoFile,
+      JSON.stringify({ servers: { repo: { type: 'stdio', command: 'node', args: [testServerPath] } } }),
+    );
+    const global = await w.cli(['config', 'import', 'vscode', '--yes']);
+    expect(global.stdout).toContain("skipped: a repository's file");
+    expect(global.stdout).toContain('nothing to write');
+
+    const project = await w.cli(['config', 'import', 'vscode', '--yes', '--scope', 'project']);
+    expect(project.code).toBe(0);
+    expect(project.stdout).toContain('mcpx config trust');
+    const refused = await w.cli(['call', 'repo.echo', 'message=hi']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('mcpx config trust');
+    const exported = await w.cli(['config', 'export', '--to', 'claude-code']);
+    expect(exported.stderr).toContain("skipped 'repo'");
+    expect(exported.stdout).not.toContain('"repo"');
+
+    expect((await w.cli(['config', 'trust', '--yes'])).code).toBe(0);
+    const allowed = await w.cli(['call', 'repo.echo', 'message=hi']);
+    expect(allowed).toMatchObject({ code: 0, stdout: 'hi\n' });
+  });
+
+  it('asks before writing on a terminal', slow, async () => {
+    const w = await workspace();
+    await placeFixture(w, 'gemini');
+    const term = runInPty(['config', 'import', 'gemini'], { cwd: w.cwd, home: w.home });
+    await term.waitFor('Write 1 server');
+    await term.type('y', '\r');
+    expect(await term.exited).toBe(0);
+    expect(Object.keys(await w.servers())).toEqual(['gemini-test']);
+  });
+});
+
+describe('config export --write', () => {
+  it("merges into the host's own file, keeping its other keys and comments", slow, async () => {
+    const w = await workspace();
+    await placeFixture(w, 'cursor');
+    expect((await w.cli(['config', 'import', 'cursor', '--yes'])).code).toBe(0);
+    const zedFile = await placeFixture(w, 'zed');
+    const run = await w.cli(['config', 'export', '--to', 'zed', '--write']);
+    expect(run).toMatchObject({ code: 0 });
+    const text = await readFile(zedFile, 'utf8');
+    expect(text).toContain('// Zed settings');
+    expect(text).toContain('"theme": "One Dark"');
+    const read = HOSTS.zed.read(text, { path: zedFile, scope: 'user' }, w.ctx);
+    expect(read.servers.map((s) => s.name)).toEqual(['zed-test', 'zed-flat', 'cursor-test']);
+  });
+});
+
+describe('"import": [...] reads other hosts live', () => {
+  it("at every load, below the importing file, with the host's file and line as origin", slow, async () => {
+    const w = await workspace();
+    const source = await placeFixture(w, 'cursor');
+    await mkdir(join(w.home, '.mcpx'), { recursive: true });
+    await writeFile(w.globalFile, JSON.stringify({ import: ['cursor'] }));
+    const list = await w.cli(['list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`^cursor-test\\s+ready\\s+\\d+.*${source}:3 \\(global\\)`, 'm'));
+    expect((await w.cli(['call', 'cursor-test.echo', 'message=live'])).stdout).toBe('live\n');
+
+    // A change in Cursor's file counts at the next load; mcpx's own entry of the same name wins.
+    await writeFile(
+      w.globalFile,
+      JSON.stringify({
+        import: ['cursor'],
+        mcpServers: { 'cursor-test': { command: 'node', args: ['nowhere.js'] } },
+      }),
+    );
+    const own = await w.cli(['list', '--json']);
+    const rows = JSON.parse(own.stdout) as { name: string; file: string }[];
+    expect(rows.find((r) => r.name === 'cursor-test')?.file).toBe(w.globalFile);
+  });
+
+  it(
+    "a project file's import, and a repository's host file, are untrusted until approved",
+    slow,
+    async () => {
+      const w = await workspace();
+      await placeFixture(w, 'cursor');
+      await mkdir(join(w.cwd, '.mcpx'), { recursive: true });
+      await writeFile(join(w.cwd, '.mcpx', 'mcp.json'), JSON.stringify({ import: ['cursor'] }));
+      const refused = await w.cli(['call', 'cursor-test.echo', 'message=hi']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('mcpx config trust');
+
+      const v = await workspace();
+      const repoFile = HOSTS.vscode.files(v.ctx)[1]?.path ?? '';
+      await mkdir(dirname(repoFile), { recursive: true });
+      await writeFile(
+        repoFile,
+        JSON.stringify({ servers: { repo: { command: 'node', args: [testServerPath] } } }),
+      );
+      await mkdir(join(v.home, '.mcpx'), { recursive: true });
+      await writeFile(v.globalFile, JSON.stringify({ import: ['vscode'] }));
+      const list = await v.cli(['list']);
+      expect(list.stdout).toMatch(new RegExp(`^repo\\s+untrusted\\s.*${repoFile}:1 \\(project\\)`, 'm'));
+      expect((await v.cli(['config', 'trust', '--yes'])).code).toBe(0);
+      expect((await v.cli(['call', 'repo.echo', 'message=ok'])).stdout).toBe('ok\n');
+    },
+  );
+
+  it('an unknown host in "import" is an error with a did-you-mean', slow, async () => {
+    const w = await workspace();
+    await mkdir(join(w.home, '.mcpx'), { recursive: true });
+    await writeFile(w.globalFile, JSON.stringify({ import: ['cursr'] }));
+    const run = await w.cli(['list']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("'cursr' is not one — did you mean 'cursor'?");
+  });
+});
