@@ -17,9 +17,9 @@ import { windsurf } from './hosts/windsurf.js';
 import { zed } from './hosts/zed.js';
 import { HOST_IDS, type HostContext, type HostDialect, type HostId } from './types.js';
 
+export { inputVariable } from '../config/input-variable.js';
 export { canonicalEntry, sameEntry } from './entry.js';
 export { entryFromServer } from './from-config.js';
-export { inputVariable } from './hosts/vscode.js';
 export type {
   HostContext,
   HostDialect,
