@@ -67,6 +67,8 @@ export interface HostWrite {
   /** `undefined` when the host cannot hold this server at all (a remote server for Claude Desktop). */
   readonly value: unknown;
   readonly dropped: readonly string[];
+  /** Written, but the host will read it differently (Codex does not expand `${VAR}` in `env`). */
+  readonly caveats?: readonly string[];
 }
 
 /** Everything mcpx knows about one host's config dialect. */
