@@ -6,7 +6,6 @@ import { configCandidates } from './discover.js';
 import { fingerprintEntry } from './fingerprint.js';
 import type { InputRequest } from './input-variable.js';
 import { variablesIn } from './interpolate.js';
-import { importedDrafts } from './live-import.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ServerDraft } from './normalize-server.js';
 import { resolveServer } from './resolve-server.js';
@@ -87,6 +86,8 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     }
     // Imported hosts' servers come first: the importing file's own entries replace them by name.
     if (load.imports) {
+      // Loaded only for a file that imports: every host's reader and the TOML parser stay off the cold path.
+      const { importedDrafts } = await import('./live-import.js');
       const imported = await importedDrafts(
         { path: load.path, layer: load.layer, imports: load.imports },
         options,
