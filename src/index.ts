@@ -12,6 +12,17 @@ export * from './auth/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
 export * from './errors/index.js';
+export {
+  type ExportResult,
+  entryFromServer,
+  exportServers,
+  HOST_IDS,
+  HOSTS,
+  type HostContext,
+  type HostDialect,
+  type HostId,
+  type McpxEntry,
+} from './interop/index.js';
 export * from './permissions/index.js';
 export * from './registry/index.js';
 export * from './tools/index.js';

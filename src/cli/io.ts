@@ -15,6 +15,8 @@ export interface CliIo {
   readonly interactive: boolean;
   /** Asks a yes/no question on the terminal; only called when `interactive`. */
   readonly confirm?: (question: string) => Promise<boolean>;
+  /** Asks for a line of text on the terminal, without echo when `secret`; only called when `interactive`. */
+  readonly ask?: (question: string, options: { readonly secret: boolean }) => Promise<string>;
   /** Fires on Ctrl-C. */
   readonly signal: AbortSignal;
   /**

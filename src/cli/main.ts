@@ -68,6 +68,19 @@ const io: CliIo = {
   ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
   ...(interactive
     ? {
+        ask: async (question: string, { secret }: { readonly secret: boolean }) => {
+          const prompts = await import('@inquirer/prompts');
+          const context = { input: process.stdin, output: process.stderr, clearPromptOnDone: false };
+          try {
+            return secret
+              ? await prompts.password({ message: question, mask: '*' }, context)
+              : await prompts.input({ message: question }, context);
+          } catch (error) {
+            // Ctrl-C at the prompt (raw mode): the command is cancelled as SIGINT would cancel it.
+            interrupt();
+            throw error;
+          }
+        },
         confirm: async (question: string) => {
           const { createInterface } = await import('node:readline/promises');
           const rl = createInterface({ input: process.stdin, output: process.stderr });

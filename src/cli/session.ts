@@ -15,6 +15,7 @@ import {
   trustServers,
   untrustedServers,
 } from '../config/index.js';
+import type { InputRequest } from '../config/input-variable.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
@@ -61,6 +62,7 @@ export class CliSession {
         trust: await loadTrustStore(this.home),
         homedir: this.io.homedir,
         platform: process.platform,
+        ...(this.io.interactive && this.io.ask ? { askInput: (r: InputRequest) => this.#askInput(r) } : {}),
         ...(this.options.config ? { configFile: this.options.config } : {}),
       });
       // Always stderr, so `--json` stdout stays one document; keys come from a file, hence forTerminal.
@@ -68,6 +70,24 @@ export class CliSession {
       return config;
     })();
     return this.#config;
+  }
+
+  /** `${input:id}` answers, asked once per process and kept only in memory. */
+  readonly #inputs = new Map<string, Promise<string | undefined>>();
+
+  #askInput(request: InputRequest): Promise<string | undefined> {
+    const ask = this.io.ask;
+    if (!ask) return Promise.resolve(undefined);
+    let answer = this.#inputs.get(request.variable);
+    if (!answer) {
+      const what = request.description ? `${request.description} (${request.id})` : request.id;
+      const question = forTerminal(
+        `${what}${request.file ? ` for ${request.file}` : ''} — or set ${request.variable} next time:`,
+      );
+      answer = ask(question, { secret: request.password });
+      this.#inputs.set(request.variable, answer);
+    }
+    return answer;
   }
 
   /**

@@ -1,3 +1,5 @@
+import { inputVariable } from './input-variable.js';
+
 /** Environment as given to the loader; `undefined` means unset. */
 export type EnvLookup = Readonly<Record<string, string | undefined>>;
 
@@ -15,9 +17,21 @@ export type InterpolationResult =
 
 // `${env:NAME}` is VS Code's spelling of the same thing.
 const PLACEHOLDER = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+// VS Code's `${input:id}`: answered at the terminal or by the variable `inputVariable(id)`.
+const INPUT = /^input:([^}]+)$/;
+
+/** The variable a placeholder's inner text names, and its default; `undefined` when it is not a placeholder. */
+function placeholder(inner: string): { name: string; fallback?: string } | undefined {
+  const input = INPUT.exec(inner);
+  if (input?.[1]) return { name: inputVariable(input[1]) };
+  const match = PLACEHOLDER.exec(inner);
+  if (!match) return undefined;
+  return { name: match[1] as string, ...(match[2] === undefined ? {} : { fallback: match[2] }) };
+}
 
 /**
- * Replace `${NAME}` and `${NAME:-default}` in one string. The default is used
+ * Replace `${NAME}`, `${NAME:-default}`, `${env:NAME}` and `${input:id}`
+ * (the variable `MCPX_INPUT_<ID>`, see `inputVariable`) in one string. The default is used
  * when NAME is unset or empty (the shell's `:-`). `$$` is a literal `$`.
  *
  * Deliberately small: inserted values are not scanned again (a variable
@@ -53,14 +67,13 @@ export function interpolate(template: string, env: EnvLookup): InterpolationResu
       break;
     }
     const inner = template.slice(i + 2, close);
-    const match = PLACEHOLDER.exec(inner);
+    const match = placeholder(inner);
     i = close;
     if (!match) {
       firstFailure ??= { reason: 'invalid', variable: `\${${inner}}` };
       continue;
     }
-    const name = match[1] as string;
-    const fallback = match[2];
+    const { name, fallback } = match;
     const value = Object.hasOwn(env, name) ? env[name] : undefined;
     if (fallback !== undefined) out += value === undefined || value === '' ? fallback : value;
     else if (value !== undefined) out += value;
@@ -79,7 +92,7 @@ export function interpolate(template: string, env: EnvLookup): InterpolationResu
 export function variablesIn(template: string): string[] {
   const names: string[] = [];
   for (const match of template.replace(/\$\$/g, '').matchAll(/\$\{([^}]*)\}/g)) {
-    const name = PLACEHOLDER.exec(match[1] ?? '')?.[1];
+    const name = placeholder(match[1] ?? '')?.name;
     if (name && !names.includes(name)) names.push(name);
   }
   return names;

@@ -4,6 +4,7 @@ import { findHostFiles } from '../interop/find-hosts.js';
 import { HOSTS } from '../interop/index.js';
 import type { HostContext, HostServer } from '../interop/types.js';
 import type { CollectResult } from './collect-entries.js';
+import type { InputRequest } from './input-variable.js';
 import { normalizeServer, type ServerDraft } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
 import type { ConfigLayer, ConfigWarning, LoadConfigOptions } from './types.js';
@@ -31,7 +32,7 @@ export async function importedDrafts(
   importer: Importer,
   options: LoadConfigOptions,
   skip: ReadonlySet<string>,
-): Promise<{ drafts: ServerDraft[]; warnings: ConfigWarning[] }> {
+): Promise<{ drafts: ServerDraft[]; warnings: ConfigWarning[]; inputs: InputRequest[] }> {
   const ctx: HostContext = {
     homedir: options.homedir ?? dirname(resolve(options.home)),
     platform: options.platform ?? 'linux',
@@ -41,6 +42,7 @@ export async function importedDrafts(
   const repository = importer.layer === 'project' || importer.layer === 'ancestor';
   const drafts: ServerDraft[] = [];
   const warnings: ConfigWarning[] = [];
+  const inputs: InputRequest[] = [];
   const warn = (message: string, file: string, line?: number) =>
     warnings.push({ message, origin: { layer: importer.layer, file, ...(line ? { line } : {}) } });
   const found = await findHostFiles(importer.imports.hosts, ctx);
@@ -55,6 +57,7 @@ export async function importedDrafts(
       continue;
     }
     for (const message of read.warnings) warn(message, file.path);
+    inputs.push(...(read.inputs ?? []));
     const layer: ConfigLayer = repository || file.scope === 'project' ? 'project' : importer.layer;
     for (const server of read.servers) {
       const result = normalizeServer(
@@ -69,7 +72,7 @@ export async function importedDrafts(
       }
     }
   }
-  return { drafts, warnings };
+  return { drafts, warnings, inputs };
 }
 
 /**

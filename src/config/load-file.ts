@@ -3,6 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type CollectResult, collectEntries } from './collect-entries.js';
 import type { FileDialect } from './discover.js';
+import { type InputRequest, inputRequests } from './input-variable.js';
 import { type NormalizeResult, normalizeServer, type ServerDraft } from './normalize-server.js';
 import { parseJsonc } from './parse-jsonc.js';
 import { TOP_LEVEL_KEYS } from './server-fields.js';
@@ -26,6 +27,8 @@ export interface FileLoad {
   readonly switchOffs?: readonly NonNullable<NormalizeResult['switchOff']>[];
   /** `"demo": {"enabled": …}`: the built-in demo server on or off. */
   readonly demo?: { readonly enabled: boolean; readonly origin: ServerOrigin };
+  /** VS Code's `inputs` (top level, or inside `"mcp"`): what to say when asking for a `${input:id}`. */
+  readonly inputs?: readonly InputRequest[];
   /** `"import": [...]`: hosts whose servers this file reads live. */
   readonly imports?: CollectResult['imports'];
 }
@@ -105,7 +108,15 @@ export function loadConfigText(
     ...(switchOffs.length ? { switchOffs } : {}),
     ...(demo ? { demo } : {}),
     ...(collected.imports ? { imports: collected.imports } : {}),
+    ...declaredInputs(doc.value, path),
   };
+}
+
+function declaredInputs(root: unknown, path: string): { inputs?: InputRequest[] } {
+  if (root === null || typeof root !== 'object') return {};
+  const { inputs, mcp } = root as { inputs?: unknown; mcp?: { inputs?: unknown } };
+  const all = [...inputRequests(inputs, path), ...inputRequests(mcp?.inputs, path)];
+  return all.length ? { inputs: all } : {};
 }
 
 /**

@@ -1,11 +1,13 @@
 import { realpath } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { builtinServers } from './builtin.js';
 import { configCandidates } from './discover.js';
 import { fingerprintEntry } from './fingerprint.js';
-import { importedDrafts } from './live-import.js';
+import type { InputRequest } from './input-variable.js';
+import { variablesIn } from './interpolate.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
+import type { ServerDraft } from './normalize-server.js';
 import { resolveServer } from './resolve-server.js';
 import type {
   ConfigFileInfo,
@@ -50,6 +52,8 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const definitions: Definition[] = [];
   const settings: FileSettings[] = [];
   const warnings: ConfigWarning[] = [];
+  const inputs: InputRequest[] = [];
+  const pending: { index: number; draft: ServerDraft }[] = [];
   if (options.includeBuiltin !== false) {
     for (const server of builtinServers())
       definitions.push({ name: server.name, origin: server.origin, result: server });
@@ -82,33 +86,102 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     }
     // Imported hosts' servers come first: the importing file's own entries replace them by name.
     if (load.imports) {
+      // Loaded only for a file that imports: every host's reader and the TOML parser stay off the cold path.
+      const { importedDrafts } = await import('./live-import.js');
       const imported = await importedDrafts(
         { path: load.path, layer: load.layer, imports: load.imports },
         options,
         candidatePaths,
       );
       warnings.push(...imported.warnings);
+      inputs.push(...imported.inputs);
       for (const draft of imported.drafts) {
-        definitions.push({
-          name: draft.base.name,
-          origin: draft.base.origin,
-          result: resolveServer(draft, options.env),
-        });
+        pending.push({ index: definitions.length, draft });
+        definitions.push(placeholderFor(draft));
       }
     }
+    inputs.push(...(load.inputs ?? []));
     for (const draft of load.drafts) {
-      definitions.push({
-        name: draft.base.name,
-        origin: draft.base.origin,
-        result: resolveServer(draft, options.env),
-      });
+      pending.push({ index: definitions.length, draft });
+      definitions.push(placeholderFor(draft));
     }
     for (const off of load.switchOffs ?? []) definitions.push({ ...off, result: { off: 'any' } });
     if (load.demo) demo = load.demo;
   }
   if (demo && !demo.enabled)
     definitions.push({ name: 'demo', origin: demo.origin, result: { off: 'builtin' } });
+  // Interpolation waits until every file is read: `${input:id}` answers are asked for once, all together.
+  const env = await answerInputs(
+    pending.map((p) => p.draft),
+    inputs,
+    options,
+  );
+  for (const { index, draft } of pending) {
+    definitions[index] = {
+      name: draft.base.name,
+      origin: draft.base.origin,
+      result: resolveServer(draft, env),
+    };
+  }
   return { files, problems, definitions, settings, warnings };
+}
+
+/** Stands in a definition's place until its draft is interpolated (see the end of `gather`). */
+function placeholderFor(draft: ServerDraft): Definition {
+  return { name: draft.base.name, origin: draft.base.origin, result: { off: 'any' } };
+}
+
+/**
+ * The environment for interpolation, with VS Code's `${workspaceFolder}`
+ * (the current folder) and `${userHome}`, and the `${input:id}` answers a front
+ * end gave (see `LoadConfigOptions.askInput`). Asked only for enabled
+ * servers of the user's own files: a repository's file could otherwise put
+ * any question, with any description, to the person before anyone approved it.
+ */
+async function answerInputs(
+  drafts: readonly ServerDraft[],
+  inputs: readonly InputRequest[],
+  options: LoadConfigOptions,
+): Promise<LoadConfigOptions['env']> {
+  const { askInput } = options;
+  // VS Code's predefined variables, for its files read as they are (`--config .vscode/mcp.json`).
+  const env: LoadConfigOptions['env'] = {
+    workspaceFolder: resolve(options.cwd),
+    userHome: options.homedir ?? dirname(resolve(options.home)),
+    ...options.env,
+  };
+  if (!askInput) return env;
+  const wanted = new Set<string>();
+  for (const draft of drafts) {
+    if (!draft.base.enabled || draft.base.requiresTrust) continue;
+    for (const text of draftStrings(draft))
+      for (const name of variablesIn(text))
+        if (name.startsWith('MCPX_INPUT_') && !env[name]) wanted.add(name);
+  }
+  if (wanted.size === 0) return env;
+  const answers: Record<string, string> = {};
+  for (const variable of wanted) {
+    const request = inputs.find((i) => i.variable === variable) ?? {
+      id: variable.slice('MCPX_INPUT_'.length).toLowerCase(),
+      variable,
+      password: true,
+    };
+    const answer = await askInput(request);
+    if (answer !== undefined) answers[variable] = answer;
+  }
+  return { ...env, ...answers };
+}
+
+function draftStrings(draft: ServerDraft): string[] {
+  return [
+    draft.command,
+    draft.cwd,
+    draft.url,
+    ...draft.args,
+    ...draft.env.map(([, s]) => s),
+    ...draft.headers.map(([, s]) => s),
+    ...(draft.oauth ?? []).map(([, s]) => s),
+  ].flatMap((s) => (s ? [s.value] : []));
 }
 
 const PERMISSION_RANK: Readonly<Record<PermissionName, number>> = { sandboxed: 0, trusted: 1, yolo: 2 };

@@ -1,4 +1,5 @@
 import type { McpxError } from '../errors/index.js';
+import type { InputRequest } from './input-variable.js';
 import type { TrustStore } from './trust.js';
 
 /** The layers a server definition can come from, in increasing precedence. */
@@ -99,6 +100,14 @@ export interface LoadConfigOptions {
   readonly homedir?: string;
   /** The OS, for other hosts' file locations; default: Linux's. */
   readonly platform?: NodeJS.Platform;
+  /**
+   * Answers a `${input:id}` whose variable (`MCPX_INPUT_<ID>`) is not set: a
+   * front end with a terminal asks the person (masked for a password) and
+   * remembers the answer for the rest of the process. The library never asks
+   * itself; without this the server is unusable and its error names the
+   * variable. The answer is used to start the server and never written.
+   */
+  readonly askInput?: (request: InputRequest) => Promise<string | undefined>;
 }
 
 /** A permission level for agents, as a config file names it. */

@@ -13,11 +13,14 @@ export function entryFromServer(server: ServerConfig): McpxEntry {
   const has = (key: string) => Object.hasOwn(written, key);
   let command = has('command') ? written.command : server.command;
   const args: unknown[] = [];
+  const whole = Array.isArray(command);
   if (Array.isArray(command)) {
     args.push(...command.slice(1));
     command = command[0];
   }
-  args.push(...((has('args') ? written.args : server.args) as unknown[]));
+  // server.args already holds the tail of a command written as an array.
+  if (has('args')) args.push(...(written.args as unknown[]));
+  else if (!whole) args.push(...server.args);
   const seconds = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000);
   return canonicalEntry({
     command: server.transport === 'stdio' ? command : undefined,

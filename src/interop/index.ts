@@ -17,9 +17,9 @@ import { windsurf } from './hosts/windsurf.js';
 import { zed } from './hosts/zed.js';
 import { HOST_IDS, type HostContext, type HostDialect, type HostId } from './types.js';
 
+export { inputVariable } from '../config/input-variable.js';
 export { canonicalEntry, sameEntry } from './entry.js';
 export { entryFromServer } from './from-config.js';
-export { inputVariable } from './hosts/vscode.js';
 export type {
   HostContext,
   HostDialect,
@@ -76,12 +76,13 @@ export function exportServers(
   const written: Record<string, unknown> = {};
   const notes: string[] = [];
   for (const server of servers) {
-    const { value, dropped } = dialect.write(entryFromServer(server));
+    const { value, dropped, caveats } = dialect.write(entryFromServer(server));
     if (value === undefined) {
       notes.push(`${server.name}: ${dialect.label} cannot hold a remote server in its file; left out`);
       continue;
     }
     written[server.name] = value;
+    for (const caveat of caveats ?? []) notes.push(`${server.name}: ${caveat}`);
     if (dropped.length)
       notes.push(`${server.name}: ${dialect.label} has no setting for ${dropped.join(', ')}; left out`);
   }

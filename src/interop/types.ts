@@ -1,3 +1,5 @@
+import type { InputRequest } from '../config/input-variable.js';
+
 /** The hosts whose config files mcpx reads and writes. */
 export const HOST_IDS = [
   'claude-desktop',
@@ -56,6 +58,8 @@ export interface HostRead {
   readonly warnings: readonly string[];
   /** Things the person should know: a variable to set, a field mcpx left out. */
   readonly notes: readonly string[];
+  /** VS Code's `${input:id}` the servers use, now `${MCPX_INPUT_<ID>}` references. */
+  readonly inputs?: readonly InputRequest[];
 }
 
 /** One server in the host's spelling, and what the host's dialect could not say. */
@@ -63,6 +67,8 @@ export interface HostWrite {
   /** `undefined` when the host cannot hold this server at all (a remote server for Claude Desktop). */
   readonly value: unknown;
   readonly dropped: readonly string[];
+  /** Written, but the host will read it differently (Codex does not expand `${VAR}` in `env`). */
+  readonly caveats?: readonly string[];
 }
 
 /** Everything mcpx knows about one host's config dialect. */

@@ -320,3 +320,59 @@ describe('"import": [...] reads other hosts live', () => {
     expect(run.stderr).toContain("'cursr' is not one — did you mean 'cursor'?");
   });
 });
+
+describe('${input:id}', () => {
+  async function filesUnder(root: string): Promise<string[]> {
+    const { readdir } = await import('node:fs/promises');
+    const entries = await readdir(root, { recursive: true, withFileTypes: true });
+    return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  }
+
+  async function liveVscode() {
+    const w = await workspace();
+    await placeFixture(w, 'vscode');
+    await mkdir(join(w.home, '.mcpx'), { recursive: true });
+    await writeFile(w.globalFile, JSON.stringify({ import: ['vscode'] }));
+    return w;
+  }
+
+  it('is asked once at the terminal, masked, and the answer is never written to a file', slow, async () => {
+    const w = await liveVscode();
+    const secret = 'typed-Secret-4711';
+    const term = runInPty(['call', 'vscode-test.env', 'name=API_KEY'], { cwd: w.cwd, home: w.home });
+    await term.waitFor('Test API key (api-key)');
+    await term.type(...secret.split(''), '\r');
+    expect(await term.exited).toBe(0);
+    const screen = term.text();
+    expect(screen).toContain('*'.repeat(secret.length));
+    // Once: the tool's answer. The keys typed were never echoed.
+    expect(screen.split(secret)).toHaveLength(2);
+    for (const file of [...(await filesUnder(w.home)), ...(await filesUnder(w.cwd))]) {
+      expect(await readFile(file, 'utf8'), file).not.toContain(secret);
+    }
+  });
+
+  it(
+    'without a terminal is taken from MCPX_INPUT_<ID>, and the error names that variable when unset',
+    slow,
+    async () => {
+      const w = await liveVscode();
+      const given = await w.cli(['call', 'vscode-test.env', 'name=API_KEY'], {
+        MCPX_INPUT_API_KEY: 'from-env',
+      });
+      expect(given).toMatchObject({ code: 0, stdout: 'from-env\n' });
+      const missing = await runCli(['call', 'vscode-test.env', 'name=API_KEY'], { cwd: w.cwd, home: w.home });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('MCPX_INPUT_API_KEY');
+    },
+  );
+
+  it('in a VS Code file given with --config', slow, async () => {
+    const w = await workspace();
+    const path = await placeFixture(w, 'vscode');
+    const run = await w.cli(['--config', path, 'call', 'vscode-test.env', 'name=API_KEY'], {
+      MCPX_INPUT_API_KEY: 'via-config',
+    });
+    expect(run).toMatchObject({ code: 0, stdout: 'via-config\n' });
+  });
+});

@@ -45,6 +45,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     );
     return false;
   });
+  if (trusted.length === 0) io.stderr.write('note: no trusted servers to export\n');
   const ctx = hostContext(session);
   const file = dialect.files(ctx).find((f) => f.scope === 'user');
   if (!flags.write || !file) {

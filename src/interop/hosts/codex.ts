@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax this module translates
 import { join } from 'node:path';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { ErrorCode, McpxError } from '../../errors/index.js';
@@ -109,7 +110,15 @@ export const codex: HostDialect = {
       value.args = Array.isArray(entry.args) ? entry.args : [];
     }
     if (entry.cwd !== undefined) value.cwd = entry.cwd;
-    if (entry.env) value.env = entry.env;
+    const caveats: string[] = [];
+    if (entry.env) {
+      value.env = entry.env;
+      for (const [key, v] of Object.entries(entry.env as Record<string, string>))
+        if (v.includes('${'))
+          caveats.push(
+            `env ${key} is "${v}": Codex does not expand variables, so the server gets it as written`,
+          );
+    }
     if (entry.env_passthrough) value.env_vars = entry.env_passthrough;
     const plain: Record<string, string> = {};
     const fromEnv: Record<string, string> = {};
@@ -145,7 +154,7 @@ export const codex: HostDialect = {
       'disabled_tools',
     ];
     dropped.push(...Object.keys(entry).filter((k) => !handled.includes(k)));
-    return { value, dropped };
+    return { value, dropped, ...(caveats.length ? { caveats } : {}) };
   },
   merge(text, servers) {
     // smol-toml keeps no comments: the file is written anew (the export says so).

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax these functions translate
 import { dirname, join } from 'node:path';
+import { inputRequests, inputVariable } from '../../config/input-variable.js';
 import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-shape.js';
 import { isRecord } from '../entry.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';
@@ -14,15 +15,6 @@ const shape: CommonShape = {
   disabled: false,
   hostKeys: ['envFile', 'dev', 'gallery', 'version'],
 };
-
-/**
- * The environment variable that stands for VS Code's `${input:<id>}`:
- * `MCPX_INPUT_` and the id in upper case, other characters as `_`
- * (`api-key` → `MCPX_INPUT_API_KEY`). mcpx never writes the value itself.
- */
-export function inputVariable(id: string): string {
-  return `MCPX_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
 
 /**
  * VS Code: the user's `mcp.json` in the Code user folder and a workspace's
@@ -65,7 +57,18 @@ export const vscode: HostDialect = {
       const secret = input?.password === true ? 'a secret, so it was not copied; ' : '';
       return `VS Code asks for input '${id}'${what}: ${secret}set ${inputVariable(id)} in the environment mcpx runs in`;
     });
-    return { servers: read.servers, warnings: read.warnings, notes: [...read.notes, ...notes] };
+    const requests = inputRequests(inputs, file.path).filter((r) => used.has(r.id));
+    return {
+      servers: read.servers,
+      warnings: read.warnings,
+      notes: [...read.notes, ...notes],
+      inputs: [
+        ...requests,
+        ...[...used]
+          .filter((id) => !requests.some((r) => r.id === id))
+          .map((id) => ({ id, variable: inputVariable(id), password: false, file: file.path })),
+      ],
+    };
   },
   write: (entry) => writeCommon(entry, shape),
   merge: (text, servers) => mergeJsonServers(text, ['servers'], servers),

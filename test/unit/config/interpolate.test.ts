@@ -34,10 +34,16 @@ describe('interpolate', () => {
       variable: 'A',
       missing: ['A', 'B'],
     });
-    expect(interpolate('${input:token}', env)).toMatchObject({
+    expect(interpolate('${command:token}', env)).toMatchObject({
       ok: false,
       reason: 'invalid',
-      variable: '${input:token}',
+      variable: '${command:token}',
+    });
+    // VS Code's ${input:id} is the variable MCPX_INPUT_<ID>.
+    expect(interpolate('${input:api-key}', {})).toMatchObject({ ok: false, missing: ['MCPX_INPUT_API_KEY'] });
+    expect(interpolate('k=${input:api-key}', { MCPX_INPUT_API_KEY: 's' })).toEqual({
+      ok: true,
+      value: 'k=s',
     });
     expect(interpolate('x ${HOME', env)).toMatchObject({ ok: false, reason: 'unterminated' });
   });

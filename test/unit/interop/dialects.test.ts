@@ -66,6 +66,9 @@ describe('every host dialect: import(export(x)) = x', () => {
   it('says what a dialect cannot hold instead of dropping it silently', () => {
     expect(HOSTS['claude-desktop'].write(remote)).toEqual({ value: undefined, dropped: ['url'] });
     expect(HOSTS.cursor.write({ ...stdio, request_timeout: 9 }).dropped).toEqual(['request_timeout']);
+    expect(HOSTS.codex.write(stdio).caveats).toEqual([
+      'env TOKEN is "${TOKEN}": Codex does not expand variables, so the server gets it as written',
+    ]);
   });
 });
 
