@@ -108,6 +108,17 @@ describe('mcpx call and the tool list', () => {
   });
 });
 
+describe('mcpx tools lists once', () => {
+  it('the list made while connecting is the one printed, for every server and for one', async () => {
+    for (const words of [['tools'], ['tools', 'logged'], ['tools', 'logged.echo']]) {
+      const run = await mcpx(words);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toContain('echo');
+      expect(requests(run.methods)).toEqual(['tools/list']);
+    }
+  });
+});
+
 describe('commands that need no tool definitions', () => {
   it('mcpx read asks for no tool list', async () => {
     const run = await mcpx(['read', 'logged', 'test://a']);

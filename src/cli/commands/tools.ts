@@ -1,5 +1,4 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { filterTools } from '../../registry/tool-filter.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
@@ -19,8 +18,10 @@ export async function runTools(
   schema: boolean,
 ): Promise<number> {
   if (name !== undefined && splitTarget(name)) return runToolHelp(session, name);
-  // The config's allowed_tools / disabled_tools apply here as everywhere else.
-  const outcomes = await forServers(session, name, async (c) => filterTools(c.server, await c.listTools()));
+  // Connecting listed the tools (filtered by the config's allowed_tools / disabled_tools);
+  // the registry keeps that list, so asking the server again would be a second round trip.
+  const registry = await session.registry();
+  const outcomes = await forServers(session, name, async (c) => registry.status(c.server.name).tools);
   const { io, options } = session;
   if (options.json) {
     io.stdout.write(
@@ -46,8 +47,8 @@ export async function runTools(
 async function runToolHelp(session: CliSession, target: string): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'tool');
-  const connection = await session.connect(server);
-  const tools = filterTools(server, await connection.listTools({ signal: io.signal }));
+  await session.connect(server);
+  const tools = (await session.registry()).status(server.name).tools;
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
     throw unknownToolError(
