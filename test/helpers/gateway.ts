@@ -26,7 +26,9 @@ export interface GatewayWorld {
   spawnStdio(args?: readonly string[]): ChildProcess;
   /** An SDK client connected to the gateway over HTTP, in one era. */
   client(url: string, era: 'legacy' | 'modern', options?: ClientExtras): Promise<Client>;
-  /** Stop every gateway and client, remove the temp dir. */
+  /** Stop every gateway and client started so far (each test's own, in afterEach). */
+  stopAll(): Promise<void>;
+  /** stopAll(), then remove the temp dir. */
   close(): Promise<void>;
 }
 
@@ -113,6 +115,10 @@ export async function gatewayWorld(config: Record<string, unknown>): Promise<Gat
       return client;
     },
     async close() {
+      await world.stopAll();
+      await dir.remove();
+    },
+    async stopAll() {
       await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
       await Promise.all(
         children.splice(0).map(
@@ -125,7 +131,6 @@ export async function gatewayWorld(config: Record<string, unknown>): Promise<Gat
             }),
         ),
       );
-      await dir.remove();
     },
   };
   return world;
