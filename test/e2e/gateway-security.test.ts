@@ -80,7 +80,9 @@ describe('mcpx serve --http guard', () => {
 
   it('answers 401 without the token or with a wrong one, and serves with the right one', async () => {
     expect((await raw('/mcp', {}, INIT)).status).toBe(401);
-    expect((await raw('/mcp', { authorization: 'Bearer wrong-token-of-some-length' }, INIT)).status).toBe(401);
+    expect((await raw('/mcp', { authorization: 'Bearer wrong-token-of-some-length' }, INIT)).status).toBe(
+      401,
+    );
     expect((await raw('/mcp', { authorization: `Bearer ${TOKEN}x` }, INIT)).status).toBe(401);
     const client = await world.client(gateway.url, 'modern', { headers: bearer });
     const result = await client.callTool({ name: 'local__echo', arguments: { message: 'authorized' } });
