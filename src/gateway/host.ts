@@ -12,7 +12,7 @@ import type {
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ClientFeatures } from '../client/features.js';
 import type { ListKind } from '../client/server-connection.js';
-import type { ResourceSubscription, ServerConnection } from '../client/types.js';
+import type { ResourceSubscription, ServerConnection, ServerLogEvent } from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Callers } from './callers.js';
@@ -37,6 +37,13 @@ export interface DownstreamCall {
   readonly ctx: ServerContext;
 }
 
+/** A log message for clients (`notifications/message` params). */
+export interface LogMessage {
+  readonly level: ServerLogEvent['level'];
+  readonly logger?: string;
+  readonly data: unknown;
+}
+
 /** One item of a merged list and the server it came from. */
 interface Listed<T> {
   readonly server: string;
@@ -57,6 +64,7 @@ export class GatewayHost {
   readonly #servers: Map<string, ServerConfig>;
   readonly #callers = new Callers<DownstreamCall>();
   readonly #listeners = new Set<(kind: ListKind) => void>();
+  readonly #logListeners = new Set<(message: LogMessage) => void>();
 
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
@@ -86,6 +94,32 @@ export class GatewayHost {
   onListChanged(listener: (kind: ListKind) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Be told of upstream log messages no single client's call can own. Returns an unsubscribe function. */
+  onLog(listener: (message: LogMessage) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => this.#logListeners.delete(listener);
+  }
+
+  /**
+   * An upstream's log message: to the client whose call is in flight there (on
+   * that request, so it reaches a 2026-07-28 client too), else to every client
+   * session. The logger names the server unless the gateway is transparent.
+   */
+  serverLog(event: ServerLogEvent): void {
+    const logger = this.transparent
+      ? event.logger
+      : event.logger
+        ? `${event.server}/${event.logger}`
+        : event.server;
+    const call = this.#callers.soleCaller(event.server);
+    if (call) {
+      void call.ctx.mcpReq.log(event.level, event.data, logger).catch(() => {});
+      return;
+    }
+    const message: LogMessage = { level: event.level, data: event.data, ...(logger ? { logger } : {}) };
+    for (const listener of this.#logListeners) listener(message);
   }
 
   /**

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
@@ -74,6 +75,30 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
     for (let i = 0; i < 100 && (await cancellations()) === before; i++) await delay(50);
     expect((await cancellations()) - before).toBe(1);
   });
+});
+
+describe('log messages from an upstream during a call', () => {
+  it.each(['legacy', 'modern'] as const)(
+    'reach the calling %s client, the logger naming the server',
+    async (era) => {
+      gateway = await world.serve();
+      const client = await world.client(gateway.url, era);
+      const logs: { level: string; logger?: string; data: unknown }[] = [];
+      client.setNotificationHandler('notifications/message', (n) => {
+        logs.push(n.params);
+      });
+      // 2025: logging/setLevel; 2026-07-28: the level rides on each request's _meta.
+      if (era === 'legacy') await client.setLoggingLevel('debug');
+      await client.callTool({
+        name: 'local__log',
+        arguments: { message: `hello ${era}`, level: 'warning' },
+        ...(era === 'modern' ? { _meta: { [LOG_LEVEL_META_KEY]: 'debug' } } : {}),
+      });
+      for (let i = 0; i < 40 && !logs.some((l) => l.data === `hello ${era}`); i++) await delay(50);
+      expect(logs).toContainEqual(expect.objectContaining({ level: 'warning', data: `hello ${era}` }));
+      expect(logs.find((l) => l.data === `hello ${era}`)?.logger).toMatch(/^local/);
+    },
+  );
 });
 
 describe('questions from an upstream during a call', () => {

@@ -69,6 +69,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   let host: InstanceType<typeof GatewayHost> | undefined;
   session.reconnectLazily();
   session.useFeatures((server) => (host as InstanceType<typeof GatewayHost>).featuresFor(server.name));
+  session.useServerLogs((event) => host?.serverLog(event));
   const registry = await session.registry();
   host = new GatewayHost({
     registry,
@@ -123,6 +124,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       port,
       newServer,
       onListChanged: (l) => gateway.onListChanged(l),
+      onLog: (l) => gateway.onLog(l),
       ...(token !== undefined ? { token } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [
@@ -140,6 +142,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
 
   const live = new LiveSessions();
   const stopListening = gateway.onListChanged((kind) => live.listChanged(kind));
+  const stopLogs = gateway.onLog((message) => live.log(message));
   const stdin = io.stdin ?? process.stdin;
   const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
   const handle = serveStdio(
@@ -156,6 +159,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await Promise.race([stopped, ended]);
   await drain();
   stopListening();
+  stopLogs();
   await handle.close();
   return ExitCode.Ok;
 }
