@@ -37,6 +37,12 @@ export interface DownstreamCall {
   readonly ctx: ServerContext;
 }
 
+/** The merged tool list and where each public name goes. */
+export interface ToolCatalog {
+  readonly tools: Tool[];
+  readonly routes: Map<string, Qualified & { tool: Tool }>;
+}
+
 /** A log message for clients (`notifications/message` params). */
 export interface LogMessage {
   readonly level: ServerLogEvent['level'];
@@ -65,6 +71,7 @@ export class GatewayHost {
   readonly #callers = new Callers<DownstreamCall>();
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
+  #toolCache: Promise<ToolCatalog> | undefined;
 
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
@@ -75,6 +82,11 @@ export class GatewayHost {
       : namespacedNames(options.servers.map((s) => s.name));
     this.policy = createGatewayPolicy(options.policy);
     this.registry.on((event) => {
+      // A catalogue or a server coming or going changes the merged names: list afresh on next
+      // use. A server turning busy and ready again around each call does not.
+      const busyOrReady = (state: string) => state === 'busy' || state === 'ready';
+      if (event.type !== 'state' || !busyOrReady(event.state) || !busyOrReady(event.previous))
+        this.#toolCache = undefined;
       if (event.type !== 'catalog') return;
       for (const listener of this.#listeners) listener(event.kind);
     });
@@ -150,11 +162,27 @@ export class GatewayHost {
     };
   }
 
-  /** Every served tool, under its public name. */
-  async tools(): Promise<{ tools: Tool[]; routes: Map<string, Qualified & { tool: Tool }> }> {
+  /**
+   * Every served tool, under its public name. Kept until the registry reports a
+   * change (a state or a catalogue), so a call does not rename every tool first.
+   */
+  async tools(): Promise<ToolCatalog> {
+    // A re-listing announced by a server but not done yet ends with a catalogue event that
+    // drops the cache: wait for it, so a list change seen before this request is in the answer.
+    await Promise.all(this.servers.map((name) => this.registry.toolsSettled(name)));
+    if (!this.#toolCache) {
+      const pending = this.#listTools();
+      this.#toolCache = pending;
+      pending.catch(() => {
+        if (this.#toolCache === pending) this.#toolCache = undefined;
+      });
+    }
+    return this.#toolCache;
+  }
+
+  async #listTools(): Promise<ToolCatalog> {
     const listed = await this.#gather(async (name) => {
       await this.registry.use(name, async () => {});
-      await this.registry.toolsSettled(name);
       return this.registry.status(name).tools as Tool[];
     });
     const offered = listed.filter((l) => this.policy.offers(l.server, l.item.name));
