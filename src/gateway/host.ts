@@ -37,6 +37,19 @@ export interface DownstreamCall {
   readonly ctx: ServerContext;
 }
 
+/** What a reload changed, by server name. */
+export interface ReloadResult {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly restarted: readonly string[];
+}
+
+/** Everything of an entry that matters to how it runs (where it was written does not). */
+function entryKey(config: ServerConfig): string {
+  const { origin: _origin, asWritten: _asWritten, ...rest } = config;
+  return JSON.stringify(rest);
+}
+
 /** The merged tool list and where each public name goes. */
 export interface ToolCatalog {
   readonly tools: Tool[];
@@ -79,7 +92,7 @@ export class GatewayHost {
     this.#servers = new Map(options.servers.map((s) => [s.name, s]));
     this.namespace = options.transparent
       ? transparentNames(options.transparent)
-      : namespacedNames(options.servers.map((s) => s.name));
+      : namespacedNames(() => this.servers);
     this.policy = createGatewayPolicy(options.policy);
     this.registry.on((event) => {
       // A catalogue or a server coming or going changes the merged names: list afresh on next
@@ -106,6 +119,42 @@ export class GatewayHost {
   onListChanged(listener: (kind: ListKind) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Serve a new set of servers (a reloaded config): servers no longer in it are
+   * stopped, new ones added and connected, and those whose entry changed
+   * restarted; the others, and the calls running on them, are left alone.
+   */
+  async reload(servers: readonly ServerConfig[]): Promise<ReloadResult> {
+    if (this.transparent) return { added: [], removed: [], restarted: [] };
+    const next = new Map(servers.map((s) => [s.name, s]));
+    const removed = this.servers.filter((name) => !next.has(name));
+    const added = [...next.keys()].filter((name) => !this.#servers.has(name));
+    const restarted = [...next.keys()].filter((name) => {
+      const before = this.#servers.get(name);
+      return before !== undefined && entryKey(before) !== entryKey(next.get(name) as ServerConfig);
+    });
+    // An added name may still sit in the registry unserved (left out by --servers, or failed).
+    for (const name of [...removed, ...restarted, ...added]) {
+      await this.registry.disconnect(name).catch(() => {});
+      this.#servers.delete(name);
+    }
+    for (const name of [...added, ...restarted]) {
+      const config = next.get(name) as ServerConfig;
+      this.registry.add(config);
+      this.#servers.set(name, config);
+    }
+    // Config order, as listed.
+    const ordered = [...next.keys()].map((name) => this.#servers.get(name) as ServerConfig);
+    this.#servers.clear();
+    for (const config of ordered) this.#servers.set(config.name, config);
+    this.#toolCache = undefined;
+    await Promise.all([...added, ...restarted].map((name) => this.registry.connect(name).catch(() => {})));
+    if (added.length || removed.length || restarted.length)
+      for (const kind of ['tools', 'resources', 'prompts'] as const)
+        for (const listener of this.#listeners) listener(kind);
+    return { added, removed, restarted };
   }
 
   /** Be told of upstream log messages no single client's call can own. Returns an unsubscribe function. */
