@@ -64,7 +64,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   session.omitBuiltinWhenConfigured();
   const served = await servedServers(session, options);
   const [
-    { GatewayHost, createSessionServer, startGatewayHttp, LiveSessions },
+    { GatewayHost, createSessionServer, startGatewayHttp, LiveSessions, Paginator },
     { serveStdio, StdioServerTransport },
   ] = await Promise.all([import('../../gateway/index.js'), import('@modelcontextprotocol/server/stdio')]);
   let host: InstanceType<typeof GatewayHost> | undefined;
@@ -102,10 +102,11 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     });
   }
   const log = accessLog(session, options);
+  const pages = new Paginator(pageSize);
   const newServer = (client: string): Server =>
     createSessionServer(gateway, {
       client,
-      ...(pageSize ? { pageSize } : {}),
+      pages,
       ...(capabilities ? { capabilities } : {}),
       ...(instructions ? { instructions } : {}),
       ...(log ? { onRequest: log } : {}),
