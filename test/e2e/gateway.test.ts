@@ -160,3 +160,10 @@ describe('mcpx itself as the client', () => {
     expect(call.stdout.trim()).toBe('through');
   });
 });
+
+describe('the gateway process', () => {
+  it('wrote nothing but its own lines to stderr (no process warning)', () => {
+    expect(gateway.stderr()).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
+    expect(gateway.stderr()).toMatch(/^mcpx serve: listening on /);
+  });
+});
