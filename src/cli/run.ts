@@ -241,6 +241,7 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
     );
 
+  // A repeatable option: every occurrence, in order.
   const repeat = (value: string, previous: string[] = []) => [...previous, value];
   program
     .command('serve')
@@ -319,7 +320,6 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
     );
 
-  const repeat = (value: string, previous: string[] = []) => [...previous, value];
   const scopeHelp = 'global (~/.mcpx/mcp.json, the default) or project (./.mcpx/mcp.json)';
   config
     .command('add')
