@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
@@ -44,6 +45,8 @@ export class CliSession {
   #builtinOnlyAlone = false;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
+  /** This process is the keep-alive daemon: it starts its servers itself. */
+  #isDaemon = false;
 
   constructor(
     readonly io: CliIo,
@@ -222,10 +225,15 @@ export class CliSession {
             timeout === undefined
               ? server
               : { ...server, connectTimeoutMs: timeout, requestTimeoutMs: timeout };
-          const connection = await connectServer(timed, {
+          // A keep-alive server is reached through the daemon, which speaks 2025 MCP on its socket
+          // whatever era the server itself speaks (so no probe, and no era to remember here).
+          const viaDaemon = this.#viaDaemon(server) ? await this.#daemonTransports(server) : undefined;
+          const connection = await connectServer(viaDaemon ? { ...timed, protocol: 'legacy' } : timed, {
             createTransport: () =>
-              this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server)),
-            eraCache,
+              viaDaemon
+                ? viaDaemon()
+                : (this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server))),
+            ...(viaDaemon ? {} : { eraCache }),
             signal: hooks.signal ?? this.io.signal,
             onListChanged: hooks.onListChanged,
             ...(verbose
@@ -288,9 +296,105 @@ export class CliSession {
     this.#reconnect = 'lazy';
   }
 
+  /**
+   * Make this session the keep-alive daemon's: it holds exactly `servers` (more
+   * are added as callers ask) and starts them itself. Must be set before the
+   * registry is first used.
+   */
+  runAsDaemon(servers: readonly ServerConfig[]): void {
+    this.#isDaemon = true;
+    this.#usable = Promise.resolve([...servers]);
+  }
+
+  /** The daemon's socket, pid and lock files for this session's resolved config. */
+  async daemonPaths(): Promise<import('../daemon/index.js').DaemonPaths> {
+    const [{ daemonKey, daemonPaths }, { createHomeFiles }] = await Promise.all([
+      import('../daemon/index.js'),
+      import('../home/index.js'),
+    ]);
+    const files = (await this.config()).files.map((f) => f.path);
+    return daemonPaths(createHomeFiles(this.home), daemonKey(files));
+  }
+
+  /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
+  spawnDaemon(key: string, options: { all?: boolean; idleSeconds?: string } = {}): void {
+    const args = [
+      ...process.execArgv.filter((a) => !a.startsWith('--inspect')),
+      process.argv[1] ?? '',
+      ...(this.options.config ? ['--config', this.options.config] : []),
+      'daemon',
+      'run',
+      '--key',
+      key,
+      ...(options.all ? ['--all'] : []),
+      ...(options.idleSeconds ? ['--idle', options.idleSeconds] : []),
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: this.io.cwd,
+      env: { ...this.io.env },
+      detached: true,
+      stdio: 'ignore',
+    });
+    child.on('error', () => {});
+    child.unref();
+  }
+
+  /** A keep-alive server, outside the daemon itself, with the daemon not switched off. */
+  #viaDaemon(server: ServerConfig): boolean {
+    return (
+      server.keepAlive === true &&
+      !this.#isDaemon &&
+      this.io.env.MCPX_DAEMON !== 'off' &&
+      server.origin.layer !== 'adhoc'
+    );
+  }
+
+  /**
+   * Transports to the daemon for a keep-alive server (starting the daemon on
+   * demand), or undefined when it cannot be reached: then the server is
+   * started directly, with a --verbose note. A socket someone else could reach
+   * is refused, and a server that failed inside the daemon is reported as is.
+   */
+  async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const [{ openDaemon, DaemonSocketTransport }, { createHomeFiles }] = await Promise.all([
+      import('../daemon/index.js'),
+      import('../home/index.js'),
+    ]);
+    const paths = await this.daemonPaths();
+    const open = async (): Promise<ManagedTransport> => {
+      const { socket, reply } = await openDaemon(
+        { op: 'serve', server },
+        {
+          home: createHomeFiles(this.home),
+          paths,
+          pid: process.pid,
+          uid: process.getuid?.(),
+          start: () => this.spawnDaemon(paths.key, { idleSeconds: this.io.env.MCPX_DAEMON_IDLE }),
+        },
+      );
+      if (reply.notice) this.notice(forTerminal(reply.notice));
+      return new DaemonSocketTransport(socket, server.name);
+    };
+    let first: ManagedTransport;
+    try {
+      first = await open();
+    } catch (error) {
+      if (!(error instanceof McpxError) || error.code !== ErrorCode.DaemonUnavailable) throw error;
+      if (this.options.verbose)
+        this.notice(`${server.name}: ${error.message}; starting it directly instead of in the mcpx daemon`);
+      return undefined;
+    }
+    let pending: ManagedTransport | undefined = first;
+    return async () => {
+      const transport = pending ?? (await open());
+      pending = undefined;
+      return transport;
+    };
+  }
+
   /** Connect to a server (closed with the session). */
   async connect(server: ServerConfig): Promise<ServerConnection> {
-    if (!this.#registry) this.#spawnEarly(server);
+    if (!this.#registry && !this.#viaDaemon(server)) this.#spawnEarly(server);
     return (await this.registry()).connect(server.name);
   }
 

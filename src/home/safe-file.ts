@@ -25,6 +25,11 @@ export interface HomeFiles {
   ensureDir(relativePath?: string): Promise<string>;
   /** Delete the file; resolves `true` when there was one. */
   remove(relativePath: string): Promise<boolean>;
+  /**
+   * Create the file only if it does not exist (exclusive create, 0600): a lock.
+   * Resolves `false` when it already exists.
+   */
+  createExclusive(relativePath: string, text: string): Promise<boolean>;
 }
 
 const FILE_MODE = 0o600;
@@ -161,6 +166,30 @@ export function createHomeFiles(root: string): HomeFiles {
       const file = await existingFile(relativePath);
       if (file === undefined) return false;
       await guard(file, 'remove', () => rm(file, { force: true }));
+      return true;
+    },
+
+    async createExclusive(relativePath, text) {
+      const segments = parts(relativePath);
+      const file = join(root, ...segments);
+      await walk(foldersOf(segments), true);
+      let handle: FileHandle;
+      try {
+        handle = await open(
+          file,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+          FILE_MODE,
+        );
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw accessFailed(file, 'create', error);
+      }
+      try {
+        if (posix) await handle.chmod(FILE_MODE);
+        await handle.writeFile(text);
+      } finally {
+        await handle.close();
+      }
       return true;
     },
   };
