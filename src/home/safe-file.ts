@@ -70,7 +70,22 @@ export function createHomeFiles(root: string): HomeFiles {
         if (!create) return false;
         // Folders above the home are the user's (MCPX_HOME may name a new path): made as needed.
         const recursive = folder === root;
-        await guard(folder, 'create the folder', () => mkdir(folder, { mode: DIR_MODE, recursive }));
+        const made = await guard(folder, 'create the folder', () =>
+          mkdir(folder, { mode: DIR_MODE, recursive }).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === 'EEXIST') return false;
+              throw error;
+            },
+          ),
+        );
+        if (!made) {
+          // Another mcpx made it at the same moment (many first calls at once): check it as found.
+          const raced = await lstatOrUndefined(folder);
+          if (raced === undefined) throw accessFailed(folder, 'create the folder', new Error('vanished'));
+          checkFolder(folder, raced, root);
+          continue;
+        }
         // mkdir's mode passes through the umask; the folder must end up exactly 0700.
         if (posix) await guard(folder, 'set the permissions of', () => chmod(folder, DIR_MODE));
         continue;
