@@ -47,6 +47,8 @@ export class CliSession {
   readonly #early = new Map<string, StdioTransport>();
   /** This process is the keep-alive daemon: it starts its servers itself. */
   #isDaemon = false;
+  /** Whether an `mcpx daemon start --all` daemon runs for this config (asked once). */
+  #allDaemon: Promise<boolean> | undefined;
 
   constructor(
     readonly io: CliIo,
@@ -227,7 +229,9 @@ export class CliSession {
               : { ...server, connectTimeoutMs: timeout, requestTimeoutMs: timeout };
           // A keep-alive server is reached through the daemon, which speaks 2025 MCP on its socket
           // whatever era the server itself speaks (so no probe, and no era to remember here).
-          const viaDaemon = this.#viaDaemon(server) ? await this.#daemonTransports(server) : undefined;
+          const viaDaemon = (await this.#viaDaemon(server))
+            ? await this.#daemonTransports(server)
+            : undefined;
           const connection = await connectServer(viaDaemon ? { ...timed, protocol: 'legacy' } : timed, {
             createTransport: () =>
               viaDaemon
@@ -307,9 +311,9 @@ export class CliSession {
   }
 
   /** The daemon's socket, pid and lock files for this session's resolved config. */
-  async daemonPaths(): Promise<import('../daemon/index.js').DaemonPaths> {
+  async daemonPaths(): Promise<import('../daemon/paths.js').DaemonPaths> {
     const [{ daemonKey, daemonPaths }, { createHomeFiles }] = await Promise.all([
-      import('../daemon/index.js'),
+      import('../daemon/paths.js'),
       import('../home/index.js'),
     ]);
     const files = (await this.config()).files.map((f) => f.path);
@@ -339,14 +343,28 @@ export class CliSession {
     child.unref();
   }
 
-  /** A keep-alive server, outside the daemon itself, with the daemon not switched off. */
-  #viaDaemon(server: ServerConfig): boolean {
-    return (
-      server.keepAlive === true &&
-      !this.#isDaemon &&
-      this.io.env.MCPX_DAEMON !== 'off' &&
-      server.origin.layer !== 'adhoc'
-    );
+  /**
+   * Whether the daemon runs this server: a keep-alive one, or any one while a
+   * `--all` daemon runs for this config; never inside the daemon itself, for an
+   * ad-hoc server, or with MCPX_DAEMON=off.
+   */
+  async #viaDaemon(server: ServerConfig): Promise<boolean> {
+    if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || server.origin.layer === 'adhoc') return false;
+    if (server.keepAlive === true) return true;
+    this.#allDaemon ??= (async () => {
+      // Only the pid file and /proc: a command that calls no warm server loads nothing more.
+      const [{ isAlive, parseIdentity }, { createHomeFiles }] = await Promise.all([
+        import('../daemon/liveness.js'),
+        import('../home/index.js'),
+      ]);
+      const paths = await this.daemonPaths();
+      const text = await createHomeFiles(this.home)
+        .readText(paths.pidFile)
+        .catch(() => undefined);
+      const recorded = parseIdentity(text);
+      return recorded?.all === true && (await isAlive(recorded));
+    })();
+    return this.#allDaemon;
   }
 
   /**
@@ -357,7 +375,7 @@ export class CliSession {
    */
   async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
     const [{ openDaemon, DaemonSocketTransport }, { createHomeFiles }] = await Promise.all([
-      import('../daemon/index.js'),
+      import('../daemon/caller.js'),
       import('../home/index.js'),
     ]);
     const paths = await this.daemonPaths();
@@ -369,7 +387,10 @@ export class CliSession {
           paths,
           pid: process.pid,
           uid: process.getuid?.(),
-          start: () => this.spawnDaemon(paths.key, { idleSeconds: this.io.env.MCPX_DAEMON_IDLE }),
+          // Only a keep_alive entry starts a daemon; any other one uses a running `--all` daemon.
+          ...(server.keepAlive === true
+            ? { start: () => this.spawnDaemon(paths.key, { idleSeconds: this.io.env.MCPX_DAEMON_IDLE }) }
+            : {}),
         },
       );
       if (reply.notice) this.notice(forTerminal(reply.notice));
@@ -394,7 +415,7 @@ export class CliSession {
 
   /** Connect to a server (closed with the session). */
   async connect(server: ServerConfig): Promise<ServerConnection> {
-    if (!this.#registry && !this.#viaDaemon(server)) this.#spawnEarly(server);
+    if (!this.#registry && !(await this.#viaDaemon(server))) this.#spawnEarly(server);
     return (await this.registry()).connect(server.name);
   }
 

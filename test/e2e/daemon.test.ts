@@ -285,6 +285,19 @@ describe('mcpx daemon', () => {
     expect(await readdir(join(world.home, '.mcpx', 'run'))).toEqual([]);
   }, 120_000);
 
+  it('start --all keeps a server without keep_alive warm while it runs; without it that server starts per command', async () => {
+    await writeConfig({ plain: { keep_alive: false } });
+    expect((await mcpx(['call', 'plain.echo', 'message=1'])).stdout).toBe('1\n');
+    expect(daemonPids()).toEqual([]);
+    expect((await mcpx(['daemon', 'start', '--all'])).code).toBe(0);
+    // --all connects every server at start; the calls then find it warm.
+    expect((await mcpx(['call', 'plain.echo', 'message=2'])).stdout).toBe('2\n');
+    expect((await mcpx(['call', 'plain.echo', 'message=3'])).stdout).toBe('3\n');
+    expect(await starts('plain')).toHaveLength(2);
+    const now = await status();
+    expect(now.servers).toEqual([expect.objectContaining({ name: 'plain', state: 'ready', calls: 2 })]);
+  }, 120_000);
+
   it('refuses a socket folder or socket another user could reach', async () => {
     const run = join(world.home, '.mcpx', 'run');
     await mkdir(run, { mode: 0o700 });

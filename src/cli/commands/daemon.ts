@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
+import type { DaemonPaths, DaemonStatus } from '../../daemon/caller.js';
+import type { DaemonServer } from '../../daemon/server.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
@@ -48,7 +49,7 @@ export async function runDaemon(
 }
 
 async function connection(session: CliSession) {
-  const daemon = await import('../../daemon/index.js');
+  const daemon = await import('../../daemon/caller.js');
   const paths = await session.daemonPaths();
   const base = {
     home: createHomeFiles(session.home),
@@ -154,12 +155,17 @@ async function status(session: CliSession): Promise<number> {
 
 /** The daemon itself (started detached by `start` or on demand): serves until stopped or idle. */
 async function run(session: CliSession, options: DaemonOptions): Promise<number> {
-  const { startDaemonServer, identify } = await import('../../daemon/index.js');
+  const [{ startDaemonServer }, { identify }] = await Promise.all([
+    import('../../daemon/server.js'),
+    import('../../daemon/liveness.js'),
+  ]);
   const idle = idleSeconds(options.idle ?? session.io.env.MCPX_DAEMON_IDLE) ?? DEFAULT_DAEMON_IDLE_S;
   const paths = await session.daemonPaths();
   if (options.key !== undefined && options.key !== paths.key)
     throw usageError(`this folder's config is not the one daemon ${options.key} was started for`);
   // --all holds every usable server; untrusted ones are skipped, since the daemon never asks anyone.
+  // The built-in demo is held only when nothing else is configured (as the gateway serves it).
+  if (options.all) session.omitBuiltinWhenConfigured();
   const held = options.all ? await session.usableServers() : [];
   session.runAsDaemon(held);
   session.reconnectLazily();
@@ -184,6 +190,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
     serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
     onStop: () => stop(),
   });
+  // Warm from the start: the first call finds its server ready (failures are in `status`).
+  if (options.all) void registry.connectAll();
   await stopped;
   await server.close();
   return ExitCode.Ok;
