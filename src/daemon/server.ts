@@ -6,6 +6,7 @@ import type { ClientFeatures } from '../client/features.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { GatewayHost } from '../gateway/host.js';
+import { Paginator } from '../gateway/paginate.js';
 import { createSessionServer } from '../gateway/session-server.js';
 import type { HomeFiles } from '../home/index.js';
 import type { ServerRegistry } from '../registry/index.js';
@@ -53,6 +54,8 @@ interface Slot {
   config: ServerConfig;
   key: string;
   host: GatewayHost;
+  /** Pages of its lists, shared by its clients (as the gateway's are). */
+  pages: Paginator;
   calls: number;
   clients: number;
   connectedAt?: number;
@@ -91,6 +94,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       transparent: config.name,
       policy: { level: 'yolo' },
     }),
+    pages: new Paginator(),
     calls: 0,
     clients: 0,
   });
@@ -182,6 +186,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       () =>
         createSessionServer(slot.host, {
           client: `daemon-${clientCount}-${now()}`,
+          pages: slot.pages,
           capabilities,
           ...(instructions ? { instructions } : {}),
           onRequest: (event) => {

@@ -150,6 +150,37 @@ describe('a list change upstream', () => {
   });
 });
 
+describe('resource subscriptions and completions', () => {
+  it('a subscribed client is told of an update under the public URI', async () => {
+    gateway = await world.serve();
+    const client = await world.client(gateway.url, 'legacy');
+    const updated = new Promise<string>((resolve) => {
+      client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri));
+    });
+    await client.subscribeResource({ uri: 'mcpx://local/test://counter' });
+    await client.callTool({ name: 'local__touch_resource', arguments: {} });
+    expect(await updated).toBe('mcpx://local/test://counter');
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    'completes prompt and template arguments for a %s client',
+    async (era) => {
+      gateway = await world.serve();
+      const client = await world.client(gateway.url, era);
+      const prompt = await client.complete({
+        ref: { type: 'ref/prompt', name: 'local__code_review' },
+        argument: { name: 'language', value: 'py' },
+      });
+      expect(prompt.completion.values).toContain('python');
+      const template = await client.complete({
+        ref: { type: 'ref/resource', uri: 'mcpx://local/test://users/{id}' },
+        argument: { name: 'id', value: '' },
+      });
+      expect(template.completion.values.length).toBeGreaterThan(0);
+    },
+  );
+});
+
 describe('SIGTERM', () => {
   it('lets the call in flight finish, then closes the upstreams and exits 0', async () => {
     gateway = await world.serve();

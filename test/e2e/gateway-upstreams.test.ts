@@ -119,3 +119,48 @@ describe('global filters', () => {
     );
   });
 });
+
+describe('SIGHUP', () => {
+  it('reloads the config: adds, removes and restarts only the servers that changed', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const log = (name: string) => join(world.dir, `starts-${name}.log`);
+    const entry = (name: string, extra: Record<string, string> = {}) => ({
+      command: process.execPath,
+      args: [testServerPath],
+      env: { MCPX_TEST_START_LOG: log(name), ...extra },
+    });
+    const original = await readFile(world.configFile, 'utf8');
+    await writeFile(
+      world.configFile,
+      JSON.stringify({
+        permission: 'yolo',
+        mcpServers: { keep: entry('keep'), gone: entry('gone'), change: entry('change', { V: '1' }) },
+      }),
+    );
+    try {
+      const gateway = await world.serve();
+      const client = await world.client(gateway.url, 'legacy');
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('gone__echo');
+      await writeFile(
+        world.configFile,
+        JSON.stringify({
+          permission: 'yolo',
+          mcpServers: { keep: entry('keep'), change: entry('change', { V: '2' }), added: entry('added') },
+        }),
+      );
+      gateway.child.kill('SIGHUP');
+      for (let i = 0; i < 200 && !gateway.stderr().includes('reloaded'); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(gateway.stderr()).toContain('added added; removed gone; restarted change');
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('added__echo');
+      expect(names.some((n) => n.startsWith('gone__'))).toBe(false);
+      expect(firstText(await client.callTool({ name: 'change__env', arguments: { name: 'V' } }))).toBe('2');
+      const starts = async (name: string) => (await readFile(log(name), 'utf8')).trim().split('\n').length;
+      expect(await starts('keep')).toBe(1);
+      expect(await starts('change')).toBe(2);
+    } finally {
+      await writeFile(world.configFile, original);
+    }
+  });
+});
