@@ -122,3 +122,52 @@ async function callsInDaemon(): Promise<number> {
   const status = JSON.parse(run.stdout) as { servers?: { calls: number }[] };
   return status.servers?.[0]?.calls ?? 0;
 }
+
+describe('a keep-alive server from a project file, on a terminal', () => {
+  it('is approved at the calling terminal, then runs warm in the daemon; progress streams back', {
+    timeout: 90_000,
+  }, async () => {
+    const repo = join(dir.path, 'repo');
+    const projectLog = join(dir.path, 'proj.starts');
+    await mkdir(repo, { recursive: true });
+    await writeFile(
+      join(repo, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          proj: {
+            command: process.execPath,
+            args: [testServerPath],
+            keep_alive: true,
+            env: { MCPX_TEST_START_LOG: projectLog },
+          },
+        },
+      }),
+    );
+    // Without a terminal nobody can approve it: it is skipped, and no daemon runs it.
+    const skipped = await runCli(['call', 'proj.echo', 'message=x'], { cwd: repo, home: home() });
+    expect(skipped.code).toBe(2);
+    expect(skipped.stderr).toContain('mcpx config trust');
+    expect(await readFile(projectLog, 'utf8').catch(() => '')).toBe('');
+
+    const term = runInPty(['call', 'proj.slow_operation', 'steps=6', 'delay_ms=300'], {
+      cwd: repo,
+      home: home(),
+    });
+    cleanups.push(
+      () => term.kill(),
+      () => runCli(['daemon', 'stop'], { cwd: repo, home: home() }).then(() => undefined),
+    );
+    await term.waitFor('Start it? Only say yes if you trust this repository. [y/N]');
+    await term.type('y\r');
+    await term.waitFor(/\[#+ +\] \d+% step \d of 6/);
+    await term.waitFor('completed 6 steps');
+    expect(await term.exited).toBe(0);
+
+    // The approval was the person's, at their terminal; the daemon holds the server now.
+    const again = await runCli(['call', 'proj.echo', 'message=warm'], { cwd: repo, home: home() });
+    expect(again.stdout).toBe('warm\n');
+    const pids = (await readFile(projectLog, 'utf8')).split('\n').filter(Boolean);
+    expect(pids).toHaveLength(1);
+    expect(isAlive(Number(pids[0]))).toBe(true);
+  });
+});
