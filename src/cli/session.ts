@@ -217,6 +217,7 @@ export class CliSession {
           import('../registry/index.js'),
         ]);
       const eraCache = await openFileEraCache(this.home);
+      const allDaemon = await this.#allDaemonRunning();
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
       const registry = new ServerRegistry(servers, {
@@ -229,7 +230,9 @@ export class CliSession {
               : { ...server, connectTimeoutMs: timeout, requestTimeoutMs: timeout };
           // A keep-alive server is reached through the daemon, which speaks 2025 MCP on its socket
           // whatever era the server itself speaks (so no probe, and no era to remember here).
-          const viaDaemon = (await this.#viaDaemon(server))
+          // Decided without waiting (allDaemon was asked before the registry existed): a close
+          // while this connector awaited would otherwise let it spawn a server after the close.
+          const viaDaemon = this.#viaDaemonWith(server, allDaemon)
             ? await this.#daemonTransports(server)
             : undefined;
           const connection = await connectServer(viaDaemon ? { ...timed, protocol: 'legacy' } : timed, {
@@ -345,13 +348,23 @@ export class CliSession {
 
   /**
    * Whether the daemon runs this server: a keep-alive one, or any one while a
-   * `--all` daemon runs for this config; never inside the daemon itself, for an
-   * ad-hoc server, or with MCPX_DAEMON=off.
+   * `--all` daemon runs for this config (`allDaemon`); never inside the daemon
+   * itself, for an ad-hoc server, or with MCPX_DAEMON=off.
    */
-  async #viaDaemon(server: ServerConfig): Promise<boolean> {
+  #viaDaemonWith(server: ServerConfig, allDaemon: boolean): boolean {
     if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || server.origin.layer === 'adhoc') return false;
-    if (server.keepAlive === true) return true;
+    return server.keepAlive === true || allDaemon;
+  }
+
+  async #viaDaemon(server: ServerConfig): Promise<boolean> {
+    if (server.keepAlive === true) return this.#viaDaemonWith(server, false);
+    return this.#viaDaemonWith(server, await this.#allDaemonRunning());
+  }
+
+  /** Whether an `mcpx daemon start --all` daemon runs for this config (asked once per command). */
+  #allDaemonRunning(): Promise<boolean> {
     this.#allDaemon ??= (async () => {
+      if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || this.adhoc()) return false;
       // Only the pid file and /proc: a command that calls no warm server loads nothing more.
       const [{ isAlive, parseIdentity }, { createHomeFiles }] = await Promise.all([
         import('../daemon/liveness.js'),
