@@ -35,6 +35,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.ModelKeyMissing]: ExitCode.Config,
   [Codes.HomeUnsafe]: ExitCode.Config,
   [Codes.HomeAccess]: ExitCode.Config,
+  [Codes.DaemonUnsafe]: ExitCode.Config,
+  [Codes.DaemonUnavailable]: ExitCode.Unreachable,
   [Codes.CommandNotFound]: ExitCode.Unreachable,
   [Codes.SpawnPermissionDenied]: ExitCode.Unreachable,
   [Codes.SpawnFailed]: ExitCode.Unreachable,

@@ -272,6 +272,19 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
     );
 
+  program
+    .command('daemon')
+    .description(
+      'keep servers marked "keep_alive" running between commands: start [--all] | stop | status | restart',
+    )
+    .argument('<action>', 'start, stop, status or restart')
+    .option('--all', 'with start: keep every configured server warm, not only keep_alive ones')
+    .option('--idle <seconds>', 'with start: end the daemon after this long with no client (default 1800)')
+    .addOption(new Option('--key <key>').hideHelp())
+    .action((action: string, opts: import('./commands/daemon.js').DaemonOptions) =>
+      select(async (s) => (await import('./commands/daemon.js')).runDaemon(s, action, opts)),
+    );
+
   const config = program.command('config').description('inspect, validate and trust config files');
   config
     .command('path')

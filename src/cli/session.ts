@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
@@ -46,6 +47,10 @@ export class CliSession {
   #listChanges = true;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, StdioTransport>();
+  /** This process is the keep-alive daemon: it starts its servers itself. */
+  #isDaemon = false;
+  /** Whether an `mcpx daemon start --all` daemon runs for this config (asked once). */
+  #allDaemon: Promise<boolean> | undefined;
 
   constructor(
     readonly io: CliIo,
@@ -239,6 +244,7 @@ export class CliSession {
           import('../registry/index.js'),
         ]);
       const eraCache = await openFileEraCache(this.home);
+      const allDaemon = await this.#allDaemonRunning();
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
       const registry = new ServerRegistry(servers, {
@@ -249,10 +255,19 @@ export class CliSession {
             timeout === undefined
               ? server
               : { ...server, connectTimeoutMs: timeout, requestTimeoutMs: timeout };
-          const connection = await connectServer(timed, {
+          // A keep-alive server is reached through the daemon, which speaks 2025 MCP on its socket
+          // whatever era the server itself speaks (so no probe, and no era to remember here).
+          // Decided without waiting (allDaemon was asked before the registry existed): a close
+          // while this connector awaited would otherwise let it spawn a server after the close.
+          const viaDaemon = this.#viaDaemonWith(server, allDaemon)
+            ? await this.#daemonTransports(server)
+            : undefined;
+          const connection = await connectServer(viaDaemon ? { ...timed, protocol: 'legacy' } : timed, {
             createTransport: () =>
-              this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server)),
-            eraCache,
+              viaDaemon
+                ? viaDaemon()
+                : (this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server))),
+            ...(viaDaemon ? {} : { eraCache }),
             signal: hooks.signal ?? this.io.signal,
             ...(this.#listChanges ? { onListChanged: hooks.onListChanged } : {}),
             ...(verbose
@@ -324,9 +339,132 @@ export class CliSession {
     this.#listChanges = false;
   }
 
+  /**
+   * Make this session the keep-alive daemon's: it holds exactly `servers` (more
+   * are added as callers ask) and starts them itself. Must be set before the
+   * registry is first used.
+   */
+  runAsDaemon(servers: readonly ServerConfig[]): void {
+    this.#isDaemon = true;
+    this.#usable = Promise.resolve([...servers]);
+  }
+
+  /** The daemon's socket, pid and lock files for this session's resolved config. */
+  async daemonPaths(): Promise<import('../daemon/paths.js').DaemonPaths> {
+    const [{ daemonKey, daemonPaths }, { createHomeFiles }] = await Promise.all([
+      import('../daemon/paths.js'),
+      import('../home/index.js'),
+    ]);
+    const files = (await this.config()).files.map((f) => f.path);
+    return daemonPaths(createHomeFiles(this.home), daemonKey(files));
+  }
+
+  /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
+  spawnDaemon(key: string, options: { all?: boolean; idleSeconds?: string } = {}): void {
+    const args = [
+      ...process.execArgv.filter((a) => !a.startsWith('--inspect')),
+      process.argv[1] ?? '',
+      ...(this.options.config ? ['--config', this.options.config] : []),
+      'daemon',
+      'run',
+      '--key',
+      key,
+      ...(options.all ? ['--all'] : []),
+      ...(options.idleSeconds ? ['--idle', options.idleSeconds] : []),
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: this.io.cwd,
+      env: { ...this.io.env },
+      detached: true,
+      stdio: 'ignore',
+    });
+    child.on('error', () => {});
+    child.unref();
+  }
+
+  /**
+   * Whether the daemon runs this server: a keep-alive one, or any one while a
+   * `--all` daemon runs for this config (`allDaemon`); never inside the daemon
+   * itself, for an ad-hoc server, or with MCPX_DAEMON=off.
+   */
+  #viaDaemonWith(server: ServerConfig, allDaemon: boolean): boolean {
+    if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || server.origin.layer === 'adhoc') return false;
+    return server.keepAlive === true || allDaemon;
+  }
+
+  async #viaDaemon(server: ServerConfig): Promise<boolean> {
+    if (server.keepAlive === true) return this.#viaDaemonWith(server, false);
+    return this.#viaDaemonWith(server, await this.#allDaemonRunning());
+  }
+
+  /** Whether an `mcpx daemon start --all` daemon runs for this config (asked once per command). */
+  #allDaemonRunning(): Promise<boolean> {
+    this.#allDaemon ??= (async () => {
+      if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || this.adhoc()) return false;
+      // Only the pid file and /proc: a command that calls no warm server loads nothing more.
+      const [{ isAlive, parseIdentity }, { createHomeFiles }] = await Promise.all([
+        import('../daemon/liveness.js'),
+        import('../home/index.js'),
+      ]);
+      const paths = await this.daemonPaths();
+      const text = await createHomeFiles(this.home)
+        .readText(paths.pidFile)
+        .catch(() => undefined);
+      const recorded = parseIdentity(text);
+      return recorded?.all === true && (await isAlive(recorded));
+    })();
+    return this.#allDaemon;
+  }
+
+  /**
+   * Transports to the daemon for a keep-alive server (starting the daemon on
+   * demand), or undefined when it cannot be reached: then the server is
+   * started directly, with a --verbose note. A socket someone else could reach
+   * is refused, and a server that failed inside the daemon is reported as is.
+   */
+  async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const [{ openDaemon, DaemonSocketTransport }, { createHomeFiles }] = await Promise.all([
+      import('../daemon/caller.js'),
+      import('../home/index.js'),
+    ]);
+    const paths = await this.daemonPaths();
+    const open = async (): Promise<ManagedTransport> => {
+      const { socket, reply } = await openDaemon(
+        { op: 'serve', server },
+        {
+          home: createHomeFiles(this.home),
+          paths,
+          pid: process.pid,
+          uid: process.getuid?.(),
+          // Only a keep_alive entry starts a daemon; any other one uses a running `--all` daemon.
+          ...(server.keepAlive === true
+            ? { start: () => this.spawnDaemon(paths.key, { idleSeconds: this.io.env.MCPX_DAEMON_IDLE }) }
+            : {}),
+        },
+      );
+      if (reply.notice) this.notice(forTerminal(reply.notice));
+      return new DaemonSocketTransport(socket, server.name);
+    };
+    let first: ManagedTransport;
+    try {
+      first = await open();
+    } catch (error) {
+      if (!(error instanceof McpxError) || error.code !== ErrorCode.DaemonUnavailable) throw error;
+      if (this.options.verbose)
+        this.notice(`${server.name}: ${error.message}; starting it directly instead of in the mcpx daemon`);
+      return undefined;
+    }
+    let pending: ManagedTransport | undefined = first;
+    return async () => {
+      const transport = pending ?? (await open());
+      pending = undefined;
+      return transport;
+    };
+  }
+
   /** Connect to a server (closed with the session). */
   async connect(server: ServerConfig, options: ConnectOptions = {}): Promise<ServerConnection> {
-    if (!this.#registry) this.#spawnEarly(server);
+    if (!this.#registry && !(await this.#viaDaemon(server))) this.#spawnEarly(server);
     return (await this.registry()).connect(server.name, {}, options);
   }
 

@@ -126,7 +126,7 @@ export function normalizeServer(
         target: 'key',
         fixes: [
           guess ? `rename '${key}' to '${guess}'` : `remove '${key}'`,
-          'server fields: command, args, env, env_passthrough, cwd, url, type, headers, enabled, fail_if_no_tools, connect_timeout, request_timeout, http_max_retries, http_retry_backoff, allowed_tools, disabled_tools, protocol, max_line_bytes, oauth, allowed_hosts',
+          'server fields: command, args, env, env_passthrough, cwd, url, type, headers, enabled, fail_if_no_tools, connect_timeout, request_timeout, http_max_retries, http_retry_backoff, allowed_tools, disabled_tools, protocol, max_line_bytes, oauth, allowed_hosts, keep_alive, keep_alive_idle',
         ],
       });
       continue;
@@ -210,6 +210,8 @@ export function normalizeServer(
     maxLineBytes: readers.integer(given.get('maxLineBytes'), 1),
     oauth: readers.object(given.get('oauth')),
     allowedHosts: readers.strings(given.get('allowedHosts'))?.map((s) => s.value),
+    keepAlive: readers.boolean(given.get('keepAlive')),
+    keepAliveIdleMs: readers.seconds(given.get('keepAliveIdle'), false),
   };
 
   // Exactly one of command/url. A misspelt key already explains a missing one.

@@ -21,6 +21,8 @@ export type CanonicalField =
   | 'maxLineBytes'
   | 'oauth'
   | 'allowedHosts'
+  | 'keepAlive'
+  | 'keepAliveIdle'
   | 'name'
   | 'ignored';
 
@@ -54,6 +56,8 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   max_line_bytes: 'maxLineBytes',
   oauth: 'oauth',
   allowed_hosts: 'allowedHosts',
+  keep_alive: 'keepAlive',
+  keep_alive_idle: 'keepAliveIdle',
   // camelCase and foreign spellings
   envPassthrough: 'envPassthrough',
   env_passthru: 'envPassthrough',
@@ -71,6 +75,8 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   excludeTools: 'denyTools',
   maxLineBytes: 'maxLineBytes',
   allowedHosts: 'allowedHosts',
+  keepAlive: 'keepAlive',
+  keepAliveIdle: 'keepAliveIdle',
   transport: 'type',
   serverUrl: 'url',
   httpUrl: 'url',
@@ -113,6 +119,9 @@ export const FIELD_TRUST: Readonly<Record<CanonicalField, 'fingerprinted' | 'har
   allowTools: 'harmless',
   denyTools: 'harmless',
   maxLineBytes: 'harmless',
+  // Where the server runs (warm in the daemon or started per command), not what runs.
+  keepAlive: 'harmless',
+  keepAliveIdle: 'harmless',
   name: 'harmless',
   ignored: 'harmless',
 });

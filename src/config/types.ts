@@ -57,6 +57,10 @@ export interface ServerConfig {
    * are more private than the server itself, or plain http.
    */
   readonly allowedHosts?: readonly string[];
+  /** Kept warm between commands by the per-user daemon (`mcpx daemon`). */
+  readonly keepAlive?: boolean;
+  /** In the daemon: stopped after this long without a request. */
+  readonly keepAliveIdleMs?: number;
   readonly origin: ServerOrigin;
   /**
    * sha256 over every field that changes what runs or where data goes, as

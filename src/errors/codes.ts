@@ -23,6 +23,9 @@ export const ErrorCode = {
   // mcpx's own files under its home
   HomeUnsafe: 'HOME_UNSAFE',
   HomeAccess: 'HOME_ACCESS',
+  // the keep-alive daemon
+  DaemonUnsafe: 'DAEMON_UNSAFE',
+  DaemonUnavailable: 'DAEMON_UNAVAILABLE',
   // starting and talking to a server
   CommandNotFound: 'COMMAND_NOT_FOUND',
   SpawnPermissionDenied: 'SPAWN_PERMISSION_DENIED',

@@ -29,6 +29,11 @@ export interface HomeFiles {
   list(relativePath: string): Promise<string[]>;
   /** Delete the folder and everything in it (links inside are removed, never followed); `true` when there was one. */
   removeTree(relativePath: string): Promise<boolean>;
+  /**
+   * Create the file only if it does not exist (exclusive create, 0600): a lock.
+   * Resolves `false` when it already exists.
+   */
+  createExclusive(relativePath: string, text: string): Promise<boolean>;
 }
 
 const FILE_MODE = 0o600;
@@ -69,7 +74,22 @@ export function createHomeFiles(root: string): HomeFiles {
         if (!create) return false;
         // Folders above the home are the user's (MCPX_HOME may name a new path): made as needed.
         const recursive = folder === root;
-        await guard(folder, 'create the folder', () => mkdir(folder, { mode: DIR_MODE, recursive }));
+        const made = await guard(folder, 'create the folder', () =>
+          mkdir(folder, { mode: DIR_MODE, recursive }).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === 'EEXIST') return false;
+              throw error;
+            },
+          ),
+        );
+        if (!made) {
+          // Another mcpx made it at the same moment (many first calls at once): check it as found.
+          const raced = await lstatOrUndefined(folder);
+          if (raced === undefined) throw accessFailed(folder, 'create the folder', new Error('vanished'));
+          checkFolder(folder, raced, root);
+          continue;
+        }
         // mkdir's mode passes through the umask; the folder must end up exactly 0700.
         if (posix) await guard(folder, 'set the permissions of', () => chmod(folder, DIR_MODE));
         continue;
@@ -184,6 +204,30 @@ export function createHomeFiles(root: string): HomeFiles {
       if (info === undefined) return false;
       checkFolder(folder, info, root);
       await guard(folder, 'remove', () => rm(folder, { recursive: true, force: true }));
+      return true;
+    },
+
+    async createExclusive(relativePath, text) {
+      const segments = parts(relativePath);
+      const file = join(root, ...segments);
+      await walk(foldersOf(segments), true);
+      let handle: FileHandle;
+      try {
+        handle = await open(
+          file,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+          FILE_MODE,
+        );
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw accessFailed(file, 'create', error);
+      }
+      try {
+        if (posix) await handle.chmod(FILE_MODE);
+        await handle.writeFile(text);
+      } finally {
+        await handle.close();
+      }
       return true;
     },
   };

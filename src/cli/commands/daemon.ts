@@ -1,0 +1,214 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { DaemonPaths, DaemonStatus } from '../../daemon/caller.js';
+import type { DaemonServer } from '../../daemon/server.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import { createHomeFiles } from '../../home/index.js';
+import { forTerminal } from '../../tools/sanitize.js';
+import { ExitCode } from '../exit-codes.js';
+import { usageError } from '../global-options.js';
+import { toJson } from '../output/json.js';
+import { renderTable } from '../output/table.js';
+import type { CliSession } from '../session.js';
+
+export interface DaemonOptions {
+  readonly all?: boolean;
+  readonly idle?: string;
+  readonly key?: string;
+}
+
+// Without a client for this long the daemon ends (and its servers with it).
+const DEFAULT_DAEMON_IDLE_S = 1800;
+// A warm server with no request for this long is stopped, unless its keep_alive_idle says otherwise.
+const DEFAULT_SERVER_IDLE_S = 600;
+
+/** `mcpx daemon start|stop|status|restart|run`: a thin front end over `src/daemon/`. */
+export async function runDaemon(
+  session: CliSession,
+  action: string,
+  options: DaemonOptions,
+): Promise<number> {
+  switch (action) {
+    case 'start':
+      return start(session, options);
+    case 'stop':
+      return stop(session);
+    case 'status':
+      return status(session);
+    case 'restart': {
+      await stop(session, true);
+      return start(session, options);
+    }
+    case 'run':
+      return run(session, options);
+    default:
+      throw usageError(
+        `unknown daemon action '${action}'`,
+        'use mcpx daemon start | stop | status | restart',
+      );
+  }
+}
+
+async function connection(session: CliSession) {
+  const daemon = await import('../../daemon/caller.js');
+  const paths = await session.daemonPaths();
+  const base = {
+    home: createHomeFiles(session.home),
+    paths,
+    pid: process.pid,
+    uid: process.getuid?.(),
+  };
+  return { daemon, paths, base };
+}
+
+/** The running daemon's status, or undefined when none runs. */
+async function currentStatus(session: CliSession): Promise<DaemonStatus | undefined> {
+  const { daemon, base } = await connection(session);
+  try {
+    const { socket, reply } = await daemon.openDaemon({ op: 'status' }, base);
+    socket.destroy();
+    return reply.status;
+  } catch (error) {
+    if (error instanceof McpxError && error.code === ErrorCode.DaemonUnavailable) return undefined;
+    throw error;
+  }
+}
+
+async function start(session: CliSession, options: DaemonOptions): Promise<number> {
+  const idle = idleSeconds(options.idle);
+  const running = await currentStatus(session);
+  if (running) {
+    if (options.all && !running.all)
+      throw usageError(
+        `an mcpx daemon already runs for this config (pid ${running.pid}) without --all`,
+        'run `mcpx daemon restart --all`',
+      );
+    session.notice(`mcpx daemon: already running (pid ${running.pid})`);
+    return ExitCode.Ok;
+  }
+  const { daemon, paths, base } = await connection(session);
+  const { socket, reply } = await daemon.openDaemon(
+    { op: 'status' },
+    {
+      ...base,
+      start: () =>
+        session.spawnDaemon(paths.key, {
+          ...(options.all ? { all: true } : {}),
+          ...(idle !== undefined ? { idleSeconds: String(idle) } : {}),
+        }),
+    },
+  );
+  socket.destroy();
+  session.notice(`mcpx daemon: started (pid ${reply.status?.pid}), socket ${paths.absolute.socket}`);
+  return ExitCode.Ok;
+}
+
+async function stop(session: CliSession, quiet = false): Promise<number> {
+  const { daemon, paths, base } = await connection(session);
+  const recorded = daemon.parseIdentity(await base.home.readText(paths.pidFile).catch(() => undefined));
+  try {
+    const { socket } = await daemon.openDaemon({ op: 'stop' }, base);
+    socket.destroy();
+  } catch (error) {
+    if (!(error instanceof McpxError && error.code === ErrorCode.DaemonUnavailable)) throw error;
+    if (!quiet) session.notice('mcpx daemon: not running');
+    return ExitCode.Ok;
+  }
+  // Stopped means gone, servers and all: wait for the process to end.
+  const until = Date.now() + 15_000;
+  while (recorded && (await daemon.isAlive(recorded)) && Date.now() < until) await delay(50);
+  if (!quiet) session.notice(`mcpx daemon: stopped${recorded ? ` (pid ${recorded.pid})` : ''}`);
+  return ExitCode.Ok;
+}
+
+async function status(session: CliSession): Promise<number> {
+  const current = await currentStatus(session);
+  const paths = await session.daemonPaths();
+  if (session.options.json) {
+    session.io.stdout.write(
+      `${toJson(current ? { running: true, socket: paths.absolute.socket, ...current } : { running: false })}\n`,
+    );
+    return ExitCode.Ok;
+  }
+  if (!current) {
+    session.io.stdout.write('mcpx daemon: not running\n');
+    return ExitCode.Ok;
+  }
+  const lines = [
+    `mcpx daemon: running (pid ${current.pid}, up ${duration(current.uptimeMs)}${current.all ? ', all servers' : ''}, ${current.clients - 1} client${current.clients - 1 === 1 ? '' : 's'} connected)`,
+    `socket: ${paths.absolute.socket}`,
+  ];
+  session.io.stdout.write(`${lines.join('\n')}\n`);
+  if (current.servers.length === 0) {
+    session.io.stdout.write('no warm servers\n');
+    return ExitCode.Ok;
+  }
+  const rows = current.servers.map((s) => [
+    forTerminal(s.name),
+    s.state,
+    s.uptimeMs === undefined ? '-' : duration(s.uptimeMs),
+    String(s.calls),
+    s.lastError ? forTerminal(s.lastError) : '-',
+  ]);
+  session.io.stdout.write(`${renderTable(['SERVER', 'STATE', 'UPTIME', 'CALLS', 'LAST ERROR'], rows)}\n`);
+  return ExitCode.Ok;
+}
+
+/** The daemon itself (started detached by `start` or on demand): serves until stopped or idle. */
+async function run(session: CliSession, options: DaemonOptions): Promise<number> {
+  const [{ startDaemonServer }, { identify }] = await Promise.all([
+    import('../../daemon/server.js'),
+    import('../../daemon/liveness.js'),
+  ]);
+  const idle = idleSeconds(options.idle ?? session.io.env.MCPX_DAEMON_IDLE) ?? DEFAULT_DAEMON_IDLE_S;
+  const paths = await session.daemonPaths();
+  if (options.key !== undefined && options.key !== paths.key)
+    throw usageError(`this folder's config is not the one daemon ${options.key} was started for`);
+  // --all holds every usable server; untrusted ones are skipped, since the daemon never asks anyone.
+  // The built-in demo is held only when nothing else is configured (as the gateway serves it).
+  if (options.all) session.omitBuiltinWhenConfigured();
+  const held = options.all ? await session.usableServers() : [];
+  session.runAsDaemon(held);
+  session.reconnectLazily();
+  let server: DaemonServer | undefined;
+  // A server's questions (elicitation, sampling) go to the CLI whose call is in flight there.
+  session.useFeatures((config) => server?.featuresFor(config.name) ?? {});
+  const registry = await session.registry();
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  if (session.io.signal.aborted) stop();
+  session.io.signal.addEventListener('abort', () => stop(), { once: true });
+  server = await startDaemonServer({
+    registry,
+    home: createHomeFiles(session.home),
+    paths,
+    identity: await identify(process.pid),
+    all: options.all === true,
+    servers: held,
+    idleMs: idle * 1000,
+    serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
+    onStop: () => stop(),
+  });
+  // Warm from the start: the first call finds its server ready (failures are in `status`).
+  if (options.all) void registry.connectAll();
+  await stopped;
+  await server.close();
+  return ExitCode.Ok;
+}
+
+function idleSeconds(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!(Number.isFinite(n) && n > 0)) throw usageError(`--idle takes a number of seconds, got '${value}'`);
+  return n;
+}
+
+function duration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+export type { DaemonPaths };

@@ -1,0 +1,19 @@
+/**
+ * The keep-alive daemon: servers marked `keep_alive` stay running between
+ * commands in one per-user process per resolved config, reached over an
+ * owner-only Unix socket under `~/.mcpx/run/`. It is the gateway's host
+ * (`GatewayHost`) over the same composition root; the socket speaks MCP.
+ */
+
+export {
+  type DaemonConnection,
+  type DaemonRequestBody,
+  type OpenDaemonOptions,
+  openDaemon,
+} from './client.js';
+export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
+export { type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
+export { type DaemonServer, type DaemonServerOptions, startDaemonServer } from './server.js';
+export { checkSocketSafe } from './socket-safety.js';
+export { DaemonSocketTransport } from './socket-transport.js';
+export { DAEMON_PROTOCOL, type DaemonStatus, type WarmServerStatus } from './wire.js';

@@ -1,0 +1,343 @@
+import { chmod, rename, rm } from 'node:fs/promises';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import type { ServerCapabilities } from '@modelcontextprotocol/server';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { ClientFeatures } from '../client/features.js';
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import { GatewayHost } from '../gateway/host.js';
+import { Paginator } from '../gateway/paginate.js';
+import { createSessionServer } from '../gateway/session-server.js';
+import type { HomeFiles } from '../home/index.js';
+import type { ServerRegistry } from '../registry/index.js';
+import { type ProcessIdentity, parseIdentity } from './liveness.js';
+import type { DaemonPaths } from './paths.js';
+import {
+  DAEMON_PROTOCOL,
+  type DaemonReply,
+  type DaemonRequest,
+  type DaemonStatus,
+  errorToWire,
+  readLine,
+  type WarmServerStatus,
+  writeLine,
+} from './wire.js';
+
+export interface DaemonServerOptions {
+  /** The composition root's registry (the daemon's own `CliSession`), lazy reconnects on. */
+  readonly registry: ServerRegistry;
+  readonly home: HomeFiles;
+  readonly paths: DaemonPaths;
+  readonly identity: ProcessIdentity;
+  /** Serve every server (`mcpx daemon start --all`), not only `keep_alive` ones. */
+  readonly all: boolean;
+  /** Servers to hold from the start (`--all`). */
+  readonly servers?: readonly ServerConfig[];
+  /** The daemon stops after this long with no client connected. */
+  readonly idleMs: number;
+  /** A server stops after this long without a request, unless its `keep_alive_idle` says otherwise. */
+  readonly serverIdleMs: number;
+  /** Asked to stop (by `mcpx daemon stop` or idleness): the front end closes it and the registry. */
+  readonly onStop: () => void;
+  readonly now?: () => number;
+}
+
+export interface DaemonServer {
+  /** Sampling and elicitation for one held server, asked of the CLI whose call is in flight there. */
+  featuresFor(server: string): ClientFeatures;
+  /** Stop listening, hang up every client, remove the socket and pid file. The registry is the caller's. */
+  close(): Promise<void>;
+}
+
+/** One server the daemon holds: its config as the last caller resolved it, and its figures. */
+interface Slot {
+  config: ServerConfig;
+  key: string;
+  host: GatewayHost;
+  /** Pages of its lists, shared by its clients (as the gateway's are). */
+  pages: Paginator;
+  calls: number;
+  clients: number;
+  connectedAt?: number;
+  lastError?: string;
+  /** Why it stopped since the last call (a crash), told to the next caller. */
+  crashed?: string;
+  idle?: NodeJS.Timeout;
+}
+
+// Requests wait this long for their first line; a client that says nothing is dropped.
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * The keep-alive daemon: the gateway's core (`GatewayHost`, `createSessionServer`)
+ * on an owner-only Unix socket. Each connection asks for one server; the daemon
+ * connects it through the registry (once; later callers find it warm) and then
+ * re-serves it transparently over the socket, so the CLI is an ordinary MCP client
+ * and progress, cancellation and the server's questions travel as MCP does.
+ */
+export async function startDaemonServer(options: DaemonServerOptions): Promise<DaemonServer> {
+  const { registry, home, paths } = options;
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const slots = new Map<string, Slot>();
+  const sockets = new Set<Socket>();
+  let clientCount = 0;
+  let daemonIdle: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const newSlot = (config: ServerConfig): Slot => ({
+    config,
+    key: configKey(config),
+    host: new GatewayHost({
+      registry,
+      servers: [config],
+      transparent: config.name,
+      policy: { level: 'yolo' },
+    }),
+    pages: new Paginator(),
+    calls: 0,
+    clients: 0,
+  });
+
+  registry.on((event) => {
+    if (event.type !== 'state') return;
+    const slot = slots.get(event.server);
+    if (!slot) return;
+    if (event.state === 'ready' && event.previous === 'starting') slot.connectedAt = now();
+    if (event.state === 'stopped' || event.state === 'error') slot.connectedAt = undefined;
+    if (event.state === 'error' && event.error) {
+      slot.lastError = event.error.message;
+      if (event.previous === 'ready' || event.previous === 'busy') slot.crashed = event.error.message;
+    }
+  });
+
+  for (const config of options.servers ?? []) slots.set(config.name, newSlot(config));
+
+  const touchServer = (slot: Slot) => {
+    clearTimeout(slot.idle);
+    if (slot.clients > 0) return;
+    slot.idle = setTimeout(() => {
+      if (slot.clients === 0 && slots.get(slot.config.name) === slot)
+        void registry.disconnect(slot.config.name).catch(() => {});
+    }, slot.config.keepAliveIdleMs ?? options.serverIdleMs);
+    slot.idle.unref();
+  };
+
+  const touchDaemon = () => {
+    clearTimeout(daemonIdle);
+    daemonIdle = undefined;
+    if (clientCount > 0 || closed) return;
+    daemonIdle = setTimeout(() => options.onStop(), options.idleMs);
+  };
+
+  /** The slot for this config: a changed entry restarts only its own server. */
+  let slotQueue: Promise<unknown> = Promise.resolve();
+  const slotFor = (config: ServerConfig): Promise<Slot> => {
+    // One at a time: two callers with a changed entry must not both replace the server.
+    const next = slotQueue.then(() => slotForNow(config));
+    slotQueue = next.catch(() => {});
+    return next;
+  };
+  const slotForNow = async (config: ServerConfig): Promise<Slot> => {
+    const existing = slots.get(config.name);
+    if (existing && existing.key === configKey(config)) return existing;
+    if (existing || registryHas(registry, config.name)) await registry.disconnect(config.name);
+    registry.add(config);
+    const slot = newSlot(config);
+    slots.set(config.name, slot);
+    return slot;
+  };
+
+  const serve = async (socket: Socket, config: ServerConfig) => {
+    const slot = await slotFor(config);
+    slot.clients += 1;
+    clearTimeout(slot.idle);
+    const crashed = slot.crashed;
+    slot.crashed = undefined;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      slot.clients -= 1;
+      touchServer(slot);
+    };
+    let capabilities: ServerCapabilities;
+    let instructions: string | undefined;
+    try {
+      const connection = await registry.connect(config.name);
+      const { tools, resources, prompts, completions, logging } =
+        connection.capabilities as ServerCapabilities;
+      capabilities = { tools, resources, prompts, completions, logging };
+      instructions = connection.instructions;
+    } catch (error) {
+      release();
+      slot.lastError = toMcpxError(error).message;
+      reply(socket, { ok: false, error: errorToWire(toMcpxError(error)) });
+      socket.end();
+      return;
+    }
+    reply(socket, {
+      ok: true,
+      ...(crashed
+        ? { notice: `'${config.name}' stopped since the last call (${crashed}); the daemon started it again` }
+        : {}),
+    });
+    const handle = serveStdio(
+      () =>
+        createSessionServer(slot.host, {
+          client: `daemon-${clientCount}-${now()}`,
+          pages: slot.pages,
+          capabilities,
+          ...(instructions ? { instructions } : {}),
+          onRequest: (event) => {
+            if (event.method === 'tools/call') slot.calls += 1;
+          },
+        }),
+      { transport: new StdioServerTransport(socket, socket), onerror: () => {} },
+    );
+    // readLine() paused the socket; a listener added to a paused stream does not resume it.
+    socket.resume();
+    socket.once('close', () => {
+      release();
+      void handle.close().catch(() => {});
+    });
+  };
+
+  const status = (): DaemonStatus => ({
+    pid: options.identity.pid,
+    uptimeMs: now() - startedAt,
+    all: options.all,
+    clients: clientCount,
+    servers: [...slots.values()].map((slot): WarmServerStatus => {
+      const state = registryHas(registry, slot.config.name) ? registry.status(slot.config.name) : undefined;
+      return {
+        name: slot.config.name,
+        state: state?.state ?? 'stopped',
+        ...(slot.connectedAt !== undefined ? { uptimeMs: now() - slot.connectedAt } : {}),
+        calls: slot.calls,
+        ...(slot.lastError ? { lastError: slot.lastError } : {}),
+      };
+    }),
+  });
+
+  const accept = async (socket: Socket) => {
+    let request: DaemonRequest;
+    try {
+      request = JSON.parse(await readLine(socket, REQUEST_TIMEOUT_MS)) as DaemonRequest;
+      if (request.protocol !== DAEMON_PROTOCOL)
+        throw new Error(`unknown protocol ${String(request.protocol)}`);
+    } catch (error) {
+      reply(socket, {
+        ok: false,
+        error: errorToWire(
+          new McpxError(
+            ErrorCode.DaemonUnavailable,
+            `the mcpx daemon could not read the request: ${(error as Error).message}`,
+            {
+              fixes: ['a different mcpx version may be running: run `mcpx daemon restart`'],
+            },
+          ),
+        ),
+      });
+      socket.end();
+      return;
+    }
+    if (request.op === 'status') {
+      reply(socket, { ok: true, status: status() });
+      socket.end();
+    } else if (request.op === 'stop') {
+      reply(socket, { ok: true });
+      socket.end();
+      options.onStop();
+    } else if (request.op === 'serve') {
+      if (!options.all && request.server.keepAlive !== true) {
+        reply(socket, {
+          ok: false,
+          error: errorToWire(
+            new McpxError(
+              ErrorCode.DaemonUnavailable,
+              `'${request.server.name}' is not a keep-alive server`,
+              {
+                server: request.server.name,
+              },
+            ),
+          ),
+        });
+        socket.end();
+        return;
+      }
+      await serve(socket, request.server);
+    }
+  };
+
+  await home.ensureDir(paths.dir);
+  // Listened on under a temporary name and renamed once private: a caller never sees a socket
+  // with the umask's mode (which checkSocketSafe would rightly refuse).
+  const staging = `${paths.absolute.socket}.${options.identity.pid}.tmp`;
+  await rm(staging, { force: true });
+  const listener: NetServer = createServer((socket) => {
+    if (closed) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    clientCount += 1;
+    touchDaemon();
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      sockets.delete(socket);
+      clientCount -= 1;
+      touchDaemon();
+    });
+    void accept(socket).catch(() => socket.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(staging, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  await chmod(staging, 0o600);
+  await rename(staging, paths.absolute.socket);
+  await home.writeText(
+    paths.pidFile,
+    JSON.stringify({ ...options.identity, all: options.all, key: paths.key }),
+  );
+  touchDaemon();
+
+  return {
+    featuresFor(server) {
+      const slot = slots.get(server);
+      return slot ? slot.host.featuresFor(server) : {};
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(daemonIdle);
+      for (const slot of slots.values()) clearTimeout(slot.idle);
+      const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await stopped;
+      const recorded = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
+      if (recorded?.pid === options.identity.pid) {
+        await home.remove(paths.pidFile).catch(() => {});
+        await rm(paths.absolute.socket, { force: true });
+      }
+    },
+  };
+}
+
+function reply(socket: Socket, value: DaemonReply): void {
+  writeLine(socket, value);
+}
+
+function registryHas(registry: ServerRegistry, name: string): boolean {
+  return registry.list().some((s) => s.name === name);
+}
+
+/** What makes a server a different one: everything but where it was written. */
+function configKey(config: ServerConfig): string {
+  const { origin: _origin, ...rest } = config;
+  return JSON.stringify(rest);
+}

@@ -1,0 +1,60 @@
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import type { DaemonPaths } from './paths.js';
+
+/**
+ * Before connecting: the run folder and the socket must be the user's own and
+ * reachable by nobody else. Anyone who can connect to the socket can run
+ * every server the daemon holds, so a folder or socket another user could
+ * reach is refused, never used or silently repaired: it may have been planted.
+ * Resolves false when the socket does not exist (no daemon).
+ */
+export async function checkSocketSafe(paths: DaemonPaths, uid: number | undefined): Promise<boolean> {
+  const dir = await lstatOrUndefined(paths.absolute.dir);
+  if (dir === undefined) return false;
+  const folderProblem = problemOf(dir, uid, 'folder');
+  if (folderProblem) throw unsafe(paths.absolute.dir, folderProblem, true);
+  const socket = await lstatOrUndefined(paths.absolute.socket);
+  if (socket === undefined) return false;
+  const socketProblem = problemOf(socket, uid, 'socket');
+  if (socketProblem) throw unsafe(paths.absolute.socket, socketProblem, false);
+  return true;
+}
+
+function problemOf(info: Stats, uid: number | undefined, kind: 'folder' | 'socket'): string | undefined {
+  if (info.isSymbolicLink()) return 'a symbolic link';
+  if (kind === 'folder' && !info.isDirectory()) return 'not a folder';
+  if (kind === 'socket' && !info.isSocket()) return 'not a socket';
+  if (uid !== undefined && info.uid !== uid) return `owned by another user (uid ${info.uid})`;
+  if (uid !== undefined && (info.mode & 0o077) !== 0)
+    return `reachable by other users (mode ${(info.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+function unsafe(path: string, problem: string, folder: boolean): McpxError {
+  return new McpxError(
+    ErrorCode.DaemonUnsafe,
+    `the mcpx daemon's ${folder ? 'folder' : 'socket'} ${path} is ${problem}; mcpx does not use a daemon another user could reach`,
+    {
+      origin: { file: path },
+      causes: [
+        'whoever can connect to the socket can call every server the daemon keeps running',
+        'something other than mcpx created or changed it',
+      ],
+      fixes: [
+        `remove it (rm ${folder ? '-r ' : ''}'${path}') and run again; mcpx makes it anew, private`,
+        'or set MCPX_DAEMON=off to start servers directly',
+      ],
+    },
+  );
+}
+
+async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,107 @@
+import type { Socket } from 'node:net';
+import type { ServerConfig } from '../config/types.js';
+import { type ErrorCode, McpxError } from '../errors/index.js';
+
+/**
+ * The socket protocol: one JSON line from the client saying what it wants, one
+ * JSON line back; after a `serve` the connection is plain MCP (newline JSON,
+ * as on stdio) with that one server, re-served transparently.
+ */
+export const DAEMON_PROTOCOL = 'mcpx-daemon/1';
+
+export type DaemonRequest =
+  | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'serve'; readonly server: ServerConfig }
+  | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'status' }
+  | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'stop' };
+
+export interface WarmServerStatus {
+  readonly name: string;
+  readonly state: string;
+  /** Since the server's current process connected; absent while it is not running. */
+  readonly uptimeMs?: number;
+  readonly calls: number;
+  readonly lastError?: string;
+  readonly pid?: number;
+}
+
+export interface DaemonStatus {
+  readonly pid: number;
+  readonly uptimeMs: number;
+  readonly all: boolean;
+  readonly clients: number;
+  readonly servers: readonly WarmServerStatus[];
+}
+
+export interface WireError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly context?: Record<string, unknown>;
+  readonly causes?: readonly string[];
+  readonly fixes?: readonly string[];
+}
+
+export type DaemonReply =
+  | { readonly ok: true; readonly notice?: string; readonly status?: DaemonStatus }
+  | { readonly ok: false; readonly error: WireError };
+
+// A request line carries one server config: far below this.
+const MAX_LINE_BYTES = 1024 * 1024;
+
+export function errorToWire(error: McpxError): WireError {
+  return {
+    code: error.code,
+    message: error.message,
+    context: { ...error.context },
+    causes: error.causes,
+    fixes: error.fixes,
+  };
+}
+
+export function errorFromWire(wire: WireError): McpxError {
+  return new McpxError(wire.code, wire.message, {
+    ...(wire.context ?? {}),
+    causes: wire.causes ?? [],
+    fixes: wire.fixes ?? [],
+  });
+}
+
+/**
+ * Read one line from the socket, then put back whatever came after it (the
+ * first MCP messages may share the chunk) and pause, for the next reader.
+ */
+export function readLine(socket: Socket, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = Buffer.alloc(0);
+    const timer = setTimeout(() => finish(new Error('no answer in time')), timeoutMs);
+    const finish = (error: Error | undefined, line?: string) => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      socket.off('error', onError);
+      if (error) reject(error);
+      else resolve(line as string);
+    };
+    const onData = (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      const end = buffer.indexOf(10);
+      if (end === -1) {
+        if (buffer.length > MAX_LINE_BYTES) finish(new Error('request line too long'));
+        return;
+      }
+      socket.pause();
+      const rest = buffer.subarray(end + 1);
+      if (rest.length) socket.unshift(rest);
+      finish(undefined, buffer.subarray(0, end).toString('utf8'));
+    };
+    const onClose = () => finish(new Error('the connection closed'));
+    const onError = (error: Error) => finish(error);
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    socket.once('error', onError);
+    socket.resume();
+  });
+}
+
+export function writeLine(socket: Socket, value: unknown): void {
+  socket.write(`${JSON.stringify(value)}\n`);
+}
