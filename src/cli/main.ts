@@ -26,6 +26,9 @@ function interrupt(): void {
   controller.abort();
 }
 process.on('SIGINT', interrupt);
+// A service manager's stop (mcpx serve under systemd, a container's stop): end like Ctrl-C, so
+// calls in flight finish and the servers are closed instead of left running in their own groups.
+process.on('SIGTERM', () => controller.abort());
 
 // The terminal closed (its window, an ssh session): cancel like Ctrl-C, so the command ends
 // and closes its servers, instead of dying by the signal and leaving their processes behind.

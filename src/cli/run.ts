@@ -222,6 +222,36 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)),
     );
 
+  const repeat = (value: string, previous: string[] = []) => [...previous, value];
+  program
+    .command('serve')
+    .description('serve every configured server as one MCP server (stdio, or Streamable HTTP with --http)')
+    .option('--http', 'listen on Streamable HTTP (both protocol eras) instead of stdio')
+    .option('--host <host>', 'with --http: the address to bind (default 127.0.0.1; others need --token)')
+    .option('--port <port>', 'with --http: the port (default: one the system picks; printed on stderr)')
+    .option('--token <secret>', 'with --http: the bearer token every client must send')
+    .option('--token-file <file>', 'with --http: read the bearer token from this file')
+    .option(
+      '--allowed-origin <host>',
+      'with --http: also accept browser requests from this origin host (repeatable)',
+      repeat,
+    )
+    .option('--allowed-host <host>', 'with --http: also accept this Host header name (repeatable)', repeat)
+    .option('--server <name>', 're-serve this one server unchanged (no name prefixes): a transparent bridge')
+    .option('--servers <a,b>', 'serve only these servers')
+    .option('--exclude-tools <glob>', 'hide tools matching server.tool or tool (repeatable)', repeat)
+    .option(
+      '--permission <level>',
+      "yolo, trusted (refuses calls that would ask a person) or sandboxed; default: the config's",
+    )
+    .option('--allow <a,b>', 'allow every tool of these servers (the consent a person would give)')
+    .option('--page-size <n>', 'items per page of merged lists (default 100)')
+    .option('--access-log <file>', "one JSON line per request to this file ('-': stderr)")
+    .option('--log-arguments', 'with --access-log: include tool arguments')
+    .action((opts: import('./commands/serve.js').ServeOptions) =>
+      select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
+    );
+
   const config = program.command('config').description('inspect, validate and trust config files');
   config
     .command('path')

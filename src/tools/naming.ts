@@ -4,10 +4,11 @@ import { stripHidden } from './unicode.js';
 
 /**
  * How agent tool names are built: `mcp_<server>_<tool>` (valid for every LLM
- * provider) or `<server>.<tool>` (readable, for hosts that accept dots —
- * OpenAI and Anthropic do not).
+ * provider), `<server>.<tool>` (readable, for hosts that accept dots —
+ * OpenAI and Anthropic do not), or `<server>__<tool>` (the gateway's names, the
+ * convention MCP clients already show for namespaced tools).
  */
-export type NamingStyle = 'prefixed' | 'dotted';
+export type NamingStyle = 'prefixed' | 'dotted' | 'namespaced';
 
 export interface QualifiedTool {
   /** The tool source (an MCP server's name, or an in-process source's id). */
@@ -37,7 +38,12 @@ function sanitize(text: string, style: NamingStyle): string {
 
 /** The name before collision handling: sanitized, and whether sanitizing changed it. */
 function baseName({ source, tool }: QualifiedTool, style: NamingStyle): { name: string; changed: boolean } {
-  const raw = style === 'dotted' ? `${source}.${tool}` : `mcp_${source}_${tool}`;
+  const raw =
+    style === 'dotted'
+      ? `${source}.${tool}`
+      : style === 'namespaced'
+        ? `${source}__${tool}`
+        : `mcp_${source}_${tool}`;
   const name =
     style === 'dotted' ? `${sanitize(source, style)}.${sanitize(tool, style)}` : sanitize(raw, style);
   return { name, changed: name !== raw };

@@ -1,0 +1,214 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { ServerConfig } from '../../config/types.js';
+import { ErrorCode, McpxError } from '../../errors/index.js';
+import type { RequestEvent } from '../../gateway/index.js';
+import type { PermissionLevel } from '../../permissions/types.js';
+import { ExitCode } from '../exit-codes.js';
+import { usageError } from '../global-options.js';
+import type { CliSession } from '../session.js';
+
+export interface ServeOptions {
+  readonly http?: boolean;
+  readonly host?: string;
+  readonly port?: string;
+  readonly token?: string;
+  readonly tokenFile?: string;
+  readonly allowedOrigin?: readonly string[];
+  readonly allowedHost?: readonly string[];
+  readonly server?: string;
+  readonly servers?: string;
+  readonly excludeTools?: readonly string[];
+  readonly permission?: string;
+  readonly allow?: string;
+  readonly pageSize?: string;
+  readonly accessLog?: string;
+  readonly logArguments?: boolean;
+}
+
+const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
+// SIGTERM waits this long for calls in flight before closing the upstreams anyway.
+const DRAIN_LIMIT_MS = 30_000;
+
+/**
+ * `mcpx serve`: the configured servers as one MCP server, on stdio or (with
+ * --http) on Streamable HTTP, until stdin closes or SIGTERM/SIGINT; then the
+ * calls in flight finish and every upstream is closed.
+ */
+export async function runServe(session: CliSession, options: ServeOptions): Promise<number> {
+  const { io } = session;
+  const bind = options.host ?? '127.0.0.1';
+  const token = readToken(options);
+  if (options.http && !isLoopback(bind) && token === undefined)
+    throw usageError(
+      `--host ${bind} would let other machines reach every configured server with no credential`,
+      'give --token <secret> or --token-file <file> (clients send "Authorization: Bearer <secret>"), or bind 127.0.0.1',
+    );
+  if (!options.http && (options.host || options.port || token !== undefined))
+    throw usageError('--host, --port, --token and --token-file go with --http');
+  const port = options.port === undefined ? 0 : Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw usageError(`--port takes a port number, got '${options.port}'`);
+  const pageSize = options.pageSize === undefined ? undefined : Number(options.pageSize);
+  if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0))
+    throw usageError(`--page-size takes a positive whole number, got '${options.pageSize}'`);
+  const configured = session.adhoc() ? undefined : (await session.config()).permission;
+  const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
+  if (!LEVELS.includes(level))
+    throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${options.permission}'`);
+
+  // The built-in demo is offered only when nothing else is configured (as agents get it).
+  session.omitBuiltinWhenConfigured();
+  const served = await servedServers(session, options);
+  const [
+    { GatewayHost, createSessionServer, startGatewayHttp, LiveSessions },
+    { serveStdio, StdioServerTransport },
+  ] = await Promise.all([import('../../gateway/index.js'), import('@modelcontextprotocol/server/stdio')]);
+  let host: InstanceType<typeof GatewayHost> | undefined;
+  session.reconnectLazily();
+  session.useFeatures((server) => (host as InstanceType<typeof GatewayHost>).featuresFor(server.name));
+  const registry = await session.registry();
+  host = new GatewayHost({
+    registry,
+    servers: served,
+    ...(options.server ? { transparent: options.server } : {}),
+    policy: {
+      level,
+      ...(options.allow ? { allowServers: splitList(options.allow) } : {}),
+      ...(options.excludeTools?.length ? { excludeTools: options.excludeTools } : {}),
+    },
+  });
+  const gateway = host;
+
+  // Transparent: the one server's own capabilities and instructions, so the bridge is invisible.
+  let capabilities: ServerCapabilities | undefined;
+  let instructions: string | undefined;
+  if (options.server) {
+    const connection = await registry.connect(options.server);
+    const { tools, resources, prompts, completions, logging } = connection.capabilities as ServerCapabilities;
+    capabilities = { tools, resources, prompts, completions, logging };
+    instructions = connection.instructions;
+  } else {
+    // Connected at start: the first client's tools/list finds every catalogue ready, and a
+    // server that cannot start is reported now, not in the middle of a client's session.
+    void registry.connectAll().then((statuses) => {
+      for (const s of statuses)
+        if (s.state === 'error' && s.error)
+          session.notice(`mcpx serve: '${s.name}' is not available: ${s.error.message}`);
+    });
+  }
+  const log = accessLog(session, options);
+  const newServer = (client: string): Server =>
+    createSessionServer(gateway, {
+      client,
+      ...(pageSize ? { pageSize } : {}),
+      ...(capabilities ? { capabilities } : {}),
+      ...(instructions ? { instructions } : {}),
+      ...(log ? { onRequest: log } : {}),
+    });
+  const drain = async () => {
+    const until = Date.now() + DRAIN_LIMIT_MS;
+    while (gateway.inFlight > 0 && Date.now() < until) await delay(25);
+  };
+  const stopped = new Promise<void>((resolve) => {
+    if (io.signal.aborted) resolve();
+    io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+  if (options.http) {
+    const listener = await startGatewayHttp({
+      host: bind,
+      port,
+      newServer,
+      onListChanged: (l) => gateway.onListChanged(l),
+      ...(token !== undefined ? { token } : {}),
+      allowedOrigins: options.allowedOrigin ?? [],
+      allowedHosts: [
+        ...(options.allowedHost ?? []),
+        ...(isLoopback(bind) || bind === '0.0.0.0' || bind === '::' ? [] : [bind]),
+      ],
+    });
+    session.notice(
+      `mcpx serve: listening on ${listener.url} (${served.length} server${served.length === 1 ? '' : 's'})`,
+    );
+    await stopped;
+    await listener.close(drain);
+    return ExitCode.Ok;
+  }
+
+  const live = new LiveSessions();
+  const stopListening = gateway.onListChanged((kind) => live.listChanged(kind));
+  const stdin = io.stdin ?? process.stdin;
+  const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
+  const handle = serveStdio(
+    () => {
+      const server = newServer('stdio');
+      live.add(server);
+      return server;
+    },
+    {
+      transport: new StdioServerTransport(stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream),
+      onerror: () => {},
+    },
+  );
+  await Promise.race([stopped, ended]);
+  await drain();
+  stopListening();
+  await handle.close();
+  return ExitCode.Ok;
+}
+
+/** The servers to serve: `--server NAME` alone, `--servers a,b`, or every usable one. */
+async function servedServers(session: CliSession, options: ServeOptions): Promise<ServerConfig[]> {
+  if (options.server && options.servers) throw usageError('--server and --servers: give only one of them');
+  if (options.server) return [await session.server(options.server)];
+  if (options.servers) return Promise.all(splitList(options.servers).map((name) => session.server(name)));
+  const usable = await session.usableServers();
+  if (usable.length === 0)
+    throw new McpxError(ErrorCode.ConfigNotFound, 'no servers to serve', {
+      fixes: ['add servers to your mcpx config (`mcpx config path` shows where it is read from)'],
+    });
+  return usable;
+}
+
+function readToken(options: ServeOptions): string | undefined {
+  if (options.token !== undefined && options.tokenFile !== undefined)
+    throw usageError('--token and --token-file: give only one of them');
+  const token =
+    options.tokenFile !== undefined ? readFileSync(options.tokenFile, 'utf8').trim() : options.token;
+  if (token !== undefined && token.length < 16)
+    throw usageError(
+      'the bearer token is too short to be a secret: use at least 16 characters',
+      'e.g. --token "$(openssl rand -hex 32)"',
+    );
+  return token;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** `--access-log FILE|-`: one JSON line per request; arguments only with --log-arguments. */
+function accessLog(session: CliSession, options: ServeOptions): ((event: RequestEvent) => void) | undefined {
+  const target = options.accessLog;
+  if (target === undefined) return undefined;
+  return (event) => {
+    const { arguments: args, ...rest } = event;
+    const line = `${JSON.stringify({
+      time: new Date().toISOString(),
+      ...rest,
+      ...(options.logArguments && args !== undefined ? { arguments: args } : {}),
+    })}\n`;
+    if (target === '-') session.io.stderr.write(line);
+    else appendFileSync(target, line, { mode: 0o600 });
+  };
+}

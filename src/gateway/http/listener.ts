@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as NodeServer,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { ListKind } from '../../client/server-connection.js';
+import { LiveSessions } from '../sessions.js';
+import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
+import { toWebRequest, writeWebResponse } from './node-glue.js';
+
+/** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface GatewayHttpOptions extends HttpGuardOptions {
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default 0: a port chosen by the OS. */
+  readonly port?: number;
+  readonly maxBodyBytes?: number;
+  /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
+  readonly newServer: (client: string) => Server;
+  /** Subscribe to upstream list changes (the host's `onListChanged`). */
+  readonly onListChanged: (listener: (kind: ListKind) => void) => () => void;
+}
+
+export interface GatewayHttpServer {
+  /** `http://HOST:PORT/mcp` */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Stop taking connections, wait for `drain` (the calls in flight), then end
+   * every session and resolve once the listener is closed.
+   */
+  close(drain?: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * The gateway on Streamable HTTP: `/mcp` speaks 2026-07-28 statelessly (a
+ * fresh server per request, the SDK's `createMcpHandler`) and 2025-11-25 with
+ * sessions (one server and transport per session), routed per request by the
+ * SDK's `isLegacyRequest`; `/healthz` answers `{"ok":true}` and nothing else.
+ * Every `/mcp` request passes the guard (query credentials, Host, Origin,
+ * bearer token) and the body cap before any server sees it. The client's
+ * Authorization header stops here: upstream requests are the registry's own.
+ */
+export async function startGatewayHttp(options: GatewayHttpOptions): Promise<GatewayHttpServer> {
+  const guard = createHttpGuard(options);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const modern = createMcpHandler(() => options.newServer(randomUUID()), {
+    legacy: 'reject',
+    keepAliveMs: 0,
+    maxRequestBodySize: maxBody,
+  });
+  const live = new LiveSessions();
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const stopListening = options.onListChanged((kind) => {
+    live.listChanged(kind);
+    if (kind === 'tools') modern.notify.toolsChanged();
+    else if (kind === 'prompts') modern.notify.promptsChanged();
+    else modern.notify.resourcesChanged();
+  });
+
+  const legacy = async (request: Request): Promise<Response> => {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId) {
+      const transport = sessions.get(sessionId);
+      if (!transport) return refusal(404, 'Session not found');
+      return transport.handleRequest(request);
+    }
+    const body =
+      request.method === 'POST'
+        ? await request
+            .clone()
+            .json()
+            .catch(() => undefined)
+        : undefined;
+    if (!body || !isInitializeRequest(body)) return refusal(400, 'Bad Request: No valid session ID provided');
+    const id = randomUUID();
+    const server = options.newServer(id);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      keepAliveMs: 0,
+      onsessioninitialized: () => {
+        sessions.set(id, transport);
+      },
+      onsessionclosed: () => {
+        sessions.delete(id);
+      },
+    });
+    live.add(server);
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      sessions.delete(id);
+      closed?.();
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      req.resume();
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    }
+    if (path !== '/mcp') {
+      req.resume();
+      return void res.writeHead(404).end();
+    }
+    const bare = toWebRequest(req, safeOrigin(origin), new Uint8Array());
+    const refused = guard(bare);
+    if (refused) {
+      req.resume();
+      return writeWebResponse(res, refused);
+    }
+    let body: Uint8Array | undefined;
+    if (req.method === 'POST') {
+      body = await readCapped(req, maxBody);
+      if (!body) return writeWebResponse(res, refusal(413, `request body over ${maxBody} bytes`));
+    }
+    const request = toWebRequest(req, safeOrigin(origin), body);
+    const response = (await isLegacyRequest(request.clone()))
+      ? await legacy(request)
+      : await modern.fetch(request);
+    await writeWebResponse(res, response);
+  };
+
+  const server: NodeServer = createServer((req, res) => {
+    route(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${shown}:${port}/mcp`,
+    port,
+    async close(drain) {
+      stopListening();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await drain?.();
+      await live.closeAll();
+      for (const transport of sessions.values()) await transport.close().catch(() => {});
+      await modern.close().catch(() => {});
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+/** A Host header that does not parse must not crash the URL constructor; the guard refuses it. */
+function safeOrigin(origin: string): string {
+  try {
+    new URL(origin);
+    return origin;
+  } catch {
+    return 'http://invalid.invalid';
+  }
+}
+
+/** The body, or undefined once it is over `max` bytes (the rest is drained unread, so the 413 still gets out). */
+function readCapped(req: IncomingMessage, max: number): Promise<Uint8Array | undefined> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) {
+      req.resume();
+      return resolve(undefined);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => {
+      if (!over) resolve(Buffer.concat(chunks));
+    });
+    req.once('error', reject);
+  });
+}

@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * A web-standard Request for a node:http request (the SDK's server handlers speak fetch).
+ * `body`: the body already read (the gateway reads it first, to cap its size); else it streams.
+ */
+export function toWebRequest(req: IncomingMessage, origin: string, body?: Uint8Array): Request {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+  }
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(new URL(req.url ?? '/', origin), {
+    method,
+    headers,
+    ...(hasBody ? { body: body ?? (Readable.toWeb(req) as ReadableStream<Uint8Array>), duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+/** Decides, chunk by chunk, whether to cut the connection (the dropped-stream fault). */
+export type StreamCutter = (text: string) => boolean;
+
+/**
+ * Write a web Response to a node:http response, streaming the body. `cut`
+ * sees each chunk after it is written and may end the connection abruptly
+ * (socket destroyed, as a crashing proxy would).
+ */
+export async function writeWebResponse(
+  res: ServerResponse,
+  response: Response,
+  cut?: StreamCutter,
+): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  if (response.statusText) res.writeHead(response.status, response.statusText, headers);
+  else res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  res.once('close', () => {
+    reader.cancel().catch(() => {});
+  });
+  res.flushHeaders();
+  if (cut?.('')) {
+    res.socket?.destroy();
+    return;
+  }
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const written = new Promise<unknown>((resolve) => res.write(value, resolve));
+      if (cut?.(decoder.decode(value, { stream: true }))) {
+        // Let the chunk that triggered the cut reach the client first: destroy() drops unflushed data.
+        await written;
+        res.socket?.destroy();
+        return;
+      }
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}

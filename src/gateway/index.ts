@@ -1,0 +1,22 @@
+/**
+ * The gateway: every configured server as one MCP server (`mcpx serve`), for
+ * any MCP client. `GatewayHost` is the long-lived core over the registry
+ * (namespacing, filters, policy, routing); `createSessionServer` makes the SDK
+ * server one client talks to; `startGatewayHttp` serves both protocol eras on
+ * Streamable HTTP behind the guard. Stdio is the SDK's `serveStdio`.
+ */
+
+export { Callers } from './callers.js';
+export { type DownstreamCall, GatewayHost, type GatewayHostOptions } from './host.js';
+export { createHttpGuard, type HttpGuardOptions } from './http/guard.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  type GatewayHttpOptions,
+  type GatewayHttpServer,
+  startGatewayHttp,
+} from './http/listener.js';
+export { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
+export { DEFAULT_PAGE_SIZE, paginate } from './paginate.js';
+export { createSessionServer, type RequestEvent, type SessionServerOptions } from './session-server.js';
+export { LiveSessions } from './sessions.js';
+export { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { Server, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import type { ResourceSubscription } from '../client/types.js';
+import { VERSION } from '../version.js';
+import type { GatewayHost } from './host.js';
+import { DEFAULT_PAGE_SIZE, paginate } from './paginate.js';
+
+export interface SessionServerOptions {
+  /** Who this server talks to (a session id, a connection number); routes upstream questions back. */
+  readonly client?: string;
+  readonly pageSize?: number;
+  /** Transparent mode: the upstream's own capabilities and instructions. */
+  readonly capabilities?: ServerCapabilities;
+  readonly instructions?: string;
+  /** Told of each request handled (the access log). */
+  readonly onRequest?: (event: RequestEvent) => void;
+}
+
+/** One request a client made, for the access log. */
+export interface RequestEvent {
+  readonly client: string;
+  readonly method: string;
+  readonly server?: string;
+  readonly tool?: string;
+  readonly arguments?: unknown;
+  readonly durationMs: number;
+  readonly outcome: 'ok' | 'error' | 'tool-error';
+}
+
+const GATEWAY_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};
+
+/**
+ * The MCP server one client talks to: an SDK `Server` whose handlers ask the
+ * shared host. One per client session (2025-11-25, stdio) or per request
+ * (2026-07-28 stateless HTTP), so clients never share request ids, progress
+ * tokens or subscriptions.
+ */
+export function createSessionServer(host: GatewayHost, options: SessionServerOptions = {}): Server {
+  const client = options.client ?? randomUUID();
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const capabilities = options.capabilities ?? GATEWAY_CAPABILITIES;
+  const server = new Server(
+    { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
+    { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
+  );
+  const call = (ctx: ServerContext) => ({ client, ctx });
+  const timed = async <T>(
+    method: string,
+    detail: { server?: string; tool?: string; arguments?: unknown },
+    work: () => Promise<T>,
+  ): Promise<T> => {
+    const started = performance.now();
+    let outcome: RequestEvent['outcome'] = 'error';
+    try {
+      const result = await work();
+      outcome = (result as { isError?: boolean }).isError ? 'tool-error' : 'ok';
+      return result;
+    } finally {
+      options.onRequest?.({
+        client,
+        method,
+        ...detail,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        outcome,
+      });
+    }
+  };
+  const routeOf = (publicName: string) => {
+    const target = host.namespace.parseUri(publicName);
+    return target?.server;
+  };
+
+  if (capabilities.tools) {
+    server.setRequestHandler('tools/list', async (request) =>
+      timed('tools/list', {}, async () => {
+        const { items, nextCursor } = paginate(
+          'tools',
+          (await host.tools()).tools,
+          request.params?.cursor,
+          pageSize,
+        );
+        return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+      }),
+    );
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const { name, arguments: args = {} } = request.params;
+      const route = (await host.tools()).routes.get(name);
+      return timed(
+        'tools/call',
+        { ...(route ? { server: route.server, tool: route.name } : { tool: name }), arguments: args },
+        () => host.callTool(name, args, call(ctx)),
+      );
+    });
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler('prompts/list', async (request) =>
+      timed('prompts/list', {}, async () => {
+        const { items, nextCursor } = paginate(
+          'prompts',
+          (await host.prompts()).prompts,
+          request.params?.cursor,
+          pageSize,
+        );
+        return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
+      }),
+    );
+    server.setRequestHandler('prompts/get', async (request, ctx) =>
+      timed('prompts/get', { tool: request.params.name }, () =>
+        host.getPrompt(request.params.name, request.params.arguments ?? {}, call(ctx)),
+      ),
+    );
+  }
+  if (capabilities.resources) {
+    server.setRequestHandler('resources/list', async (request) =>
+      timed('resources/list', {}, async () => {
+        const { items, nextCursor } = paginate(
+          'resources',
+          await host.resources(),
+          request.params?.cursor,
+          pageSize,
+        );
+        return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
+      }),
+    );
+    server.setRequestHandler('resources/templates/list', async (request) =>
+      timed('resources/templates/list', {}, async () => {
+        const { items, nextCursor } = paginate(
+          'resourceTemplates',
+          await host.resourceTemplates(),
+          request.params?.cursor,
+          pageSize,
+        );
+        return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
+      }),
+    );
+    server.setRequestHandler('resources/read', async (request, ctx) => {
+      const upstream = routeOf(request.params.uri);
+      return timed('resources/read', upstream ? { server: upstream } : {}, () =>
+        host.readResource(request.params.uri, call(ctx)),
+      );
+    });
+    if (capabilities.resources.subscribe) {
+      // 2025-11-25 sessions keep their subscriptions here (ended with the session); on
+      // 2026-07-28 the SDK's subscriptions/listen serves what the session's notifier publishes.
+      const subscriptions = new Map<string, Promise<ResourceSubscription>>();
+      server.setRequestHandler('resources/subscribe', async (request) => {
+        const uri = request.params.uri;
+        if (!subscriptions.has(uri)) {
+          const pending = host.subscribe(uri, (changed) => {
+            void server.sendResourceUpdated({ uri: changed }).catch(() => {});
+          });
+          subscriptions.set(uri, pending);
+          pending.catch(() => subscriptions.delete(uri));
+        }
+        await subscriptions.get(uri);
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', async (request) => {
+        const pending = subscriptions.get(request.params.uri);
+        subscriptions.delete(request.params.uri);
+        await (await pending?.catch(() => undefined))?.unsubscribe();
+        return {};
+      });
+      const previous = server.onclose;
+      server.onclose = () => {
+        for (const pending of subscriptions.values())
+          void pending.then((s) => s.unsubscribe()).catch(() => {});
+        subscriptions.clear();
+        previous?.();
+      };
+    }
+  }
+  if (capabilities.completions) {
+    server.setRequestHandler('completion/complete', async (request) =>
+      timed('completion/complete', {}, () =>
+        host.complete(
+          request.params.ref.type === 'ref/prompt'
+            ? { type: 'ref/prompt', name: request.params.ref.name }
+            : { type: 'ref/resource', uri: request.params.ref.uri },
+          request.params.argument,
+        ),
+      ),
+    );
+  }
+  return server;
+}

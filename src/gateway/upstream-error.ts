@@ -1,0 +1,25 @@
+import { ProtocolError as UpstreamProtocolError } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type McpxError, toMcpxError } from '../errors/index.js';
+
+/**
+ * What a client is told when an upstream request failed. A JSON-RPC error the
+ * server itself answered passes through with its code and message (the gateway
+ * is transparent); anything else (a crash, a timeout, a server that cannot
+ * start) becomes an internal error that says what happened and how to fix it,
+ * never a stack trace.
+ */
+export function toClientError(error: unknown): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  const failure = toMcpxError(error);
+  const cause = failure.cause;
+  // The client and server packages each have their own ProtocolError class.
+  if (cause instanceof UpstreamProtocolError || cause instanceof ProtocolError)
+    return new ProtocolError(cause.code, cause.message, cause.data);
+  return new ProtocolError(ProtocolErrorCode.InternalError, describe(failure));
+}
+
+/** One line for a client: the message, then the fixes. */
+export function describe(failure: McpxError): string {
+  return [failure.message, ...failure.fixes.map((f) => `fix: ${f}`)].join(' — ');
+}

@@ -1,0 +1,151 @@
+/**
+ * What passes through `mcpx serve` per client: progress, cancellation (one
+ * client's cancel leaves another's call alone), sampling and elicitation asked
+ * by an upstream during a call and answered by the calling client, list
+ * changes, and SIGTERM draining the calls in flight.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { testServerPath } from '../helpers/cli.js';
+import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
+import { everythingPath } from '../helpers/servers.js';
+
+let world: GatewayWorld;
+let gateway: RunningGateway;
+let cancelLog: string;
+
+beforeAll(async () => {
+  world = await gatewayWorld({});
+  cancelLog = join(world.dir, 'cancel.log');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(
+    world.configFile,
+    JSON.stringify({
+      permission: 'yolo',
+      mcpServers: {
+        local: {
+          command: process.execPath,
+          args: [testServerPath],
+          env: { MCPX_TEST_CANCEL_LOG: cancelLog },
+        },
+        everything: { command: process.execPath, args: [everythingPath] },
+      },
+    }),
+  );
+}, 60_000);
+
+afterEach(() => world.stopAll());
+afterAll(() => world?.close());
+
+async function cancellations(): Promise<number> {
+  const text = await readFile(cancelLog, 'utf8').catch(() => '');
+  return text.split('\n').filter((l) => l.includes('cancelled')).length;
+}
+
+describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
+  it('sees progress, and its cancel reaches the upstream while another client finishes', async () => {
+    gateway = await world.serve();
+    const [one, two] = await Promise.all([world.client(gateway.url, era), world.client(gateway.url, era)]);
+    const before = await cancellations();
+    const progress: number[] = [];
+    const controller = new AbortController();
+    const cancelled = one.callTool(
+      { name: 'local__slow_operation', arguments: { steps: 40, delay_ms: 50 } },
+      {
+        signal: controller.signal,
+        onprogress: (p) => {
+          progress.push(p.progress);
+          if (progress.length === 2) controller.abort();
+        },
+      },
+    );
+    const finished = two.callTool(
+      { name: 'local__slow_operation', arguments: { steps: 8, delay_ms: 50 } },
+      { onprogress: () => {} },
+    );
+    await expect(cancelled).rejects.toThrow();
+    expect(progress.slice(0, 2)).toEqual([1, 2]);
+    const result = await finished;
+    expect(result.isError).toBeFalsy();
+    expect(firstText(result)).toMatch(/8/);
+    // The upstream saw exactly one cancellation: client one's.
+    for (let i = 0; i < 100 && (await cancellations()) === before; i++) await delay(50);
+    expect((await cancellations()) - before).toBe(1);
+  });
+});
+
+describe('questions from an upstream during a call', () => {
+  it('sampling and elicitation go to the client that made the call', async () => {
+    gateway = await world.serve();
+    const asked: string[] = [];
+    const client = await world.client(gateway.url, 'legacy', {
+      capabilities: { sampling: {}, elicitation: { form: {} } },
+    });
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      asked.push('sampling');
+      const first = request.params.messages[0]?.content as { text?: string };
+      return {
+        model: 'test-model',
+        role: 'assistant',
+        content: { type: 'text', text: `echo: ${first.text}` },
+      };
+    });
+    client.setRequestHandler('elicitation/create', async () => {
+      asked.push('elicitation');
+      return { action: 'decline' };
+    });
+    const sampled = await client.callTool({
+      name: 'everything__trigger-sampling-request',
+      arguments: { prompt: 'ping', maxTokens: 10 },
+    });
+    expect(firstText(sampled)).toMatch(/test-model/);
+    const elicited = await client.callTool({
+      name: 'everything__trigger-elicitation-request',
+      arguments: {},
+    });
+    expect(JSON.stringify(elicited.content)).toMatch(/declined/);
+    expect(asked).toEqual(['sampling', 'elicitation']);
+  });
+});
+
+describe('a list change upstream', () => {
+  it.each(['legacy', 'modern'] as const)('reaches a %s client as a notification', async (era) => {
+    gateway = await world.serve();
+    const client = await world.client(gateway.url, era);
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler('notifications/tools/list_changed', () => resolve());
+    });
+    if (era === 'modern') await client.listen?.({ toolsListChanged: true }).catch(() => undefined);
+    await client.callTool({ name: 'local__add_tool', arguments: { name: `added_${era}` } });
+    await changed;
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain(`local__added_${era}`);
+  });
+});
+
+describe('SIGTERM', () => {
+  it('lets the call in flight finish, then closes the upstreams and exits 0', async () => {
+    gateway = await world.serve();
+    const client = await world.client(gateway.url, 'legacy');
+    let signalled = false;
+    const call = client.callTool(
+      { name: 'local__slow_operation', arguments: { steps: 10, delay_ms: 100 } },
+      {
+        onprogress: () => {
+          if (!signalled) {
+            signalled = true;
+            gateway.child.kill('SIGTERM');
+          }
+        },
+      },
+    );
+    const result = await call;
+    expect(signalled).toBe(true);
+    expect(result.isError).toBeFalsy();
+    expect(firstText(result)).toMatch(/10/);
+    const exit = await gateway.exited;
+    expect(exit.code).toBe(0);
+  });
+});
