@@ -27,5 +27,10 @@ export interface CliIo {
    * `handler` instead of cancelling the command (a console cancels one call, not itself).
    */
   readonly onInterrupt?: (handler: () => void) => () => void;
+  /**
+   * Take SIGHUP for a while: until the returned function is called, a hang-up
+   * calls `handler` instead of cancelling the command (`mcpx serve` reloads its config).
+   */
+  readonly onHangup?: (handler: () => void) => () => void;
   readonly columns?: number;
 }

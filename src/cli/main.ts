@@ -33,7 +33,13 @@ process.on('SIGTERM', () => controller.abort());
 // The terminal closed (its window, an ssh session): cancel like Ctrl-C, so the command ends
 // and closes its servers, instead of dying by the signal and leaving their processes behind.
 let hungUp = false;
+// A long-running service (mcpx serve) takes SIGHUP to reload its config instead.
+let hangupHandler: (() => void) | undefined;
 process.on('SIGHUP', () => {
+  if (hangupHandler) {
+    hangupHandler();
+    return;
+  }
   hungUp = true;
   controller.abort();
 });
@@ -66,6 +72,12 @@ const io: CliIo = {
     interruptHandler = handler;
     return () => {
       if (interruptHandler === handler) interruptHandler = undefined;
+    };
+  },
+  onHangup: (handler) => {
+    hangupHandler = handler;
+    return () => {
+      if (hangupHandler === handler) hangupHandler = undefined;
     };
   },
   ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),

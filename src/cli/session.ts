@@ -1,3 +1,4 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
 import type { TransportHooks } from '../client/transport-factory.js';
@@ -37,6 +38,7 @@ export class CliSession {
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
+  #serverLogs: { listener: (event: ServerLogEvent) => void; level: LoggingLevel } | undefined;
   // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
   #reconnect: 'never' | 'lazy' = 'never';
   #builtinOnlyAlone = false;
@@ -232,10 +234,12 @@ export class CliSession {
                   onSdkDiagnostic: (d: SdkDiagnostic) => this.sdkNotice(d),
                 }
               : {}),
+            ...(this.#serverLogs ? { onLog: this.#serverLogs.listener } : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
           if (verbose) await askForLogs(connection);
+          else if (this.#serverLogs) await askForLogs(connection, this.#serverLogs.level);
           return connection;
         },
       });
@@ -256,6 +260,15 @@ export class CliSession {
    */
   useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
     this.#features = features;
+  }
+
+  /**
+   * Hand every server's log messages (from `level` up) to `listener` instead of
+   * the --verbose notices (the gateway passes them on to its clients). Must be
+   * set before the registry is first used.
+   */
+  useServerLogs(listener: (event: ServerLogEvent) => void, level: LoggingLevel = 'info'): void {
+    this.#serverLogs = { listener, level };
   }
 
   /**
@@ -354,9 +367,9 @@ export class CliSession {
  * request's `_meta` (without one a modern server sends none); a 2025 server is asked
  * with logging/setLevel when it declares logging. A refusal only costs the logs.
  */
-async function askForLogs(connection: ServerConnection): Promise<void> {
+async function askForLogs(connection: ServerConnection, level: LoggingLevel = 'debug'): Promise<void> {
   if (connection.era === 'legacy' && !connection.capabilities.logging) return;
-  await connection.setLoggingLevel('debug').catch(() => {});
+  await connection.setLoggingLevel(level).catch(() => {});
 }
 
 function preview(line: string): string {

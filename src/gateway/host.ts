@@ -12,7 +12,7 @@ import type {
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ClientFeatures } from '../client/features.js';
 import type { ListKind } from '../client/server-connection.js';
-import type { ResourceSubscription, ServerConnection } from '../client/types.js';
+import type { ResourceSubscription, ServerConnection, ServerLogEvent } from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Callers } from './callers.js';
@@ -37,6 +37,32 @@ export interface DownstreamCall {
   readonly ctx: ServerContext;
 }
 
+/** What a reload changed, by server name. */
+export interface ReloadResult {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly restarted: readonly string[];
+}
+
+/** Everything of an entry that matters to how it runs (where it was written does not). */
+function entryKey(config: ServerConfig): string {
+  const { origin: _origin, asWritten: _asWritten, ...rest } = config;
+  return JSON.stringify(rest);
+}
+
+/** The merged tool list and where each public name goes. */
+export interface ToolCatalog {
+  readonly tools: Tool[];
+  readonly routes: Map<string, Qualified & { tool: Tool }>;
+}
+
+/** A log message for clients (`notifications/message` params). */
+export interface LogMessage {
+  readonly level: ServerLogEvent['level'];
+  readonly logger?: string;
+  readonly data: unknown;
+}
+
 /** One item of a merged list and the server it came from. */
 interface Listed<T> {
   readonly server: string;
@@ -57,6 +83,8 @@ export class GatewayHost {
   readonly #servers: Map<string, ServerConfig>;
   readonly #callers = new Callers<DownstreamCall>();
   readonly #listeners = new Set<(kind: ListKind) => void>();
+  readonly #logListeners = new Set<(message: LogMessage) => void>();
+  #toolCache: Promise<ToolCatalog> | undefined;
 
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
@@ -64,9 +92,14 @@ export class GatewayHost {
     this.#servers = new Map(options.servers.map((s) => [s.name, s]));
     this.namespace = options.transparent
       ? transparentNames(options.transparent)
-      : namespacedNames(options.servers.map((s) => s.name));
+      : namespacedNames(() => this.servers);
     this.policy = createGatewayPolicy(options.policy);
     this.registry.on((event) => {
+      // A catalogue or a server coming or going changes the merged names: list afresh on next
+      // use. A server turning busy and ready again around each call does not.
+      const busyOrReady = (state: string) => state === 'busy' || state === 'ready';
+      if (event.type !== 'state' || !busyOrReady(event.state) || !busyOrReady(event.previous))
+        this.#toolCache = undefined;
       if (event.type !== 'catalog') return;
       for (const listener of this.#listeners) listener(event.kind);
     });
@@ -86,6 +119,68 @@ export class GatewayHost {
   onListChanged(listener: (kind: ListKind) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Serve a new set of servers (a reloaded config): servers no longer in it are
+   * stopped, new ones added and connected, and those whose entry changed
+   * restarted; the others, and the calls running on them, are left alone.
+   */
+  async reload(servers: readonly ServerConfig[]): Promise<ReloadResult> {
+    if (this.transparent) return { added: [], removed: [], restarted: [] };
+    const next = new Map(servers.map((s) => [s.name, s]));
+    const removed = this.servers.filter((name) => !next.has(name));
+    const added = [...next.keys()].filter((name) => !this.#servers.has(name));
+    const restarted = [...next.keys()].filter((name) => {
+      const before = this.#servers.get(name);
+      return before !== undefined && entryKey(before) !== entryKey(next.get(name) as ServerConfig);
+    });
+    // An added name may still sit in the registry unserved (left out by --servers, or failed).
+    for (const name of [...removed, ...restarted, ...added]) {
+      await this.registry.disconnect(name).catch(() => {});
+      this.#servers.delete(name);
+    }
+    for (const name of [...added, ...restarted]) {
+      const config = next.get(name) as ServerConfig;
+      this.registry.add(config);
+      this.#servers.set(name, config);
+    }
+    // Config order, as listed.
+    const ordered = [...next.keys()].map((name) => this.#servers.get(name) as ServerConfig);
+    this.#servers.clear();
+    for (const config of ordered) this.#servers.set(config.name, config);
+    this.#toolCache = undefined;
+    await Promise.all([...added, ...restarted].map((name) => this.registry.connect(name).catch(() => {})));
+    if (added.length || removed.length || restarted.length)
+      for (const kind of ['tools', 'resources', 'prompts'] as const)
+        for (const listener of this.#listeners) listener(kind);
+    return { added, removed, restarted };
+  }
+
+  /** Be told of upstream log messages no single client's call can own. Returns an unsubscribe function. */
+  onLog(listener: (message: LogMessage) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => this.#logListeners.delete(listener);
+  }
+
+  /**
+   * An upstream's log message: to the client whose call is in flight there (on
+   * that request, so it reaches a 2026-07-28 client too), else to every client
+   * session. The logger names the server unless the gateway is transparent.
+   */
+  serverLog(event: ServerLogEvent): void {
+    const logger = this.transparent
+      ? event.logger
+      : event.logger
+        ? `${event.server}/${event.logger}`
+        : event.server;
+    const call = this.#callers.soleCaller(event.server);
+    if (call) {
+      void call.ctx.mcpReq.log(event.level, event.data, logger).catch(() => {});
+      return;
+    }
+    const message: LogMessage = { level: event.level, data: event.data, ...(logger ? { logger } : {}) };
+    for (const listener of this.#logListeners) listener(message);
   }
 
   /**
@@ -116,11 +211,27 @@ export class GatewayHost {
     };
   }
 
-  /** Every served tool, under its public name. */
-  async tools(): Promise<{ tools: Tool[]; routes: Map<string, Qualified & { tool: Tool }> }> {
+  /**
+   * Every served tool, under its public name. Kept until the registry reports a
+   * change (a state or a catalogue), so a call does not rename every tool first.
+   */
+  async tools(): Promise<ToolCatalog> {
+    // A re-listing announced by a server but not done yet ends with a catalogue event that
+    // drops the cache: wait for it, so a list change seen before this request is in the answer.
+    await Promise.all(this.servers.map((name) => this.registry.toolsSettled(name)));
+    if (!this.#toolCache) {
+      const pending = this.#listTools();
+      this.#toolCache = pending;
+      pending.catch(() => {
+        if (this.#toolCache === pending) this.#toolCache = undefined;
+      });
+    }
+    return this.#toolCache;
+  }
+
+  async #listTools(): Promise<ToolCatalog> {
     const listed = await this.#gather(async (name) => {
       await this.registry.use(name, async () => {});
-      await this.registry.toolsSettled(name);
       return this.registry.status(name).tools as Tool[];
     });
     const offered = listed.filter((l) => this.policy.offers(l.server, l.item.name));

@@ -7,7 +7,13 @@
  */
 
 export { Callers } from './callers.js';
-export { type DownstreamCall, GatewayHost, type GatewayHostOptions } from './host.js';
+export {
+  type DownstreamCall,
+  GatewayHost,
+  type GatewayHostOptions,
+  type LogMessage,
+  type ReloadResult,
+} from './host.js';
 export { createHttpGuard, type HttpGuardOptions } from './http/guard.js';
 export {
   DEFAULT_MAX_BODY_BYTES,

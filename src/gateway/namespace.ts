@@ -24,9 +24,11 @@ export interface Namespace {
 
 const SCHEME = 'mcpx://';
 
-/** `a` + `b__c` and `a__b` + `c` stay distinct; URIs as `mcpx://<server>/<upstream uri verbatim>`. */
-export function namespacedNames(servers: readonly string[]): Namespace {
-  const known = new Set(servers);
+/**
+ * `a` + `b__c` and `a__b` + `c` stay distinct; URIs as `mcpx://<server>/<upstream uri verbatim>`.
+ * `servers`: the names served now (they change on a reload).
+ */
+export function namespacedNames(servers: () => readonly string[]): Namespace {
   return {
     names(items) {
       const assigned = assignToolNames(
@@ -49,7 +51,7 @@ export function namespacedNames(servers: readonly string[]): Namespace {
       } catch {
         return undefined;
       }
-      if (!known.has(server)) return undefined;
+      if (!servers().includes(server)) return undefined;
       return { server, name: rest.slice(slash + 1) };
     },
   };

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { ListKind } from '../client/server-connection.js';
+import type { LogMessage } from './host.js';
 
 /**
  * The downstream servers alive now (one per 2025 session or stdio client), so
@@ -31,6 +32,10 @@ export class LiveSessions {
             : server.sendResourceListChanged();
       void sent.catch(() => {});
     }
+  }
+
+  log(message: LogMessage): void {
+    for (const server of this.#servers) void server.sendLoggingMessage({ ...message }).catch(() => {});
   }
 
   async closeAll(): Promise<void> {

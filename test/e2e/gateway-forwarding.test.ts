@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
@@ -76,6 +77,30 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
   });
 });
 
+describe('log messages from an upstream during a call', () => {
+  it.each(['legacy', 'modern'] as const)(
+    'reach the calling %s client, the logger naming the server',
+    async (era) => {
+      gateway = await world.serve();
+      const client = await world.client(gateway.url, era);
+      const logs: { level: string; logger?: string; data: unknown }[] = [];
+      client.setNotificationHandler('notifications/message', (n) => {
+        logs.push(n.params);
+      });
+      // 2025: logging/setLevel; 2026-07-28: the level rides on each request's _meta.
+      if (era === 'legacy') await client.setLoggingLevel('debug');
+      await client.callTool({
+        name: 'local__log',
+        arguments: { message: `hello ${era}`, level: 'warning' },
+        ...(era === 'modern' ? { _meta: { [LOG_LEVEL_META_KEY]: 'debug' } } : {}),
+      });
+      for (let i = 0; i < 40 && !logs.some((l) => l.data === `hello ${era}`); i++) await delay(50);
+      expect(logs).toContainEqual(expect.objectContaining({ level: 'warning', data: `hello ${era}` }));
+      expect(logs.find((l) => l.data === `hello ${era}`)?.logger).toMatch(/^local/);
+    },
+  );
+});
+
 describe('questions from an upstream during a call', () => {
   it('sampling and elicitation go to the client that made the call', async () => {
     gateway = await world.serve();
@@ -123,6 +148,37 @@ describe('a list change upstream', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain(`local__added_${era}`);
   });
+});
+
+describe('resource subscriptions and completions', () => {
+  it('a subscribed client is told of an update under the public URI', async () => {
+    gateway = await world.serve();
+    const client = await world.client(gateway.url, 'legacy');
+    const updated = new Promise<string>((resolve) => {
+      client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri));
+    });
+    await client.subscribeResource({ uri: 'mcpx://local/test://counter' });
+    await client.callTool({ name: 'local__touch_resource', arguments: {} });
+    expect(await updated).toBe('mcpx://local/test://counter');
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    'completes prompt and template arguments for a %s client',
+    async (era) => {
+      gateway = await world.serve();
+      const client = await world.client(gateway.url, era);
+      const prompt = await client.complete({
+        ref: { type: 'ref/prompt', name: 'local__code_review' },
+        argument: { name: 'language', value: 'py' },
+      });
+      expect(prompt.completion.values).toContain('python');
+      const template = await client.complete({
+        ref: { type: 'ref/resource', uri: 'mcpx://local/test://users/{id}' },
+        argument: { name: 'id', value: '' },
+      });
+      expect(template.completion.values.length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('SIGTERM', () => {

@@ -3,9 +3,10 @@ import { isIP } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../../config/types.js';
-import { ErrorCode, McpxError } from '../../errors/index.js';
-import type { RequestEvent } from '../../gateway/index.js';
+import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
+import type { ReloadResult, RequestEvent } from '../../gateway/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
@@ -69,6 +70,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   let host: InstanceType<typeof GatewayHost> | undefined;
   session.reconnectLazily();
   session.useFeatures((server) => (host as InstanceType<typeof GatewayHost>).featuresFor(server.name));
+  session.useServerLogs((event) => host?.serverLog(event));
   const registry = await session.registry();
   host = new GatewayHost({
     registry,
@@ -96,7 +98,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     void registry.connectAll().then((statuses) => {
       for (const s of statuses)
         if (s.state === 'error' && s.error)
-          session.notice(`mcpx serve: '${s.name}' is not available: ${s.error.message}`);
+          session.notice(forTerminal(`mcpx serve: '${s.name}' is not available: ${s.error.message}`));
     });
   }
   const log = accessLog(session, options);
@@ -112,6 +114,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     const until = Date.now() + DRAIN_LIMIT_MS;
     while (gateway.inFlight > 0 && Date.now() < until) await delay(25);
   };
+  const stopHangup = io.onHangup?.(() => void reload(session, options, gateway));
   const stopped = new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     io.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -123,6 +126,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       port,
       newServer,
       onListChanged: (l) => gateway.onListChanged(l),
+      onLog: (l) => gateway.onLog(l),
       ...(token !== undefined ? { token } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [
@@ -134,12 +138,14 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       `mcpx serve: listening on ${listener.url} (${served.length} server${served.length === 1 ? '' : 's'})`,
     );
     await stopped;
+    stopHangup?.();
     await listener.close(drain);
     return ExitCode.Ok;
   }
 
   const live = new LiveSessions();
   const stopListening = gateway.onListChanged((kind) => live.listChanged(kind));
+  const stopLogs = gateway.onLog((message) => live.log(message));
   const stdin = io.stdin ?? process.stdin;
   const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
   const handle = serveStdio(
@@ -154,10 +160,40 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     },
   );
   await Promise.race([stopped, ended]);
+  stopHangup?.();
   await drain();
   stopListening();
+  stopLogs();
   await handle.close();
   return ExitCode.Ok;
+}
+
+/**
+ * SIGHUP: read the config again (a fresh session: same discovery, same trust
+ * rules) and hand the servers to the host, which restarts only what changed.
+ * A config that no longer loads keeps the running set, with a notice.
+ */
+async function reload(
+  session: CliSession,
+  options: ServeOptions,
+  host: { reload(servers: readonly ServerConfig[]): Promise<ReloadResult> },
+): Promise<void> {
+  const { CliSession } = await import('../session.js');
+  const fresh = new CliSession(session.io, session.options);
+  fresh.omitBuiltinWhenConfigured();
+  try {
+    const { added, removed, restarted } = await host.reload(await servedServers(fresh, options));
+    const list = (names: readonly string[]) => (names.length ? names.join(', ') : 'none');
+    session.notice(
+      `mcpx serve: config reloaded — added ${list(added)}; removed ${list(removed)}; restarted ${list(restarted)}`,
+    );
+  } catch (error) {
+    session.notice(
+      `mcpx serve: config not reloaded, still serving the previous one: ${forTerminal(toMcpxError(error).message)}`,
+    );
+  } finally {
+    await fresh.close();
+  }
 }
 
 /** The servers to serve: `--server NAME` alone, `--servers a,b`, or every usable one. */

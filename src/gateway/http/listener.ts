@@ -14,6 +14,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ListKind } from '../../client/server-connection.js';
+import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { toWebRequest, writeWebResponse } from './node-glue.js';
@@ -31,6 +32,8 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
   readonly newServer: (client: string) => Server;
   /** Subscribe to upstream list changes (the host's `onListChanged`). */
   readonly onListChanged: (listener: (kind: ListKind) => void) => () => void;
+  /** Subscribe to upstream log messages for every session (the host's `onLog`). */
+  readonly onLog?: (listener: (message: LogMessage) => void) => () => void;
 }
 
 export interface GatewayHttpServer {
@@ -69,6 +72,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     else if (kind === 'prompts') modern.notify.promptsChanged();
     else modern.notify.resourcesChanged();
   });
+
+  const stopLogs = options.onLog?.((message) => live.log(message));
 
   const legacy = async (request: Request): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
@@ -161,6 +166,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     port,
     async close(drain) {
       stopListening();
+      stopLogs?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await drain?.();
       await live.closeAll();

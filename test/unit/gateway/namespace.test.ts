@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { Callers } from '../../../src/gateway/callers.js';
+import { namespacedNames, transparentNames } from '../../../src/gateway/namespace.js';
+import { paginate } from '../../../src/gateway/paginate.js';
+
+describe('namespacedNames', () => {
+  const ns = namespacedNames(() => ['a', 'a__b', 'my server']);
+
+  it('keeps a + b__c and a__b + c distinct, and each name maps back', () => {
+    const names = ns.names([
+      { server: 'a', name: 'b__c' },
+      { server: 'a__b', name: 'c' },
+      { server: 'a', name: 'echo' },
+    ]);
+    expect(names.size).toBe(3);
+    expect(names.get('a__echo')).toEqual({ server: 'a', name: 'echo' });
+    const clashing = [...names.entries()].filter(([n]) => n.startsWith('a__b__c'));
+    expect(clashing.map(([, q]) => `${q.server}/${q.name}`).sort()).toEqual(['a/b__c', 'a__b/c']);
+  });
+
+  it('never passes 64 characters, whatever the lengths', () => {
+    const names = ns.names([{ server: 'a'.repeat(60), name: 'b'.repeat(60) }]);
+    for (const name of names.keys()) expect(name.length).toBeLessThanOrEqual(64);
+  });
+
+  it('maps URIs and templates reversibly, and only for served servers', () => {
+    const uri = ns.uri('my server', 'file:///tmp/a b?x=1#y');
+    expect(uri).toBe('mcpx://my%20server/file:///tmp/a b?x=1#y');
+    expect(ns.parseUri(uri)).toEqual({ server: 'my server', name: 'file:///tmp/a b?x=1#y' });
+    expect(ns.uri('a', 'test://users/{id}')).toBe('mcpx://a/test://users/{id}');
+    expect(ns.parseUri('mcpx://nobody/test://x')).toBeUndefined();
+    expect(ns.parseUri('test://x')).toBeUndefined();
+    expect(ns.parseUri('mcpx://%E0%A4%A/x')).toBeUndefined();
+  });
+
+  it('transparent names change nothing', () => {
+    const t = transparentNames('one');
+    expect([...t.names([{ server: 'one', name: 'echo' }]).keys()]).toEqual(['echo']);
+    expect(t.uri('one', 'test://x')).toBe('test://x');
+    expect(t.parseUri('test://x')).toEqual({ server: 'one', name: 'test://x' });
+  });
+});
+
+describe('paginate', () => {
+  const items = Array.from({ length: 7 }, (_, i) => i);
+
+  it('walks every item once through opaque cursors', () => {
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = paginate('tools', items, cursor, 3);
+      seen.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(items);
+  });
+
+  it("refuses another list's cursor or garbage with -32602", () => {
+    const { nextCursor } = paginate('tools', items, undefined, 3);
+    expect(() => paginate('prompts', items, nextCursor, 3)).toThrow(/invalid cursor/);
+    expect(() => paginate('tools', items, 'garbage', 3)).toThrow(/invalid cursor/);
+  });
+});
+
+describe('Callers', () => {
+  it("names the calling client only while that client's calls are the only ones on the server", () => {
+    const callers = new Callers<string>();
+    const endA = callers.begin('fs', 'client-a', 'call-a');
+    expect(callers.soleCaller('fs')).toBe('call-a');
+    expect(callers.soleCaller('other')).toBeUndefined();
+    const endB = callers.begin('fs', 'client-b', 'call-b');
+    expect(callers.soleCaller('fs')).toBeUndefined();
+    expect(callers.size).toBe(2);
+    endA();
+    expect(callers.soleCaller('fs')).toBe('call-b');
+    endB();
+    expect(callers.size).toBe(0);
+  });
+});
