@@ -313,10 +313,15 @@ function registerInteractiveTools(server: McpServer): void {
       askThenAnswer(
         ctx,
         'elicitation',
+        // The schema the scenario's description asks for (the suite's own reference server asks
+        // for a `response` its client never sends; a client that validates the answer refuses it).
         elicitationRequest(message, {
           type: 'object',
-          properties: { response: { type: 'string', description: "User's response" } },
-          required: ['response'],
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
         }),
         (response) => text(`User response: ${describeElicitation(response)}`),
       ),
