@@ -27,12 +27,12 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createConformanceServer } from './conformance-catalog.js';
 import {
   CONFORMANCE_BACKEND_NAME,
   type ConformanceState,
-  createConformanceServer,
   createConformanceState,
-} from './conformance-catalog.js';
+} from './conformance-kit.js';
 import { MemoryEventStore } from './http-event-store.js';
 import { toWebRequest, writeWebResponse } from './http-node-glue.js';
 

@@ -1,36 +1,31 @@
 /**
  * What the official MCP conformance suite's server scenarios call, served from one SDK
- * `McpServer`: the `test_*` tools, the `test://` resources, the `test_*` prompts,
- * completions, logging and subscriptions (`conformance/run.mjs` runs the suite against it).
- *
- * Sampling, elicitation and roots are asked the 2026-07-28 way only (`inputRequired(...)`):
- * on a 2025 connection the SDK's legacy shim turns them into real server→client requests
- * and runs the handler again with the answers, so each tool is written once for both eras.
- * Transport-free: `conformance-backend.ts` serves it over stdio and HTTP.
+ * `McpServer`: the `test_*` tools, the `test://` resources, the `test_*` prompts, completions,
+ * logging and subscriptions (`conformance/run.mjs` runs the suite against it). The tools that
+ * talk back while they run are in `conformance-interactive.ts`, the multi-round-trip ones in
+ * `conformance-mrtr.ts`. Transport-free: `conformance-backend.ts` serves it over stdio and HTTP.
  */
-import { randomBytes } from 'node:crypto';
 import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   completable,
-  createRequestStateCodec,
   fromJsonSchema,
   type GetPromptResult,
-  type InputRequest,
   inputRequired,
   inputResponse,
   type JsonSchemaType,
   McpServer,
   ResourceTemplate,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { registerInteractiveTools } from './conformance-interactive.js';
+import {
+  CONFORMANCE_BACKEND_NAME,
+  type ConformanceState,
+  elicitationRequest,
+  text,
+} from './conformance-kit.js';
 import { registerInputRequiredTools } from './conformance-mrtr.js';
-
-/** The name the backend reports in `serverInfo`. */
-export const CONFORMANCE_BACKEND_NAME = 'mcpx-conformance-backend';
 
 /** A 1×1 PNG: the image every image scenario expects some valid base64 of. */
 export const TEST_IMAGE_BASE64 =
@@ -55,25 +50,6 @@ function silentWav(samples: number): Buffer {
   wav.writeUInt32LE(data, 40);
   return wav;
 }
-
-/** The shared state of one backend process: stateless HTTP makes one server per request. */
-export interface ConformanceState {
-  /** URIs subscribed to (2025 sessions), and the instances to tell about list changes. */
-  readonly subscriptions: Set<string>;
-  /** Seals `requestState` (HMAC): a tampered state is refused with -32602 before any handler runs. */
-  readonly codec: ReturnType<typeof createRequestStateCodec<Record<string, unknown>>>;
-  /** Called by `test_trigger_*_change`: the entry fans the change out (listen streams, sessions). */
-  onListChanged?: (kind: 'tools' | 'prompts') => void;
-}
-
-export function createConformanceState(): ConformanceState {
-  return {
-    subscriptions: new Set(),
-    codec: createRequestStateCodec<Record<string, unknown>>({ key: randomBytes(32) }),
-  };
-}
-
-const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 
 /**
  * A JSON Schema 2020-12 input schema using the vocabulary `json-schema-2020-12` expects to come
@@ -105,23 +81,6 @@ const JSON_SCHEMA_2020_12 = {
   else: { required: ['email'] },
   additionalProperties: false,
 } as const;
-
-const elicitationRequest = (message: string, requestedSchema: Record<string, unknown>): InputRequest =>
-  ({ method: 'elicitation/create', params: { message, requestedSchema } }) as InputRequest;
-
-/** Ask once through input_required, then answer with what came back. */
-function askThenAnswer(
-  ctx: ServerContext,
-  key: string,
-  request: InputRequest,
-  answer: (response: Record<string, unknown>) => CallToolResult,
-) {
-  const response = ctx.mcpReq.inputResponses?.[key];
-  if (response && typeof response === 'object') return answer(response as Record<string, unknown>);
-  return inputRequired({ inputRequests: { [key]: request } });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One server instance with the whole conformance surface. */
 export function createConformanceServer(state: ConformanceState): McpServer {
@@ -230,209 +189,6 @@ function registerContentTools(server: McpServer): void {
     },
     ({ region }) => text(`region=${region}`),
   );
-}
-
-function registerInteractiveTools(server: McpServer): void {
-  server.registerTool(
-    'test_tool_with_logging',
-    { description: 'Tests tool that emits log messages during execution' },
-    async (ctx) => {
-      for (const [i, message] of [
-        'Tool execution started',
-        'Tool processing data',
-        'Tool execution completed',
-      ].entries()) {
-        if (i > 0) await sleep(50);
-        await ctx.mcpReq.log('info', message, CONFORMANCE_BACKEND_NAME);
-      }
-      return text('Tool with logging executed successfully');
-    },
-  );
-  server.registerTool(
-    'test_tool_with_progress',
-    { description: 'Tests tool that reports progress notifications' },
-    async (ctx) => {
-      const token = ctx.mcpReq._meta?.progressToken;
-      for (const progress of [0, 50, 100]) {
-        if (progress > 0) await sleep(50);
-        if (token !== undefined)
-          await ctx.mcpReq.notify({
-            method: 'notifications/progress',
-            params: {
-              progressToken: token,
-              progress,
-              total: 100,
-              message: `Completed step ${progress} of 100`,
-            },
-          });
-      }
-      return text(String(token ?? 'no progress token'));
-    },
-  );
-  server.registerTool(
-    'test_reconnection',
-    {
-      description:
-        'Tests SSE stream disconnection and client reconnection (SEP-1699): the stream closes mid-call and the result follows on the resumed one.',
-    },
-    async (ctx) => {
-      ctx.http?.closeSSE?.();
-      await sleep(100);
-      return text(
-        'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.',
-      );
-    },
-  );
-  server.registerTool(
-    'test_sampling',
-    {
-      description: 'Tests server-initiated sampling (LLM completion request)',
-      inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
-    },
-    ({ prompt }, ctx) =>
-      askThenAnswer(
-        ctx,
-        'sampling',
-        inputRequired.createMessage({
-          messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
-          maxTokens: 100,
-        }),
-        (response) => {
-          const content = response.content as { text?: unknown } | undefined;
-          return text(`LLM response: ${typeof content?.text === 'string' ? content.text : 'No response'}`);
-        },
-      ),
-  );
-  server.registerTool(
-    'test_elicitation',
-    {
-      description: 'Tests server-initiated elicitation (user input request)',
-      inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
-    },
-    ({ message }, ctx) =>
-      askThenAnswer(
-        ctx,
-        'elicitation',
-        // The schema the scenario's description asks for (the suite's own reference server asks
-        // for a `response` its client never sends; a client that validates the answer refuses it).
-        elicitationRequest(message, {
-          type: 'object',
-          properties: {
-            username: { type: 'string', description: "User's response" },
-            email: { type: 'string', description: "User's email address" },
-          },
-          required: ['username', 'email'],
-        }),
-        (response) => text(`User response: ${describeElicitation(response)}`),
-      ),
-  );
-  server.registerTool(
-    'test_elicitation_sep1034_defaults',
-    { description: 'Tests elicitation with default values per SEP-1034' },
-    (ctx) =>
-      askThenAnswer(
-        ctx,
-        'defaults',
-        elicitationRequest('Please review and update the form fields with defaults', {
-          type: 'object',
-          properties: {
-            name: { type: 'string', description: 'User name', default: 'John Doe' },
-            age: { type: 'integer', description: 'User age', default: 30 },
-            score: { type: 'number', description: 'User score', default: 95.5 },
-            status: {
-              type: 'string',
-              description: 'User status',
-              enum: ['active', 'inactive', 'pending'],
-              default: 'active',
-            },
-            verified: { type: 'boolean', description: 'Verification status', default: true },
-          },
-          required: [],
-        }),
-        (response) => text(`Elicitation completed: ${describeElicitation(response)}`),
-      ),
-  );
-  server.registerTool(
-    'test_elicitation_sep1330_enums',
-    { description: 'Tests elicitation with enum schema improvements per SEP-1330' },
-    (ctx) =>
-      askThenAnswer(
-        ctx,
-        'enums',
-        elicitationRequest('Please select options from the enum fields', {
-          type: 'object',
-          properties: {
-            untitledSingle: {
-              type: 'string',
-              description: 'Select one option',
-              enum: ['option1', 'option2', 'option3'],
-            },
-            titledSingle: {
-              type: 'string',
-              description: 'Select one option with titles',
-              oneOf: [
-                { const: 'value1', title: 'First Option' },
-                { const: 'value2', title: 'Second Option' },
-                { const: 'value3', title: 'Third Option' },
-              ],
-            },
-            legacyEnum: {
-              type: 'string',
-              description: 'Select one option (legacy)',
-              enum: ['opt1', 'opt2', 'opt3'],
-              enumNames: ['Option One', 'Option Two', 'Option Three'],
-            },
-            untitledMulti: {
-              type: 'array',
-              description: 'Select multiple options',
-              minItems: 1,
-              maxItems: 3,
-              items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-            },
-            titledMulti: {
-              type: 'array',
-              description: 'Select multiple options with titles',
-              minItems: 1,
-              maxItems: 3,
-              items: {
-                anyOf: [
-                  { const: 'value1', title: 'First Choice' },
-                  { const: 'value2', title: 'Second Choice' },
-                  { const: 'value3', title: 'Third Choice' },
-                ],
-              },
-            },
-          },
-          required: [],
-        }),
-        (response) => text(`Elicitation completed: ${describeElicitation(response)}`),
-      ),
-  );
-  server.registerTool('test_missing_capability', { description: 'Test tool requiring sampling' }, (ctx) => {
-    if (clientCapabilities(ctx, server).sampling) return text('Success');
-    // Asking a client for sampling it did not declare: the SDK answers -32021 (HTTP 400 on 2026-07-28)
-    // itself. Thrown from here, McpServer would turn the error into an isError result instead.
-    return inputRequired({
-      inputRequests: {
-        sampling: inputRequired.createMessage({
-          messages: [{ role: 'user', content: { type: 'text', text: 'ping' } }],
-          maxTokens: 10,
-        }),
-      },
-    });
-  });
-}
-
-/** What the client declared: per request on 2026-07-28 (`_meta`), at `initialize` on 2025. */
-export function clientCapabilities(ctx: ServerContext, server: McpServer): ClientCapabilities {
-  const declared = ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  return declared ?? server.server.getClientCapabilities() ?? {};
-}
-
-function describeElicitation(response: Record<string, unknown>): string {
-  const view = inputResponse({ r: response }, 'r');
-  if (view.kind !== 'elicit') return 'action=unknown, content={}';
-  return `action=${view.action}, content=${JSON.stringify(view.content ?? {})}`;
 }
 
 function registerResources(server: McpServer, state: ConformanceState): void {

@@ -6,16 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  type CallToolResult,
   type InputRequest,
   inputRequired,
   inputResponse,
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type ConformanceState, clientCapabilities } from './conformance-catalog.js';
-
-const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+import { type ConformanceState, clientCapabilities, text } from './conformance-kit.js';
 
 const ask = (message: string, field: string, type = 'string'): InputRequest =>
   ({
