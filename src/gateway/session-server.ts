@@ -3,12 +3,13 @@ import { Server, type ServerCapabilities, type ServerContext } from '@modelconte
 import type { ResourceSubscription } from '../client/types.js';
 import { VERSION } from '../version.js';
 import type { GatewayHost } from './host.js';
-import { DEFAULT_PAGE_SIZE, paginate } from './paginate.js';
+import type { Paginator } from './paginate.js';
 
 export interface SessionServerOptions {
   /** Who this server talks to (a session id, a connection number); routes upstream questions back. */
   readonly client?: string;
-  readonly pageSize?: number;
+  /** Pages of merged lists; shared by every session, since a 2026-07-28 client pages across requests. */
+  readonly pages: Paginator;
   /** Transparent mode: the upstream's own capabilities and instructions. */
   readonly capabilities?: ServerCapabilities;
   readonly instructions?: string;
@@ -41,9 +42,9 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
  * (2026-07-28 stateless HTTP), so clients never share request ids, progress
  * tokens or subscriptions.
  */
-export function createSessionServer(host: GatewayHost, options: SessionServerOptions = {}): Server {
+export function createSessionServer(host: GatewayHost, options: SessionServerOptions): Server {
   const client = options.client ?? randomUUID();
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const { pages } = options;
   const capabilities = options.capabilities ?? GATEWAY_CAPABILITIES;
   const server = new Server(
     { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
@@ -79,12 +80,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', async (request) =>
       timed('tools/list', {}, async () => {
-        const { items, nextCursor } = paginate(
-          'tools',
-          (await host.tools()).tools,
-          request.params?.cursor,
-          pageSize,
-        );
+        const { items, nextCursor } = pages.page('tools', (await host.tools()).tools, request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
@@ -101,11 +97,10 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.prompts) {
     server.setRequestHandler('prompts/list', async (request) =>
       timed('prompts/list', {}, async () => {
-        const { items, nextCursor } = paginate(
+        const { items, nextCursor } = pages.page(
           'prompts',
           (await host.prompts()).prompts,
           request.params?.cursor,
-          pageSize,
         );
         return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
@@ -119,22 +114,16 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.resources) {
     server.setRequestHandler('resources/list', async (request) =>
       timed('resources/list', {}, async () => {
-        const { items, nextCursor } = paginate(
-          'resources',
-          await host.resources(),
-          request.params?.cursor,
-          pageSize,
-        );
+        const { items, nextCursor } = pages.page('resources', await host.resources(), request.params?.cursor);
         return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
     server.setRequestHandler('resources/templates/list', async (request) =>
       timed('resources/templates/list', {}, async () => {
-        const { items, nextCursor } = paginate(
+        const { items, nextCursor } = pages.page(
           'resourceTemplates',
           await host.resourceTemplates(),
           request.params?.cursor,
-          pageSize,
         );
         return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
       }),

@@ -273,8 +273,10 @@ export class ServerRegistry {
   }
 
   async #connectionForUse(entry: Entry): Promise<ServerConnection> {
-    if (entry.connection && !entry.connection.closed) return entry.connection;
+    // A connect in progress first: its connection is set before its tools are listed, and a
+    // caller must not see the server as up with an empty catalogue.
     if (entry.connecting) return entry.connecting;
+    if (entry.connection && !entry.connection.closed) return entry.connection;
     if (entry.state === 'error' || entry.connection?.closed) {
       if (this.#policy.mode === 'never' || entry.stopped) throw entry.error ?? notConnected(entry);
       if (entry.attempts >= this.#policy.maxAttempts) throw gaveUp(entry, this.#policy.maxAttempts);

@@ -89,5 +89,12 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
     expect(refused.isError).toBe(true);
     expect(firstText(refused)).toMatch(/--allow remote/);
     expect(firstText(refused)).toMatch(/--permission yolo/);
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler('notifications/tools/list_changed', () => resolve());
+    });
+    if (era === 'modern') await client.listen({ toolsListChanged: true });
+    await client.callTool({ name: 'local__add_tool', arguments: { name: 'late' } });
+    await changed;
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('local__late');
   });
 });

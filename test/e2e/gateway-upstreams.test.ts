@@ -149,8 +149,9 @@ describe('SIGHUP', () => {
         }),
       );
       gateway.child.kill('SIGHUP');
-      for (let i = 0; i < 200 && !gateway.stderr().includes('reloaded'); i++)
+      for (let i = 0; i < 200 && !gateway.stderr().includes('restarted change'); i++)
         await new Promise((r) => setTimeout(r, 50));
+      // The file change and the SIGHUP may both reload; the first did the work, the second finds nothing to do.
       expect(gateway.stderr()).toContain('added added; removed gone; restarted change');
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('added__echo');
@@ -159,6 +160,30 @@ describe('SIGHUP', () => {
       const starts = async (name: string) => (await readFile(log(name), 'utf8')).trim().split('\n').length;
       expect(await starts('keep')).toBe(1);
       expect(await starts('change')).toBe(2);
+    } finally {
+      await writeFile(world.configFile, original);
+    }
+  });
+});
+
+describe('a config file edited while serving', () => {
+  it('is reloaded without a signal', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const original = await readFile(world.configFile, 'utf8');
+    const server = { command: process.execPath, args: [testServerPath] };
+    await writeFile(world.configFile, JSON.stringify({ permission: 'yolo', mcpServers: { first: server } }));
+    try {
+      const gateway = await world.serve();
+      const client = await world.client(gateway.url, 'modern');
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('first__echo');
+      await writeFile(
+        world.configFile,
+        JSON.stringify({ permission: 'yolo', mcpServers: { first: server, second: server } }),
+      );
+      for (let i = 0; i < 200 && !gateway.stderr().includes('added second'); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(gateway.stderr()).toContain('added second');
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('second__echo');
     } finally {
       await writeFile(world.configFile, original);
     }

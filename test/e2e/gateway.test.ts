@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpTestServer, startHttpTestServer } from '../../src/testing/http-test-server.js';
 import { runCli, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
-import { everythingPath } from '../helpers/servers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../helpers/servers.js';
 
 const node = process.execPath;
 const LONG = 'a_server_name_that_is_long_enough_to_push_tools_past_64';
@@ -41,6 +41,12 @@ beforeAll(async () => {
         many: test({ MCP_TOOL_COUNT: '230', MCP_PAGE_SIZE: '40' }),
         remote: { url: upstreamHttp.url },
         everything: { command: node, args: [everythingPath] },
+        memory: {
+          command: node,
+          args: [memoryPath],
+          env: { MEMORY_FILE_PATH: join(world.dir, 'memory.jsonl') },
+        },
+        filesystem: { command: node, args: [filesystemPath, world.dir] },
       },
     }),
   );
@@ -89,6 +95,10 @@ describe.each(['legacy', 'modern'] as const)('mcpx serve --http, a %s client', (
     expect(firstText(result)).toBe(`hi ${era}`);
     const remote = await client.callTool({ name: 'remote__add', arguments: { a: 2, b: 3 } });
     expect(firstText(remote)).toContain('5');
+    const dirs = await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} });
+    expect(firstText(dirs)).toContain('mcpx-gateway-');
+    const graph = await client.callTool({ name: 'memory__read_graph', arguments: {} });
+    expect(graph.isError).toBeFalsy();
   });
 
   it('maps resource URIs reversibly and reads through them', async () => {
@@ -148,5 +158,12 @@ describe('mcpx itself as the client', () => {
     const call = await runCli(['--url', gateway.url, 'call', 'a__b__echo', 'message=through'], opts);
     expect(call.stderr).toBe('');
     expect(call.stdout.trim()).toBe('through');
+  });
+});
+
+describe('the gateway process', () => {
+  it('wrote nothing but its own lines to stderr (no process warning)', () => {
+    expect(gateway.stderr()).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
+    expect(gateway.stderr()).toMatch(/^mcpx serve: listening on /);
   });
 });

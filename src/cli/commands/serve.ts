@@ -1,8 +1,9 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, watch } from 'node:fs';
 import { isIP } from 'node:net';
+import { basename, dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
-import type { ServerConfig } from '../../config/types.js';
+import type { LoadedConfig, ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { ReloadResult, RequestEvent } from '../../gateway/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
@@ -64,7 +65,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   session.omitBuiltinWhenConfigured();
   const served = await servedServers(session, options);
   const [
-    { GatewayHost, createSessionServer, startGatewayHttp, LiveSessions },
+    { GatewayHost, createSessionServer, startGatewayHttp, LiveSessions, Paginator },
     { serveStdio, StdioServerTransport },
   ] = await Promise.all([import('../../gateway/index.js'), import('@modelcontextprotocol/server/stdio')]);
   let host: InstanceType<typeof GatewayHost> | undefined;
@@ -102,10 +103,11 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     });
   }
   const log = accessLog(session, options);
+  const pages = new Paginator(pageSize);
   const newServer = (client: string): Server =>
     createSessionServer(gateway, {
       client,
-      ...(pageSize ? { pageSize } : {}),
+      pages,
       ...(capabilities ? { capabilities } : {}),
       ...(instructions ? { instructions } : {}),
       ...(log ? { onRequest: log } : {}),
@@ -114,7 +116,13 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     const until = Date.now() + DRAIN_LIMIT_MS;
     while (gateway.inFlight > 0 && Date.now() < until) await delay(25);
   };
-  const stopHangup = io.onHangup?.(() => void reload(session, options, gateway));
+  // One reload at a time: a saved file and a SIGHUP together must not interleave their restarts.
+  let reloading = Promise.resolve();
+  const reloadNow = () => {
+    reloading = reloading.then(() => reload(session, options, gateway));
+  };
+  const stopHangup = io.onHangup?.(reloadNow);
+  const stopWatching = options.server ? () => {} : watchConfig(await session.config(), reloadNow);
   const stopped = new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     io.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -139,6 +147,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     );
     await stopped;
     stopHangup?.();
+    stopWatching();
     await listener.close(drain);
     return ExitCode.Ok;
   }
@@ -161,6 +170,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   );
   await Promise.race([stopped, ended]);
   stopHangup?.();
+  stopWatching();
   await drain();
   stopListening();
   stopLogs();
@@ -194,6 +204,38 @@ async function reload(
   } finally {
     await fresh.close();
   }
+}
+
+/**
+ * A config file changed: reload as SIGHUP does. The folders are watched, not the
+ * files, since editors save by writing a new file and renaming it over the old
+ * one; a burst of events is one reload.
+ */
+function watchConfig(config: LoadedConfig, onChange: () => void): () => void {
+  const byFolder = new Map<string, Set<string>>();
+  for (const file of config.files) {
+    const names = byFolder.get(dirname(file.path)) ?? new Set<string>();
+    names.add(basename(file.path));
+    byFolder.set(dirname(file.path), names);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const watchers = [...byFolder].flatMap(([folder, names]) => {
+    try {
+      return [
+        watch(folder, { persistent: false }, (_event, name) => {
+          if (name !== null && !names.has(name.toString())) return;
+          clearTimeout(timer);
+          timer = setTimeout(onChange, 200);
+        }),
+      ];
+    } catch {
+      return []; // a folder that cannot be watched still reloads on SIGHUP
+    }
+  });
+  return () => {
+    clearTimeout(timer);
+    for (const watcher of watchers) watcher.close();
+  };
 }
 
 /** The servers to serve: `--server NAME` alone, `--servers a,b`, or every usable one. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Callers } from '../../../src/gateway/callers.js';
 import { namespacedNames, transparentNames } from '../../../src/gateway/namespace.js';
-import { paginate } from '../../../src/gateway/paginate.js';
+import { Paginator } from '../../../src/gateway/paginate.js';
 
 describe('namespacedNames', () => {
   const ns = namespacedNames(() => ['a', 'a__b', 'my server']);
@@ -41,24 +41,28 @@ describe('namespacedNames', () => {
   });
 });
 
-describe('paginate', () => {
+describe('Paginator', () => {
   const items = Array.from({ length: 7 }, (_, i) => i);
 
-  it('walks every item once through opaque cursors', () => {
+  it('walks every item once, from the snapshot of the first page even when the list changes', () => {
+    const pages = new Paginator(3);
     const seen: number[] = [];
     let cursor: string | undefined;
+    let current: number[] = items;
     do {
-      const page = paginate('tools', items, cursor, 3);
+      const page = pages.page('tools', current, cursor);
       seen.push(...page.items);
       cursor = page.nextCursor;
+      current = [-1, ...current]; // a server came up at the front while the client paged
     } while (cursor);
     expect(seen).toEqual(items);
   });
 
   it("refuses another list's cursor or garbage with -32602", () => {
-    const { nextCursor } = paginate('tools', items, undefined, 3);
-    expect(() => paginate('prompts', items, nextCursor, 3)).toThrow(/invalid cursor/);
-    expect(() => paginate('tools', items, 'garbage', 3)).toThrow(/invalid cursor/);
+    const pages = new Paginator(3);
+    const { nextCursor } = pages.page('tools', items, undefined);
+    expect(() => pages.page('prompts', items, nextCursor)).toThrow(/invalid cursor/);
+    expect(() => pages.page('tools', items, 'garbage')).toThrow(/invalid cursor/);
   });
 });
 
