@@ -135,6 +135,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       newServer,
       onListChanged: (l) => gateway.onListChanged(l),
       onLog: (l) => gateway.onLog(l),
+      subscribe: (uri, onUpdated) => gateway.subscribe(uri, onUpdated),
       ...(token !== undefined ? { token } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [

@@ -32,6 +32,15 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
   readonly newServer: (client: string) => Server;
   /** Subscribe to upstream list changes (the host's `onListChanged`). */
   readonly onListChanged: (listener: (kind: ListKind) => void) => () => void;
+  /**
+   * Watch a resource by its public URI (the host's `subscribe`): a 2026-07-28
+   * client's `subscriptions/listen` names the URIs, and the stream lives as
+   * long as its HTTP response.
+   */
+  readonly subscribe?: (
+    uri: string,
+    onUpdated: (uri: string) => void,
+  ) => Promise<{ unsubscribe(): Promise<void> }>;
   /** Subscribe to upstream log messages for every session (the host's `onLog`). */
   readonly onLog?: (listener: (message: LogMessage) => void) => () => void;
 }
@@ -112,6 +121,34 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     return transport.handleRequest(request, { parsedBody: body });
   };
 
+  // The SDK serves subscriptions/listen from its bus; the gateway subscribes upstream for each URI
+  // a stream names and publishes the updates there, until the stream's response closes.
+  const watchListenedResources = (body: Uint8Array, res: ServerResponse) => {
+    if (!options.subscribe) return;
+    let uris: unknown;
+    try {
+      const message = JSON.parse(Buffer.from(body).toString('utf8')) as {
+        method?: unknown;
+        params?: { notifications?: { resourceSubscriptions?: unknown } };
+      };
+      if (message.method !== 'subscriptions/listen') return;
+      uris = message.params?.notifications?.resourceSubscriptions;
+    } catch {
+      return;
+    }
+    if (!Array.isArray(uris)) return;
+    const subscriptions = uris
+      .filter((u): u is string => typeof u === 'string')
+      .map((uri) =>
+        (options.subscribe as NonNullable<GatewayHttpOptions['subscribe']>)(uri, (changed) =>
+          modern.notify.resourceUpdated(changed),
+        ).catch(() => undefined),
+      );
+    res.once('close', () => {
+      for (const pending of subscriptions) void pending.then((s) => s?.unsubscribe().catch(() => {}));
+    });
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
     const path = (req.url ?? '/').split('?')[0];
@@ -135,9 +172,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       if (!body) return writeWebResponse(res, refusal(413, `request body over ${maxBody} bytes`));
     }
     const request = toWebRequest(req, safeOrigin(origin), body);
-    const response = (await isLegacyRequest(request.clone()))
-      ? await legacy(request)
-      : await modern.fetch(request);
+    const isLegacy = await isLegacyRequest(request.clone());
+    if (!isLegacy && body) watchListenedResources(body, res);
+    const response = isLegacy ? await legacy(request) : await modern.fetch(request);
     await writeWebResponse(res, response);
   };
 
