@@ -9,6 +9,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
 
 const INSTANCES = ['a', 'b'] as const;
+const TOKEN = 'one-token-shared-by-every-instance-0123456789';
+const PUBLIC_HOST = 'mcp.example.test';
 let world: GatewayWorld;
 const gateways = new Map<string, RunningGateway & { port: number; log: string }>();
 let nginx: ChildProcess | undefined;
@@ -35,7 +38,10 @@ beforeAll(async () => {
   });
   for (const id of INSTANCES) {
     const log = join(world.dir, `access-${id}.log`);
-    const gateway = await world.serve(['--port', '0', '--instance-id', id, '--access-log', log]);
+    const gateway = await world.serve([
+      ...['--port', '0', '--instance-id', id, '--access-log', log],
+      ...['--token', TOKEN, '--allowed-host', PUBLIC_HOST],
+    ]);
     gateways.set(id, { ...gateway, port: Number(new URL(gateway.url).port), log });
   }
   prefix = join(world.dir, 'nginx');
@@ -133,6 +139,7 @@ describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => 
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
         'mcp-session-id': 'a.00000000-0000-0000-0000-000000000000',
         'mcp-protocol-version': '2025-11-25',
       },
@@ -141,7 +148,55 @@ describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => 
     expect(response.status).toBe(404);
     expect(await response.text()).toContain('Session not found');
   });
+
+  it('passes the public Host name and the bearer token through to the instances’ guard', async () => {
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    const ok = await raw({ host: PUBLIC_HOST, ...bearer }, init);
+    expect(ok.status).toBe(200);
+    expect(ok.session).toMatch(/^[ab]\./);
+    expect((await raw({ host: 'rebound.example', ...bearer }, init)).status).toBe(403);
+    expect((await raw({ host: PUBLIC_HOST }, init)).status).toBe(401);
+  });
 });
+
+/** A raw POST through nginx, so Host can be anything (fetch refuses to set it). */
+function raw(headers: Record<string, string>, body: string): Promise<{ status: number; session?: string }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(typeof res.headers['mcp-session-id'] === 'string'
+              ? { session: res.headers['mcp-session-id'] }
+              : {}),
+          }),
+        );
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
 
 async function connect(era: 'legacy' | 'modern') {
   const client = new Client(
@@ -149,7 +204,9 @@ async function connect(era: 'legacy' | 'modern') {
     { versionNegotiation: era === 'legacy' ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
   );
   clients.push(client);
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+  });
   await client.connect(transport);
   return { client, transport };
 }
