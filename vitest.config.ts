@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Claude Code's own CLI is a separate ~370 MB install: .ci/run runs it (vitest.claude-code.config.ts).
-    exclude: [...configDefaults.exclude, 'test/claude-code/**'],
+    // nginx is installed by .ci/run only, which runs test/deploy/ itself (vitest.deploy.config.ts).
+    exclude: [...configDefaults.exclude, 'test/claude-code/**', 'test/deploy/**'],
     setupFiles: ['test/helpers/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

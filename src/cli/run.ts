@@ -268,6 +268,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--page-size <n>', 'items per page of merged lists (default 100)')
     .option('--access-log <file>', "one JSON line per request to this file ('-': stderr)")
     .option('--log-arguments', 'with --access-log: include tool arguments')
+    .option(
+      '--instance-id <id>',
+      'with --http: prefix session ids with <id>. so a load balancer can keep sessions sticky',
+    )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
       select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
     );

@@ -28,9 +28,12 @@ export interface ServeOptions {
   readonly pageSize?: string;
   readonly accessLog?: string;
   readonly logArguments?: boolean;
+  readonly instanceId?: string;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
+// Safe in a header, a URL and an nginx regex, and short enough to leave the session id readable.
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
 // SIGTERM waits this long for calls in flight before closing the upstreams anyway.
 const DRAIN_LIMIT_MS = 30_000;
 
@@ -48,8 +51,16 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       `--host ${bind} would let other machines reach every configured server with no credential`,
       'give --token <secret> or --token-file <file> (clients send "Authorization: Bearer <secret>"), or bind 127.0.0.1',
     );
-  if (!options.http && (options.host || options.port || token !== undefined))
-    throw usageError('--host, --port, --token and --token-file go with --http');
+  if (
+    !options.http &&
+    (options.host || options.port || token !== undefined || options.instanceId !== undefined)
+  )
+    throw usageError('--host, --port, --token, --token-file and --instance-id go with --http');
+  if (options.instanceId !== undefined && !INSTANCE_ID.test(options.instanceId))
+    throw usageError(
+      `--instance-id takes 1 to 32 letters, digits, '_' or '-', got '${forTerminal(options.instanceId)}'`,
+      'e.g. --instance-id a (session ids become a.<uuid>, which a load balancer can route on)',
+    );
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError(`--port takes a port number, got '${options.port}'`);
@@ -137,6 +148,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       onLog: (l) => gateway.onLog(l),
       subscribe: (uri, onUpdated) => gateway.subscribe(uri, onUpdated),
       ...(token !== undefined ? { token } : {}),
+      ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [
         ...(options.allowedHost ?? []),

@@ -28,6 +28,12 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
   /** Default 0: a port chosen by the OS. */
   readonly port?: number;
   readonly maxBodyBytes?: number;
+  /**
+   * Prefix of every session id this instance mints (`<id>.<uuid>`), so a load
+   * balancer can send a legacy session back to the instance that holds it by
+   * the id alone (nginx OSS has no sticky learning). Checked by the caller.
+   */
+  readonly instanceId?: string;
   /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
   readonly newServer: (client: string) => Server;
   /** Subscribe to upstream list changes (the host's `onListChanged`). */
@@ -99,7 +105,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
             .catch(() => undefined)
         : undefined;
     if (!body || !isInitializeRequest(body)) return refusal(400, 'Bad Request: No valid session ID provided');
-    const id = randomUUID();
+    const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
     const server = options.newServer(id);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,

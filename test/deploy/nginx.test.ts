@@ -1,0 +1,308 @@
+/**
+ * docs/deploy-nginx.md, shown working: two `mcpx serve --http --instance-id`
+ * processes behind a real nginx (Debian's; `.ci/run` installs it) with the
+ * documented routing — round robin for everything without a session id,
+ * sticky by the session id's instance prefix for 2025-11-25 sessions.
+ * nginx runs as the current user from a private prefix, and every process the
+ * test starts is gone at the end.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testServerPath } from '../helpers/cli.js';
+import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
+
+const INSTANCES = ['a', 'b'] as const;
+const TOKEN = 'one-token-shared-by-every-instance-0123456789';
+const PUBLIC_HOST = 'mcp.example.test';
+let world: GatewayWorld;
+const gateways = new Map<string, RunningGateway & { port: number; log: string }>();
+let nginx: ChildProcess | undefined;
+let nginxExited: Promise<void> | undefined;
+let nginxWorkers: number[] = [];
+let prefix: string;
+let url: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  const binary = findNginx();
+  world = await gatewayWorld({
+    permission: 'yolo',
+    mcpServers: { test: { command: process.execPath, args: [testServerPath] } },
+  });
+  for (const id of INSTANCES) {
+    const log = join(world.dir, `access-${id}.log`);
+    const gateway = await world.serve([
+      ...['--port', '0', '--instance-id', id, '--access-log', log],
+      ...['--token', TOKEN, '--allowed-host', PUBLIC_HOST],
+    ]);
+    gateways.set(id, { ...gateway, port: Number(new URL(gateway.url).port), log });
+  }
+  prefix = join(world.dir, 'nginx');
+  await mkdir(join(prefix, 'logs'), { recursive: true });
+  const port = await freePort();
+  await writeFile(join(prefix, 'nginx.conf'), nginxConf(port));
+  nginx = spawn(
+    binary,
+    ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'logs/error.log')],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  nginx.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const started = nginx;
+  nginxExited = new Promise((resolve) => started.once('exit', () => resolve()));
+  url = `http://127.0.0.1:${port}/mcp`;
+  await waitForHealth(`http://127.0.0.1:${port}/healthz`, () => stderr);
+  nginxWorkers = childrenOf(started.pid as number);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
+    nginx.kill('SIGQUIT');
+    const killer = setTimeout(() => nginx?.kill('SIGKILL'), 10_000);
+    await nginxExited;
+    clearTimeout(killer);
+  }
+  await world?.close();
+  // The workers are nginx's children, not ours: make sure the master took them down.
+  for (const pid of nginxWorkers) expect(alive(pid), `nginx worker ${pid} outlived the test`).toBe(false);
+});
+
+describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => {
+  it('round-robins 2026-07-28 requests over both instances', async () => {
+    const modern = await Promise.all(Array.from({ length: 8 }, () => connect('modern')));
+    const results = await Promise.all(
+      modern.flatMap(({ client }, i) =>
+        [0, 1, 2].map((j) => client.callTool({ name: 'test__echo', arguments: { message: `m${i}.${j}` } })),
+      ),
+    );
+    expect(results.map(firstText).sort()).toEqual(
+      modern.flatMap((_, i) => [0, 1, 2].map((j) => `m${i}.${j}`)).sort(),
+    );
+    // Each instance's own access log shows it served some of the calls, and together they served all.
+    const calls = INSTANCES.map((id) => accessLog(id).filter((e) => e.method === 'tools/call').length);
+    for (const count of calls) expect(count).toBeGreaterThan(0);
+    expect(calls[0]! + calls[1]!).toBe(24);
+  });
+
+  it('keeps every 2025-11-25 session on the instance that minted it, and spreads the sessions', async () => {
+    const legacy: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+    for (let i = 0; i < 6; i++) legacy.push(await connect('legacy'));
+    await Promise.all(
+      legacy.map(async ({ client }, i) => {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toContain('test__echo');
+        for (const j of [0, 1]) {
+          const result = await client.callTool({ name: 'test__echo', arguments: { message: `s${i}.${j}` } });
+          expect(firstText(result)).toBe(`s${i}.${j}`);
+        }
+      }),
+    );
+    const ids = legacy.map(({ transport }) => transport.sessionId as string);
+    for (const id of ids) expect(id).toMatch(/^[ab]\.[0-9a-f-]{36}$/);
+    // Spread: initialize went round robin, so both instances hold sessions.
+    expect(new Set(ids.map((id) => id[0]))).toEqual(new Set(INSTANCES));
+    // Sticky: every request of a session reached the instance that minted it, none the other.
+    for (const id of INSTANCES) {
+      const seen = new Set(accessLog(id).map((e) => e.client));
+      for (const session of ids)
+        expect(seen.has(session), `${session} in ${id}'s log`).toBe(session[0] === id);
+    }
+    // Ending a session (DELETE) is routed the same way.
+    await Promise.all(legacy.map(({ transport }) => transport.terminateSession()));
+    // nginx's own log: no request through it was answered 404, and each session-carrying
+    // request went to its instance's port.
+    const lines = readFileSync(join(prefix, 'logs/access.log'), 'utf8').trim().split('\n');
+    const withSession = lines.map((l) => l.split(' ')).filter(([, , session]) => session !== '-');
+    expect(withSession.length).toBeGreaterThanOrEqual(6 * 4);
+    for (const [status, upstream, session] of withSession) {
+      expect(status).not.toBe('404');
+      expect(upstream).toBe(`127.0.0.1:${gateways.get((session as string)[0] as string)?.port}`);
+    }
+    expect(lines.filter((l) => l.startsWith('404 '))).toEqual([]);
+  });
+
+  it('answers an unknown session id with the gateway 404 (the client starts a new session)', async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
+        'mcp-session-id': 'a.00000000-0000-0000-0000-000000000000',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain('Session not found');
+  });
+
+  it('passes the public Host name and the bearer token through to the instances’ guard', async () => {
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    const ok = await raw({ host: PUBLIC_HOST, ...bearer }, init);
+    expect(ok.status).toBe(200);
+    expect(ok.session).toMatch(/^[ab]\./);
+    expect((await raw({ host: 'rebound.example', ...bearer }, init)).status).toBe(403);
+    expect((await raw({ host: PUBLIC_HOST }, init)).status).toBe(401);
+  });
+});
+
+/** A raw POST through nginx, so Host can be anything (fetch refuses to set it). */
+function raw(headers: Record<string, string>, body: string): Promise<{ status: number; session?: string }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(typeof res.headers['mcp-session-id'] === 'string'
+              ? { session: res.headers['mcp-session-id'] }
+              : {}),
+          }),
+        );
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+async function connect(era: 'legacy' | 'modern') {
+  const client = new Client(
+    { name: 'nginx-test', version: '0.0.0' },
+    { versionNegotiation: era === 'legacy' ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
+  );
+  clients.push(client);
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+function accessLog(id: string): { client: string; method: string }[] {
+  const log = gateways.get(id)?.log as string;
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { client: string; method: string });
+}
+
+/** The documented config (docs/nginx.conf) with this test's ports and private paths. */
+function nginxConf(port: number): string {
+  const upstream = (id: string) => `127.0.0.1:${gateways.get(id)?.port}`;
+  const paths = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `  ${kind}_temp_path ${join(prefix, `${kind}_temp`)};`)
+    .join('\n');
+  // As root the master would hand its workers to 'nobody', who cannot write the private prefix.
+  const user = process.getuid?.() === 0 ? `user ${userInfo().username};\n` : '';
+  return `${user}daemon off;
+worker_processes 1;
+pid ${join(prefix, 'nginx.pid')};
+error_log ${join(prefix, 'logs/error.log')} warn;
+events { worker_connections 256; }
+http {
+${paths}
+  log_format routing '$status $upstream_addr $http_mcp_session_id $request_method';
+  access_log ${join(prefix, 'logs/access.log')} routing;
+${readFileSync(join(import.meta.dirname, '../../docs/nginx.conf'), 'utf8')
+  .replace(/^[\s\S]*?# --- begin http block ---\n/, '')
+  .replace(/# --- end http block ---[\s\S]*$/, '')
+  .replaceAll('127.0.0.1:8801', upstream('a'))
+  .replaceAll('127.0.0.1:8802', upstream('b'))
+  .replace('listen 8800;', `listen 127.0.0.1:${port};`)}
+}
+`;
+}
+
+function findNginx(): string {
+  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx']) {
+    try {
+      execFileSync(candidate, ['-v'], { stdio: 'ignore' });
+      return candidate;
+    } catch {}
+  }
+  throw new Error('nginx is not installed: `apt-get install -y nginx` (.ci/run does)');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(health: string, stderr: () => string): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(health)).status === 200) return;
+    } catch {}
+    if (nginx?.exitCode !== null || Date.now() > until) {
+      const log = await readFile(join(prefix, 'logs/error.log'), 'utf8').catch(() => '');
+      throw new Error(`nginx did not come up:\n${stderr()}\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Process ids whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
