@@ -1,5 +1,6 @@
 import { canonicalEntry, stringList, stringRecord } from './entry.js';
-import type { HostWrite, McpxEntry } from './types.js';
+import { mergeJsonServers, readJsonSections } from './json-file.js';
+import type { HostDialect, HostWrite, McpxEntry } from './types.js';
 import { fromMcpxVariables, toMcpxVariables, type VariableStyle } from './variables.js';
 
 /**
@@ -85,4 +86,30 @@ export function writeCommon(entry: McpxEntry, shape: CommonShape): HostWrite {
     (k) => !handled.has(k) || (k === 'type' && !shape.type) || (k === 'enabled' && !shape.disabled),
   );
   return { value, dropped: [...new Set(dropped)] };
+}
+
+/**
+ * A host whose file is `{"mcpServers": {...}}` of the common shape beside the
+ * host's own keys (Claude Desktop, Cursor, Windsurf): only where it lives and
+ * how it spells things differ.
+ */
+export function mcpServersDialect(
+  host: Pick<HostDialect, 'id' | 'label' | 'files'>,
+  shape: CommonShape,
+): HostDialect {
+  return {
+    ...host,
+    read(text, file) {
+      const { servers, warnings, notes } = readJsonSections(
+        text,
+        file.path,
+        [['mcpServers']],
+        (raw) => readCommon(raw, shape),
+        knownKeys(shape),
+      );
+      return { servers, warnings, notes };
+    },
+    write: (entry) => writeCommon(entry, shape),
+    merge: (text, servers) => mergeJsonServers(text, ['mcpServers'], servers),
+  };
 }

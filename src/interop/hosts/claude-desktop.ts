@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-shape.js';
-import { mergeJsonServers, readJsonSections } from '../json-file.js';
+import { type CommonShape, mcpServersDialect } from '../common-shape.js';
 import { appDataDir } from '../locations.js';
 import type { HostDialect } from '../types.js';
 
@@ -8,20 +7,11 @@ import type { HostDialect } from '../types.js';
 const shape: CommonShape = { vars: 'none', type: false, cwd: false, disabled: false, hostKeys: [] };
 
 /** Claude Desktop: `claude_desktop_config.json`, `mcpServers`, beside the app's own keys (`globalShortcut`). */
-export const claudeDesktop: HostDialect = {
-  id: 'claude-desktop',
-  label: 'Claude Desktop',
-  files: (ctx) => [{ path: join(appDataDir(ctx), 'Claude', 'claude_desktop_config.json'), scope: 'user' }],
-  read(text, file) {
-    const { servers, warnings, notes } = readJsonSections(
-      text,
-      file.path,
-      [['mcpServers']],
-      (raw) => readCommon(raw, shape),
-      knownKeys(shape),
-    );
-    return { servers, warnings, notes };
+export const claudeDesktop: HostDialect = mcpServersDialect(
+  {
+    id: 'claude-desktop',
+    label: 'Claude Desktop',
+    files: (ctx) => [{ path: join(appDataDir(ctx), 'Claude', 'claude_desktop_config.json'), scope: 'user' }],
   },
-  write: (entry) => writeCommon(entry, shape),
-  merge: (text, servers) => mergeJsonServers(text, ['mcpServers'], servers),
-};
+  shape,
+);

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-shape.js';
-import { mergeJsonServers, readJsonSections } from '../json-file.js';
+import { type CommonShape, mcpServersDialect } from '../common-shape.js';
 import type { HostDialect } from '../types.js';
 
 const shape: CommonShape = {
@@ -13,23 +12,14 @@ const shape: CommonShape = {
 };
 
 /** Cursor: `~/.cursor/mcp.json` and a project's `.cursor/mcp.json`, `mcpServers`, `${env:VAR}`. */
-export const cursor: HostDialect = {
-  id: 'cursor',
-  label: 'Cursor',
-  files: (ctx) => [
-    { path: join(ctx.homedir, '.cursor', 'mcp.json'), scope: 'user' },
-    { path: join(ctx.cwd, '.cursor', 'mcp.json'), scope: 'project' },
-  ],
-  read(text, file) {
-    const { servers, warnings, notes } = readJsonSections(
-      text,
-      file.path,
-      [['mcpServers']],
-      (raw) => readCommon(raw, shape),
-      knownKeys(shape),
-    );
-    return { servers, warnings, notes };
+export const cursor: HostDialect = mcpServersDialect(
+  {
+    id: 'cursor',
+    label: 'Cursor',
+    files: (ctx) => [
+      { path: join(ctx.homedir, '.cursor', 'mcp.json'), scope: 'user' },
+      { path: join(ctx.cwd, '.cursor', 'mcp.json'), scope: 'project' },
+    ],
   },
-  write: (entry) => writeCommon(entry, shape),
-  merge: (text, servers) => mergeJsonServers(text, ['mcpServers'], servers),
-};
+  shape,
+);

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-shape.js';
-import { mergeJsonServers, readJsonSections } from '../json-file.js';
+import { type CommonShape, mcpServersDialect } from '../common-shape.js';
 import type { HostDialect } from '../types.js';
 
 const shape: CommonShape = {
@@ -13,20 +12,11 @@ const shape: CommonShape = {
 };
 
 /** Windsurf: `~/.codeium/windsurf/mcp_config.json`, `mcpServers`, a remote server's `serverUrl`, `${env:VAR}`. */
-export const windsurf: HostDialect = {
-  id: 'windsurf',
-  label: 'Windsurf',
-  files: (ctx) => [{ path: join(ctx.homedir, '.codeium', 'windsurf', 'mcp_config.json'), scope: 'user' }],
-  read(text, file) {
-    const { servers, warnings, notes } = readJsonSections(
-      text,
-      file.path,
-      [['mcpServers']],
-      (raw) => readCommon(raw, shape),
-      knownKeys(shape),
-    );
-    return { servers, warnings, notes };
+export const windsurf: HostDialect = mcpServersDialect(
+  {
+    id: 'windsurf',
+    label: 'Windsurf',
+    files: (ctx) => [{ path: join(ctx.homedir, '.codeium', 'windsurf', 'mcp_config.json'), scope: 'user' }],
   },
-  write: (entry) => writeCommon(entry, shape),
-  merge: (text, servers) => mergeJsonServers(text, ['mcpServers'], servers),
-};
+  shape,
+);
