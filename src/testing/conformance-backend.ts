@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server as NodeServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import {
   createMcpHandler,
@@ -34,7 +34,7 @@ import {
   createConformanceState,
 } from './conformance-kit.js';
 import { MemoryEventStore } from './http-event-store.js';
-import { toWebRequest, writeWebResponse } from './http-node-glue.js';
+import { toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
 
 export interface ConformanceBackend {
   /** `http://127.0.0.1:PORT/mcp` */
@@ -109,11 +109,7 @@ export async function startConformanceBackend(options: { port?: number } = {}): 
         else res.destroy();
       });
   });
-  const sockets = new Set<Socket>();
-  http.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  const destroySockets = trackSockets(http);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen({ port: options.port ?? 0, host: '127.0.0.1' }, () => resolve());
@@ -125,7 +121,7 @@ export async function startConformanceBackend(options: { port?: number } = {}): 
       for (const session of sessions.values()) await session.transport.close().catch(() => {});
       await modern.close().catch(() => {});
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
+      destroySockets();
       await closed;
     },
   };

@@ -1,2 +1,7 @@
 // The glue moved to the gateway (the library serves HTTP too); test servers keep importing it from here.
-export { type StreamCutter, toWebRequest, writeWebResponse } from '../gateway/http/node-glue.js';
+export {
+  type StreamCutter,
+  toWebRequest,
+  trackSockets,
+  writeWebResponse,
+} from '../gateway/http/node-glue.js';

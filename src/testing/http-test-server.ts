@@ -47,7 +47,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import { MemoryEventStore } from './http-event-store.js';
-import { type StreamCutter, toWebRequest, writeWebResponse } from './http-node-glue.js';
+import { type StreamCutter, toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
 import { LegacySseServerTransport } from './http-sse-legacy.js';
 
 export type HttpTestEra = 'modern' | 'legacy' | 'both' | 'sse';
@@ -314,11 +314,7 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
       else res.destroy();
     });
   });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  const destroySockets = trackSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // Node's default backlog (511) resets connections past it: a burst of 2,000 calls in flight
@@ -347,7 +343,7 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
       for (const transport of sseSessions.values()) await transport.close().catch(() => {});
       await modern?.close().catch(() => {});
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
+      destroySockets();
       await closed;
     },
   };

@@ -5,7 +5,7 @@ import {
   type Server as NodeServer,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
   isInitializeRequest,
@@ -17,7 +17,7 @@ import type { ListKind } from '../../client/server-connection.js';
 import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
-import { toWebRequest, writeWebResponse } from './node-glue.js';
+import { toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -190,11 +190,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       else res.destroy();
     });
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  const destroySockets = trackSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: 4096 }, () => {
@@ -215,7 +211,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       await live.closeAll();
       for (const transport of sessions.values()) await transport.close().catch(() => {});
       await modern.close().catch(() => {});
-      for (const socket of sockets) socket.destroy();
+      destroySockets();
       await closed;
     },
   };

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as NodeServer, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 
 /**
@@ -68,4 +69,20 @@ export async function writeWebResponse(
   } catch {
     res.destroy();
   }
+}
+
+/**
+ * The open connections of a node HTTP server, so close can end the kept-alive
+ * ones (`server.close()` alone waits for every client to hang up).
+ * Returns the function that destroys them.
+ */
+export function trackSockets(server: NodeServer): () => void {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return () => {
+    for (const socket of sockets) socket.destroy();
+  };
 }
