@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick]`: mcpx against the physical floor and the SDK,
 // medians over repeated runs, ratios paired in the same run. Prints a table
 // and writes bench/RESULTS.md. No thresholds: figures are reported, not gated.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,10 @@ const cli = join(root, 'dist/bin/mcpx.js');
 const testServer = join(root, 'dist/testing/test-server.js');
 const lib = (name) => join(here, 'lib', name);
 const minimalServer = lib('raw-server.mjs');
-// `--only cold,fanout`: run only these sections (start, cold, library, percall, large, fanout).
+// mcporter (a peer CLI with a keep-alive daemon) and the Node 24 it needs, from `npm install --prefix bench/mcporter`.
+const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
+const node24 = join(here, 'mcporter/node_modules/node/bin/node');
+// `--only cold,fanout`: run only these sections (start, cold, percall, large, fanout, daemon).
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -246,9 +250,125 @@ try {
       ]);
     }
   }
+  if (runs('daemon')) {
+    section('Warm call through the keep-alive daemon (minimal server)');
+    await daemonRows();
+  }
 } finally {
   clearInterval(sampler);
   await rm(home, { recursive: true, force: true });
+}
+
+/**
+ * A warm `mcpx call` through the keep-alive daemon (started and warmed before timing) against
+ * `node -e 0`, the direct cold call on the same config, and mcporter's warm daemon call on the same
+ * minimal server, all alternating round by round.
+ */
+async function daemonRows() {
+  const config = join(home, 'keep-alive.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      mcpServers: { bench: { command: process.execPath, args: [minimalServer], keep_alive: true } },
+    }),
+  );
+  const mcpx = (args, callEnv = env, node = process.execPath) => ({
+    command: node,
+    args: [cli, '--config', config, ...args],
+    env: callEnv,
+  });
+  const warmCall = mcpx(['call', 'bench.echo', 'message=hi']);
+  const directCall = mcpx(['call', 'bench.echo', 'message=hi'], { ...env, MCPX_DAEMON: 'off' });
+  const nodeOnly = { command: process.execPath, args: ['-e', '0'], env };
+  const withMcporter = existsSync(mcporterCli) && existsSync(node24);
+  if (!withMcporter)
+    notes.push(
+      'mcporter rows left out: mcporter is not installed (`npm install --prefix bench/mcporter` installs it with its Node 24)',
+    );
+  // mcporter's own config: the same minimal server, kept warm by its daemon (`"lifecycle": "keep-alive"`).
+  const mcporterConfig = join(home, 'mcporter.json');
+  await writeFile(
+    mcporterConfig,
+    JSON.stringify({
+      mcpServers: { bench: { command: node24, args: [minimalServer], lifecycle: 'keep-alive' } },
+    }),
+  );
+  const mcporter = (args) => ({
+    command: node24,
+    args: [mcporterCli, '--config', mcporterConfig, ...args],
+    env,
+  });
+  const mcporterWarm = mcporter(['call', 'bench.echo', 'message=hi']);
+  const node24Only = { command: node24, args: ['-e', '0'], env };
+  const warmOn24 = mcpx(['call', 'bench.echo', 'message=hi'], env, node24);
+  // What V8's compile cache (Node >= 22.1) would save the warm call: a private cache folder, filled untimed.
+  const compileCache = join(home, 'compile-cache');
+  const warmOn24Cached = mcpx(
+    ['call', 'bench.echo', 'message=hi'],
+    { ...env, NODE_COMPILE_CACHE: compileCache },
+    node24,
+  );
+  try {
+    // Start both daemons and warm their servers untimed: every timed call finds them ready.
+    await pairedMedians([mcpx(['daemon', 'start']), warmCall, directCall], 1);
+    if (withMcporter) await pairedMedians([mcporter(['daemon', 'start']), mcporterWarm, warmOn24Cached], 1);
+    const commands = [
+      nodeOnly,
+      warmCall,
+      directCall,
+      ...(withMcporter ? [node24Only, mcporterWarm, warmOn24, warmOn24Cached] : []),
+    ];
+    const [node, warm, direct, node24Alone, peerWarm, warmNode24, warmNode24Cached] = await pairedMedians(
+      commands,
+      rounds,
+    );
+    rows.push([
+      'Warm call through the daemon (keep_alive minimal server)',
+      '`node -e 0`',
+      `${fmt(node)} ms`,
+      `${fmt(warm)} ms`,
+      ratio(warm, node),
+      '≤ 2×',
+    ]);
+    rows.push([
+      'Warm call through the daemon vs the direct cold call (MCPX_DAEMON=off)',
+      'direct cold `mcpx call`',
+      `${fmt(direct)} ms`,
+      `${fmt(warm)} ms`,
+      ratio(warm, direct),
+      '',
+    ]);
+    if (withMcporter) {
+      rows.push([
+        'mcporter 0.12 warm daemon call (Node 24), same minimal server',
+        '`node -e 0` (Node 24) / mcpx warm (Node 20)',
+        `${fmt(node24Alone)} / ${fmt(warm)} ms`,
+        `${fmt(peerWarm)} ms`,
+        `${ratio(peerWarm, node24Alone)} node, ${ratio(peerWarm, warm)} mcpx`,
+        '',
+      ]);
+      rows.push([
+        'Warm call through the daemon, mcpx on Node 24 (like for like with mcporter)',
+        '`node -e 0` (Node 24) / mcporter warm',
+        `${fmt(node24Alone)} / ${fmt(peerWarm)} ms`,
+        `${fmt(warmNode24)} ms`,
+        `${ratio(warmNode24, node24Alone)} node, ${ratio(warmNode24, peerWarm)} mcporter`,
+        '≤ 2×',
+      ]);
+      rows.push([
+        "Warm call through the daemon, mcpx on Node 24 with V8's compile cache (`NODE_COMPILE_CACHE`, not shipped)",
+        '`node -e 0` (Node 24) / mcpx on Node 24 without it',
+        `${fmt(node24Alone)} / ${fmt(warmNode24)} ms`,
+        `${fmt(warmNode24Cached)} ms`,
+        `${ratio(warmNode24Cached, node24Alone)} node, ${ratio(warmNode24Cached, warmNode24)} without`,
+        '',
+      ]);
+    }
+  } finally {
+    // Neither daemon may outlive the bench (its home is removed next).
+    await pairedMedians([mcpx(['daemon', 'stop'])], 1).catch(() => {});
+    if (withMcporter) await pairedMedians([mcporter(['daemon', 'stop'])], 1).catch(() => {});
+  }
 }
 
 /** `+5.4` or `−5.9`: how far above (or below) the floor's peak RSS. */
