@@ -18,7 +18,7 @@ const minimalServer = lib('raw-server.mjs');
 // mcporter (a peer CLI with a keep-alive daemon) and the Node 24 it needs, from `npm install --prefix bench/mcporter`.
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
-// `--only cold,fanout`: run only these sections (start, cold, percall, large, fanout, daemon).
+// `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon).
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -193,6 +193,54 @@ try {
         `${fmt(p.callsPerSecond, 0)} calls/s`,
         `${ratio(p.callsPerSecond, perCall.raw.callsPerSecond)} raw, ${ratio(p.callsPerSecond, perCall.sdk.callsPerSecond)} SDK (throughput)`,
         target,
+      ]);
+    }
+  }
+
+  if (runs('gateway')) {
+    section('Gateway (mcpx serve over stdio, minimal server)');
+    const sequentialCalls = quick ? 300 : 2000;
+    const inFlight = 2000;
+    const variants = ['direct', 'gateway-server', 'gateway'];
+    const runsOf = Object.fromEntries(variants.map((v) => [v, []]));
+    // Variants alternate round by round, so a noisy moment hits them all alike.
+    for (let i = 0; i < (quick ? 1 : 5); i++) {
+      for (const variant of variants) {
+        runsOf[variant].push(
+          await worker(lib('gateway-worker.mjs'), [variant, String(sequentialCalls), String(inFlight)], env),
+        );
+      }
+    }
+    const of = (variant) => {
+      const runs = runsOf[variant];
+      const warnings = [...new Set(runs.flatMap((r) => r.warnings))];
+      if (warnings.length) notes.push(`gateway ${variant}: client process warnings ${warnings.join(', ')}`);
+      return {
+        sequentialUs: median(runs.map((r) => r.sequentialUs)),
+        callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
+      };
+    };
+    const direct = of('direct');
+    for (const [variant, label] of [
+      ['gateway-server', '`serve --server bench` (transparent)'],
+      ['gateway', '`serve` (namespaced `bench__echo`)'],
+    ]) {
+      const g = of(variant);
+      rows.push([
+        `Sequential call through ${label}`,
+        'SDK `Client` direct',
+        `${fmt(direct.sequentialUs)} µs`,
+        `${fmt(g.sequentialUs)} µs`,
+        ratio(g.sequentialUs, direct.sequentialUs),
+        '≤ 1.15× (reported)',
+      ]);
+      rows.push([
+        `${inFlight} in flight through ${label}`,
+        'SDK `Client` direct',
+        `${fmt(direct.callsPerSecond, 0)} calls/s`,
+        `${fmt(g.callsPerSecond, 0)} calls/s`,
+        `${ratio(direct.callsPerSecond, g.callsPerSecond)} time per call`,
+        '≤ 1.15× (reported)',
       ]);
     }
   }

@@ -170,6 +170,11 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   const stopLogs = gateway.onLog((message) => live.log(message));
   const stdin = io.stdin ?? process.stdin;
   const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
+  // The SDK's stdio transport adds a 'drain' and an 'error' listener for each
+  // write blocked behind a full pipe; a client with many calls in flight that
+  // reads slowly would otherwise set off MaxListenersExceededWarning on stderr.
+  // They are removed once the pipe drains, so there is no leak to detect.
+  (io.stdout as NodeJS.WriteStream).setMaxListeners?.(0);
   const handle = serveStdio(
     () => {
       const server = newServer('stdio');
