@@ -37,6 +37,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.HomeAccess]: ExitCode.Config,
   [Codes.DaemonUnsafe]: ExitCode.Config,
   [Codes.DaemonUnavailable]: ExitCode.Unreachable,
+  [Codes.DaemonAlreadyRunning]: ExitCode.Usage,
   [Codes.CommandNotFound]: ExitCode.Unreachable,
   [Codes.SpawnPermissionDenied]: ExitCode.Unreachable,
   [Codes.SpawnFailed]: ExitCode.Unreachable,

@@ -10,7 +10,7 @@ import { Paginator } from '../gateway/paginate.js';
 import { createSessionServer } from '../gateway/session-server.js';
 import type { HomeFiles } from '../home/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { type ProcessIdentity, parseIdentity } from './liveness.js';
+import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
 import {
   DAEMON_PROTOCOL,
@@ -142,6 +142,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     const existing = slots.get(config.name);
     if (existing && existing.key === configKey(config)) return existing;
     if (existing || registryHas(registry, config.name)) await registry.disconnect(config.name);
+    existing?.host.dispose();
     registry.add(config);
     const slot = newSlot(config);
     slots.set(config.name, slot);
@@ -269,6 +270,19 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       await serve(socket, request.server);
     }
   };
+
+  // A second daemon for the same config (`mcpx daemon run` typed by hand while one serves)
+  // would rename its socket over the live one and strand the first one's servers.
+  const running = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
+  if (running && running.pid !== options.identity.pid && (await isAlive(running)))
+    throw new McpxError(
+      ErrorCode.DaemonAlreadyRunning,
+      `an mcpx daemon (pid ${running.pid}) already serves this config`,
+      {
+        origin: { file: paths.absolute.socket },
+        fixes: ['use that one (`mcpx daemon status`), or stop it first with `mcpx daemon stop`'],
+      },
+    );
 
   await home.ensureDir(paths.dir);
   // Listened on under a temporary name and renamed once private: a caller never sees a socket

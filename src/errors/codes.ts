@@ -26,6 +26,7 @@ export const ErrorCode = {
   // the keep-alive daemon
   DaemonUnsafe: 'DAEMON_UNSAFE',
   DaemonUnavailable: 'DAEMON_UNAVAILABLE',
+  DaemonAlreadyRunning: 'DAEMON_ALREADY_RUNNING',
   // starting and talking to a server
   CommandNotFound: 'COMMAND_NOT_FOUND',
   SpawnPermissionDenied: 'SPAWN_PERMISSION_DENIED',

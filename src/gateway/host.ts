@@ -85,6 +85,7 @@ export class GatewayHost {
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
   #toolCache: Promise<ToolCatalog> | undefined;
+  readonly #unsubscribe: () => void;
 
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
@@ -94,7 +95,7 @@ export class GatewayHost {
       ? transparentNames(options.transparent)
       : namespacedNames(() => this.servers);
     this.policy = createGatewayPolicy(options.policy);
-    this.registry.on((event) => {
+    this.#unsubscribe = this.registry.on((event) => {
       // A catalogue or a server coming or going changes the merged names: list afresh on next
       // use. A server turning busy and ready again around each call does not.
       const busyOrReady = (state: string) => state === 'busy' || state === 'ready';
@@ -103,6 +104,14 @@ export class GatewayHost {
       if (event.type !== 'catalog') return;
       for (const listener of this.#listeners) listener(event.kind);
     });
+  }
+
+  /**
+   * Stop listening to the registry. A host that is replaced while its registry lives on
+   * (the daemon restarting a changed entry) must let go, or each restart leaves one listener.
+   */
+  dispose(): void {
+    this.#unsubscribe();
   }
 
   /** Served server names. */

@@ -228,6 +228,20 @@ describe('mcpx daemon', () => {
     expect(daemonPids()[0]).not.toBe(daemon);
   }, 120_000);
 
+  it('`daemon run` typed by hand while a daemon serves is refused and leaves that daemon serving', async () => {
+    expect((await mcpx(['call', 'a.echo', 'message=1'])).code).toBe(0);
+    const [daemon] = daemonPids();
+    const second = await mcpx(['daemon', 'run']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      new RegExp(`an mcpx daemon \\(pid ${daemon}\\) already serves this config`),
+    );
+    expect(second.stderr).toContain('mcpx daemon stop');
+    expect((await mcpx(['call', 'a.echo', 'message=2'])).stdout).toBe('2\n');
+    expect(daemonPids()).toEqual([daemon]);
+    expect(await starts('a')).toHaveLength(1);
+  }, 120_000);
+
   it('Ctrl-C cancels the call inside the daemon and the server hears it', async () => {
     await mcpx(['call', 'a.echo', 'message=warm']);
     const run = await mcpx(
