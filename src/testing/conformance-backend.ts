@@ -18,7 +18,6 @@ import { pathToFileURL } from 'node:url';
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
-  isInitializeRequest,
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -34,7 +33,7 @@ import {
   createConformanceState,
 } from './conformance-kit.js';
 import { MemoryEventStore } from './http-event-store.js';
-import { toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
+import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
 
 export interface ConformanceBackend {
   /** `http://127.0.0.1:PORT/mcp` */
@@ -66,15 +65,8 @@ export async function startConformanceBackend(options: { port?: number } = {}): 
       if (!session) return jsonError(404, -32001, 'Session not found');
       return session.transport.handleRequest(request);
     }
-    const body =
-      request.method === 'POST'
-        ? await request
-            .clone()
-            .json()
-            .catch(() => undefined)
-        : undefined;
-    if (!body || !isInitializeRequest(body))
-      return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
+    const body = await initializeBody(request);
+    if (!body) return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
     const server = createConformanceServer(state);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

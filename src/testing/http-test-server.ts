@@ -38,7 +38,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import {
   createMcpHandler,
-  isInitializeRequest,
   isLegacyRequest,
   type JSONRPCMessage,
   type McpHttpHandler,
@@ -47,7 +46,13 @@ import {
 } from '@modelcontextprotocol/server';
 import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import { MemoryEventStore } from './http-event-store.js';
-import { type StreamCutter, toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
+import {
+  initializeBody,
+  type StreamCutter,
+  toWebRequest,
+  trackSockets,
+  writeWebResponse,
+} from './http-node-glue.js';
 import { LegacySseServerTransport } from './http-sse-legacy.js';
 
 export type HttpTestEra = 'modern' | 'legacy' | 'both' | 'sse';
@@ -161,15 +166,8 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
       }
       return session.transport.handleRequest(request);
     }
-    const body =
-      request.method === 'POST'
-        ? await request
-            .clone()
-            .json()
-            .catch(() => undefined)
-        : undefined;
-    if (!body || !isInitializeRequest(body))
-      return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
+    const body = await initializeBody(request);
+    if (!body) return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
     const server = factory();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => (faults.badSessionId ? `bad session ${randomUUID()}` : randomUUID()),

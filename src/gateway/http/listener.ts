@@ -8,7 +8,6 @@ import {
 import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
-  isInitializeRequest,
   isLegacyRequest,
   type Server,
   WebStandardStreamableHTTPServerTransport,
@@ -17,7 +16,7 @@ import type { ListKind } from '../../client/server-connection.js';
 import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
-import { toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
+import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -97,14 +96,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       if (!transport) return refusal(404, 'Session not found');
       return transport.handleRequest(request);
     }
-    const body =
-      request.method === 'POST'
-        ? await request
-            .clone()
-            .json()
-            .catch(() => undefined)
-        : undefined;
-    if (!body || !isInitializeRequest(body)) return refusal(400, 'Bad Request: No valid session ID provided');
+    const body = await initializeBody(request);
+    if (!body) return refusal(400, 'Bad Request: No valid session ID provided');
     const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
     const server = options.newServer(id);
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server as NodeServer, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/server';
 
 /**
  * A web-standard Request for a node:http request (the SDK's server handlers speak fetch).
@@ -85,4 +86,17 @@ export function trackSockets(server: NodeServer): () => void {
   return () => {
     for (const socket of sockets) socket.destroy();
   };
+}
+
+/**
+ * The body of a sessionless 2025-11-25 POST when it opens a session (an `initialize`
+ * request), else undefined. Read from a clone, so the transport can still read the request.
+ */
+export async function initializeBody(request: Request): Promise<InitializeRequest | undefined> {
+  if (request.method !== 'POST') return undefined;
+  const body: unknown = await request
+    .clone()
+    .json()
+    .catch(() => undefined);
+  return isInitializeRequest(body) ? body : undefined;
 }
