@@ -541,7 +541,7 @@ class SdkServerConnection implements ServerConnection {
     const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
-        { name, arguments: args, ...this.#meta() },
+        { name, arguments: args, ...this.#meta(), ...options.inputRound },
         {
           ...o,
           ...(onProgress
@@ -562,7 +562,7 @@ class SdkServerConnection implements ServerConnection {
 
   readResource(uri: string, options?: RequestControl) {
     return this.#run(`resources/read ${uri}`, options, (o) =>
-      this.client.readResource({ uri, ...this.#meta() }, o),
+      this.client.readResource({ uri, ...this.#meta(), ...options?.inputRound }, o),
     );
   }
 
@@ -587,7 +587,7 @@ class SdkServerConnection implements ServerConnection {
 
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl) {
     return this.#run(`prompts/get ${name}`, options, (o) =>
-      this.client.getPrompt({ name, arguments: args, ...this.#meta() }, o),
+      this.client.getPrompt({ name, arguments: args, ...this.#meta(), ...options?.inputRound }, o),
     );
   }
 
@@ -657,7 +657,11 @@ class SdkServerConnection implements ServerConnection {
       );
     }
     const link = control?.signal ? linkSignal(control.signal) : undefined;
-    const options = { timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) };
+    const options: RequestOptions = {
+      timeout: timeoutMs,
+      ...(link ? { signal: link.signal } : {}),
+      ...(control?.manualInput ? { allowInputRequired: true } : {}),
+    };
     try {
       const attempt = () => withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () => send(options));
       let result: T;
@@ -708,7 +712,7 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
   let unsubscribe = () => {};
   if (roots) {
     client.setRequestHandler('roots/list', async () => ({
-      roots: [...outsideSdkScope(() => roots.list())()],
+      roots: [...(await outsideSdkScope(() => roots.list())())],
     }));
     const stop = roots.subscribe(() => void client.sendRootsListChanged().catch(() => {}));
     unsubscribe = () => {
