@@ -1,5 +1,6 @@
 import type {
   CallToolResult,
+  ClientCapabilities,
   CompleteResult,
   GetPromptResult,
   Implementation,
@@ -47,6 +48,13 @@ export interface RequestControl {
   readonly manualInput?: boolean;
   /** The retry of a round: the answers and the server's `requestState`, echoed byte for byte. */
   readonly inputRound?: InputRound;
+  /**
+   * Which questions (sampling, elicitation, roots) whoever answers this request's
+   * `input_required` can take (a gateway's client): on 2026-07-28 the request declares
+   * these rather than everything this connection could answer, so the server asks
+   * only what will be answered. No effect on a 2025 connection.
+   */
+  readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots'>;
 }
 
 /** What a 2026-07-28 retry carries after an `input_required` result. */

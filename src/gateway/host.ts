@@ -10,6 +10,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import {
+  type ClientCapabilities,
   type InputRequest,
   isInputRequiredResult,
   MissingRequiredClientCapabilityError,
@@ -50,11 +51,27 @@ export interface DownstreamCall {
    * the upstream's questions go here, to become `input_required` rounds.
    */
   readonly exchange?: InputExchange;
+  /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
+  readonly clientCapabilities?: ClientCapabilities;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
 const currentCtx = (call: DownstreamCall): ServerContext => call.exchange?.ctx ?? call.ctx;
 const signalOf = (call: DownstreamCall): AbortSignal => call.exchange?.signal ?? call.ctx.mcpReq.signal;
+
+/** The questions a call's client can answer, for the upstream request's envelope. */
+function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
+  const declared = call.clientCapabilities;
+  if (!declared) return {};
+  const { sampling, elicitation, roots } = declared;
+  return {
+    inputCapabilities: {
+      ...(sampling ? { sampling } : {}),
+      ...(elicitation ? { elicitation } : {}),
+      ...(roots ? { roots } : {}),
+    },
+  };
+}
 
 /**
  * How many times one call may come back `input_required` from a 2026-07-28
@@ -266,8 +283,13 @@ export class GatewayHost {
    * client that did not declare the capability is refused with -32021, as the
    * spec requires, rather than an internal error.
    */
-  async #ask(call: DownstreamCall, request: InputRequest, signal: AbortSignal): Promise<unknown> {
-    if (call.exchange) return call.exchange.ask(request, signal);
+  async #ask(
+    call: DownstreamCall,
+    request: InputRequest,
+    signal: AbortSignal,
+    key?: string,
+  ): Promise<unknown> {
+    if (call.exchange) return call.exchange.ask(request, signal, key);
     const { mcpReq } = call.ctx;
     const params = (request as { params?: unknown }).params as never;
     const method: string = request.method;
@@ -303,7 +325,7 @@ export class GatewayHost {
       const signal = signalOf(call);
       const answers = await Promise.all(
         Object.entries(result.inputRequests ?? {}).map(
-          async ([key, request]) => [key, await this.#ask(call, request, signal)] as const,
+          async ([key, request]) => [key, await this.#ask(call, request, signal, key)] as const,
         ),
       );
       round = {
@@ -376,6 +398,7 @@ export class GatewayHost {
         this.registry.callTool(route.server, route.name, args, {
           signal: signalOf(call),
           manualInput: true,
+          ...inputCapabilitiesOf(call),
           ...(inputRound ? { inputRound } : {}),
           ...(token === undefined
             ? {}
@@ -429,6 +452,7 @@ export class GatewayHost {
           c.getPrompt(route.name, args, {
             signal: signalOf(call),
             manualInput: true,
+            ...inputCapabilitiesOf(call),
             ...(inputRound ? { inputRound } : {}),
           }),
         ),
@@ -460,6 +484,7 @@ export class GatewayHost {
           c.readResource(target.name, {
             signal: signalOf(call),
             manualInput: true,
+            ...inputCapabilitiesOf(call),
             ...(inputRound ? { inputRound } : {}),
           }),
         ),

@@ -49,7 +49,8 @@ export function roundOwner(ctx: ServerContext, connection: string, target: strin
   return `${ctx.mcpReq.method}\0${target}\0${credentials}\0${info}`;
 }
 
-function declaredCapabilities(ctx: ServerContext): ClientCapabilities {
+/** The capabilities a 2026-07-28 request declares in its envelope. */
+export function declaredCapabilities(ctx: ServerContext): ClientCapabilities {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
   return (envelope[CLIENT_CAPABILITIES_META_KEY] ??
@@ -59,6 +60,8 @@ function declaredCapabilities(ctx: ServerContext): ClientCapabilities {
 
 interface Question {
   readonly request: InputRequest;
+  /** The key the upstream asked it under (a 2026-07-28 upstream), kept for the client to see. */
+  readonly key?: string;
   resolve(answer: unknown): void;
   reject(error: unknown): void;
 }
@@ -85,9 +88,9 @@ export class InputExchange {
   }
 
   /** An upstream's question; resolves with the client's answer in a later round. */
-  ask(request: InputRequest, signal?: AbortSignal): Promise<unknown> {
+  ask(request: InputRequest, signal?: AbortSignal, key?: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const question: Question = { request, resolve, reject };
+      const question: Question = { request, resolve, reject, ...(key === undefined ? {} : { key }) };
       this.#queue.push(question);
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
       this.#wake?.();
@@ -211,7 +214,11 @@ export class InputRounds {
     try {
       const outcome = await Promise.race([flow.result, flow.exchange.asked().then(() => undefined)]);
       if (outcome === undefined) {
-        const asked = new Map(flow.exchange.take().map((q) => [`input-${++this.#keys}`, q] as const));
+        const asked = new Map<string, Question>();
+        for (const question of flow.exchange.take()) {
+          const own = question.key;
+          asked.set(own !== undefined && !asked.has(own) ? own : `input-${++this.#keys}`, question);
+        }
         return this.#park(flow, owner, asked, ctx);
       }
       if (outcome.ok) return outcome.value;

@@ -3,7 +3,7 @@ import { Server, type ServerCapabilities, type ServerContext } from '@modelconte
 import type { ResourceSubscription } from '../client/types.js';
 import { VERSION } from '../version.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
-import { isModernRequest, roundOwner } from './input-rounds.js';
+import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
 
 export interface SessionServerOptions {
@@ -51,7 +51,10 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
     { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  const call = (ctx: ServerContext) => ({ client, ctx });
+  const call = (ctx: ServerContext): DownstreamCall => {
+    const clientCapabilities = server.getClientCapabilities();
+    return { client, ctx, ...(clientCapabilities ? { clientCapabilities } : {}) };
+  };
   /**
    * A request whose upstream may ask its client something. A 2026-07-28 client
    * takes no requests from a server, so it answers in `input_required` rounds
@@ -60,7 +63,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   const asking = <T>(ctx: ServerContext, target: string, work: (c: DownstreamCall) => Promise<T>) => {
     if (!isModernRequest(ctx)) return work(call(ctx));
     return host.rounds.round(ctx, roundOwner(ctx, client, target), (exchange) =>
-      work({ client, ctx, exchange }),
+      work({ client, ctx, exchange, clientCapabilities: declaredCapabilities(ctx) }),
     ) as Promise<T>;
   };
   const timed = async <T>(
