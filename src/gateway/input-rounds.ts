@@ -135,6 +135,16 @@ interface Parked {
   readonly timer: NodeJS.Timeout;
 }
 
+/**
+ * End a call whose questions will not be answered: the questions handed to the
+ * client fail (a 2025 upstream's handler waiting on one returns an error to it),
+ * and the upstream request is cancelled.
+ */
+function abandon(flow: Flow<unknown>, asked: Map<string, Question>, reason: unknown): void {
+  for (const question of asked.values()) question.reject(reason);
+  flow.exchange.abort(reason);
+}
+
 const invalidState = () =>
   new ProtocolError(
     ProtocolErrorCode.InvalidParams,
@@ -242,14 +252,14 @@ export class InputRounds {
     }
     if (Object.keys(missing).length > 0) {
       const error = new MissingRequiredClientCapabilityError({ requiredCapabilities: missing });
-      flow.exchange.abort(error);
+      abandon(flow, asked, error);
       throw error;
     }
     flow.asked = asked;
     const state = randomBytes(32).toString('base64url');
     const timer = setTimeout(() => {
       this.#parked.delete(state);
-      flow.exchange.abort(new Error('the client did not answer the input requests in time'));
+      abandon(flow, asked, new Error('the client did not answer the input requests in time'));
     }, this.#timeoutMs);
     timer.unref();
     this.#parked.set(state, { flow: flow as Flow<unknown>, owner, timer });
@@ -263,7 +273,7 @@ export class InputRounds {
   close(): void {
     for (const [state, parked] of this.#parked) {
       clearTimeout(parked.timer);
-      parked.flow.exchange.abort(new Error('the gateway closed'));
+      abandon(parked.flow, parked.flow.asked, new Error('the gateway closed'));
       this.#parked.delete(state);
     }
   }
