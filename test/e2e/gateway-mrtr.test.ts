@@ -3,13 +3,15 @@
  * client that made the call through `mcpx serve`, in every pairing of eras:
  * a 2025-11-25 upstream asks with server→client requests, a 2026-07-28 one
  * with `input_required` results; a 2025 client is asked on its session, a
- * 2026-07-28 client in `input_required` rounds. The upstream is the
+ * 2026-07-28 client in `input_required` rounds (roots too, and -32021 for a
+ * client that cannot answer). The upstream is the
  * conformance backend pinned to one era per configured server.
  */
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { cliPath, repoRoot } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 const backendPath = join(repoRoot, 'dist/testing/conformance-backend.js');
@@ -36,7 +38,16 @@ async function answeringClient(
 ): Promise<{ client: Client; asked: string[] }> {
   const asked: string[] = [];
   const client = await world.client(url, era, {
-    capabilities: { sampling: {}, elicitation: { form: {} } },
+    capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} },
+  });
+  client.setRequestHandler('roots/list', async () => {
+    asked.push('roots');
+    return {
+      roots: [
+        { uri: 'file:///work/a', name: 'a' },
+        { uri: 'file:///work/b', name: 'b' },
+      ],
+    };
   });
   client.setRequestHandler('elicitation/create', async () => {
     asked.push('elicitation');
@@ -63,7 +74,76 @@ describe.each(['old', 'new'] as const)('a %s-era upstream asking during a call',
       arguments: {},
     });
     expect(firstText(sampled)).toBe('Sampling result: Paris');
-    expect(asked).toEqual(['elicitation', 'sampling']);
+    const rooted = await client.callTool({
+      name: `${upstream}__test_input_required_result_list_roots`,
+      arguments: {},
+    });
+    expect(firstText(rooted)).toBe('Found 2 root(s)');
+    expect(asked).toEqual(['elicitation', 'sampling', 'roots']);
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    'tells a %s client that cannot answer that it lacks the capability (-32021)',
+    async (era) => {
+      const gateway = await world.serve();
+      const client = await world.client(gateway.url, era, { capabilities: { sampling: {} } });
+      const error = await client
+        .callTool({ name: `${upstream}__test_input_required_result_elicitation`, arguments: {} })
+        .then(
+          (result) => ({ result }),
+          (e: { code?: number; data?: unknown }) => e,
+        );
+      if (upstream === 'old' && era === 'legacy') {
+        // The gateway answers the upstream's elicitation/create with -32021; this upstream (the
+        // SDK's legacy shim) reports that to its caller as a tool error, which passes through.
+        expect(error).toMatchObject({ result: { isError: true } });
+        expect(firstText((error as { result: unknown }).result)).toMatch(
+          /Missing required client capabilities: elicitation/,
+        );
+        return;
+      }
+      expect(error).toMatchObject({ code: -32021 });
+      expect(JSON.stringify((error as { data?: unknown }).data)).toMatch(/elicitation/);
+    },
+  );
+});
+
+describe('mcpx serve on stdio', () => {
+  it('takes a 2026-07-28 client through the rounds of both upstreams on its one connection', async () => {
+    const client = new Client(
+      { name: 'stdio-client', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        capabilities: { elicitation: { form: {} } },
+      },
+    );
+    const answers: Record<string, string> = { name: 'Stdio', color: 'blue' };
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const schema = (request.params as { requestedSchema: { properties: Record<string, unknown> } })
+        .requestedSchema;
+      const [field] = Object.keys(schema.properties);
+      return { action: 'accept', content: { [field as string]: answers[field as string] ?? '' } };
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, '--config', world.configFile, 'serve'],
+        env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: `${world.home}/.mcpx` },
+        cwd: world.dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      for (const upstream of ['old', 'new']) {
+        const result = await client.callTool({
+          name: `${upstream}__test_input_required_result_multi_round`,
+          arguments: {},
+        });
+        expect(firstText(result)).toBe('Multi-round complete for Stdio who likes blue');
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
 
