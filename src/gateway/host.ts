@@ -26,7 +26,7 @@ import type { ResourceSubscription, ServerConnection, ServerLogEvent } from '../
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Callers } from './callers.js';
-import { type InputExchange, InputRounds } from './input-rounds.js';
+import { CAPABILITY_OF, type InputExchange, InputRounds } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';
 import { toClientError } from './upstream-error.js';
@@ -79,13 +79,6 @@ function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: Client
  * not hold a client forever.
  */
 export const MAX_INPUT_ROUNDS = 16;
-
-/** The capability a client must have declared for each kind of question. */
-const CAPABILITY_OF: Record<string, string> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
 
 /** What a reload changed, by server name. */
 export interface ReloadResult {

@@ -17,7 +17,7 @@ import {
 export const INPUT_ROUND_TIMEOUT_MS = 5 * 60_000;
 
 /** The capability a client must declare for each embedded request. */
-const CAPABILITY_OF: Record<string, keyof ClientCapabilities> = {
+export const CAPABILITY_OF: Record<string, keyof ClientCapabilities> = {
   'sampling/createMessage': 'sampling',
   'elicitation/create': 'elicitation',
   'roots/list': 'roots',
