@@ -5,13 +5,13 @@
 // 2026-07-28, each scenario at that revision's wire (so scenarios written for
 // 2025 run on the 2026 wire too). The same four lines of server scenarios run
 // against the conformance backend (dist/testing/conformance-backend.js) over
-// HTTP, before the client lines (see server-lines.mjs). With --gateway, they
-// run once more through `mcpx serve --http --server backend`, whose results must
-// match the direct ones (the bridge is transparent: a gateway line inherits the
-// direct line's expected failures and may add none silently), and the gateway's
-// own HTTP scenarios run against `mcpx serve --http` (many servers); without it
-// the summary says the gateway lines were NOT RUN. --client / --server run one
-// half. Fails on a scenario that fails and is not in expected-failures.json,
+// HTTP, before the client lines (see server-lines.mjs). They run once more
+// through `mcpx serve --http --server backend`, whose results must match the
+// direct ones (the bridge is transparent: a gateway line inherits the direct
+// line's expected failures and may add none silently), and the gateway's own
+// HTTP scenarios run against `mcpx serve --http` (many servers); --no-gateway
+// leaves the gateway lines out (the summary then says NOT RUN). --client /
+// --server run one half. Fails on a scenario that fails and is not in expected-failures.json,
 // and on one that is listed there but now passes or is skipped (the baseline
 // stays honest). A scenario whose checks were all skipped
 // counts as skipped, never as passed. An unexpected failure is run once more and,
@@ -68,7 +68,8 @@ const GATEWAY_LINES = [
 ];
 const CONCURRENCY = 3;
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const withGateway = process.argv.includes('--gateway');
+// The gateway lines run by default (--gateway is still accepted); --no-gateway leaves them out.
+const withGateway = !process.argv.includes('--no-gateway');
 // --client / --server: only that half (both by default).
 const half = process.argv.includes('--client')
   ? 'client'
@@ -329,7 +330,7 @@ for (const [name, c] of tally) {
 }
 if (!withGateway && half !== 'client')
   console.log(
-    `${'gateway/*'.padEnd(width)} NOT RUN: the same server scenarios through \`mcpx serve\` run with \`npm run conformance -- --gateway\``,
+    `${'gateway/*'.padEnd(width)} NOT RUN (--no-gateway): the same server scenarios through \`mcpx serve\` run without it`,
   );
 const passed = results.filter((r) => r.status === 'passed').length;
 console.log(

@@ -18,7 +18,8 @@ import type {
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 
 export interface RootsProvider {
-  list(): readonly Root[];
+  /** May be asked of someone else (the gateway asks its calling client). */
+  list(): readonly Root[] | Promise<readonly Root[]>;
   /** Called when the list changes; returns an unsubscribe function. */
   subscribe(listener: () => void): () => void;
 }

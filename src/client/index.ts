@@ -27,6 +27,7 @@ export {
 export { createServerTransport, type TransportHooks } from './transport-factory.js';
 export type {
   CallToolOptions,
+  InputRound,
   ProgressEvent,
   ProtocolEra,
   RequestControl,

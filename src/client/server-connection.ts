@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   Client,
+  type ClientCapabilities,
   type ClientOptions,
   type ElicitResult,
   LOG_LEVEL_META_KEY,
@@ -388,6 +390,8 @@ class SdkServerConnection implements ServerConnection {
   /** The last tools/list, to know which tools must run as tasks. */
   #tools: Promise<Tool[]> | undefined;
   #subscriptions: ResourceSubscriptions;
+  /** The capabilities this connection declared (its handlers). */
+  readonly #declared: ClientCapabilities;
 
   constructor(
     readonly server: ServerConfig,
@@ -402,6 +406,7 @@ class SdkServerConnection implements ServerConnection {
       server.requestTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#subscriptions = new ResourceSubscriptions(link.client, link.era, server.name);
     this.#onSdkDiagnostic = options.onSdkDiagnostic;
+    this.#declared = capabilitiesFor(options.features);
     this.#watch(link);
   }
 
@@ -541,7 +546,7 @@ class SdkServerConnection implements ServerConnection {
     const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
-        { name, arguments: args, ...this.#meta() },
+        { name, arguments: args, ...this.#meta(options), ...options.inputRound },
         {
           ...o,
           ...(onProgress
@@ -562,7 +567,7 @@ class SdkServerConnection implements ServerConnection {
 
   readResource(uri: string, options?: RequestControl) {
     return this.#run(`resources/read ${uri}`, options, (o) =>
-      this.client.readResource({ uri, ...this.#meta() }, o),
+      this.client.readResource({ uri, ...this.#meta(options), ...options?.inputRound }, o),
     );
   }
 
@@ -587,7 +592,7 @@ class SdkServerConnection implements ServerConnection {
 
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl) {
     return this.#run(`prompts/get ${name}`, options, (o) =>
-      this.client.getPrompt({ name, arguments: args, ...this.#meta() }, o),
+      this.client.getPrompt({ name, arguments: args, ...this.#meta(options), ...options?.inputRound }, o),
     );
   }
 
@@ -616,8 +621,23 @@ class SdkServerConnection implements ServerConnection {
     await this.#run('logging/setLevel', options, (o) => this.client.setLoggingLevel(level, o));
   }
 
-  #meta(): { _meta?: Record<string, unknown> } {
-    return this.#logLevel ? { _meta: { [LOG_LEVEL_META_KEY]: this.#logLevel } } : {};
+  #meta(control?: RequestControl): { _meta?: Record<string, unknown> } {
+    const meta: Record<string, unknown> = {};
+    if (this.#logLevel) meta[LOG_LEVEL_META_KEY] = this.#logLevel;
+    const answerers = control?.inputCapabilities;
+    if (answerers && this.era === 'modern') {
+      // The envelope's own key wins over the SDK's: this request declares what its answerer can do.
+      const { sampling: _s, elicitation: _e, roots: _r, ...rest } = this.#declared;
+      meta[CLIENT_CAPABILITIES_META_KEY] = {
+        ...rest,
+        ...(answerers.sampling && this.#declared.sampling ? { sampling: answerers.sampling } : {}),
+        ...(answerers.elicitation && this.#declared.elicitation
+          ? { elicitation: answerers.elicitation }
+          : {}),
+        ...(answerers.roots && this.#declared.roots ? { roots: answerers.roots } : {}),
+      };
+    }
+    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
   }
 
   onClose(listener: (reason: Error | undefined) => void): () => void {
@@ -657,7 +677,11 @@ class SdkServerConnection implements ServerConnection {
       );
     }
     const link = control?.signal ? linkSignal(control.signal) : undefined;
-    const options = { timeout: timeoutMs, ...(link ? { signal: link.signal } : {}) };
+    const options: RequestOptions = {
+      timeout: timeoutMs,
+      ...(link ? { signal: link.signal } : {}),
+      ...(control?.manualInput ? { allowInputRequired: true } : {}),
+    };
     try {
       const attempt = () => withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () => send(options));
       let result: T;
@@ -708,7 +732,7 @@ function registerFeatureHandlers(client: Client, features: ClientFeatures | unde
   let unsubscribe = () => {};
   if (roots) {
     client.setRequestHandler('roots/list', async () => ({
-      roots: [...outsideSdkScope(() => roots.list())()],
+      roots: [...(await outsideSdkScope(() => roots.list())())],
     }));
     const stop = roots.subscribe(() => void client.sendRootsListChanged().catch(() => {}));
     unsubscribe = () => {

@@ -1,5 +1,6 @@
 import type {
   CallToolResult,
+  ClientCapabilities,
   CompleteResult,
   GetPromptResult,
   Implementation,
@@ -38,6 +39,28 @@ export interface RequestControl {
   readonly signal?: AbortSignal;
   /** Per-request timeout in ms; progress notifications reset it. */
   readonly timeoutMs?: number;
+  /**
+   * 2026-07-28 manual multi-round-trip (tools/call, prompts/get, resources/read): a server's
+   * `input_required` result is returned as it is (test it with `isInputRequiredResult`)
+   * instead of being answered by this connection's own handlers, so the caller can take
+   * the questions to whoever should answer them. No effect on a 2025 connection.
+   */
+  readonly manualInput?: boolean;
+  /** The retry of a round: the answers and the server's `requestState`, echoed byte for byte. */
+  readonly inputRound?: InputRound;
+  /**
+   * Which questions (sampling, elicitation, roots) whoever answers this request's
+   * `input_required` can take (a gateway's client): on 2026-07-28 the request declares
+   * these rather than everything this connection could answer, so the server asks
+   * only what will be answered. No effect on a 2025 connection.
+   */
+  readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots'>;
+}
+
+/** What a 2026-07-28 retry carries after an `input_required` result. */
+export interface InputRound {
+  readonly inputResponses?: Record<string, unknown>;
+  readonly requestState?: string;
 }
 
 export interface CallToolOptions extends RequestControl {

@@ -9,13 +9,24 @@ import type {
   ServerContext,
   Tool,
 } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  type ClientCapabilities,
+  type InputRequest,
+  isInputRequiredResult,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/server';
 import type { ClientFeatures } from '../client/features.js';
+import type { InputRound } from '../client/index.js';
 import type { ListKind } from '../client/server-connection.js';
 import type { ResourceSubscription, ServerConnection, ServerLogEvent } from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Callers } from './callers.js';
+import { CAPABILITY_OF, type InputExchange, InputRounds } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';
 import { toClientError } from './upstream-error.js';
@@ -35,7 +46,39 @@ export interface DownstreamCall {
   /** The client (its session), for routing the server's questions back to it. */
   readonly client: string;
   readonly ctx: ServerContext;
+  /**
+   * A 2026-07-28 client's call: that client takes no requests from a server, so
+   * the upstream's questions go here, to become `input_required` rounds.
+   */
+  readonly exchange?: InputExchange;
+  /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
+  readonly clientCapabilities?: ClientCapabilities;
 }
+
+/** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
+const currentCtx = (call: DownstreamCall): ServerContext => call.exchange?.ctx ?? call.ctx;
+const signalOf = (call: DownstreamCall): AbortSignal => call.exchange?.signal ?? call.ctx.mcpReq.signal;
+
+/** The questions a call's client can answer, for the upstream request's envelope. */
+function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
+  const declared = call.clientCapabilities;
+  if (!declared) return {};
+  const { sampling, elicitation, roots } = declared;
+  return {
+    inputCapabilities: {
+      ...(sampling ? { sampling } : {}),
+      ...(elicitation ? { elicitation } : {}),
+      ...(roots ? { roots } : {}),
+    },
+  };
+}
+
+/**
+ * How many times one call may come back `input_required` from a 2026-07-28
+ * upstream before the gateway gives up: a server that never stops asking must
+ * not hold a client forever.
+ */
+export const MAX_INPUT_ROUNDS = 16;
 
 /** What a reload changed, by server name. */
 export interface ReloadResult {
@@ -82,6 +125,8 @@ export class GatewayHost {
   readonly transparent: string | undefined;
   readonly #servers: Map<string, ServerConfig>;
   readonly #callers = new Callers<DownstreamCall>();
+  /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
+  readonly rounds = new InputRounds();
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
   #toolCache: Promise<ToolCatalog> | undefined;
@@ -185,7 +230,9 @@ export class GatewayHost {
         : event.server;
     const call = this.#callers.soleCaller(event.server);
     if (call) {
-      void call.ctx.mcpReq.log(event.level, event.data, logger).catch(() => {});
+      void currentCtx(call)
+        .mcpReq.log(event.level, event.data, logger)
+        .catch(() => {});
       return;
     }
     const message: LogMessage = { level: event.level, data: event.data, ...(logger ? { logger } : {}) };
@@ -193,8 +240,10 @@ export class GatewayHost {
   }
 
   /**
-   * Sampling and elicitation for one upstream server, answered by the client
-   * whose call is in flight there (see `Callers`).
+   * Sampling, elicitation and roots for one upstream server that asks with
+   * server→client requests (2025-11-25), answered by the client whose call is in
+   * flight there (see `Callers`). A 2026-07-28 upstream asks inside the call's
+   * own result instead (`#relay`).
    */
   featuresFor(server: string): ClientFeatures {
     const caller = () => {
@@ -205,19 +254,91 @@ export class GatewayHost {
         `mcpx gateway: '${server}' asked its client outside a single client's call; it cannot tell which client to ask`,
       );
     };
+    // The client and server packages declare the same wire types separately.
+    const ask = async (request: InputRequest, signal?: AbortSignal) => {
+      const call = caller();
+      return (await this.#ask(call, request, signal ?? signalOf(call))) as never;
+    };
     return {
       sampling: {
-        // The client and server packages declare the same wire types separately.
-        createMessage: async (params, { signal }) =>
-          (await caller().ctx.mcpReq.requestSampling(params as never, { signal })) as never,
+        createMessage: (params, { signal }) =>
+          ask({ method: 'sampling/createMessage', params } as InputRequest, signal),
       },
       elicitation: {
-        form: async (params, { signal }) =>
-          (await caller().ctx.mcpReq.elicitInput(params as never, { signal })) as never,
-        url: async (params, { signal }) =>
-          (await caller().ctx.mcpReq.elicitInput(params as never, { signal })) as never,
+        form: (params, { signal }) => ask({ method: 'elicitation/create', params } as InputRequest, signal),
+        url: (params, { signal }) => ask({ method: 'elicitation/create', params } as InputRequest, signal),
+      },
+      roots: {
+        // Outside a client's call the gateway has no roots of its own to offer.
+        list: async () => {
+          if (!this.#callers.soleCaller(server)) return [];
+          return ((await ask({ method: 'roots/list' } as InputRequest)) as { roots: [] }).roots;
+        },
+        subscribe: () => () => {},
       },
     };
+  }
+
+  /**
+   * Ask the calling client one question: a 2026-07-28 client through its
+   * `input_required` rounds, a 2025 client with a request on its session. A
+   * client that did not declare the capability is refused with -32021, as the
+   * spec requires, rather than an internal error.
+   */
+  async #ask(
+    call: DownstreamCall,
+    request: InputRequest,
+    signal: AbortSignal,
+    key?: string,
+  ): Promise<unknown> {
+    if (call.exchange) return call.exchange.ask(request, signal, key);
+    const { mcpReq } = call.ctx;
+    const params = (request as { params?: unknown }).params as never;
+    const method: string = request.method;
+    try {
+      if (request.method === 'elicitation/create') return await mcpReq.elicitInput(params, { signal });
+      if (request.method === 'sampling/createMessage')
+        return await mcpReq.requestSampling(params, { signal });
+      if (request.method === 'roots/list') return await mcpReq.send({ method: 'roots/list' }, { signal });
+    } catch (error) {
+      const capability = CAPABILITY_OF[method];
+      if (error instanceof SdkError && error.code === SdkErrorCode.CapabilityNotSupported && capability)
+        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { [capability]: {} } });
+      throw error;
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unsupported input request: ${method}`);
+  }
+
+  /**
+   * One request to an upstream on behalf of a client, with the 2026-07-28
+   * multi-round-trip in between: the upstream's `input_required` comes back here
+   * (manual mode, so it is this call's and no other's), its questions are asked
+   * of the calling client, and the request is sent again with the answers and
+   * the upstream's `requestState`. No upstream request stays open between rounds.
+   */
+  async #relay<T>(
+    call: DownstreamCall,
+    send: (round: InputRound | undefined) => Promise<unknown>,
+  ): Promise<T> {
+    let round: InputRound | undefined;
+    for (let n = 0; n <= MAX_INPUT_ROUNDS; n++) {
+      const result = await send(round);
+      if (!isInputRequiredResult(result)) return result as T;
+      const signal = signalOf(call);
+      const answers = await Promise.all(
+        Object.entries(result.inputRequests ?? {}).map(
+          async ([key, request]) => [key, await this.#ask(call, request, signal, key)] as const,
+        ),
+      );
+      round = {
+        ...(answers.length > 0 ? { inputResponses: Object.fromEntries(answers) } : {}),
+        ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
+      };
+    }
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `mcpx gateway: the server asked for input more than ${MAX_INPUT_ROUNDS} times in one call; it was stopped`,
+    );
   }
 
   /**
@@ -275,26 +396,31 @@ export class GatewayHost {
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
     try {
-      return (await this.registry.callTool(route.server, route.name, args, {
-        signal: call.ctx.mcpReq.signal,
-        ...(token === undefined
-          ? {}
-          : {
-              onProgress: (p) => {
-                void call.ctx.mcpReq
-                  .notify({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken: token,
-                      progress: p.progress,
-                      ...(p.total === undefined ? {} : { total: p.total }),
-                      ...(p.message === undefined ? {} : { message: p.message }),
-                    },
-                  })
-                  .catch(() => {});
-              },
-            }),
-      })) as CallToolResult;
+      return await this.#relay<CallToolResult>(call, (inputRound) =>
+        this.registry.callTool(route.server, route.name, args, {
+          signal: signalOf(call),
+          manualInput: true,
+          ...inputCapabilitiesOf(call),
+          ...(inputRound ? { inputRound } : {}),
+          ...(token === undefined
+            ? {}
+            : {
+                onProgress: (p) => {
+                  void currentCtx(call)
+                    .mcpReq.notify({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken: token,
+                        progress: p.progress,
+                        ...(p.total === undefined ? {} : { total: p.total }),
+                        ...(p.message === undefined ? {} : { message: p.message }),
+                      },
+                    })
+                    .catch(() => {});
+                },
+              }),
+        }),
+      );
     } catch (error) {
       throw toClientError(error);
     } finally {
@@ -321,7 +447,23 @@ export class GatewayHost {
   ): Promise<GetPromptResult> {
     const route = (await this.prompts()).routes.get(publicName);
     if (!route) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${publicName}`);
-    return this.#use(route.server, (c) => c.getPrompt(route.name, args, { signal: call.ctx.mcpReq.signal }));
+    const end = this.#callers.begin(route.server, call.client, call);
+    try {
+      return await this.#relay<GetPromptResult>(call, (inputRound) =>
+        this.#use(route.server, (c) =>
+          c.getPrompt(route.name, args, {
+            signal: signalOf(call),
+            manualInput: true,
+            ...inputCapabilitiesOf(call),
+            ...(inputRound ? { inputRound } : {}),
+          }),
+        ),
+      );
+    } catch (error) {
+      throw toClientError(error);
+    } finally {
+      end();
+    }
   }
 
   async resources(): Promise<Resource[]> {
@@ -336,9 +478,24 @@ export class GatewayHost {
 
   async readResource(uri: string, call: DownstreamCall): Promise<ReadResourceResult> {
     const target = this.#resourceTarget(uri);
-    const result = await this.#use(target.server, (c) =>
-      c.readResource(target.name, { signal: call.ctx.mcpReq.signal }),
-    );
+    const end = this.#callers.begin(target.server, call.client, call);
+    let result: ReadResourceResult;
+    try {
+      result = await this.#relay<ReadResourceResult>(call, (inputRound) =>
+        this.#use(target.server, (c) =>
+          c.readResource(target.name, {
+            signal: signalOf(call),
+            manualInput: true,
+            ...inputCapabilitiesOf(call),
+            ...(inputRound ? { inputRound } : {}),
+          }),
+        ),
+      );
+    } catch (error) {
+      throw toClientError(error);
+    } finally {
+      end();
+    }
     return {
       ...result,
       contents: result.contents.map((content) => ({

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Server, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import type { ResourceSubscription } from '../client/types.js';
 import { VERSION } from '../version.js';
-import type { GatewayHost } from './host.js';
+import type { DownstreamCall, GatewayHost } from './host.js';
+import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
 
 export interface SessionServerOptions {
@@ -50,7 +51,21 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
     { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  const call = (ctx: ServerContext) => ({ client, ctx });
+  const call = (ctx: ServerContext): DownstreamCall => {
+    const clientCapabilities = server.getClientCapabilities();
+    return { client, ctx, ...(clientCapabilities ? { clientCapabilities } : {}) };
+  };
+  /**
+   * A request whose upstream may ask its client something. A 2026-07-28 client
+   * takes no requests from a server, so it answers in `input_required` rounds
+   * (see `InputRounds`); a 2025 client is asked on its session.
+   */
+  const asking = <T>(ctx: ServerContext, target: string, work: (c: DownstreamCall) => Promise<T>) => {
+    if (!isModernRequest(ctx)) return work(call(ctx));
+    return host.rounds.round(ctx, roundOwner(ctx, client, target), (exchange) =>
+      work({ client, ctx, exchange, clientCapabilities: declaredCapabilities(ctx) }),
+    ) as Promise<T>;
+  };
   const timed = async <T>(
     method: string,
     detail: { server?: string; tool?: string; arguments?: unknown },
@@ -90,7 +105,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       return timed(
         'tools/call',
         { ...(route ? { server: route.server, tool: route.name } : { tool: name }), arguments: args },
-        () => host.callTool(name, args, call(ctx)),
+        () => asking(ctx, name, (c) => host.callTool(name, args, c)),
       );
     });
   }
@@ -107,7 +122,9 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
     server.setRequestHandler('prompts/get', async (request, ctx) =>
       timed('prompts/get', { tool: request.params.name }, () =>
-        host.getPrompt(request.params.name, request.params.arguments ?? {}, call(ctx)),
+        asking(ctx, request.params.name, (c) =>
+          host.getPrompt(request.params.name, request.params.arguments ?? {}, c),
+        ),
       ),
     );
   }
@@ -131,7 +148,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const upstream = routeOf(request.params.uri);
       return timed('resources/read', upstream ? { server: upstream } : {}, () =>
-        host.readResource(request.params.uri, call(ctx)),
+        asking(ctx, request.params.uri, (c) => host.readResource(request.params.uri, c)),
       );
     });
     if (capabilities.resources.subscribe) {

@@ -35,9 +35,15 @@ export function createConformanceState(): ConformanceState {
   };
 }
 
-/** What the client declared: per request on 2026-07-28 (`_meta`), at `initialize` on 2025. */
+/**
+ * What the client declared: per request on 2026-07-28 (the `_meta` envelope, which the SDK
+ * lifts into `ctx.mcpReq.envelope` when the request is a full 2026 one, as over stdio), at
+ * `initialize` on 2025.
+ */
 export function clientCapabilities(ctx: ServerContext, server: McpServer): ClientCapabilities {
-  const declared = ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
+    ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as ClientCapabilities | undefined;
   return declared ?? server.server.getClientCapabilities() ?? {};
 }
 

@@ -124,6 +124,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       ...(log ? { onRequest: log } : {}),
     });
   const drain = async () => {
+    // A call waiting for its client's next round cannot end while no new request is taken.
+    gateway.rounds.close();
     const until = Date.now() + DRAIN_LIMIT_MS;
     while (gateway.inFlight > 0 && Date.now() < until) await delay(25);
   };

@@ -1,0 +1,280 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  MissingRequiredClientCapabilityError,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+
+/** How long a client has to come back with its answers before the upstream call is cancelled. */
+export const INPUT_ROUND_TIMEOUT_MS = 5 * 60_000;
+
+/** The capability a client must declare for each embedded request. */
+export const CAPABILITY_OF: Record<string, keyof ClientCapabilities> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+/** Whether a request came on the 2026-07-28 wire, where the server cannot send the client requests. */
+export function isModernRequest(ctx: ServerContext): boolean {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+  return envelope[PROTOCOL_VERSION_META_KEY] !== undefined || meta[PROTOCOL_VERSION_META_KEY] !== undefined;
+}
+
+/**
+ * Who may answer a round: the same method and target, from the same client. On
+ * stdio (and a daemon socket) that is the connection. Over HTTP every
+ * 2026-07-28 request is a fresh one, so it is the credentials it carries (the
+ * bearer token, hashed) and the client's name and version from its envelope:
+ * another client, or the same one with other credentials, cannot resume it.
+ */
+export function roundOwner(ctx: ServerContext, connection: string, target: string): string {
+  if (!ctx.http) return `${ctx.mcpReq.method}\0${target}\0${connection}`;
+  const request = (ctx.http as { req?: Request }).req;
+  const credentials = createHash('sha256')
+    .update(request?.headers.get('authorization') ?? '')
+    .digest('base64url');
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+  const info = JSON.stringify(envelope[CLIENT_INFO_META_KEY] ?? meta[CLIENT_INFO_META_KEY] ?? null);
+  return `${ctx.mcpReq.method}\0${target}\0${credentials}\0${info}`;
+}
+
+/** The capabilities a 2026-07-28 request declares in its envelope. */
+export function declaredCapabilities(ctx: ServerContext): ClientCapabilities {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+  return (envelope[CLIENT_CAPABILITIES_META_KEY] ??
+    meta[CLIENT_CAPABILITIES_META_KEY] ??
+    {}) as ClientCapabilities;
+}
+
+interface Question {
+  readonly request: InputRequest;
+  /** The key the upstream asked it under (a 2026-07-28 upstream), kept for the client to see. */
+  readonly key?: string;
+  resolve(answer: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The conduit between one upstream call and the 2026-07-28 client that made
+ * it: the upstream's questions (asked through the mcpx client's handlers,
+ * which wait on them) queue here until the client's next round carries the
+ * answers. `ctx` is the round in progress, for progress and logging.
+ */
+export class InputExchange {
+  ctx: ServerContext;
+  readonly #controller = new AbortController();
+  #queue: Question[] = [];
+  #wake: (() => void) | undefined;
+
+  constructor(ctx: ServerContext) {
+    this.ctx = ctx;
+  }
+
+  /** Aborts the upstream call: the client cancelled, or never came back. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** An upstream's question; resolves with the client's answer in a later round. */
+  ask(request: InputRequest, signal?: AbortSignal, key?: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const question: Question = { request, resolve, reject, ...(key === undefined ? {} : { key }) };
+      this.#queue.push(question);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      this.#wake?.();
+    });
+  }
+
+  /**
+   * Resolves once questions wait. The mcpx client asks an upstream's several
+   * input requests of one round at once, each through its own handler: a
+   * macrotask's pause lets them all arrive, so the client gets them in one round.
+   */
+  async asked(): Promise<void> {
+    if (this.#queue.length === 0) await new Promise<void>((resolve) => (this.#wake = resolve));
+    this.#wake = undefined;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  take(): Question[] {
+    const questions = this.#queue;
+    this.#queue = [];
+    return questions;
+  }
+
+  abort(reason: unknown): void {
+    for (const question of this.take()) question.reject(reason);
+    this.#controller.abort(reason);
+  }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+interface Flow<T> {
+  readonly exchange: InputExchange;
+  readonly result: Promise<Settled<T>>;
+  /** The questions the client was last asked, by the key it answers under. */
+  asked: Map<string, Question>;
+}
+
+interface Parked {
+  readonly flow: Flow<unknown>;
+  readonly owner: string;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * End a call whose questions will not be answered: the questions handed to the
+ * client fail (a 2025 upstream's handler waiting on one returns an error to it),
+ * and the upstream request is cancelled.
+ */
+function abandon(flow: Flow<unknown>, asked: Map<string, Question>, reason: unknown): void {
+  for (const question of asked.values()) question.reject(reason);
+  flow.exchange.abort(reason);
+}
+
+const invalidState = () =>
+  new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    'mcpx gateway: this requestState is unknown, already used, expired, or from another client — call again without requestState and inputResponses to start over',
+    { reason: 'invalid_request_state' },
+  );
+
+/**
+ * Multi-round-trip requests (2026-07-28) for the gateway's downstream clients.
+ * A call whose upstream asks a question answers the client `input_required`
+ * with an opaque request state; the upstream call stays open, parked under
+ * that state, until the client's retry brings the answers. The state is 256
+ * random bits, single-use, expires, and only resumes for the same owner (the
+ * same request, from the same client connection or credentials), so one
+ * client cannot answer, or steal the result of, another's call.
+ */
+export class InputRounds {
+  readonly #parked = new Map<string, Parked>();
+  readonly #timeoutMs: number;
+  #keys = 0;
+
+  constructor(timeoutMs = INPUT_ROUND_TIMEOUT_MS) {
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Calls parked waiting for a client's answers. */
+  get size(): number {
+    return this.#parked.size;
+  }
+
+  /**
+   * One round of a request: a retry resumes its parked call, anything else
+   * starts `start`. Resolves with the final result, or `input_required` when
+   * the upstream asked something.
+   */
+  async round<T>(
+    ctx: ServerContext,
+    owner: string,
+    start: (exchange: InputExchange) => Promise<T>,
+  ): Promise<T | InputRequiredResult> {
+    const state = ctx.mcpReq.requestState<unknown>();
+    let flow: Flow<T>;
+    if (state === undefined) {
+      const exchange = new InputExchange(ctx);
+      flow = {
+        exchange,
+        result: start(exchange).then(
+          (value) => ({ ok: true, value }),
+          (error: unknown) => ({ ok: false, error }),
+        ),
+        asked: new Map(),
+      };
+    } else {
+      const parked = typeof state === 'string' ? this.#parked.get(state) : undefined;
+      if (!parked || parked.owner !== owner) throw invalidState();
+      this.#parked.delete(state as string);
+      clearTimeout(parked.timer);
+      flow = parked.flow as Flow<T>;
+      flow.exchange.ctx = ctx;
+      const answers = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+      const unanswered = new Map<string, Question>();
+      for (const [key, question] of flow.asked) {
+        if (key in answers) question.resolve(answers[key]);
+        else unanswered.set(key, question);
+      }
+      // A retry that left some out is asked them again, under the same keys.
+      if (unanswered.size > 0) return this.#park(flow, owner, unanswered, ctx);
+    }
+    return this.#next(flow, owner, ctx);
+  }
+
+  async #next<T>(flow: Flow<T>, owner: string, ctx: ServerContext): Promise<T | InputRequiredResult> {
+    // The client cancelling this round cancels the upstream call; once the round is answered,
+    // the request's end is no longer the call's.
+    const cancel = () => flow.exchange.abort(ctx.mcpReq.signal.reason);
+    ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const outcome = await Promise.race([flow.result, flow.exchange.asked().then(() => undefined)]);
+      if (outcome === undefined) {
+        const asked = new Map<string, Question>();
+        for (const question of flow.exchange.take()) {
+          const own = question.key;
+          asked.set(own !== undefined && !asked.has(own) ? own : `input-${++this.#keys}`, question);
+        }
+        return this.#park(flow, owner, asked, ctx);
+      }
+      if (outcome.ok) return outcome.value;
+      throw outcome.error;
+    } finally {
+      ctx.mcpReq.signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  #park<T>(
+    flow: Flow<T>,
+    owner: string,
+    asked: Map<string, Question>,
+    ctx: ServerContext,
+  ): InputRequiredResult {
+    const declared = declaredCapabilities(ctx);
+    const missing: ClientCapabilities = {};
+    for (const question of asked.values()) {
+      const capability = CAPABILITY_OF[question.request.method];
+      if (capability && !declared[capability]) (missing as Record<string, unknown>)[capability] = {};
+    }
+    if (Object.keys(missing).length > 0) {
+      const error = new MissingRequiredClientCapabilityError({ requiredCapabilities: missing });
+      abandon(flow, asked, error);
+      throw error;
+    }
+    flow.asked = asked;
+    const state = randomBytes(32).toString('base64url');
+    const timer = setTimeout(() => {
+      this.#parked.delete(state);
+      abandon(flow, asked, new Error('the client did not answer the input requests in time'));
+    }, this.#timeoutMs);
+    timer.unref();
+    this.#parked.set(state, { flow: flow as Flow<unknown>, owner, timer });
+    return inputRequired({
+      inputRequests: Object.fromEntries([...asked].map(([key, q]) => [key, q.request])),
+      requestState: state,
+    });
+  }
+
+  /** Cancel every parked call (the gateway is closing). */
+  close(): void {
+    for (const [state, parked] of this.#parked) {
+      clearTimeout(parked.timer);
+      abandon(parked.flow, parked.flow.asked, new Error('the gateway closed'));
+      this.#parked.delete(state);
+    }
+  }
+}

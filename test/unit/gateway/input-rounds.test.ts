@@ -1,0 +1,53 @@
+import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { InputRounds } from '../../../src/gateway/input-rounds.js';
+
+/** The parts of a request's context InputRounds reads: one round of a 2026-07-28 client's call. */
+function roundOf(state?: string, inputResponses?: Record<string, unknown>): ServerContext {
+  return {
+    mcpReq: {
+      method: 'tools/call',
+      signal: new AbortController().signal,
+      envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { form: {} } } },
+      requestState: () => state,
+      ...(inputResponses ? { inputResponses } : {}),
+    },
+  } as unknown as ServerContext;
+}
+
+const question = { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: {} } } as never;
+
+describe('InputRounds', () => {
+  it('refuses a state past its time, and the waiting question is cancelled', async () => {
+    const rounds = new InputRounds(30);
+    let asked: Promise<unknown> | undefined;
+    const first = (await rounds.round(roundOf(), 'owner', async (exchange) => {
+      asked = exchange.ask(question, undefined, 'name');
+      return (await asked) as string;
+    })) as { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+    expect(first.resultType).toBe('input_required');
+    expect(Object.keys(first.inputRequests)).toEqual(['name']);
+    await expect(asked).rejects.toThrow(/did not answer the input requests in time/);
+    expect(rounds.size).toBe(0);
+    await expect(
+      rounds.round(roundOf(first.requestState, { name: { action: 'accept' } }), 'owner', async () => 'new'),
+    ).rejects.toThrow(/unknown, already used, expired, or from another client/);
+  });
+
+  it('resumes only for its owner, once', async () => {
+    const rounds = new InputRounds();
+    const start = async (exchange: { ask: (q: never, s?: AbortSignal, k?: string) => Promise<unknown> }) =>
+      JSON.stringify(await exchange.ask(question, undefined, 'name'));
+    const first = (await rounds.round(roundOf(), 'alice', start)) as { requestState: string };
+    const answer = { name: { action: 'accept', content: { name: 'Alice' } } };
+    await expect(rounds.round(roundOf(first.requestState, answer), 'mallory', start)).rejects.toThrow(
+      /from another client/,
+    );
+    expect(await rounds.round(roundOf(first.requestState, answer), 'alice', start)).toBe(
+      JSON.stringify(answer.name),
+    );
+    await expect(rounds.round(roundOf(first.requestState, answer), 'alice', start)).rejects.toThrow(
+      /already used/,
+    );
+  });
+});
