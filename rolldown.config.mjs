@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 // The `mcpx` command and the library's entry points, bundled in one build into
 // dist/bin: each entry plus lazily loaded chunks (one per command, the protocol
 // stack, the HTTP stack), shared between the command and the library, so the
@@ -17,7 +19,16 @@ export default {
   // The AI SDK is the user's own (an optional peer dependency): its `tool()` objects must be theirs.
   external: ['ai'],
   // jsonc-parser's `main` is a UMD build that cannot be bundled; its `module` is ESM.
-  resolve: { mainFields: ['module', 'main'] },
+  resolve: {
+    mainFields: ['module', 'main'],
+    // The SDK client's Node shim loads its ajv provider at start; ours loads it on the first
+    // schema (src/client/sdk-shims.ts): a stdio call on tools without outputSchema never pays it.
+    alias: {
+      '@modelcontextprotocol/client/_shims': fileURLToPath(
+        new URL('dist/client/sdk-shims.js', import.meta.url),
+      ),
+    },
+  },
   logLevel: 'warn',
   output: {
     dir: 'dist/bin',

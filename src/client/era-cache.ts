@@ -41,6 +41,18 @@ function lifetimeMs(entry: EraEntry): number {
   return typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(ttl, ERA_TTL_MS) : 0;
 }
 
+/**
+ * Whether a fresh entry already says `verdict`. Every connect reports its era; one the cache
+ * still holds is not news, so its date stays where it was reached: the week (or the server's
+ * `ttlMs`) runs from there and an upgraded server is noticed, and an every-day call writes
+ * nothing to the home before it can list and call.
+ */
+function holds(current: PriorDiscovery | undefined, verdict: PriorDiscovery): boolean {
+  if (current?.kind !== verdict.kind) return false;
+  if (current.kind === 'legacy') return true;
+  return JSON.stringify(current.discover) === JSON.stringify((verdict as typeof current).discover);
+}
+
 /** An in-memory cache, for library users who manage persistence themselves. */
 export function createMemoryEraCache(now: () => number = Date.now): EraCache {
   const entries = new Map<string, EraEntry>();
@@ -52,14 +64,16 @@ function memoryBacked(
   now: () => number,
   flush: () => Promise<void>,
 ): EraCache {
+  const get = (key: string): PriorDiscovery | undefined => {
+    const entry = entries.get(key);
+    if (!entry || now() - entry.at >= lifetimeMs(entry)) return undefined;
+    if (entry.kind === 'modern' && entry.discover) return { kind: 'modern', discover: entry.discover };
+    return entry.kind === 'legacy' ? { kind: 'legacy' } : undefined;
+  };
   return {
-    get(key) {
-      const entry = entries.get(key);
-      if (!entry || now() - entry.at >= lifetimeMs(entry)) return undefined;
-      if (entry.kind === 'modern' && entry.discover) return { kind: 'modern', discover: entry.discover };
-      return entry.kind === 'legacy' ? { kind: 'legacy' } : undefined;
-    },
+    get,
     set(key, verdict) {
+      if (holds(get(key), verdict)) return;
       entries.set(
         key,
         verdict.kind === 'modern'
@@ -108,6 +122,7 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
   return {
     ...inner,
     set(key, verdict) {
+      if (holds(inner.get(key), verdict)) return;
       inner.set(key, verdict);
       dirty = true;
     },

@@ -74,4 +74,44 @@ describe('the era cache', () => {
       await rm(home, { recursive: true, force: true });
     }
   });
+
+  it('keeps the date a verdict was reached when a connect confirms it, so it still ends a week later', () => {
+    const c = clock();
+    const cache = createMemoryEraCache(c.now);
+    cache.set('k', { kind: 'legacy' });
+    c.advance(6 * DAY);
+    cache.set('k', { kind: 'legacy' });
+    c.advance(DAY);
+    expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('dates a changed verdict afresh', () => {
+    const c = clock();
+    const cache = createMemoryEraCache(c.now);
+    cache.set('k', { kind: 'modern', discover: discover(7 * DAY) });
+    c.advance(6 * DAY);
+    cache.set('k', { kind: 'legacy' });
+    c.advance(DAY);
+    expect(cache.get('k')).toEqual({ kind: 'legacy' });
+  });
+
+  it('writes nothing when a connect only confirms what the file holds', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mcpx-era-'));
+    try {
+      const c = clock();
+      const first = await openFileEraCache(home, c.now);
+      first.set('a', { kind: 'legacy' });
+      await first.flush();
+      const written = await readFile(join(home, 'era-cache.json'), 'utf8');
+      c.advance(DAY);
+      const second = await openFileEraCache(home, c.now);
+      second.set('a', { kind: 'legacy' });
+      await rm(join(home, 'era-cache.json'));
+      await second.flush();
+      await expect(readFile(join(home, 'era-cache.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(JSON.parse(written).entries.a.at).toBe(1_000_000);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
 });
