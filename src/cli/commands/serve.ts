@@ -202,7 +202,11 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   stopListening();
   stopLogs();
   await handle.close();
-  await new Promise<void>((resolve) => output.end(() => resolve()));
+  // The last replies reach the pipe, unless a client that stopped reading keeps it full.
+  await Promise.race([
+    new Promise<void>((resolve) => output.end(() => resolve())),
+    delay(DRAIN_LIMIT_MS, undefined, { ref: false }),
+  ]);
   await log?.close();
   return ExitCode.Ok;
 }
