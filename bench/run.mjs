@@ -201,7 +201,7 @@ try {
     section('Gateway (mcpx serve over stdio, minimal server)');
     const sequentialCalls = quick ? 300 : 2000;
     const inFlight = 2000;
-    const variants = ['direct', 'gateway-server', 'gateway'];
+    const variants = ['direct', 'relay', 'gateway-server', 'gateway'];
     const runsOf = Object.fromEntries(variants.map((v) => [v, []]));
     // Variants alternate round by round, so a noisy moment hits them all alike.
     for (let i = 0; i < (quick ? 1 : 5); i++) {
@@ -218,10 +218,25 @@ try {
       return {
         sequentialUs: median(runs.map((r) => r.sequentialUs)),
         callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
+        clientCpuUs: median(runs.map((r) => r.clientCpuUs)),
+        peerCpuUs: runs.some((r) => r.peerCpuUs === undefined)
+          ? undefined
+          : median(runs.map((r) => r.peerCpuUs)),
       };
     };
     const direct = of('direct');
+    // What the hops cost in CPU, load aside: the client's own time per sequential call, and the
+    // time of the process it talks to (the server itself, a raw relay, or mcpx serve).
+    for (const variant of variants) {
+      const g = of(variant);
+      if (g.peerCpuUs !== undefined)
+        notes.push(
+          `gateway ${variant}: CPU per sequential call: client ${fmt(g.clientCpuUs)} µs, ` +
+            `the process it talks to ${fmt(g.peerCpuUs)} µs`,
+        );
+    }
     for (const [variant, label] of [
+      ['relay', 'a raw JSON-RPC line relay (the floor of any relay)'],
       ['gateway-server', '`serve --server bench` (transparent)'],
       ['gateway', '`serve` (namespaced `bench__echo`)'],
     ]) {

@@ -91,9 +91,10 @@ describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => 
       modern.flatMap((_, i) => [0, 1, 2].map((j) => `m${i}.${j}`)).sort(),
     );
     // Each instance's own access log shows it served some of the calls, and together they served all.
-    const calls = INSTANCES.map((id) => accessLog(id).filter((e) => e.method === 'tools/call').length);
-    for (const count of calls) expect(count).toBeGreaterThan(0);
-    expect(calls[0]! + calls[1]!).toBe(24);
+    // The logs are written behind the replies, so their last lines may land just after them.
+    const calls = () => INSTANCES.map((id) => accessLog(id).filter((e) => e.method === 'tools/call').length);
+    await expect.poll(() => calls()[0]! + calls()[1]!, { timeout: 5_000 }).toBe(24);
+    for (const count of calls()) expect(count).toBeGreaterThan(0);
   });
 
   it('keeps every 2025-11-25 session on the instance that minted it, and spreads the sessions', async () => {
@@ -114,6 +115,10 @@ describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => 
     // Spread: initialize went round robin, so both instances hold sessions.
     expect(new Set(ids.map((id) => id[0]))).toEqual(new Set(INSTANCES));
     // Sticky: every request of a session reached the instance that minted it, none the other.
+    // Each session's tools/list and two calls are in the logs once the writes behind them landed.
+    const logged = () =>
+      INSTANCES.flatMap((id) => accessLog(id)).filter((e) => ids.includes(e.client)).length;
+    await expect.poll(logged, { timeout: 5_000 }).toBeGreaterThanOrEqual(legacy.length * 3);
     for (const id of INSTANCES) {
       const seen = new Set(accessLog(id).map((e) => e.client));
       for (const session of ids)

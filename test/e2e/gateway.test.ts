@@ -138,14 +138,17 @@ describe('names that would collide', () => {
     expect(clashing).toHaveLength(2);
     expect(clashing[0]).not.toBe(clashing[1]);
     for (const name of clashing) await client.callTool({ name, arguments: {} });
-    // The access log names the upstream server and tool each public name went to.
-    const calls = (await readFile(accessLog, 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { method: string; server?: string; tool?: string })
-      .filter((e) => e.method === 'tools/call' && (e.tool === 'b__c' || e.tool === 'c'))
-      .map((e) => `${e.server}/${e.tool}`);
-    expect(calls.sort()).toEqual(['a/b__c', 'a__b/c']);
+    // The access log names the upstream server and tool each public name went to. It is
+    // written behind the replies (an append stream), so its lines may land just after them.
+    const calls = async () =>
+      (await readFile(accessLog, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { method: string; server?: string; tool?: string })
+        .filter((e) => e.method === 'tools/call' && (e.tool === 'b__c' || e.tool === 'c'))
+        .map((e) => `${e.server}/${e.tool}`)
+        .sort();
+    await expect.poll(calls, { timeout: 5_000 }).toEqual(['a/b__c', 'a__b/c']);
   });
 });
 

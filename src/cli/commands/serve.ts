@@ -1,13 +1,15 @@
-import { appendFileSync, readFileSync, watch } from 'node:fs';
+import { readFileSync, watch } from 'node:fs';
 import { isIP } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { LoadedConfig, ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
-import type { ReloadResult, RequestEvent } from '../../gateway/index.js';
+import type { ReloadResult } from '../../gateway/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
 import { forTerminal } from '../../tools/sanitize.js';
+import { coalescingWriter } from '../../transport/stdio/coalescing-writer.js';
+import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
@@ -113,7 +115,15 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
           session.notice(forTerminal(`mcpx serve: '${s.name}' is not available: ${s.error.message}`));
     });
   }
-  const log = accessLog(session, options);
+  const log =
+    options.accessLog === undefined
+      ? undefined
+      : openAccessLog({
+          target: options.accessLog,
+          logArguments: Boolean(options.logArguments),
+          stderr: io.stderr,
+          notice: (message) => session.notice(message),
+        });
   const pages = new Paginator(pageSize);
   const newServer = (client: string): Server =>
     createSessionServer(gateway, {
@@ -121,7 +131,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       pages,
       ...(capabilities ? { capabilities } : {}),
       ...(instructions ? { instructions } : {}),
-      ...(log ? { onRequest: log } : {}),
+      ...(log ? { onRequest: log.record } : {}),
     });
   const drain = async () => {
     // A call waiting for its client's next round cannot end while no new request is taken.
@@ -164,6 +174,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     stopHangup?.();
     stopWatching();
     await listener.close(drain);
+    await log?.close();
     return ExitCode.Ok;
   }
 
@@ -172,11 +183,9 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   const stopLogs = gateway.onLog((message) => live.log(message));
   const stdin = io.stdin ?? process.stdin;
   const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
-  // The SDK's stdio transport adds a 'drain' and an 'error' listener for each
-  // write blocked behind a full pipe; a client with many calls in flight that
-  // reads slowly would otherwise set off MaxListenersExceededWarning on stderr.
-  // They are removed once the pipe drains, so there is no leak to detect.
-  (io.stdout as NodeJS.WriteStream).setMaxListeners?.(0);
+  // Replies finished in one turn of the event loop reach the client in one write (see
+  // coalescingWriter; it also takes the SDK's per-message 'drain' listeners off stdout).
+  const output = coalescingWriter(io.stdout as NodeJS.WriteStream);
   const handle = serveStdio(
     () => {
       const server = newServer('stdio');
@@ -184,7 +193,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       return server;
     },
     {
-      transport: new StdioServerTransport(stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream),
+      transport: new StdioServerTransport(stdin as NodeJS.ReadStream, output as NodeJS.WriteStream),
       onerror: () => {},
     },
   );
@@ -195,6 +204,12 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   stopListening();
   stopLogs();
   await handle.close();
+  // The last replies reach the pipe, unless a client that stopped reading keeps it full.
+  await Promise.race([
+    new Promise<void>((resolve) => output.end(() => resolve())),
+    delay(DRAIN_LIMIT_MS, undefined, { ref: false }),
+  ]);
+  await log?.close();
   return ExitCode.Ok;
 }
 
@@ -293,20 +308,4 @@ function splitList(value: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-}
-
-/** `--access-log FILE|-`: one JSON line per request; arguments only with --log-arguments. */
-function accessLog(session: CliSession, options: ServeOptions): ((event: RequestEvent) => void) | undefined {
-  const target = options.accessLog;
-  if (target === undefined) return undefined;
-  return (event) => {
-    const { arguments: args, ...rest } = event;
-    const line = `${JSON.stringify({
-      time: new Date().toISOString(),
-      ...rest,
-      ...(options.logArguments && args !== undefined ? { arguments: args } : {}),
-    })}\n`;
-    if (target === '-') session.io.stderr.write(line);
-    else appendFileSync(target, line, { mode: 0o600 });
-  };
 }
