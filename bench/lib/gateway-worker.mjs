@@ -2,6 +2,7 @@
 // stdio straight to the server, or to `mcpx serve` in front of it (transparent
 // `--server bench`, or namespaced with the tool as `bench__echo`). Sequential µs
 // per call and calls/s with N in flight; prints one JSON line.
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,6 +43,10 @@ const targets = {
 };
 const target = targets[variant];
 if (!target) throw new Error(`unknown variant ${variant}`);
+
+// The SDK's stdio client waits for 'drain' with one listener per write behind a full pipe: 2,000
+// calls in flight are this bench's load, not a leak, and must not print a warning.
+EventEmitter.defaultMaxListeners = 0;
 
 const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
 const transport = new StdioClientTransport({
