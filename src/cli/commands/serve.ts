@@ -159,6 +159,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       onListChanged: (l) => gateway.onListChanged(l),
       onLog: (l) => gateway.onLog(l),
       subscribe: (uri, onUpdated) => gateway.subscribe(uri, onUpdated),
+      toolInputSchema: async (name) => (await gateway.tools()).routes.get(name)?.tool.inputSchema,
       ...(token !== undefined ? { token } : {}),
       ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
       allowedOrigins: options.allowedOrigin ?? [],

@@ -17,6 +17,7 @@ import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
+import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -46,6 +47,11 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
     uri: string,
     onUpdated: (uri: string) => void,
   ) => Promise<{ unsubscribe(): Promise<void> }>;
+  /**
+   * A served tool's input schema by its public name, so a 2026-07-28 `tools/call` whose
+   * `Mcp-Param-*` headers disagree with its arguments is refused as the spec requires.
+   */
+  readonly toolInputSchema?: (name: string) => Promise<unknown>;
   /** Subscribe to upstream log messages for every session (the host's `onLog`). */
   readonly onLog?: (listener: (message: LogMessage) => void) => () => void;
 }
@@ -148,6 +154,26 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     });
   };
 
+  const refuseParamHeaderMismatch = async (body: Uint8Array, request: Request) => {
+    if (!options.toolInputSchema) return undefined;
+    let message: { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+    try {
+      message = JSON.parse(Buffer.from(body).toString('utf8'));
+    } catch {
+      return undefined; // the SDK answers a body that does not parse
+    }
+    if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+    const declared = paramHeaders(await options.toolInputSchema(message.params.name).catch(() => undefined));
+    const mismatch = paramHeaderMismatch(declared, message.params.arguments, request.headers);
+    if (!mismatch) return undefined;
+    const error = {
+      code: HEADER_MISMATCH,
+      message: `Bad Request: the request headers and body disagree: ${mismatch.reason}`,
+      data: { mismatch: { header: mismatch.header, body: mismatch.reason } },
+    };
+    return Response.json({ jsonrpc: '2.0', id: message.id ?? null, error }, { status: 400 });
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
     const path = (req.url ?? '/').split('?')[0];
@@ -172,7 +198,11 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     }
     const request = toWebRequest(req, safeOrigin(origin), body);
     const isLegacy = await isLegacyRequest(request.clone());
-    if (!isLegacy && body) watchListenedResources(body, res);
+    if (!isLegacy && body) {
+      const mismatch = await refuseParamHeaderMismatch(body, request);
+      if (mismatch) return writeWebResponse(res, mismatch);
+      watchListenedResources(body, res);
+    }
     const response = isLegacy ? await legacy(request) : await modern.fetch(request);
     await writeWebResponse(res, response);
   };
