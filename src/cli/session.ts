@@ -426,14 +426,14 @@ export class CliSession {
    * is refused, and a server that failed inside the daemon is reported as is.
    */
   async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
-    const [{ openDaemon, DaemonSocketTransport }, { createHomeFiles }] = await Promise.all([
+    const [{ openDaemon, DaemonSocketTransport, withCallerEnv }, { createHomeFiles }] = await Promise.all([
       import('../daemon/caller.js'),
       import('../home/index.js'),
     ]);
     const paths = await this.daemonPaths();
     const open = async (): Promise<ManagedTransport> => {
       const { socket, reply } = await openDaemon(
-        { op: 'serve', server },
+        { op: 'serve', server: withCallerEnv(server, this.io.env, process.platform) },
         {
           home: createHomeFiles(this.home),
           paths,

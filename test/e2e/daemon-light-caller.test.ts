@@ -32,7 +32,19 @@ beforeEach(async () => {
   });
   await writeFile(
     join(home, '.mcpx', 'mcp.json'),
-    JSON.stringify({ mcpServers: { warm: server(true), cold: server(false) } }),
+    JSON.stringify({
+      mcpServers: {
+        warm: server(true),
+        cold: server(false),
+        pass: {
+          command: process.execPath,
+          args: [testServerPath],
+          keep_alive: true,
+          env_passthrough: ['MCPX_TEST_COLOUR'],
+          env: { MCPX_TEST_START_LOG: join(dir.path, 'pass.starts') },
+        },
+      },
+    }),
   );
   await writeFile(
     join(dir.path, 'hook.mjs'),
@@ -54,13 +66,17 @@ afterEach(async () => {
   await dir.remove();
 });
 
-async function mcpx(args: readonly string[], recordLoads = false): Promise<CliRun & { pid?: number }> {
+async function mcpx(
+  args: readonly string[],
+  recordLoads = false,
+  env: Record<string, string> = {},
+): Promise<CliRun & { pid?: number }> {
   let pid: number | undefined;
   const run = await runCli(args, {
     cwd: work,
     home,
     timeoutMs: 60_000,
-    ...(recordLoads ? { env: { NODE_OPTIONS: `--import=${join(dir.path, 'register.mjs')}` } } : {}),
+    env: { ...env, ...(recordLoads ? { NODE_OPTIONS: `--import=${join(dir.path, 'register.mjs')}` } : {}) },
     onSpawn: (p) => {
       pid = p;
     },
@@ -139,5 +155,23 @@ describe('a warm call through the daemon (the light caller)', () => {
     // No leftover in the run folder but the daemon's own files.
     const run = await readdir(join(home, '.mcpx', 'run'));
     expect(run.filter((f) => !/\.(sock|pid)$/.test(f))).toEqual([]);
+  });
+
+  it("gives a server its caller's env_passthrough values: a caller with other values restarts it", {
+    timeout: 90_000,
+  }, async () => {
+    const colour = async (value: string) =>
+      (await mcpx(['call', 'pass.env', 'name=MCPX_TEST_COLOUR'], false, { MCPX_TEST_COLOUR: value })).stdout;
+    const starts = async () =>
+      (await readFile(join(dir.path, 'pass.starts'), 'utf8')).split('\n').filter(Boolean).length;
+    // The first starts the daemon with red in its own environment.
+    expect(await colour('red')).toBe('red\n');
+    expect(await colour('red')).toBe('red\n');
+    expect(await starts()).toBe(1);
+    // Blue through the warm daemon: not the first caller's red.
+    expect(await colour('blue')).toBe('blue\n');
+    expect(await starts()).toBe(2);
+    expect(await colour('blue')).toBe('blue\n');
+    expect(await starts()).toBe(2);
   });
 });
