@@ -28,7 +28,10 @@ beforeEach(async () => {
     command: process.execPath,
     args: [testServerPath],
     ...(keepAlive ? { keep_alive: true } : {}),
-    env: { MCPX_TEST_START_LOG: join(dir.path, keepAlive ? 'warm.starts' : 'cold.starts') },
+    env: {
+      MCPX_TEST_START_LOG: join(dir.path, keepAlive ? 'warm.starts' : 'cold.starts'),
+      MCPX_TEST_MEDIA: '1',
+    },
   });
   await writeFile(
     join(home, '.mcpx', 'mcp.json'),
@@ -173,5 +176,20 @@ describe('a warm call through the daemon (the light caller)', () => {
     expect(await starts()).toBe(2);
     expect(await colour('blue')).toBe('blue\n');
     expect(await starts()).toBe(2);
+  });
+
+  it("saves --save files in the caller's folder, not the daemon's", { timeout: 90_000 }, async () => {
+    await mcpx(['call', 'warm.echo', 'message=start the daemon']);
+    const other = join(dir.path, 'elsewhere');
+    await mkdir(other);
+    const saved = await runCli(['call', 'warm.media', '--save', 'out'], {
+      cwd: other,
+      home,
+      timeoutMs: 60_000,
+    });
+    expect(saved.code).toBe(0);
+    expect(saved.stderr).toContain(join(other, 'out'));
+    expect((await readdir(join(other, 'out'))).length).toBeGreaterThan(0);
+    await expect(readdir(join(work, 'out'))).rejects.toThrow();
   });
 });
