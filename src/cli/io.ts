@@ -35,4 +35,14 @@ export interface CliIo {
    */
   readonly onHangup?: (handler: () => void) => () => void;
   readonly columns?: number;
+  /**
+   * Set when this command runs inside the keep-alive daemon for a light caller
+   * (src/cli/light-caller.ts): it may use only servers the daemon holds.
+   */
+  readonly daemonCaller?: {
+    /** The command reached its server warm: its output may stream to the caller now. */
+    warm(): void;
+    /** The command needs `server` started directly: the caller runs it itself (the error ends it here). */
+    direct(server: string): Error;
+  };
 }

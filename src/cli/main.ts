@@ -119,5 +119,11 @@ const io: CliIo = {
     : {}),
 };
 
-const { run } = await import('./run.js');
-process.exitCode = await run(argv, io);
+// A command for a server the keep-alive daemon holds runs there, without loading the CLI's own code.
+const { runThroughDaemon } = await import('./light-caller.js');
+const warm = await runThroughDaemon(argv, io);
+if (warm !== undefined) process.exitCode = warm;
+else {
+  const { run } = await import('./run.js');
+  process.exitCode = await run(argv, io);
+}

@@ -262,6 +262,8 @@ export class CliSession {
           const viaDaemon = this.#viaDaemonWith(server, allDaemon)
             ? await this.#daemonTransports(server)
             : undefined;
+          // Inside the daemon for a light caller: a server it does not hold is the caller's to start.
+          if (!viaDaemon && this.io.daemonCaller) throw this.io.daemonCaller.direct(server.name);
           const connection = await connectServer(viaDaemon ? { ...timed, protocol: 'legacy' } : timed, {
             createTransport: () =>
               viaDaemon
@@ -280,6 +282,7 @@ export class CliSession {
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
           await eraCache.flush().catch(() => {});
+          if (viaDaemon) this.io.daemonCaller?.warm();
           if (verbose) await askForLogs(connection);
           else if (this.#serverLogs) await askForLogs(connection, this.#serverLogs.level);
           return connection;
@@ -423,14 +426,14 @@ export class CliSession {
    * is refused, and a server that failed inside the daemon is reported as is.
    */
   async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
-    const [{ openDaemon, DaemonSocketTransport }, { createHomeFiles }] = await Promise.all([
+    const [{ openDaemon, DaemonSocketTransport, withCallerEnv }, { createHomeFiles }] = await Promise.all([
       import('../daemon/caller.js'),
       import('../home/index.js'),
     ]);
     const paths = await this.daemonPaths();
     const open = async (): Promise<ManagedTransport> => {
       const { socket, reply } = await openDaemon(
-        { op: 'serve', server },
+        { op: 'serve', server: withCallerEnv(server, this.io.env, process.platform) },
         {
           home: createHomeFiles(this.home),
           paths,
@@ -464,7 +467,10 @@ export class CliSession {
 
   /** Connect to a server (closed with the session). */
   async connect(server: ServerConfig, options: ConnectOptions = {}): Promise<ServerConnection> {
-    if (!this.#registry && !(await this.#viaDaemon(server))) this.#spawnEarly(server);
+    if (!this.#registry && !(await this.#viaDaemon(server))) {
+      if (this.io.daemonCaller) throw this.io.daemonCaller.direct(server.name);
+      this.#spawnEarly(server);
+    }
     return (await this.registry()).connect(server.name, {}, options);
   }
 

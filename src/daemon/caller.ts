@@ -10,6 +10,7 @@ export {
   openDaemon,
 } from './client.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
+export { withCallerEnv } from './passthrough.js';
 export { type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export { checkSocketSafe } from './socket-safety.js';
 export { DaemonSocketTransport } from './socket-transport.js';

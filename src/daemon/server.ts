@@ -12,6 +12,7 @@ import type { HomeFiles } from '../home/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
+import { type RunCommand, serveRun } from './run-host.js';
 import {
   DAEMON_PROTOCOL,
   type DaemonReply,
@@ -39,6 +40,8 @@ export interface DaemonServerOptions {
   readonly serverIdleMs: number;
   /** Asked to stop (by `mcpx daemon stop` or idleness): the front end closes it and the registry. */
   readonly onStop: () => void;
+  /** Runs a light caller's command (`op: 'run'`); absent: such callers are told to go direct. */
+  readonly runCommand?: RunCommand;
   readonly now?: () => number;
 }
 
@@ -246,6 +249,16 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     if (request.op === 'status') {
       reply(socket, { ok: true, status: status() });
       socket.end();
+    } else if (request.op === 'run') {
+      if (!options.runCommand) {
+        reply(socket, { ok: true });
+        writeLine(socket, { t: 'direct' });
+        socket.end();
+        return;
+      }
+      reply(socket, { ok: true });
+      const { protocol: _protocol, op: _op, ...run } = request;
+      await serveRun(socket, run, options.runCommand);
     } else if (request.op === 'stop') {
       reply(socket, { ok: true });
       socket.end();

@@ -1,16 +1,19 @@
 import type { Socket } from 'node:net';
 import type { ServerConfig } from '../config/types.js';
 import { type ErrorCode, McpxError } from '../errors/index.js';
+import type { RunRequest } from './run-wire.js';
 
 /**
  * The socket protocol: one JSON line from the client saying what it wants, one
  * JSON line back; after a `serve` the connection is plain MCP (newline JSON,
- * as on stdio) with that one server, re-served transparently.
+ * as on stdio) with that one server, re-served transparently. After a `run`
+ * (the light caller, see `run-wire.ts`) it is the caller's terminal as JSON lines.
  */
-export const DAEMON_PROTOCOL = 'mcpx-daemon/1';
+export const DAEMON_PROTOCOL = 'mcpx-daemon/2';
 
 export type DaemonRequest =
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'serve'; readonly server: ServerConfig }
+  | ({ readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'run' } & RunRequest)
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'status' }
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'stop' };
 

@@ -95,7 +95,9 @@ export async function runCall(
 /** `--save`: the files go where the person said, each named here, and each is reported on stderr. */
 async function saveResult(session: CliSession, dir: string, tool: string, result: CallToolResult) {
   const { saveBinaryContent } = await import('../output/save-content.js');
-  const saved = await saveBinaryContent(dir, tool, result.content ?? []);
+  // Against the command's folder, not the process's: inside the daemon they differ (a light caller's call).
+  const { resolve } = await import('node:path');
+  const saved = await saveBinaryContent(resolve(session.io.cwd, dir), tool, result.content ?? []);
   for (const file of saved) {
     const mime = file.mimeType ? ` ${forTerminal(file.mimeType)}` : '';
     session.notice(`saved ${file.kind}${mime} (${plural(file.bytes, 'byte')}) to ${file.path}`);

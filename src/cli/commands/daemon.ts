@@ -189,6 +189,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
     idleMs: idle * 1000,
     serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
     onStop: () => stop(),
+    runCommand: async (request, terminal) =>
+      (await import('../daemon-run.js')).runForCaller(request, terminal),
   });
   // Warm from the start: the first call finds its server ready (failures are in `status`).
   if (options.all) void registry.connectAll();

@@ -1,0 +1,46 @@
+import type { RemoteTerminal } from '../daemon/run-host.js';
+import type { RunRequest } from '../daemon/run-wire.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import type { CliIo } from './io.js';
+
+/**
+ * A light caller's command, run inside the daemon by the CLI's own `run`: the
+ * same parsing, formatter, errors and exit codes as the direct path, with the
+ * caller's environment, folder and terminal (its questions asked over the socket).
+ */
+export async function runForCaller(request: RunRequest, terminal: RemoteTerminal): Promise<number> {
+  const { run } = await import('./run.js');
+  const { interactive } = request.terminal;
+  const io: CliIo = {
+    stdout: { write: (chunk) => terminal.write('out', chunk) },
+    stderr: { write: (chunk) => terminal.write('err', chunk) },
+    env: request.env,
+    cwd: request.cwd,
+    homedir: request.homedir,
+    stdoutIsTTY: request.terminal.stdoutIsTTY,
+    stderrIsTTY: request.terminal.stderrIsTTY,
+    interactive,
+    signal: terminal.signal,
+    ...(request.terminal.columns ? { columns: request.terminal.columns } : {}),
+    ...(interactive
+      ? {
+          confirm: async (question: string) => (await terminal.ask('confirm', question)) === true,
+          ask: async (question: string, { secret }: { readonly secret: boolean }) => {
+            const answer = await terminal.ask('input', question, secret);
+            if (typeof answer !== 'string') throw new McpxError(ErrorCode.Cancelled, 'cancelled');
+            return answer;
+          },
+        }
+      : {}),
+    daemonCaller: {
+      warm: () => terminal.commit(),
+      direct: (server) => {
+        terminal.goDirect();
+        return new McpxError(ErrorCode.DaemonUnavailable, `'${server}' is not held by the mcpx daemon`, {
+          server,
+        });
+      },
+    },
+  };
+  return run(request.argv, io);
+}

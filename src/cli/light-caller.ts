@@ -1,0 +1,239 @@
+import { realpath, stat } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { configCandidates, resolveMcpxHome } from '../config/discover.js';
+import { daemonKey, RUN_DIR } from '../daemon/paths.js';
+import { LIGHT_COMMANDS, type RunEvent, type RunReply, type RunRequest } from '../daemon/run-wire.js';
+import { checkSocketSafe } from '../daemon/socket-safety.js';
+import { DAEMON_PROTOCOL } from '../daemon/wire.js';
+import type { CliIo } from './io.js';
+
+/**
+ * The warm call's light path: `mcpx call|tools|read|prompt <server…>` handed to
+ * a running keep-alive daemon as a command line, its output and exit code
+ * taken back (src/daemon/run-wire.ts). This module and what it imports must
+ * stay free of the SDK, zod and the CLI's own command code: that load is what
+ * a warm call would otherwise cost. Resolves undefined when the command is not
+ * for the daemon (no daemon runs for this config, the server is not one it
+ * holds, the command needs stdin): then the CLI runs it as ever.
+ */
+export async function runThroughDaemon(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  const command = lightCommand(argv);
+  if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
+  const home = resolveMcpxHome(io.env, io.homedir);
+  const files = await configFiles(io.cwd, home, command.configFile);
+  const key = daemonKey(files);
+  const dir = join(home, RUN_DIR);
+  const paths = { absolute: { dir, socket: join(dir, `${key}.sock`) } };
+  try {
+    // A socket someone else could reach is refused by the direct path, with its full report.
+    if (!(await checkSocketSafe(paths as Parameters<typeof checkSocketSafe>[0], process.getuid?.())))
+      return undefined;
+  } catch {
+    return undefined;
+  }
+  const socket = await dial(paths.absolute.socket);
+  if (!socket) return undefined;
+  const request: RunRequest = {
+    argv,
+    cwd: io.cwd,
+    homedir: io.homedir,
+    env: io.env,
+    terminal: {
+      stdoutIsTTY: io.stdoutIsTTY,
+      stderrIsTTY: io.stderrIsTTY,
+      interactive: io.interactive,
+      ...(io.columns ? { columns: io.columns } : {}),
+    },
+  };
+  socket.write(`${JSON.stringify({ protocol: DAEMON_PROTOCOL, op: 'run', ...request })}\n`);
+  return converse(socket, io, command);
+}
+
+interface LightCommand {
+  readonly configFile?: string;
+  readonly json: boolean;
+  readonly verbose: boolean;
+}
+
+// The CLI's global options that take a value (src/cli/run.ts): their value is not the command word.
+const VALUE_OPTIONS = new Set(['-c', '--config', '-t', '--timeout', '--env', '--cwd', '--name']);
+const ADHOC_OPTIONS = new Set(['--stdio', '--url', '--sse']);
+
+/**
+ * The command when it is one the daemon can run for a light caller: one named
+ * server, no ad-hoc server, no stdin. Anything unsure is left to the full CLI.
+ */
+export function lightCommand(argv: readonly string[]): LightCommand | undefined {
+  let configFile: string | undefined;
+  let json = false;
+  let verbose = false;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (!word.startsWith('-')) break;
+    const [name, inline] = word.startsWith('--') ? splitInline(word) : [word, undefined];
+    if (ADHOC_OPTIONS.has(name)) return undefined;
+    if (name === '--json') json = true;
+    else if (name === '-v' || name === '--verbose') verbose = true;
+    else if (VALUE_OPTIONS.has(name)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined) return undefined;
+      if (name === '-c' || name === '--config') configFile = value;
+    } else return undefined;
+  }
+  const command = argv[i];
+  if (command === undefined || !LIGHT_COMMANDS.has(command)) return undefined;
+  const rest = argv.slice(i + 1);
+  // `tools` alone lists every server, most of them not the daemon's; `-` reads the caller's stdin.
+  if (!rest.some((w) => !w.startsWith('-')) || rest.includes('-')) return undefined;
+  if (
+    rest.some((w) => w === '--stdio' || w === '--url' || w.startsWith('--stdio=') || w.startsWith('--url='))
+  )
+    return undefined;
+  return { ...(configFile !== undefined ? { configFile } : {}), json, verbose };
+}
+
+function splitInline(word: string): [string, string | undefined] {
+  const eq = word.indexOf('=');
+  return eq === -1 ? [word, undefined] : [word.slice(0, eq), word.slice(eq + 1)];
+}
+
+/**
+ * The config files `loadConfig` would read, in its order (their paths name the
+ * daemon, see `daemonKey`): the candidates that exist, each real file once.
+ */
+async function configFiles(cwd: string, home: string, configFile: string | undefined): Promise<string[]> {
+  const candidates = configCandidates({
+    cwd,
+    home,
+    env: {},
+    ...(configFile !== undefined ? { configFile } : {}),
+  });
+  const found = await Promise.all(
+    candidates.map(async ({ path }) => {
+      try {
+        await stat(path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      }
+      return { path, real: await realpath(path).catch(() => resolve(path)) };
+    }),
+  );
+  const seen = new Set<string>();
+  const files: string[] = [];
+  for (const file of found) {
+    if (!file || seen.has(file.real)) continue;
+    seen.add(file.real);
+    files.push(file.path);
+  }
+  return files;
+}
+
+function dial(path: string): Promise<Socket | undefined> {
+  return new Promise((done) => {
+    const socket = connect(path);
+    socket.once('connect', () => done(socket));
+    socket.once('error', () => {
+      socket.destroy();
+      done(undefined);
+    });
+  });
+}
+
+/**
+ * Play the daemon's events at this terminal until the command ends. Ctrl-C
+ * behaves as on the direct path: the first cancels the call (in the daemon),
+ * a second leaves at once.
+ */
+function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<number | undefined> {
+  return new Promise((done) => {
+    let greeted = false;
+    let finished = false;
+    let interrupts = 0;
+    const send = (reply: RunReply) => {
+      if (!socket.destroyed) socket.write(`${JSON.stringify(reply)}\n`);
+    };
+    const cancel = () => send({ t: 'cancel' });
+    const releaseInterrupt = io.onInterrupt?.(() => {
+      interrupts += 1;
+      if (interrupts > 1) process.exit(130);
+      cancel();
+    });
+    const releaseHangup = io.onHangup?.(cancel);
+    io.signal.addEventListener('abort', cancel, { once: true });
+    const finish = (code: number | undefined) => {
+      if (finished) return;
+      finished = true;
+      releaseInterrupt?.();
+      releaseHangup?.();
+      io.signal.removeEventListener('abort', cancel);
+      lines.close();
+      socket.end();
+      done(code);
+    };
+    const lines = createInterface({ input: socket, crlfDelay: Number.POSITIVE_INFINITY });
+    lines.on('line', (line) => {
+      if (!greeted) {
+        greeted = true;
+        // Refused (another mcpx version's daemon, say): the full CLI knows what to say.
+        if (!(JSON.parse(line) as { ok?: boolean }).ok) finish(undefined);
+        return;
+      }
+      const event = JSON.parse(line) as RunEvent;
+      switch (event.t) {
+        case 'out':
+          io.stdout.write(
+            event.base64 !== undefined ? Buffer.from(event.base64, 'base64') : (event.text ?? ''),
+          );
+          break;
+        case 'err':
+          io.stderr.write(event.text ?? '');
+          break;
+        case 'ask':
+          void answer(io, event).then((value) => send({ t: 'answer', id: event.id, value }));
+          break;
+        case 'exit':
+          finish(event.code);
+          break;
+        case 'direct':
+          finish(undefined);
+          break;
+      }
+    });
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      if (finished) return;
+      // Before its first line the daemon was on its way out: the full CLI starts anew.
+      if (!greeted) finish(undefined);
+      else void daemonVanished(io, command).then(finish);
+    });
+  });
+}
+
+/** A question from the command, asked with the CLI's own prompts; a failed prompt answers no. */
+async function answer(io: CliIo, event: Extract<RunEvent, { t: 'ask' }>): Promise<string | boolean | null> {
+  try {
+    if (event.kind === 'confirm') return io.confirm ? await io.confirm(event.question) : false;
+    return io.ask ? await io.ask(event.question, { secret: event.secret === true }) : null;
+  } catch {
+    return event.kind === 'confirm' ? false : null;
+  }
+}
+
+/** The daemon went away mid-command: said as the direct path's daemon route says it. */
+async function daemonVanished(io: CliIo, command: LightCommand): Promise<number> {
+  const [{ ErrorCode, McpxError }, { writeError }, { exitCodeFor }] = await Promise.all([
+    import('../errors/index.js'),
+    import('./report.js'),
+    import('./exit-codes.js'),
+  ]);
+  const error = new McpxError(ErrorCode.ConnectionClosed, 'the mcpx daemon closed the connection', {
+    causes: ['the daemon was stopped (mcpx daemon stop) or killed'],
+    fixes: ['run the command again: a new daemon starts on demand'],
+  });
+  writeError({ io, options: { json: command.json, verbose: command.verbose } }, error);
+  return exitCodeFor(error.code);
+}

@@ -1,0 +1,109 @@
+import type { Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { RunEvent, RunReply, RunRequest } from './run-wire.js';
+import { writeLine } from './wire.js';
+
+/**
+ * The caller's terminal as the daemon sees it during one `run`: what the
+ * command writes goes back to the caller, its questions are asked there, and
+ * the caller's Ctrl-C aborts `signal`.
+ */
+export interface RemoteTerminal {
+  write(stream: 'out' | 'err', chunk: string | Uint8Array): void;
+  /** Undefined when the caller hung up before answering. */
+  ask(kind: 'confirm' | 'input', question: string, secret?: boolean): Promise<string | boolean | undefined>;
+  readonly signal: AbortSignal;
+  /**
+   * Output is held until the command is known to be the daemon's (its server is
+   * reached warm, or it asks a question): then the caller sees it as it comes.
+   */
+  commit(): void;
+  /**
+   * The command needs a server the daemon does not hold: what it wrote is
+   * dropped and the caller runs the command itself, so nothing is said twice.
+   */
+  goDirect(): void;
+}
+
+/** Runs one caller's command (the CLI's `run`, injected: the library does not know the CLI). */
+export type RunCommand = (request: RunRequest, terminal: RemoteTerminal) => Promise<number>;
+
+/** Serve one `run` connection: the command's output, questions and exit code go back over `socket`. */
+export async function serveRun(socket: Socket, request: RunRequest, runCommand: RunCommand): Promise<void> {
+  const controller = new AbortController();
+  let held: RunEvent[] | undefined = [];
+  let direct = false;
+  let nextId = 0;
+  const answers = new Map<number, (value: string | boolean | undefined) => void>();
+  const send = (event: RunEvent) => {
+    if (direct || socket.destroyed) return;
+    if (held) held.push(event);
+    else writeLine(socket, event);
+  };
+  const commit = () => {
+    if (!held) return;
+    const events = held;
+    held = undefined;
+    for (const event of events) send(event);
+  };
+  const lines = createInterface({ input: socket, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on('line', (line) => {
+    let reply: RunReply;
+    try {
+      reply = JSON.parse(line) as RunReply;
+    } catch {
+      return;
+    }
+    if (reply.t === 'cancel') controller.abort();
+    else if (reply.t === 'answer') {
+      answers.get(reply.id)?.(reply.value ?? undefined);
+      answers.delete(reply.id);
+    }
+  });
+  // The caller is gone (it exited, or was killed): its command is cancelled, its questions unanswered.
+  socket.once('close', () => {
+    controller.abort();
+    for (const answer of answers.values()) answer(undefined);
+    answers.clear();
+  });
+  const terminal: RemoteTerminal = {
+    signal: controller.signal,
+    write(stream, chunk) {
+      send(
+        typeof chunk === 'string'
+          ? { t: stream, text: chunk }
+          : { t: stream, base64: Buffer.from(chunk).toString('base64') },
+      );
+    },
+    ask(kind, question, secret) {
+      commit();
+      if (socket.destroyed) return Promise.resolve(undefined);
+      const id = nextId++;
+      return new Promise((resolve) => {
+        answers.set(id, resolve);
+        send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
+      });
+    },
+    commit,
+    goDirect() {
+      direct = true;
+    },
+  };
+  let code: number;
+  try {
+    code = await runCommand(request, terminal);
+  } catch (error) {
+    // The command's own errors are reported by it; this is the daemon failing to run it at all.
+    terminal.write('err', `mcpx daemon: ${(error as Error).message}\n`);
+    code = 1;
+  }
+  lines.close();
+  if (socket.destroyed) return;
+  if (direct) {
+    writeLine(socket, { t: 'direct' } satisfies RunEvent);
+  } else {
+    commit();
+    writeLine(socket, { t: 'exit', code } satisfies RunEvent);
+  }
+  socket.end();
+}

@@ -1,0 +1,50 @@
+/**
+ * The light caller's protocol (`op: 'run'`): the CLI sends its command line and
+ * its terminal's facts; the daemon runs the command with the CLI's own code and
+ * sends back what the command writes, the questions it asks and its exit code.
+ * A protocol of its own rather than MCP, for speed: speaking MCP means loading
+ * the SDK client and zod in the caller (~230 ms of CPU), which is most of a warm
+ * call. These lines need JSON.parse and a socket, nothing more.
+ */
+
+/** What the caller sends after the hello: one command, as its process would run it. */
+export interface RunRequest {
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly homedir: string;
+  /** The caller's environment: the command resolves the config and passthrough env with it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly terminal: {
+    readonly stdoutIsTTY: boolean;
+    readonly stderrIsTTY: boolean;
+    /** A person can answer questions (stdin and stderr are terminals). */
+    readonly interactive: boolean;
+    readonly columns?: number;
+  };
+}
+
+/** Daemon → caller, one JSON object a line. */
+export type RunEvent =
+  /** Text for stdout or stderr; `base64` for bytes (`read --raw`). */
+  | { readonly t: 'out' | 'err'; readonly text?: string; readonly base64?: string }
+  /** A question for the person at the caller's terminal; `secret` masks the answer. */
+  | {
+      readonly t: 'ask';
+      readonly id: number;
+      readonly kind: 'confirm' | 'input';
+      readonly question: string;
+      readonly secret?: boolean;
+    }
+  /** The command is done: the caller exits with this code. */
+  | { readonly t: 'exit'; readonly code: number }
+  /** Not the daemon's to run (a server it does not hold): the caller runs the command itself. */
+  | { readonly t: 'direct' };
+
+/** Caller → daemon. */
+export type RunReply =
+  | { readonly t: 'answer'; readonly id: number; readonly value: string | boolean | null }
+  /** Ctrl-C at the caller: cancel as the direct path's first Ctrl-C does. */
+  | { readonly t: 'cancel' };
+
+/** The commands a light caller may hand to the daemon (one named server each). */
+export const LIGHT_COMMANDS: ReadonlySet<string> = new Set(['call', 'tools', 'read', 'prompt']);
