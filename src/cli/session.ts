@@ -446,7 +446,7 @@ export class CliSession {
         },
       );
       if (reply.notice) this.notice(forTerminal(reply.notice));
-      return new DaemonSocketTransport(socket, server.name);
+      return new DaemonSocketTransport(socket, server.name, reply.protocolVersion);
     };
     let first: ManagedTransport;
     try {

@@ -43,6 +43,11 @@ export interface ManagedTransport extends Transport {
   failureFor?(error: unknown): McpxError | undefined;
   /** The connect starts, with this budget: retries of a busy server must fit in it (HTTP). */
   beginConnect?(budgetMs: number): void;
+  /**
+   * A transport that relays a connection held elsewhere (the daemon's socket, which itself
+   * speaks 2025-11-25) names the version that connection negotiated with the server.
+   */
+  readonly relayedProtocolVersion?: string;
 }
 
 export interface ConnectServerOptions {
@@ -417,7 +422,7 @@ class SdkServerConnection implements ServerConnection {
     return this.client.getServerCapabilities() ?? {};
   }
   get protocolVersion() {
-    return this.client.getNegotiatedProtocolVersion();
+    return this.transport.relayedProtocolVersion ?? this.client.getNegotiatedProtocolVersion();
   }
   get serverInfo() {
     return this.client.getServerVersion();

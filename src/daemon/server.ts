@@ -167,8 +167,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     };
     let capabilities: ServerCapabilities;
     let instructions: string | undefined;
+    let protocolVersion: string | undefined;
     try {
       const connection = await registry.connect(config.name);
+      protocolVersion = connection.protocolVersion;
       const { tools, resources, prompts, completions, logging } =
         connection.capabilities as ServerCapabilities;
       capabilities = { tools, resources, prompts, completions, logging };
@@ -182,6 +184,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     }
     reply(socket, {
       ok: true,
+      ...(protocolVersion ? { protocolVersion } : {}),
       ...(crashed
         ? { notice: `'${config.name}' stopped since the last call (${crashed}); the daemon started it again` }
         : {}),

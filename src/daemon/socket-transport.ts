@@ -22,6 +22,7 @@ export class DaemonSocketTransport implements ManagedTransport {
   constructor(
     socket: Socket,
     readonly server: string,
+    readonly relayedProtocolVersion?: string,
   ) {
     this.#socket = socket;
   }

@@ -44,7 +44,13 @@ export interface WireError {
 }
 
 export type DaemonReply =
-  | { readonly ok: true; readonly notice?: string; readonly status?: DaemonStatus }
+  | {
+      readonly ok: true;
+      readonly notice?: string;
+      readonly status?: DaemonStatus;
+      /** The held server's own protocol version (the socket link speaks 2025-11-25 whatever it is). */
+      readonly protocolVersion?: string;
+    }
   | { readonly ok: false; readonly error: WireError };
 
 // A request line carries one server config: far below this.

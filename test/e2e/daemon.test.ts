@@ -242,6 +242,17 @@ describe('mcpx daemon', () => {
     expect(await starts('a')).toHaveLength(1);
   }, 120_000);
 
+  it("list shows a daemon-held server's own protocol version, as the direct path does", async () => {
+    await writeConfig({ a: {} });
+    const protocolOf = (run: CliRun) =>
+      (JSON.parse(run.stdout) as { name: string; protocol?: string }[]).find((s) => s.name === 'a')?.protocol;
+    const direct = protocolOf(await mcpx(['--json', 'list'], { MCPX_DAEMON: 'off' }));
+    expect(direct).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const warm = protocolOf(await mcpx(['--json', 'list']));
+    expect(daemonPids()).toHaveLength(1);
+    expect(warm).toBe(direct);
+  }, 120_000);
+
   it('Ctrl-C cancels the call inside the daemon and the server hears it', async () => {
     await mcpx(['call', 'a.echo', 'message=warm']);
     const run = await mcpx(
