@@ -22,7 +22,12 @@ import {
 import type { ClientFeatures } from '../client/features.js';
 import type { InputRound } from '../client/index.js';
 import type { ListKind } from '../client/server-connection.js';
-import type { ResourceSubscription, ServerConnection, ServerLogEvent } from '../client/types.js';
+import type {
+  RequestControl,
+  ResourceSubscription,
+  ServerConnection,
+  ServerLogEvent,
+} from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Callers } from './callers.js';
@@ -440,18 +445,20 @@ export class GatewayHost {
     return { prompts, routes: names };
   }
 
-  async getPrompt(
-    publicName: string,
-    args: Record<string, string>,
+  /**
+   * One request to an upstream for a client's call (not `tools/call`, which goes through the
+   * registry): routed questions, input rounds, and upstream failures in the client's terms.
+   */
+  async #onBehalf<T>(
+    server: string,
     call: DownstreamCall,
-  ): Promise<GetPromptResult> {
-    const route = (await this.prompts()).routes.get(publicName);
-    if (!route) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${publicName}`);
-    const end = this.#callers.begin(route.server, call.client, call);
+    send: (connection: ServerConnection, control: RequestControl) => Promise<unknown>,
+  ): Promise<T> {
+    const end = this.#callers.begin(server, call.client, call);
     try {
-      return await this.#relay<GetPromptResult>(call, (inputRound) =>
-        this.#use(route.server, (c) =>
-          c.getPrompt(route.name, args, {
+      return await this.#relay<T>(call, (inputRound) =>
+        this.#use(server, (c) =>
+          send(c, {
             signal: signalOf(call),
             manualInput: true,
             ...inputCapabilitiesOf(call),
@@ -464,6 +471,18 @@ export class GatewayHost {
     } finally {
       end();
     }
+  }
+
+  async getPrompt(
+    publicName: string,
+    args: Record<string, string>,
+    call: DownstreamCall,
+  ): Promise<GetPromptResult> {
+    const route = (await this.prompts()).routes.get(publicName);
+    if (!route) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${publicName}`);
+    return this.#onBehalf<GetPromptResult>(route.server, call, (c, control) =>
+      c.getPrompt(route.name, args, control),
+    );
   }
 
   async resources(): Promise<Resource[]> {
@@ -478,24 +497,9 @@ export class GatewayHost {
 
   async readResource(uri: string, call: DownstreamCall): Promise<ReadResourceResult> {
     const target = this.#resourceTarget(uri);
-    const end = this.#callers.begin(target.server, call.client, call);
-    let result: ReadResourceResult;
-    try {
-      result = await this.#relay<ReadResourceResult>(call, (inputRound) =>
-        this.#use(target.server, (c) =>
-          c.readResource(target.name, {
-            signal: signalOf(call),
-            manualInput: true,
-            ...inputCapabilitiesOf(call),
-            ...(inputRound ? { inputRound } : {}),
-          }),
-        ),
-      );
-    } catch (error) {
-      throw toClientError(error);
-    } finally {
-      end();
-    }
+    const result = await this.#onBehalf<ReadResourceResult>(target.server, call, (c, control) =>
+      c.readResource(target.name, control),
+    );
     return {
       ...result,
       contents: result.contents.map((content) => ({
