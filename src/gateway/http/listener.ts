@@ -128,19 +128,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
 
   // The SDK serves subscriptions/listen from its bus; the gateway subscribes upstream for each URI
   // a stream names and publishes the updates there, until the stream's response closes.
-  const watchListenedResources = (body: Uint8Array, res: ServerResponse) => {
-    if (!options.subscribe) return;
-    let uris: unknown;
-    try {
-      const message = JSON.parse(Buffer.from(body).toString('utf8')) as {
-        method?: unknown;
-        params?: { notifications?: { resourceSubscriptions?: unknown } };
-      };
-      if (message.method !== 'subscriptions/listen') return;
-      uris = message.params?.notifications?.resourceSubscriptions;
-    } catch {
-      return;
-    }
+  const watchListenedResources = (message: ModernMessage, res: ServerResponse) => {
+    if (!options.subscribe || message.method !== 'subscriptions/listen') return;
+    const uris = message.params?.notifications?.resourceSubscriptions;
     if (!Array.isArray(uris)) return;
     const subscriptions = uris
       .filter((u): u is string => typeof u === 'string')
@@ -154,15 +144,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     });
   };
 
-  const refuseParamHeaderMismatch = async (body: Uint8Array, request: Request) => {
+  const refuseParamHeaderMismatch = async (message: ModernMessage, request: Request) => {
     if (!options.toolInputSchema) return undefined;
-    let message: { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
-    try {
-      message = JSON.parse(Buffer.from(body).toString('utf8'));
-    } catch {
-      return undefined; // the SDK answers a body that does not parse
-    }
-    if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+    if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
     const declared = paramHeaders(await options.toolInputSchema(message.params.name).catch(() => undefined));
     const mismatch = paramHeaderMismatch(declared, message.params.arguments, request.headers);
     if (!mismatch) return undefined;
@@ -198,10 +182,12 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     }
     const request = toWebRequest(req, safeOrigin(origin), body);
     const isLegacy = await isLegacyRequest(request.clone());
-    if (!isLegacy && body) {
-      const mismatch = await refuseParamHeaderMismatch(body, request);
+    // Read once for the gateway's own checks; a body that does not parse is the SDK's to answer.
+    const message = !isLegacy && body ? parseMessage(body) : undefined;
+    if (message) {
+      const mismatch = await refuseParamHeaderMismatch(message, request);
       if (mismatch) return writeWebResponse(res, mismatch);
-      watchListenedResources(body, res);
+      watchListenedResources(message, res);
     }
     const response = isLegacy ? await legacy(request) : await modern.fetch(request);
     await writeWebResponse(res, response);
@@ -238,6 +224,26 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       await closed;
     },
   };
+}
+
+/** The fields of a 2026-07-28 request the gateway itself looks at before the SDK dispatches it. */
+interface ModernMessage {
+  readonly id?: unknown;
+  readonly method?: unknown;
+  readonly params?: {
+    readonly name?: unknown;
+    readonly arguments?: unknown;
+    readonly notifications?: { readonly resourceSubscriptions?: unknown };
+  };
+}
+
+function parseMessage(body: Uint8Array): ModernMessage | undefined {
+  try {
+    const message: unknown = JSON.parse(Buffer.from(body).toString('utf8'));
+    return message && typeof message === 'object' ? (message as ModernMessage) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A Host header that does not parse must not crash the URL constructor; the guard refuses it. */
