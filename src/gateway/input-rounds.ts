@@ -23,11 +23,19 @@ export const CAPABILITY_OF: Record<string, keyof ClientCapabilities> = {
   'roots/list': 'roots',
 };
 
+/**
+ * A key of a 2026-07-28 request's `_meta` envelope: the SDK lifts the envelope into
+ * `ctx.mcpReq.envelope` when the request is a full 2026 one (as over stdio), else it
+ * stays in `_meta`.
+ */
+export function envelopeValue(ctx: ServerContext, key: string): unknown {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[key] ?? ctx.mcpReq._meta?.[key];
+}
+
 /** Whether a request came on the 2026-07-28 wire, where the server cannot send the client requests. */
 export function isModernRequest(ctx: ServerContext): boolean {
-  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
-  const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
-  return envelope[PROTOCOL_VERSION_META_KEY] !== undefined || meta[PROTOCOL_VERSION_META_KEY] !== undefined;
+  return envelopeValue(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
 }
 
 /**
@@ -43,19 +51,13 @@ export function roundOwner(ctx: ServerContext, connection: string, target: strin
   const credentials = createHash('sha256')
     .update(request?.headers.get('authorization') ?? '')
     .digest('base64url');
-  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
-  const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
-  const info = JSON.stringify(envelope[CLIENT_INFO_META_KEY] ?? meta[CLIENT_INFO_META_KEY] ?? null);
+  const info = JSON.stringify(envelopeValue(ctx, CLIENT_INFO_META_KEY) ?? null);
   return `${ctx.mcpReq.method}\0${target}\0${credentials}\0${info}`;
 }
 
 /** The capabilities a 2026-07-28 request declares in its envelope. */
 export function declaredCapabilities(ctx: ServerContext): ClientCapabilities {
-  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
-  const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
-  return (envelope[CLIENT_CAPABILITIES_META_KEY] ??
-    meta[CLIENT_CAPABILITIES_META_KEY] ??
-    {}) as ClientCapabilities;
+  return (envelopeValue(ctx, CLIENT_CAPABILITIES_META_KEY) ?? {}) as ClientCapabilities;
 }
 
 interface Question {

@@ -13,6 +13,7 @@ import {
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { envelopeValue } from '../gateway/input-rounds.js';
 
 /** The name the backend reports in `serverInfo`. */
 export const CONFORMANCE_BACKEND_NAME = 'mcpx-conformance-backend';
@@ -35,15 +36,9 @@ export function createConformanceState(): ConformanceState {
   };
 }
 
-/**
- * What the client declared: per request on 2026-07-28 (the `_meta` envelope, which the SDK
- * lifts into `ctx.mcpReq.envelope` when the request is a full 2026 one, as over stdio), at
- * `initialize` on 2025.
- */
+/** What the client declared: per request on 2026-07-28 (its envelope), at `initialize` on 2025. */
 export function clientCapabilities(ctx: ServerContext, server: McpServer): ClientCapabilities {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ??
-    ctx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY]) as ClientCapabilities | undefined;
+  const declared = envelopeValue(ctx, CLIENT_CAPABILITIES_META_KEY) as ClientCapabilities | undefined;
   return declared ?? server.server.getClientCapabilities() ?? {};
 }
 
