@@ -88,10 +88,7 @@ export function lightCommand(argv: readonly string[]): LightCommand | undefined 
   const rest = argv.slice(i + 1);
   // `tools` alone lists every server, most of them not the daemon's; `-` reads the caller's stdin.
   if (!rest.some((w) => !w.startsWith('-')) || rest.includes('-')) return undefined;
-  if (
-    rest.some((w) => w === '--stdio' || w === '--url' || w.startsWith('--stdio=') || w.startsWith('--url='))
-  )
-    return undefined;
+  if (rest.some((w) => ADHOC_OPTIONS.has(splitInline(w)[0]))) return undefined;
   return { ...(configFile !== undefined ? { configFile } : {}), json, verbose };
 }
 

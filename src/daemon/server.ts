@@ -253,15 +253,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       reply(socket, { ok: true, status: status() });
       socket.end();
     } else if (request.op === 'run') {
-      if (!options.runCommand) {
-        reply(socket, { ok: true });
-        writeLine(socket, { t: 'direct' });
-        socket.end();
-        return;
-      }
       reply(socket, { ok: true });
       const { protocol: _protocol, op: _op, ...run } = request;
-      await serveRun(socket, run, options.runCommand);
+      if (options.runCommand) await serveRun(socket, run, options.runCommand);
+      else {
+        writeLine(socket, { t: 'direct' });
+        socket.end();
+      }
     } else if (request.op === 'stop') {
       reply(socket, { ok: true });
       socket.end();

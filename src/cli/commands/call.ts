@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { TaskStatusEvent } from '../../client/types.js';
 import type { ServerConfig } from '../../config/types.js';
@@ -96,7 +97,6 @@ export async function runCall(
 async function saveResult(session: CliSession, dir: string, tool: string, result: CallToolResult) {
   const { saveBinaryContent } = await import('../output/save-content.js');
   // Against the command's folder, not the process's: inside the daemon they differ (a light caller's call).
-  const { resolve } = await import('node:path');
   const saved = await saveBinaryContent(resolve(session.io.cwd, dir), tool, result.content ?? []);
   for (const file of saved) {
     const mime = file.mimeType ? ` ${forTerminal(file.mimeType)}` : '';
