@@ -98,9 +98,28 @@ try {
       env,
     };
     const nodeOnly = { command: process.execPath, args: ['-e', '0'], env };
-    await pairedMedians([callOn(minimalConfig)], 1); // remember the era, as every later run of a user has it
-    const [floor, everyDay, first, nodeAlone, library] = await pairedMedians(
-      [rawOn(minimalServer), callOn(minimalConfig), firstEver, nodeOnly, libraryCall],
+    // Node 24 (from bench/mcporter, when installed): the floor and the server on Node 24 too, and
+    // mcpx with and without the V8 compile cache it keeps under its home on Node >= 22.1.
+    const withNode24 = existsSync(node24);
+    const minimal24Config = join(home, 'minimal-24.json');
+    await writeFile(
+      minimal24Config,
+      JSON.stringify({ mcpServers: { bench: { command: node24, args: [minimalServer] } } }),
+    );
+    const on24 = (command) => ({ ...command, command: node24 });
+    const node24Rows = withNode24
+      ? [
+          on24(rawOn(minimalServer)),
+          on24(callOn(minimal24Config)),
+          on24(callOn(minimal24Config, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' })),
+        ]
+      : [];
+    if (!withNode24)
+      notes.push('Node 24 cold-call rows left out: `npm install --prefix bench/mcporter` installs Node 24');
+    // Remember the era, as every later run of a user has it (and fill Node 24's compile cache).
+    await pairedMedians([callOn(minimalConfig), ...node24Rows.slice(1, 2)], 1);
+    const [floor, everyDay, first, nodeAlone, library, floor24, everyDay24, uncached24] = await pairedMedians(
+      [rawOn(minimalServer), callOn(minimalConfig), firstEver, nodeOnly, libraryCall, ...node24Rows],
       rounds,
     );
     rows.push([
@@ -119,6 +138,16 @@ try {
       ratio(first, floor),
       '≤ 1.5×',
     ]);
+    if (withNode24) {
+      rows.push([
+        "Cold call, every day, on Node 24 (mcpx's V8 compile cache filled)",
+        'raw JSON-RPC script on Node 24 / mcpx on Node 24 without the cache',
+        `${fmt(floor24)} / ${fmt(uncached24)} ms`,
+        `${fmt(everyDay24)} ms`,
+        `${ratio(everyDay24, floor24)} raw, ${ratio(everyDay24, uncached24)} without`,
+        '≤ 1.5×',
+      ]);
+    }
     rows.push([
       'Library cold call (`import … from "mcpx"`), minimal server',
       'raw script / `node -e 0` / CLI every day',
@@ -419,11 +448,11 @@ async function daemonRows() {
         '≤ 2×',
       ]);
       rows.push([
-        "Warm call through the daemon, mcpx on Node 24 with V8's compile cache (`NODE_COMPILE_CACHE`, not shipped)",
-        '`node -e 0` (Node 24) / mcpx on Node 24 without it',
+        "Warm call through the daemon, mcpx on Node 24 with V8's compile cache in `NODE_COMPILE_CACHE` (the row above uses mcpx's own, under its home)",
+        "`node -e 0` (Node 24) / mcpx on Node 24 with mcpx's own cache",
         `${fmt(node24Alone)} / ${fmt(warmNode24)} ms`,
         `${fmt(warmNode24Cached)} ms`,
-        `${ratio(warmNode24Cached, node24Alone)} node, ${ratio(warmNode24Cached, warmNode24)} without`,
+        `${ratio(warmNode24Cached, node24Alone)} node, ${ratio(warmNode24Cached, warmNode24)} own cache`,
         '',
       ]);
     }
