@@ -192,6 +192,13 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
         case 'ask':
           void answer(io, event).then((value) => send({ t: 'answer', id: event.id, value }));
           break;
+        case 'signin':
+          // Only a caller with a terminal is sent one; a browser opens only where a person is.
+          if (!io.interactive) break;
+          void import('./sign-in-prompt.js').then(({ showSignIn }) =>
+            showSignIn((line) => io.stderr.write(`${line}\n`), event.server, event.url, true),
+          );
+          break;
         case 'exit':
           finish(event.code);
           break;

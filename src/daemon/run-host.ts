@@ -12,6 +12,8 @@ export interface RemoteTerminal {
   write(stream: 'out' | 'err', chunk: string | Uint8Array): void;
   /** Undefined when the caller hung up before answering. */
   ask(kind: 'confirm' | 'input', question: string, secret?: boolean): Promise<string | boolean | undefined>;
+  /** Show a sign-in URL at the caller's terminal and open its browser (the caller's desktop). */
+  signIn(server: string, url: string): void;
   readonly signal: AbortSignal;
   /**
    * Output is held until the command is known to be the daemon's (its server is
@@ -83,6 +85,10 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
         answers.set(id, resolve);
         send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
       });
+    },
+    signIn(server, url) {
+      commit();
+      send({ t: 'signin', server, url });
     },
     commit,
     goDirect() {

@@ -35,6 +35,12 @@ export type RunEvent =
       readonly question: string;
       readonly secret?: boolean;
     }
+  /**
+   * A sign-in the command needs: the caller shows the URL (http(s) only) and
+   * opens the person's browser, as the direct path does. The redirect comes
+   * back to the daemon's loopback listener, which finishes the sign-in.
+   */
+  | { readonly t: 'signin'; readonly server: string; readonly url: string }
   /** The command is done: the caller exits with this code. */
   | { readonly t: 'exit'; readonly code: number }
   /** Not the daemon's to run (a server it does not hold): the caller runs the command itself. */
