@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { RunEvent, RunReply, RunRequest } from './run-wire.js';
+import type { GivenAnswer, RunEvent, RunReply, RunRequest } from './run-wire.js';
 import { writeLine } from './wire.js';
 
 /**
@@ -37,6 +37,7 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   let direct = false;
   let nextId = 0;
   const answers = new Map<number, (value: string | boolean | undefined) => void>();
+  const given: GivenAnswer[] = [];
   const send = (event: RunEvent) => {
     if (direct || socket.destroyed) return;
     if (held) held.push(event);
@@ -82,7 +83,10 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
       if (socket.destroyed) return Promise.resolve(undefined);
       const id = nextId++;
       return new Promise((resolve) => {
-        answers.set(id, resolve);
+        answers.set(id, (value) => {
+          if (value !== undefined) given.push({ kind, question, value });
+          resolve(value);
+        });
         send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
       });
     },
@@ -106,7 +110,7 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   lines.close();
   if (socket.destroyed) return;
   if (direct) {
-    writeLine(socket, { t: 'direct' } satisfies RunEvent);
+    writeLine(socket, { t: 'direct', ...(given.length ? { answers: given } : {}) } satisfies RunEvent);
   } else {
     commit();
     writeLine(socket, { t: 'exit', code } satisfies RunEvent);

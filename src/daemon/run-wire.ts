@@ -43,8 +43,19 @@ export type RunEvent =
   | { readonly t: 'signin'; readonly server: string; readonly url: string }
   /** The command is done: the caller exits with this code. */
   | { readonly t: 'exit'; readonly code: number }
-  /** Not the daemon's to run (a server it does not hold): the caller runs the command itself. */
-  | { readonly t: 'direct' };
+  /**
+   * Not the daemon's to run (a server it does not hold): the caller runs the
+   * command itself, with the answers the person already gave here, so the
+   * same question (a trust approval, an input variable) is not asked twice.
+   */
+  | { readonly t: 'direct'; readonly answers?: readonly GivenAnswer[] };
+
+/** A question the daemon asked at the caller's terminal, with the person's answer. */
+export interface GivenAnswer {
+  readonly kind: 'confirm' | 'input';
+  readonly question: string;
+  readonly value: string | boolean;
+}
 
 /** Caller → daemon. */
 export type RunReply =
