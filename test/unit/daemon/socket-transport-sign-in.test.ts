@@ -89,7 +89,7 @@ describe('a request the daemon refuses for want of a sign-in', () => {
     const { socket, received } = await daemon(() => ({
       error: { code: -32603, message: 'x', data: needsSignIn('s') },
     }));
-    let finish = () => {};
+    let finish: (() => void) | undefined;
     const { transport, messages } = await open(
       socket,
       () =>
@@ -98,9 +98,10 @@ describe('a request the daemon refuses for want of a sign-in', () => {
         }),
     );
     await transport.send(request(7));
-    await until(() => received.length === 1);
+    // The refusal arrived and the person is signing in.
+    await until(() => finish !== undefined);
     await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
-    finish();
+    finish?.();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(received.filter((m) => m.id === 7)).toHaveLength(1);
     expect(messages).toEqual([]);
