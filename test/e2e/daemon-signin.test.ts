@@ -172,11 +172,13 @@ describe('a sign-in a keep-alive server needs midway, at the calling terminal', 
     await signedInBasic();
     expect((await mcpx(['daemon', 'start'])).code).toBe(0);
     const before = authorizeCount();
-    const viaDaemon = await mcpx(['call', 'secure.echo', 'message=x']);
-    const direct = await mcpx(['call', 'secure.echo', 'message=x'], { MCPX_DAEMON: 'off' });
-    expect(direct.code).toBe(3);
-    expect(viaDaemon).toEqual(direct);
-    expect(viaDaemon.stderr).toContain('mcpx auth secure');
+    for (const flags of [[], ['--json'], ['--verbose']]) {
+      const viaDaemon = await mcpx([...flags, 'call', 'secure.echo', 'message=x']);
+      const direct = await mcpx([...flags, 'call', 'secure.echo', 'message=x'], { MCPX_DAEMON: 'off' });
+      expect(direct.code).toBe(3);
+      expect(viaDaemon).toEqual(direct);
+      expect(viaDaemon.stderr).toContain('mcpx auth secure');
+    }
     expect(authorizeCount()).toBe(before);
     expect(await opened()).toEqual([]);
   });
