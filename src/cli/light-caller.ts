@@ -1,9 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
+import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { configCandidates, resolveMcpxHome } from '../config/discover.js';
-import { daemonKey, RUN_DIR } from '../daemon/paths.js';
+import { daemonKey, daemonSocketPath, RUN_DIR } from '../daemon/paths.js';
 import {
   type GivenAnswer,
   LIGHT_COMMANDS,
@@ -36,7 +37,9 @@ export async function runThroughDaemon(
   const files = await configFiles(io.cwd, home, command.configFile);
   const key = daemonKey(files);
   const dir = join(home, RUN_DIR);
-  const paths = { absolute: { dir, socket: join(dir, `${key}.sock`) } };
+  const namedPipe = process.platform === 'win32';
+  const host = namedPipe ? { platform: process.platform, user: userInfo().username } : undefined;
+  const paths = { absolute: { dir, socket: daemonSocketPath(dir, key, host) }, namedPipe };
   try {
     // A socket someone else could reach is refused by the direct path, with its full report.
     if (!(await checkSocketSafe(paths as Parameters<typeof checkSocketSafe>[0], process.getuid?.())))

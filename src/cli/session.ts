@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { userInfo } from 'node:os';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
@@ -360,7 +361,7 @@ export class CliSession {
       import('../home/index.js'),
     ]);
     const files = (await this.config()).files.map((f) => f.path);
-    return daemonPaths(createHomeFiles(this.home), daemonKey(files));
+    return daemonPaths(createHomeFiles(this.home), daemonKey(files), daemonHost());
   }
 
   /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
@@ -586,6 +587,13 @@ export class CliSession {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
+}
+
+/** This machine, for the daemon's socket: a named pipe on Windows, named for the user. */
+function daemonHost(): import('../daemon/paths.js').DaemonHost {
+  return process.platform === 'win32'
+    ? { platform: 'win32', user: userInfo().username }
+    : { platform: process.platform };
 }
 
 /**
