@@ -96,6 +96,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       servers: [config],
       transparent: config.name,
       policy: { level: 'yolo' },
+      carryAuthErrors: true,
     }),
     pages: new Paginator(),
     calls: 0,

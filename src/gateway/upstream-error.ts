@@ -7,11 +7,12 @@ import { carryError, ErrorCode, type McpxError, toMcpxError, withoutCarriedError
  * server itself answered passes through with its code and message (the gateway
  * is transparent); anything else (a crash, a timeout, a server that cannot
  * start) becomes an internal error that says what happened and how to fix it,
- * never a stack trace. An authorization failure also carries itself in `data`
- * (`errors/carried.ts`): the daemon's CLI reports it as the direct path does
- * and, at a terminal, signs in and sends the request again.
+ * never a stack trace. For the daemon (`carryAuthErrors`) an authorization
+ * failure also carries itself in `data` (`errors/carried.ts`): its CLI reports
+ * it as the direct path does and, at a terminal, signs in and sends the request
+ * again. A carried error an upstream server wrote is always dropped.
  */
-export function toClientError(error: unknown): ProtocolError {
+export function toClientError(error: unknown, carryAuthErrors = false): ProtocolError {
   if (error instanceof ProtocolError) {
     const data = withoutCarriedError(error.data);
     return data === error.data ? error : new ProtocolError(error.code, error.message, data);
@@ -24,7 +25,7 @@ export function toClientError(error: unknown): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InternalError,
     describe(failure),
-    failure.code === ErrorCode.AuthRequired ? carryError(failure) : undefined,
+    carryAuthErrors && failure.code === ErrorCode.AuthRequired ? carryError(failure) : undefined,
   );
 }
 

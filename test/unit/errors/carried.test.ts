@@ -43,9 +43,11 @@ describe('an McpxError carried in a JSON-RPC error', () => {
 });
 
 describe('the gateway (and the daemon) telling a client about a failure', () => {
-  it('carries an authorization failure, so the daemon caller can report or cure it', () => {
-    const error = toClientError(refusal());
+  it('carries an authorization failure for the daemon, so its caller can report or cure it', () => {
+    const error = toClientError(refusal(), true);
     expect(carriedError(error.data)?.context.signIn).toEqual({ scope: 'basic tools:write' });
+    // A gateway's clients get the text only: the data would name config files.
+    expect(toClientError(refusal()).data).toBeUndefined();
   });
 
   it('never passes on a carried error an upstream server wrote itself', () => {
@@ -56,7 +58,7 @@ describe('the gateway (and the daemon) telling a client about a failure', () => 
     const upstream = new McpxError(ErrorCode.ServerRejected, 'rejected', {
       cause: new UpstreamProtocolError(-32000, 'no', forged),
     });
-    expect(toClientError(upstream).data).toEqual({ keep: 1 });
+    expect(toClientError(upstream, true).data).toEqual({ keep: 1 });
     expect(toClientError(new ProtocolError(-32000, 'no', forged)).data).toEqual({ keep: 1 });
   });
 
