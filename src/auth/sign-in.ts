@@ -27,6 +27,8 @@ export interface SignInOptions {
   readonly resolver?: Resolver;
   /** What the SDK says with `console.*` during the sign-in (OAuth fallbacks); dropped without a handler. */
   readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
+  /** Abandons the sign-in (Ctrl-C, or the caller hung up): the redirect listener closes at once. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function signIn(
       }),
     );
     if (first === 'AUTHORIZED' && !presented) return 'signed-in';
-    const response = await listener.response;
+    const response = await untilAbandoned(listener.response, server, options.signal);
     const expected = await provider.expectedState();
     if (!expected || response.state !== expected) {
       throw new McpxError(
@@ -129,6 +131,25 @@ export async function signIn(
     await listener.close();
     http.close();
   }
+}
+
+/** The redirect, unless the person gives up waiting for it first. */
+function untilAbandoned<T>(
+  waiting: Promise<T>,
+  server: ServerConfig,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (!signal) return waiting;
+  const abandoned = () =>
+    new McpxError(ErrorCode.Cancelled, `the sign-in to '${server.name}' was cancelled`, {
+      server: server.name,
+    });
+  if (signal.aborted) return Promise.reject(abandoned());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abandoned());
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiting.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

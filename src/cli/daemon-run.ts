@@ -30,6 +30,7 @@ export async function runForCaller(request: RunRequest, terminal: RemoteTerminal
             if (typeof answer !== 'string') throw new McpxError(ErrorCode.Cancelled, 'cancelled');
             return answer;
           },
+          presentSignIn: async (server: string, url: string) => terminal.signIn(server, url),
         }
       : {}),
     daemonCaller: {

@@ -36,6 +36,12 @@ export interface CliIo {
   readonly onHangup?: (handler: () => void) => () => void;
   readonly columns?: number;
   /**
+   * Show a sign-in URL where the person is and open their browser there.
+   * Set for a light caller's command in the daemon: the caller's terminal
+   * and desktop, not the daemon's. Absent: this process shows it itself.
+   */
+  readonly presentSignIn?: (server: string, url: string) => Promise<void>;
+  /**
    * Set when this command runs inside the keep-alive daemon for a light caller
    * (src/cli/light-caller.ts): it may use only servers the daemon holds.
    */

@@ -1,10 +1,17 @@
 import { realpath, stat } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
+import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { configCandidates, resolveMcpxHome } from '../config/discover.js';
-import { daemonKey, RUN_DIR } from '../daemon/paths.js';
-import { LIGHT_COMMANDS, type RunEvent, type RunReply, type RunRequest } from '../daemon/run-wire.js';
+import { daemonKey, daemonSocketPath, RUN_DIR } from '../daemon/paths.js';
+import {
+  type GivenAnswer,
+  LIGHT_COMMANDS,
+  type RunEvent,
+  type RunReply,
+  type RunRequest,
+} from '../daemon/run-wire.js';
 import { checkSocketSafe } from '../daemon/socket-safety.js';
 import { DAEMON_PROTOCOL } from '../daemon/wire.js';
 import type { CliIo } from './io.js';
@@ -16,16 +23,23 @@ import type { CliIo } from './io.js';
  * stay free of the SDK, zod and the CLI's own command code: that load is what
  * a warm call would otherwise cost. Resolves undefined when the command is not
  * for the daemon (no daemon runs for this config, the server is not one it
- * holds, the command needs stdin): then the CLI runs it as ever.
+ * holds, the command needs stdin): then the CLI runs it as ever. Resolves with
+ * an io instead when the daemon asked questions before handing the command
+ * back: the full CLI takes the answers given there rather than asking again.
  */
-export async function runThroughDaemon(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+export async function runThroughDaemon(
+  argv: readonly string[],
+  io: CliIo,
+): Promise<number | CliIo | undefined> {
   const command = lightCommand(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
   const home = resolveMcpxHome(io.env, io.homedir);
   const files = await configFiles(io.cwd, home, command.configFile);
   const key = daemonKey(files);
   const dir = join(home, RUN_DIR);
-  const paths = { absolute: { dir, socket: join(dir, `${key}.sock`) } };
+  const namedPipe = process.platform === 'win32';
+  const host = namedPipe ? { platform: process.platform, user: userInfo().username } : undefined;
+  const paths = { absolute: { dir, socket: daemonSocketPath(dir, key, host) }, namedPipe };
   try {
     // A socket someone else could reach is refused by the direct path, with its full report.
     if (!(await checkSocketSafe(paths as Parameters<typeof checkSocketSafe>[0], process.getuid?.())))
@@ -145,7 +159,7 @@ function dial(path: string): Promise<Socket | undefined> {
  * behaves as on the direct path: the first cancels the call (in the daemon),
  * a second leaves at once.
  */
-function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<number | undefined> {
+function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<number | CliIo | undefined> {
   return new Promise((done) => {
     let greeted = false;
     let finished = false;
@@ -161,7 +175,7 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
     });
     const releaseHangup = io.onHangup?.(cancel);
     io.signal.addEventListener('abort', cancel, { once: true });
-    const finish = (code: number | undefined) => {
+    const finish = (code: number | CliIo | undefined) => {
       if (finished) return;
       finished = true;
       releaseInterrupt?.();
@@ -192,11 +206,18 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
         case 'ask':
           void answer(io, event).then((value) => send({ t: 'answer', id: event.id, value }));
           break;
+        case 'signin':
+          // Only a caller with a terminal is sent one; a browser opens only where a person is.
+          if (!io.interactive) break;
+          void import('./sign-in-prompt.js').then(({ showSignIn }) =>
+            showSignIn((line) => io.stderr.write(`${line}\n`), event.server, event.url, true),
+          );
+          break;
         case 'exit':
           finish(event.code);
           break;
         case 'direct':
-          finish(undefined);
+          finish(event.answers?.length ? withGivenAnswers(io, event.answers) : undefined);
           break;
       }
     });
@@ -218,6 +239,38 @@ async function answer(io: CliIo, event: Extract<RunEvent, { t: 'ask' }>): Promis
   } catch {
     return event.kind === 'confirm' ? false : null;
   }
+}
+
+/**
+ * The caller's io with the answers the person gave the daemon's questions: the
+ * same question (same kind, same text) takes its answer once, unasked.
+ */
+function withGivenAnswers(io: CliIo, answers: readonly GivenAnswer[]): CliIo {
+  const left = [...answers];
+  const given = (kind: GivenAnswer['kind'], question: string) => {
+    const at = left.findIndex((a) => a.kind === kind && a.question === question);
+    return at === -1 ? undefined : left.splice(at, 1)[0]?.value;
+  };
+  const { confirm, ask } = io;
+  return {
+    ...io,
+    ...(confirm
+      ? {
+          confirm: async (question: string) => {
+            const value = given('confirm', question);
+            return value === undefined ? confirm(question) : value === true;
+          },
+        }
+      : {}),
+    ...(ask
+      ? {
+          ask: async (question: string, options: { readonly secret: boolean }) => {
+            const value = given('input', question);
+            return typeof value === 'string' ? value : ask(question, options);
+          },
+        }
+      : {}),
+  };
 }
 
 /** The daemon went away mid-command: said as the direct path's daemon route says it. */

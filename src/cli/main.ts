@@ -129,8 +129,9 @@ const io: CliIo = {
 // A command for a server the keep-alive daemon holds runs there, without loading the CLI's own code.
 const { runThroughDaemon } = await import('./light-caller.js');
 const warm = await runThroughDaemon(argv, io);
-if (warm !== undefined) process.exitCode = warm;
+if (typeof warm === 'number') process.exitCode = warm;
 else {
   const { run } = await import('./run.js');
-  process.exitCode = await run(argv, io);
+  // Handed back by the daemon after questions: the answers given there are not asked for again.
+  process.exitCode = await run(argv, warm ?? io);
 }

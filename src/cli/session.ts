@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { userInfo } from 'node:os';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
@@ -19,6 +20,7 @@ import {
 } from '../config/index.js';
 import type { InputRequest } from '../config/input-variable.js';
 import type { ServerConfig } from '../config/types.js';
+import type { CallerSignIn } from '../daemon/socket-transport.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
@@ -359,7 +361,7 @@ export class CliSession {
       import('../home/index.js'),
     ]);
     const files = (await this.config()).files.map((f) => f.path);
-    return daemonPaths(createHomeFiles(this.home), daemonKey(files));
+    return daemonPaths(createHomeFiles(this.home), daemonKey(files), daemonHost());
   }
 
   /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
@@ -446,11 +448,23 @@ export class CliSession {
         },
       );
       if (reply.notice) this.notice(forTerminal(reply.notice));
-      return new DaemonSocketTransport(socket, server.name, reply.protocolVersion);
+      return new DaemonSocketTransport(socket, server.name, reply.protocolVersion, signIn);
+    };
+    const signIn = this.#callerSignIn(server);
+    // A held server whose token the daemon could not renew: signed in here, then asked again (once).
+    const openSignedIn = async (): Promise<ManagedTransport> => {
+      try {
+        return await open();
+      } catch (error) {
+        const needed = error instanceof McpxError && error.code === ErrorCode.AuthRequired;
+        if (!signIn || !needed || !error.context.signIn) throw error;
+        await signIn(error.context.signIn.scope);
+        return open();
+      }
     };
     let first: ManagedTransport;
     try {
-      first = await open();
+      first = await openSignedIn();
     } catch (error) {
       if (!(error instanceof McpxError) || error.code !== ErrorCode.DaemonUnavailable) throw error;
       if (this.options.verbose)
@@ -459,7 +473,7 @@ export class CliSession {
     }
     let pending: ManagedTransport | undefined = first;
     return async () => {
-      const transport = pending ?? (await open());
+      const transport = pending ?? (await openSignedIn());
       pending = undefined;
       return transport;
     };
@@ -477,18 +491,16 @@ export class CliSession {
   #stdioHooks(server: ServerConfig): StdioServerHooks & Omit<TransportHooks, 'hostEnv'> {
     // On a terminal, a signed-in server that asks for a wider scope (or moved to another
     // authorization server) mid-command gets a new sign-in in the browser, then the request again.
-    const signIn: TransportHooks['signIn'] = this.io.interactive
-      ? {
-          present: async (url) => {
-            this.notice(
-              `'${server.name}' asks you to sign in again (it needs more access). The request waits until its timeout; if it runs out first, run the command again once you are signed in.`,
-            );
-            const { presentSignIn } = await import('./commands/auth.js');
-            await presentSignIn(this, server.name, url, true);
-          },
-        }
-      : undefined;
-    const remote = { oauthHome: this.home, ...(signIn ? { signIn } : {}) };
+    // The daemon asks no one: its callers sign in at their own terminals (#daemonTransports).
+    const signIn: TransportHooks['signIn'] =
+      this.io.interactive && !this.#isDaemon
+        ? { present: (url) => this.#presentSignIn(server.name, url) }
+        : undefined;
+    const remote = {
+      oauthHome: this.home,
+      ...(signIn ? { signIn } : {}),
+      ...(this.#isDaemon ? { callerSignsIn: true } : {}),
+    };
     if (this.options.verbose !== true) return { hostEnv: this.io.env, ...remote };
     return {
       hostEnv: this.io.env,
@@ -502,6 +514,41 @@ export class CliSession {
       onInvalidLine: (line) =>
         this.notice(`${server.name}: ignored a line that is not JSON-RPC: ${preview(line)}`),
       onStderrLine: (line) => this.notice(`${server.name} stderr: ${preview(line)}`),
+    };
+  }
+
+  /**
+   * A sign-in a command needs midway, shown at this command's terminal: the
+   * caller's, for a light caller's command the daemon runs (its browser opens
+   * on the caller's desktop, not in the daemon).
+   */
+  async #presentSignIn(serverName: string, url: URL): Promise<void> {
+    const { showSignIn, signInAgainNotice } = await import('./sign-in-prompt.js');
+    this.notice(signInAgainNotice(serverName));
+    if (this.io.presentSignIn) await this.io.presentSignIn(serverName, url.href);
+    else await showSignIn((line) => this.notice(line), serverName, url.href, true);
+  }
+
+  /**
+   * The direct path's own sign-in, for a server the daemon holds: it refused
+   * the token and named the scope. The tokens land in the same store, where the
+   * daemon (and the next direct command) picks them up.
+   */
+  #callerSignIn(server: ServerConfig): CallerSignIn | undefined {
+    const { url } = server;
+    if (!this.io.interactive || url === undefined) return undefined;
+    return async (scope) => {
+      const { signIn, TokenStore } = await import('../auth/index.js');
+      await signIn(
+        { ...server, url },
+        {
+          store: new TokenStore(this.home),
+          present: (authorizationUrl) => this.#presentSignIn(server.name, authorizationUrl),
+          signal: this.io.signal,
+          ...(scope ? { scope } : {}),
+          ...(this.options.verbose ? { onSdkDiagnostic: (d: SdkDiagnostic) => this.sdkNotice(d) } : {}),
+        },
+      );
     };
   }
 
@@ -540,6 +587,13 @@ export class CliSession {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
+}
+
+/** This machine, for the daemon's socket: a named pipe on Windows, named for the user. */
+function daemonHost(): import('../daemon/paths.js').DaemonHost {
+  return process.platform === 'win32'
+    ? { platform: 'win32', user: userInfo().username }
+    : { platform: process.platform };
 }
 
 /**

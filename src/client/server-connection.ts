@@ -110,6 +110,9 @@ export async function connectServer(
     return await attemptConnect(server, options, prior, budget);
   } catch (error) {
     if (!(error instanceof McpxError) || error.code === ErrorCode.Cancelled) throw error;
+    // A refused token says nothing about the era; a second start would only meet the refusal again
+    // (without the sign-in the first one could have offered: a failed refresh drops the token).
+    if (error.code === ErrorCode.AuthRequired) throw error;
     // A remembered verdict went stale (the server was upgraded or replaced): forget it and negotiate afresh.
     options.eraCache?.delete(eraCacheKey(server));
     if (budget.remainingMs() <= 0) throw error;

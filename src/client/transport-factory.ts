@@ -22,6 +22,13 @@ export interface TransportHooks {
    * request fails with AUTH_REQUIRED, naming `mcpx auth`.
    */
   readonly signIn?: Pick<SignInOptions, 'present' | 'pasted' | 'timeoutMs'>;
+  /**
+   * The keep-alive daemon, which asks no one: its callers sign in at their own
+   * terminals. A refused token is replaced by a newer one a caller stored, if
+   * there is one; otherwise the request fails with AUTH_REQUIRED saying which
+   * scope a sign-in needs (`signIn` in its context), for the caller to act on.
+   */
+  readonly callerSignsIn?: boolean;
 }
 
 /**
@@ -85,8 +92,28 @@ async function remoteTransport(
     redirectUrl: 'http://127.0.0.1/callback',
   });
   const interactive = hooks.signIn;
-  if (!interactive) return http.createHttpTransport(server, { ...hooks.http, authProvider });
+  if (!interactive && !hooks.callerSignsIn)
+    return http.createHttpTransport(server, { ...hooks.http, authProvider });
   const { computeScopeUnion } = await import('@modelcontextprotocol/client');
+  if (!interactive) {
+    const { authError } = await import('../auth/index.js');
+    return http.createHttpTransport(server, {
+      ...hooks.http,
+      authProvider,
+      reauthorize: async (challenge) => {
+        const refused = await authProvider.tokens();
+        authProvider.reload();
+        const stored = await authProvider.tokens();
+        if (stored?.access_token && stored.access_token !== refused?.access_token) return;
+        const scope = computeScopeUnion(refused?.scope ?? stored?.scope, challenge?.scope);
+        // The caller's sign-in writes the store next: the request it sends again must read it there.
+        authProvider.reload();
+        throw authError(server, 'it needs you to sign in (or the sign-in expired)').withContext({
+          signIn: scope ? { scope } : {},
+        });
+      },
+    });
+  }
   return http.createHttpTransport(server, {
     ...hooks.http,
     authProvider,

@@ -119,6 +119,8 @@ async function dial(
 }
 
 async function removeSocket(paths: DaemonPaths): Promise<void> {
+  // A named pipe goes away with the process that listened on it.
+  if (paths.namedPipe) return;
   await rm(paths.absolute.socket, { force: true });
 }
 

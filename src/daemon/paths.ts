@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { HomeFiles } from '../home/index.js';
 
 /** Where one daemon keeps its socket, pid file and start lock, relative to the mcpx home. */
@@ -12,6 +13,15 @@ export interface DaemonPaths {
   readonly lockFile: string;
   /** Absolute paths of the above. */
   readonly absolute: { readonly dir: string; readonly socket: string };
+  /** The socket is a Windows named pipe (`\\.\pipe\…`), not a file in `dir`. */
+  readonly namedPipe?: boolean;
+}
+
+/** The machine the daemon runs on: Windows has named pipes where others have Unix sockets. */
+export interface DaemonHost {
+  readonly platform: NodeJS.Platform;
+  /** The user's login name: a named pipe is machine-wide, so its name says whose it is. */
+  readonly user?: string;
 }
 
 export const RUN_DIR = 'run';
@@ -25,14 +35,28 @@ export function daemonKey(configFiles: readonly string[]): string {
   return createHash('sha256').update(configFiles.join('\n')).digest('hex').slice(0, 16);
 }
 
-export function daemonPaths(home: HomeFiles, key: string): DaemonPaths {
+/**
+ * The socket's absolute path: `<run dir>/<key>.sock`, or on Windows the named
+ * pipe `\\.\pipe\mcpx-<user>-<key>` (pipes live in their own namespace, not in
+ * a folder; the user's name keeps two users' daemons for the same config apart).
+ */
+export function daemonSocketPath(runDir: string, key: string, host?: DaemonHost): string {
+  if (host?.platform !== 'win32') return join(runDir, `${key}.sock`);
+  const user = (host.user ?? 'user').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'user';
+  return `\\\\.\\pipe\\mcpx-${user}-${key}`;
+}
+
+export function daemonPaths(home: HomeFiles, key: string, host?: DaemonHost): DaemonPaths {
   const socket = `${RUN_DIR}/${key}.sock`;
+  const dir = home.path(RUN_DIR);
+  const namedPipe = host?.platform === 'win32';
   return {
     key,
     dir: RUN_DIR,
     socket,
     pidFile: `${RUN_DIR}/${key}.pid`,
     lockFile: `${RUN_DIR}/${key}.lock`,
-    absolute: { dir: home.path(RUN_DIR), socket: home.path(socket) },
+    absolute: { dir, socket: namedPipe ? daemonSocketPath(dir, key, host) : home.path(socket) },
+    ...(namedPipe ? { namedPipe } : {}),
   };
 }

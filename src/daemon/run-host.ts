@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { RunEvent, RunReply, RunRequest } from './run-wire.js';
+import type { GivenAnswer, RunEvent, RunReply, RunRequest } from './run-wire.js';
 import { writeLine } from './wire.js';
 
 /**
@@ -12,6 +12,8 @@ export interface RemoteTerminal {
   write(stream: 'out' | 'err', chunk: string | Uint8Array): void;
   /** Undefined when the caller hung up before answering. */
   ask(kind: 'confirm' | 'input', question: string, secret?: boolean): Promise<string | boolean | undefined>;
+  /** Show a sign-in URL at the caller's terminal and open its browser (the caller's desktop). */
+  signIn(server: string, url: string): void;
   readonly signal: AbortSignal;
   /**
    * Output is held until the command is known to be the daemon's (its server is
@@ -35,6 +37,7 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   let direct = false;
   let nextId = 0;
   const answers = new Map<number, (value: string | boolean | undefined) => void>();
+  const given: GivenAnswer[] = [];
   const send = (event: RunEvent) => {
     if (direct || socket.destroyed) return;
     if (held) held.push(event);
@@ -80,9 +83,16 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
       if (socket.destroyed) return Promise.resolve(undefined);
       const id = nextId++;
       return new Promise((resolve) => {
-        answers.set(id, resolve);
+        answers.set(id, (value) => {
+          if (value !== undefined) given.push({ kind, question, value });
+          resolve(value);
+        });
         send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
       });
+    },
+    signIn(server, url) {
+      commit();
+      send({ t: 'signin', server, url });
     },
     commit,
     goDirect() {
@@ -100,7 +110,7 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   lines.close();
   if (socket.destroyed) return;
   if (direct) {
-    writeLine(socket, { t: 'direct' } satisfies RunEvent);
+    writeLine(socket, { t: 'direct', ...(given.length ? { answers: given } : {}) } satisfies RunEvent);
   } else {
     commit();
     writeLine(socket, { t: 'exit', code } satisfies RunEvent);

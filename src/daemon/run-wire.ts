@@ -35,10 +35,27 @@ export type RunEvent =
       readonly question: string;
       readonly secret?: boolean;
     }
+  /**
+   * A sign-in the command needs: the caller shows the URL (http(s) only) and
+   * opens the person's browser, as the direct path does. The redirect comes
+   * back to the daemon's loopback listener, which finishes the sign-in.
+   */
+  | { readonly t: 'signin'; readonly server: string; readonly url: string }
   /** The command is done: the caller exits with this code. */
   | { readonly t: 'exit'; readonly code: number }
-  /** Not the daemon's to run (a server it does not hold): the caller runs the command itself. */
-  | { readonly t: 'direct' };
+  /**
+   * Not the daemon's to run (a server it does not hold): the caller runs the
+   * command itself, with the answers the person already gave here, so the
+   * same question (a trust approval, an input variable) is not asked twice.
+   */
+  | { readonly t: 'direct'; readonly answers?: readonly GivenAnswer[] };
+
+/** A question the daemon asked at the caller's terminal, with the person's answer. */
+export interface GivenAnswer {
+  readonly kind: 'confirm' | 'input';
+  readonly question: string;
+  readonly value: string | boolean;
+}
 
 /** Caller → daemon. */
 export type RunReply =

@@ -96,6 +96,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       servers: [config],
       transparent: config.name,
       policy: { level: 'yolo' },
+      carryAuthErrors: true,
     }),
     pages: new Paginator(),
     calls: 0,
@@ -301,8 +302,12 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   await home.ensureDir(paths.dir);
   // Listened on under a temporary name and renamed once private: a caller never sees a socket
   // with the umask's mode (which checkSocketSafe would rightly refuse).
-  const staging = `${paths.absolute.socket}.${options.identity.pid}.tmp`;
-  await rm(staging, { force: true });
+  // A Windows named pipe has no mode to set and cannot be renamed: it is listened on as it is
+  // (its default security descriptor keeps other users out, see socket-safety.ts).
+  const staging = paths.namedPipe
+    ? paths.absolute.socket
+    : `${paths.absolute.socket}.${options.identity.pid}.tmp`;
+  if (!paths.namedPipe) await rm(staging, { force: true });
   const listener: NetServer = createServer((socket) => {
     if (closed) {
       socket.destroy();
@@ -326,8 +331,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       resolve();
     });
   });
-  await chmod(staging, 0o600);
-  await rename(staging, paths.absolute.socket);
+  if (!paths.namedPipe) {
+    await chmod(staging, 0o600);
+    await rename(staging, paths.absolute.socket);
+  }
   await home.writeText(
     paths.pidFile,
     JSON.stringify({ ...options.identity, all: options.all, key: paths.key }),
@@ -350,7 +357,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       const recorded = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
       if (recorded?.pid === options.identity.pid) {
         await home.remove(paths.pidFile).catch(() => {});
-        await rm(paths.absolute.socket, { force: true });
+        if (!paths.namedPipe) await rm(paths.absolute.socket, { force: true });
       }
     },
   };

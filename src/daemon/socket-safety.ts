@@ -15,6 +15,12 @@ export async function checkSocketSafe(paths: DaemonPaths, uid: number | undefine
   if (dir === undefined) return false;
   const folderProblem = problemOf(dir, uid, 'folder');
   if (folderProblem) throw unsafe(paths.absolute.dir, folderProblem, true);
+  // A Windows named pipe is no file: there is nothing to lstat, and owner and mode bits do not
+  // apply. What protects it is its security descriptor: a pipe created without one (as Node's
+  // server does) gets the default DACL, which gives full access to its creator, LocalSystem and
+  // administrators and only read access to everyone else, so no other user can open it for the
+  // read-write a request needs. Whether a daemon listens is found out by connecting.
+  if (paths.namedPipe) return true;
   const socket = await lstatOrUndefined(paths.absolute.socket);
   if (socket === undefined) return false;
   const socketProblem = problemOf(socket, uid, 'socket');

@@ -100,7 +100,8 @@ export function formatError(error: unknown, options: FormatOptions = {}): string
 /** The `--json` shape: `{"error": {"code", "message", "server", ...}}`. */
 export function errorToJson(error: unknown): { error: Record<string, unknown> } {
   const e = toMcpxError(error);
-  const { origin, ...rest } = e.context;
+  // `signIn` is the daemon's note to its caller (which scope a sign-in needs), not part of the report.
+  const { origin, signIn: _signIn, ...rest } = e.context;
   return {
     error: {
       code: e.code,

@@ -2,6 +2,8 @@
  * Errors: one base class (`McpxError`) with a stable `code` per kind and
  * structured context, and one place (`format.ts`) that renders them.
  */
+
+export { CARRIED_ERROR_KEY, carriedError, carryError, withoutCarriedError } from './carried.js';
 export { ErrorCode } from './codes.js';
 export {
   errorToJson,

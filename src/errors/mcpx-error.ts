@@ -35,6 +35,11 @@ export interface ErrorContext {
   readonly exitedBeforeInput?: boolean;
   /** Free-form extra lines for the verbose rendering (e.g. a source excerpt with a pointer). */
   readonly excerpt?: readonly string[];
+  /**
+   * A sign-in at the person's terminal would cure this (a server held by the
+   * daemon refused its token): the scope to ask for, when one is known.
+   */
+  readonly signIn?: { readonly scope?: string };
 }
 
 export interface McpxErrorOptions extends ErrorContext {

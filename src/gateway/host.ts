@@ -44,6 +44,12 @@ export interface GatewayHostOptions {
   /** `--server NAME`: re-serve this one server unchanged (no prefixes). */
   readonly transparent?: string;
   readonly policy: GatewayPolicyOptions;
+  /**
+   * Tell clients an authorization failure as data too (`errors/carried.ts`):
+   * the keep-alive daemon's, whose client is mcpx itself. A gateway's clients
+   * get the text only (the data names config files).
+   */
+  readonly carryAuthErrors?: boolean;
 }
 
 /** A client's request, as the host needs to know it. */
@@ -129,6 +135,7 @@ export class GatewayHost {
   readonly policy: GatewayPolicy;
   readonly transparent: string | undefined;
   readonly #servers: Map<string, ServerConfig>;
+  readonly #carryAuthErrors: boolean;
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
   readonly rounds = new InputRounds();
@@ -139,6 +146,7 @@ export class GatewayHost {
 
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
+    this.#carryAuthErrors = options.carryAuthErrors === true;
     this.transparent = options.transparent;
     this.#servers = new Map(options.servers.map((s) => [s.name, s]));
     this.namespace = options.transparent
@@ -427,7 +435,7 @@ export class GatewayHost {
         }),
       );
     } catch (error) {
-      throw toClientError(error);
+      throw toClientError(error, this.#carryAuthErrors);
     } finally {
       end();
     }
@@ -467,7 +475,7 @@ export class GatewayHost {
         ),
       );
     } catch (error) {
-      throw toClientError(error);
+      throw toClientError(error, this.#carryAuthErrors);
     } finally {
       end();
     }
@@ -541,7 +549,7 @@ export class GatewayHost {
     try {
       return await this.registry.use(server, work);
     } catch (error) {
-      throw toClientError(error);
+      throw toClientError(error, this.#carryAuthErrors);
     }
   }
 

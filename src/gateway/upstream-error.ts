@@ -1,22 +1,32 @@
 import { ProtocolError as UpstreamProtocolError } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { type McpxError, toMcpxError } from '../errors/index.js';
+import { carryError, ErrorCode, type McpxError, toMcpxError, withoutCarriedError } from '../errors/index.js';
 
 /**
  * What a client is told when an upstream request failed. A JSON-RPC error the
  * server itself answered passes through with its code and message (the gateway
  * is transparent); anything else (a crash, a timeout, a server that cannot
  * start) becomes an internal error that says what happened and how to fix it,
- * never a stack trace.
+ * never a stack trace. For the daemon (`carryAuthErrors`) an authorization
+ * failure also carries itself in `data` (`errors/carried.ts`): its CLI reports
+ * it as the direct path does and, at a terminal, signs in and sends the request
+ * again. A carried error an upstream server wrote is always dropped.
  */
-export function toClientError(error: unknown): ProtocolError {
-  if (error instanceof ProtocolError) return error;
+export function toClientError(error: unknown, carryAuthErrors = false): ProtocolError {
+  if (error instanceof ProtocolError) {
+    const data = withoutCarriedError(error.data);
+    return data === error.data ? error : new ProtocolError(error.code, error.message, data);
+  }
   const failure = toMcpxError(error);
   const cause = failure.cause;
   // The client and server packages each have their own ProtocolError class.
   if (cause instanceof UpstreamProtocolError || cause instanceof ProtocolError)
-    return new ProtocolError(cause.code, cause.message, cause.data);
-  return new ProtocolError(ProtocolErrorCode.InternalError, describe(failure));
+    return new ProtocolError(cause.code, cause.message, withoutCarriedError(cause.data));
+  return new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    describe(failure),
+    carryAuthErrors && failure.code === ErrorCode.AuthRequired ? carryError(failure) : undefined,
+  );
 }
 
 /** One line for a client: the message, then the fixes. */

@@ -1,9 +1,10 @@
 import { createInterface } from 'node:readline';
-import { machineCredentials, openBrowser, signIn, TokenStore } from '../../auth/index.js';
+import { machineCredentials, signIn, TokenStore } from '../../auth/index.js';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliSession } from '../session.js';
+import { showSignIn } from '../sign-in-prompt.js';
 
 async function remoteServer(session: CliSession, name: string): Promise<ServerConfig & { url: string }> {
   const server = await session.server(name);
@@ -91,19 +92,7 @@ export async function presentSignIn(
   url: URL,
   useBrowser: boolean,
 ): Promise<void> {
-  if (useBrowser) {
-    session.notice(`Opening your browser to sign in to '${serverName}'…`);
-    try {
-      await openBrowser(url.href);
-      return;
-    } catch {
-      session.notice('Could not open a browser.');
-    }
-  }
-  session.notice(`Open this URL to sign in to '${serverName}':\n\n  ${url.href}\n`);
-  session.notice(
-    'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
-  );
+  await showSignIn((line) => session.notice(line), serverName, url.href, useBrowser);
 }
 
 /** `mcpx logout <server>`: forget a server's tokens. */
