@@ -56,7 +56,12 @@ if (variant === 'gateway') {
     configFile,
     JSON.stringify({ permission: 'yolo', mcpServers: { bench: { url: upstream.url, protocol: 'modern' } } }),
   );
+  // `BENCH_GATEWAY_PROFILE=DIR`: the gateway process writes a V8 CPU profile there.
+  const profile = process.env.BENCH_GATEWAY_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`]
+    : [];
   target = await listening([
+    ...profile,
     dist('bin/mcpx.js'),
     '--config',
     configFile,
