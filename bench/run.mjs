@@ -227,7 +227,7 @@ try {
   }
 
   if (runs('gateway')) {
-    section('Gateway (mcpx serve over stdio, minimal server)');
+    section('Gateway (mcpx serve over stdio, minimal server; over HTTP, the HTTP test server)');
     const sequentialCalls = quick ? 300 : 2000;
     const inFlight = 2000;
     const variants = ['direct', 'relay', 'gateway-server', 'gateway'];
@@ -287,6 +287,61 @@ try {
         '≤ 1.15× (reported)',
       ]);
     }
+
+    // The same comparison over Streamable HTTP, 2026-07-28 on both hops (the stateless
+    // deployment of issue 15, item 7): `serve --http --server bench` in front of an HTTP server.
+    const httpSequential = quick ? 100 : 500;
+    const httpVariants = ['direct', 'gateway'];
+    const httpRuns = Object.fromEntries(httpVariants.map((v) => [v, []]));
+    for (let i = 0; i < (quick ? 1 : 5); i++) {
+      for (const variant of httpVariants) {
+        httpRuns[variant].push(
+          await worker(
+            lib('gateway-http-worker.mjs'),
+            [variant, String(httpSequential), String(inFlight)],
+            env,
+          ),
+        );
+      }
+    }
+    const overHttp = (variant) => {
+      const runs = httpRuns[variant];
+      const warnings = [...new Set(runs.flatMap((r) => r.warnings))];
+      if (warnings.length)
+        notes.push(`gateway http ${variant}: client process warnings ${warnings.join(', ')}`);
+      const g = {
+        sequentialUs: median(runs.map((r) => r.sequentialUs)),
+        callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
+        clientCpuUs: median(runs.map((r) => r.clientCpuUs)),
+        peerCpuUs: runs.some((r) => r.peerCpuUs === undefined)
+          ? undefined
+          : median(runs.map((r) => r.peerCpuUs)),
+      };
+      if (g.peerCpuUs !== undefined)
+        notes.push(
+          `gateway http ${variant}: CPU per sequential call: client ${fmt(g.clientCpuUs)} µs, ` +
+            `the process it talks to ${fmt(g.peerCpuUs)} µs`,
+        );
+      return g;
+    };
+    const httpDirect = overHttp('direct');
+    const httpGateway = overHttp('gateway');
+    rows.push([
+      'Sequential call through `serve --http --server bench` (HTTP, 2026-07-28)',
+      'SDK `Client` direct over HTTP',
+      `${fmt(httpDirect.sequentialUs)} µs`,
+      `${fmt(httpGateway.sequentialUs)} µs`,
+      ratio(httpGateway.sequentialUs, httpDirect.sequentialUs),
+      '≤ 1.15× (reported)',
+    ]);
+    rows.push([
+      `${inFlight} in flight through \`serve --http --server bench\` (HTTP, 2026-07-28)`,
+      'SDK `Client` direct over HTTP',
+      `${fmt(httpDirect.callsPerSecond, 0)} calls/s`,
+      `${fmt(httpGateway.callsPerSecond, 0)} calls/s`,
+      `${ratio(httpDirect.callsPerSecond, httpGateway.callsPerSecond)} time per call`,
+      '≤ 1.15× (reported)',
+    ]);
   }
 
   if (runs('large')) {

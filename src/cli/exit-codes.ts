@@ -38,6 +38,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.DaemonUnsafe]: ExitCode.Config,
   [Codes.DaemonUnavailable]: ExitCode.Unreachable,
   [Codes.DaemonAlreadyRunning]: ExitCode.Usage,
+  [Codes.StateKeyUnsafe]: ExitCode.Config,
   [Codes.CommandNotFound]: ExitCode.Unreachable,
   [Codes.SpawnPermissionDenied]: ExitCode.Unreachable,
   [Codes.SpawnFailed]: ExitCode.Unreachable,

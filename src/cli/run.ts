@@ -252,6 +252,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--token <secret>', 'with --http: the bearer token every client must send')
     .option('--token-file <file>', 'with --http: read the bearer token from this file')
     .option(
+      '--state-key-file <file>',
+      'with --http: the key (32+ random bytes, owner-only file) sealing input rounds; give every instance behind one load balancer the same file',
+    )
+    .option(
       '--allowed-origin <host>',
       'with --http: also accept browser requests from this origin host (repeatable)',
       repeat,

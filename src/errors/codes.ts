@@ -27,6 +27,9 @@ export const ErrorCode = {
   DaemonUnsafe: 'DAEMON_UNSAFE',
   DaemonUnavailable: 'DAEMON_UNAVAILABLE',
   DaemonAlreadyRunning: 'DAEMON_ALREADY_RUNNING',
+  // the gateway
+  /** `mcpx serve --state-key-file` naming a file other users can read, or too short to be a key. */
+  StateKeyUnsafe: 'STATE_KEY_UNSAFE',
   // starting and talking to a server
   CommandNotFound: 'COMMAND_NOT_FOUND',
   SpawnPermissionDenied: 'SPAWN_PERMISSION_DENIED',

@@ -31,7 +31,7 @@ import type {
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Callers } from './callers.js';
-import { CAPABILITY_OF, type InputExchange, InputRounds } from './input-rounds.js';
+import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';
 import { toClientError } from './upstream-error.js';
@@ -50,6 +50,11 @@ export interface GatewayHostOptions {
    * get the text only (the data names config files).
    */
   readonly carryAuthErrors?: boolean;
+  /**
+   * The key sealing 2026-07-28 request states (`--state-key-file`), shared by
+   * every instance behind one load balancer; without it, a random one per process.
+   */
+  readonly stateKey?: Uint8Array;
 }
 
 /** A client's request, as the host needs to know it. */
@@ -62,6 +67,11 @@ export interface DownstreamCall {
    * the upstream's questions go here, to become `input_required` rounds.
    */
   readonly exchange?: InputExchange;
+  /**
+   * A 2026-07-28 client's call that takes a 2026-07-28 upstream's rounds
+   * statelessly: they pass to the client sealed rather than through `exchange`.
+   */
+  readonly stateless?: StatelessRound;
   /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
   readonly clientCapabilities?: ClientCapabilities;
 }
@@ -138,7 +148,7 @@ export class GatewayHost {
   readonly #carryAuthErrors: boolean;
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
-  readonly rounds = new InputRounds();
+  readonly rounds: InputRounds;
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
   #toolCache: Promise<ToolCatalog> | undefined;
@@ -153,6 +163,7 @@ export class GatewayHost {
       ? transparentNames(options.transparent)
       : namespacedNames(() => this.servers);
     this.policy = createGatewayPolicy(options.policy);
+    this.rounds = new InputRounds(undefined, options.stateKey);
     this.#unsubscribe = this.registry.on((event) => {
       // A catalogue or a server coming or going changes the merged names: list afresh on next
       // use. A server turning busy and ready again around each call does not.
@@ -328,15 +339,21 @@ export class GatewayHost {
    * (manual mode, so it is this call's and no other's), its questions are asked
    * of the calling client, and the request is sent again with the answers and
    * the upstream's `requestState`. No upstream request stays open between rounds.
+   * A 2026-07-28 client's call hands the questions to the client instead, its
+   * state sealed (`call.stateless`), and its retry comes back here as `resume`
+   * on whichever instance it reaches: the result is then that `input_required`.
    */
   async #relay<T>(
     call: DownstreamCall,
     send: (round: InputRound | undefined) => Promise<unknown>,
   ): Promise<T> {
-    let round: InputRound | undefined;
-    for (let n = 0; n <= MAX_INPUT_ROUNDS; n++) {
+    const resume = call.stateless?.resume;
+    let round: InputRound | undefined = resume?.round;
+    for (let n = resume?.rounds ?? 0; n <= MAX_INPUT_ROUNDS; n++) {
       const result = await send(round);
       if (!isInputRequiredResult(result)) return result as T;
+      if (call.stateless && Object.keys(result.inputRequests ?? {}).length > 0)
+        return call.stateless.pass(result, n + 1) as T;
       const signal = signalOf(call);
       const answers = await Promise.all(
         Object.entries(result.inputRequests ?? {}).map(
@@ -508,6 +525,7 @@ export class GatewayHost {
     const result = await this.#onBehalf<ReadResourceResult>(target.server, call, (c, control) =>
       c.readResource(target.name, control),
     );
+    if (isInputRequiredResult(result)) return result as never;
     return {
       ...result,
       contents: result.contents.map((content) => ({

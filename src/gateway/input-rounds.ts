@@ -12,6 +12,8 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { InputRound } from '../client/index.js';
+import { isSealedState, RoundSeal, SealRefused } from './sealed-state.js';
 
 /** How long a client has to come back with its answers before the upstream call is cancelled. */
 export const INPUT_ROUND_TIMEOUT_MS = 5 * 60_000;
@@ -154,22 +156,61 @@ const invalidState = () =>
     { reason: 'invalid_request_state' },
   );
 
+/** The request a round belongs to, beyond its owner: what a sealed state is bound to. */
+export interface RoundRequest {
+  readonly target: string;
+  readonly args: unknown;
+}
+
 /**
- * Multi-round-trip requests (2026-07-28) for the gateway's downstream clients.
- * A call whose upstream asks a question answers the client `input_required`
- * with an opaque request state; the upstream call stays open, parked under
- * that state, until the client's retry brings the answers. The state is 256
- * random bits, single-use, expires, and only resumes for the same owner (the
- * same request, from the same client connection or credentials), so one
- * client cannot answer, or steal the result of, another's call.
+ * A call that may take its rounds without parking: a 2026-07-28 upstream's
+ * `input_required` goes to the client as it is, with the upstream's state
+ * sealed, and the retry (on any instance with the key) resends the request.
+ */
+export interface StatelessRound {
+  /** The retry's answers and the upstream's own state, opened from the client's sealed state. */
+  readonly resume?: { readonly round: InputRound; readonly rounds: number };
+  /** Hand an upstream's questions to the client; `rounds` counts this call's rounds so far. */
+  pass(result: InputRequiredResult, rounds: number): InputRequiredResult;
+}
+
+/** Refuse a round whose questions the client did not declare it can answer (-32021). */
+function missingCapabilities(ctx: ServerContext, requests: Iterable<InputRequest>): Error | undefined {
+  const declared = declaredCapabilities(ctx);
+  const missing: ClientCapabilities = {};
+  for (const request of requests) {
+    const capability = CAPABILITY_OF[request.method];
+    if (capability && !declared[capability]) (missing as Record<string, unknown>)[capability] = {};
+  }
+  if (Object.keys(missing).length === 0) return undefined;
+  return new MissingRequiredClientCapabilityError({ requiredCapabilities: missing });
+}
+
+/**
+ * Multi-round-trip requests (2026-07-28) for the gateway's downstream clients,
+ * in two designs:
+ *
+ * - Stateless, for a 2026-07-28 upstream: its `input_required` passes to the
+ *   client with the upstream's state sealed (`RoundSeal`), bound to the owner,
+ *   the request and its arguments; the retry, on any instance holding the
+ *   same key, resends the request upstream with the answers. Nothing is held.
+ * - Parked, for a 2025 upstream, whose question is a request it keeps open:
+ *   the client gets an opaque request state and the upstream call stays
+ *   parked under it until the client's retry brings the answers. The state is
+ *   256 random bits, single-use, expires, and only resumes for the same owner
+ *   (the same request, from the same client connection or credentials), so
+ *   one client cannot answer, or steal the result of, another's call.
  */
 export class InputRounds {
   readonly #parked = new Map<string, Parked>();
   readonly #timeoutMs: number;
+  readonly #seal: RoundSeal;
   #keys = 0;
 
-  constructor(timeoutMs = INPUT_ROUND_TIMEOUT_MS) {
+  /** `stateKey`: the key shared by every instance behind one load balancer (else a random one). */
+  constructor(timeoutMs = INPUT_ROUND_TIMEOUT_MS, stateKey?: Uint8Array) {
     this.#timeoutMs = timeoutMs;
+    this.#seal = new RoundSeal(stateKey, timeoutMs);
   }
 
   /** Calls parked waiting for a client's answers. */
@@ -178,22 +219,25 @@ export class InputRounds {
   }
 
   /**
-   * One round of a request: a retry resumes its parked call, anything else
-   * starts `start`. Resolves with the final result, or `input_required` when
-   * the upstream asked something.
+   * One round of a request: a retry resumes its parked call, or (a sealed
+   * state) starts the request again with the answers; anything else starts
+   * `start`. Resolves with the final result, or `input_required` when the
+   * upstream asked something. Without `request` no round is offered stateless.
    */
   async round<T>(
     ctx: ServerContext,
     owner: string,
-    start: (exchange: InputExchange) => Promise<T>,
+    start: (exchange: InputExchange, stateless?: StatelessRound) => Promise<T>,
+    request?: RoundRequest,
   ): Promise<T | InputRequiredResult> {
     const state = ctx.mcpReq.requestState<unknown>();
     let flow: Flow<T>;
-    if (state === undefined) {
+    if (state === undefined || (request && isSealedState(state))) {
       const exchange = new InputExchange(ctx);
+      const stateless = request && this.#stateless(ctx, owner, request, state);
       flow = {
         exchange,
-        result: start(exchange).then(
+        result: start(exchange, stateless).then(
           (value) => ({ ok: true, value }),
           (error: unknown) => ({ ok: false, error }),
         ),
@@ -240,22 +284,56 @@ export class InputRounds {
     }
   }
 
+  /** A call's stateless rounds; `state` is the client's sealed one on a retry. */
+  #stateless(ctx: ServerContext, owner: string, request: RoundRequest, state: unknown): StatelessRound {
+    const binding = { owner, method: ctx.mcpReq.method, target: request.target, args: request.args };
+    const pass = (result: InputRequiredResult, rounds: number): InputRequiredResult => {
+      const inputRequests = result.inputRequests ?? {};
+      const missing = missingCapabilities(ctx, Object.values(inputRequests));
+      if (missing) throw missing;
+      const sealed = this.#seal.seal(
+        {
+          ...(result.requestState === undefined ? {} : { upstreamState: result.requestState }),
+          keys: Object.keys(inputRequests),
+          rounds,
+        },
+        binding,
+      );
+      return inputRequired({ inputRequests, requestState: sealed });
+    };
+    if (!isSealedState(state)) return { pass };
+    let opened: ReturnType<RoundSeal['open']>;
+    try {
+      opened = this.#seal.open(state, binding);
+    } catch (error) {
+      if (error instanceof SealRefused) throw invalidState();
+      throw error;
+    }
+    // Only the answers to what was asked go upstream.
+    const given = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+    const answers = Object.fromEntries(
+      opened.keys.filter((key) => key in given).map((key) => [key, given[key]]),
+    );
+    const round: InputRound = {
+      ...(Object.keys(answers).length > 0 ? { inputResponses: answers } : {}),
+      ...(opened.upstreamState === undefined ? {} : { requestState: opened.upstreamState }),
+    };
+    return { resume: { round, rounds: opened.rounds }, pass };
+  }
+
   #park<T>(
     flow: Flow<T>,
     owner: string,
     asked: Map<string, Question>,
     ctx: ServerContext,
   ): InputRequiredResult {
-    const declared = declaredCapabilities(ctx);
-    const missing: ClientCapabilities = {};
-    for (const question of asked.values()) {
-      const capability = CAPABILITY_OF[question.request.method];
-      if (capability && !declared[capability]) (missing as Record<string, unknown>)[capability] = {};
-    }
-    if (Object.keys(missing).length > 0) {
-      const error = new MissingRequiredClientCapabilityError({ requiredCapabilities: missing });
-      abandon(flow, asked, error);
-      throw error;
+    const missing = missingCapabilities(
+      ctx,
+      [...asked.values()].map((q) => q.request),
+    );
+    if (missing) {
+      abandon(flow, asked, missing);
+      throw missing;
     }
     flow.asked = asked;
     const state = randomBytes(32).toString('base64url');

@@ -60,10 +60,25 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
    * takes no requests from a server, so it answers in `input_required` rounds
    * (see `InputRounds`); a 2025 client is asked on its session.
    */
-  const asking = <T>(ctx: ServerContext, target: string, work: (c: DownstreamCall) => Promise<T>) => {
+  const asking = <T>(
+    ctx: ServerContext,
+    target: string,
+    args: unknown,
+    work: (c: DownstreamCall) => Promise<T>,
+  ) => {
     if (!isModernRequest(ctx)) return work(call(ctx));
-    return host.rounds.round(ctx, roundOwner(ctx, client, target), (exchange) =>
-      work({ client, ctx, exchange, clientCapabilities: declaredCapabilities(ctx) }),
+    return host.rounds.round(
+      ctx,
+      roundOwner(ctx, client, target),
+      (exchange, stateless) =>
+        work({
+          client,
+          ctx,
+          exchange,
+          ...(stateless ? { stateless } : {}),
+          clientCapabilities: declaredCapabilities(ctx),
+        }),
+      { target, args },
     ) as Promise<T>;
   };
   const timed = async <T>(
@@ -105,7 +120,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       return timed(
         'tools/call',
         { ...(route ? { server: route.server, tool: route.name } : { tool: name }), arguments: args },
-        () => asking(ctx, name, (c) => host.callTool(name, args, c)),
+        () => asking(ctx, name, args, (c) => host.callTool(name, args, c)),
       );
     });
   }
@@ -122,7 +137,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
     server.setRequestHandler('prompts/get', async (request, ctx) =>
       timed('prompts/get', { tool: request.params.name }, () =>
-        asking(ctx, request.params.name, (c) =>
+        asking(ctx, request.params.name, request.params.arguments ?? {}, (c) =>
           host.getPrompt(request.params.name, request.params.arguments ?? {}, c),
         ),
       ),
@@ -148,7 +163,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const upstream = routeOf(request.params.uri);
       return timed('resources/read', upstream ? { server: upstream } : {}, () =>
-        asking(ctx, request.params.uri, (c) => host.readResource(request.params.uri, c)),
+        asking(ctx, request.params.uri, {}, (c) => host.readResource(request.params.uri, c)),
       );
     });
     if (capabilities.resources.subscribe) {

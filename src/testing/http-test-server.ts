@@ -2,7 +2,7 @@
  * `mcpx-test-server` over HTTP: the same catalogue as the stdio test server,
  * served on 127.0.0.1 only, in one of four eras, with HTTP misbehaviour on demand.
  *
- * Run it as `node dist/testing/http-test-server.js --port 0 [--era modern|legacy|both|sse]`;
+ * Run it as `node dist/testing/http-test-server.js --port 0 [--era modern|legacy|both|sse] [--keep-alive-ms N]`;
  * it prints `listening on http://127.0.0.1:PORT/mcp`. In-process: {@link startHttpTestServer}.
  *
  * Eras:
@@ -102,6 +102,12 @@ export interface HttpTestServerOptions extends TestServerOptions {
   readonly retryIntervalMs?: number;
   /** Modern era: how results are shaped (`sse` always streams). Default `auto`. */
   readonly responseMode?: 'auto' | 'sse' | 'json';
+  /**
+   * How long an idle keep-alive connection stays open (Node's default: 5 s). The bench sets it
+   * long: a loaded client that reuses a socket the server is closing at that moment gets
+   * ECONNRESET, which would measure that race rather than the client.
+   */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 export interface HttpTestServer {
@@ -313,6 +319,7 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     });
   });
   const destroySockets = trackSockets(server);
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // Node's default backlog (511) resets connections past it: a burst of 2,000 calls in flight
@@ -508,9 +515,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
   if (!['modern', 'legacy', 'both', 'sse'].includes(era))
     throw new Error(`--era must be modern, legacy, both or sse, not ${era}`);
   const port = Number(flag('--port') ?? env.PORT ?? 0);
+  const keepAlive = flag('--keep-alive-ms');
   const server = await startHttpTestServer({
     port,
     era,
+    ...(keepAlive === undefined ? {} : { keepAliveTimeoutMs: Number(keepAlive) }),
     faults: parseHttpFaults(env.MCPX_HTTP_FAULT, env),
     env,
   });

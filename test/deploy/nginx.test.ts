@@ -2,11 +2,14 @@
  * docs/deploy-nginx.md, shown working: two `mcpx serve --http --instance-id`
  * processes behind a real nginx (Debian's; `.ci/run` installs it) with the
  * documented routing — round robin for everything without a session id,
- * sticky by the session id's instance prefix for 2025-11-25 sessions.
+ * sticky by the session id's instance prefix for 2025-11-25 sessions, and a
+ * 2026-07-28 upstream's input round started on one instance and finished on
+ * the other (`--state-key-file` shared).
  * nginx runs as the current user from a private prefix, and every process the
  * test starts is gone at the end.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -15,6 +18,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConformanceBackend, startConformanceBackend } from '../../src/testing/conformance-backend.js';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
 
@@ -29,18 +33,26 @@ let nginxWorkers: number[] = [];
 let prefix: string;
 let url: string;
 const clients: Client[] = [];
+let asking: ConformanceBackend | undefined;
 
 beforeAll(async () => {
   const binary = findNginx();
+  // One 2026-07-28 upstream that asks its client questions, shared by both instances.
+  asking = await startConformanceBackend();
   world = await gatewayWorld({
     permission: 'yolo',
-    mcpServers: { test: { command: process.execPath, args: [testServerPath] } },
+    mcpServers: {
+      test: { command: process.execPath, args: [testServerPath] },
+      asking: { url: asking.url, protocol: 'modern' },
+    },
   });
+  const stateKey = join(world.dir, 'state.key');
+  await writeFile(stateKey, randomBytes(32), { mode: 0o600 });
   for (const id of INSTANCES) {
     const log = join(world.dir, `access-${id}.log`);
     const gateway = await world.serve([
       ...['--port', '0', '--instance-id', id, '--access-log', log],
-      ...['--token', TOKEN, '--allowed-host', PUBLIC_HOST],
+      ...['--token', TOKEN, '--allowed-host', PUBLIC_HOST, '--state-key-file', stateKey],
     ]);
     gateways.set(id, { ...gateway, port: Number(new URL(gateway.url).port), log });
   }
@@ -75,6 +87,7 @@ afterAll(async () => {
     clearTimeout(killer);
   }
   await world?.close();
+  await asking?.close();
   // The workers are nginx's children, not ours: make sure the master took them down.
   for (const pid of nginxWorkers) expect(alive(pid), `nginx worker ${pid} outlived the test`).toBe(false);
 });
@@ -136,6 +149,42 @@ describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => 
       expect(upstream).toBe(`127.0.0.1:${gateways.get((session as string)[0] as string)?.port}`);
     }
     expect(lines.filter((l) => l.startsWith('404 '))).toEqual([]);
+  });
+
+  it('finishes on one instance the input round the other started (2026-07-28, shared state key)', async () => {
+    const client = new Client(
+      { name: 'nginx-rounds', version: '0.0.0' },
+      {
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        capabilities: { elicitation: { form: {} } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    clients.push(client);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    const calls = () => INSTANCES.map((id) => accessLog(id).filter((e) => e.method === 'tools/call').length);
+    const tool = 'asking__test_input_required_result_elicitation';
+    const ask = (retry?: { requestState: string; inputResponses: Record<string, unknown> }) =>
+      client.request(
+        { method: 'tools/call', params: { name: tool, arguments: {}, ...retry } },
+        { allowInputRequired: true },
+      ) as Promise<{ requestState?: string; inputRequests?: object; content?: { text?: string }[] }>;
+    const before = calls();
+    const first = await ask();
+    expect(Object.keys(first.inputRequests ?? {})).toEqual(['user_name']);
+    const done = await ask({
+      requestState: first.requestState as string,
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    expect(done.content?.[0]?.text).toBe('Hello, Ada!');
+    // Round robin sent the two requests to different instances: one call each in their logs.
+    await expect
+      .poll(() => calls().map((n, i) => n - (before[i] as number)), { timeout: 5_000 })
+      .toEqual([1, 1]);
   });
 
   it('answers an unknown session id with the gateway 404 (the client starts a new session)', async () => {

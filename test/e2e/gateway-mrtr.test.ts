@@ -189,7 +189,7 @@ const call = (client: Client, name: string, retry?: { state: string; key: string
 describe.each(['old', 'new'] as const)('the request state of a %s-era upstream question', (upstream) => {
   const tool = `${upstream}__test_input_required_result_elicitation`;
 
-  it('cannot be used by another client, and is refused once used', async () => {
+  it('cannot be used by another client, nor once used (parked) or on another call (sealed)', async () => {
     const gateway = await world.serve();
     const alice = await manualClient(gateway.url, 'alice');
     const mallory = await manualClient(gateway.url, 'mallory');
@@ -207,10 +207,32 @@ describe.each(['old', 'new'] as const)('the request state of a %s-era upstream q
       // ...since the owner's own answer is the one the upstream gets.
       const done = await call(alice, tool, { state, key: key as string, answer: 'Alice' });
       expect(done.content?.[0]?.text).toBe('Hello, Alice!');
-      // Single use: the same state again is refused with an error that says why.
-      await expect(call(alice, tool, { state, key: key as string, answer: 'Alice' })).rejects.toThrow(
-        /requestState.*(used|expired)/,
-      );
+      if (upstream === 'old') {
+        // A parked call's state is single use: the same state again is refused with an error that says why.
+        await expect(call(alice, tool, { state, key: key as string, answer: 'Alice' })).rejects.toThrow(
+          /requestState.*(used|expired)/,
+        );
+      } else {
+        // A 2026-07-28 upstream's round is sealed, not parked: the owner sending the same retry again
+        // resends the same request (as calling again would)...
+        const again = await call(alice, tool, { state, key: key as string, answer: 'Alice' });
+        expect(again.content?.[0]?.text).toBe('Hello, Alice!');
+        // ...but the state is bound to the call's arguments: it cannot be moved onto another call.
+        await expect(
+          alice.request(
+            {
+              method: 'tools/call',
+              params: {
+                name: tool,
+                arguments: { other: true },
+                requestState: state,
+                inputResponses: { [key as string]: { action: 'accept', content: { name: 'Alice' } } },
+              },
+            },
+            { allowInputRequired: true },
+          ),
+        ).rejects.toThrow(/call again without requestState/);
+      }
     } finally {
       await Promise.all([alice.close(), mallory.close()]);
     }

@@ -13,6 +13,7 @@ import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
+import { readStateKey } from '../state-key.js';
 
 export interface ServeOptions {
   readonly http?: boolean;
@@ -20,6 +21,7 @@ export interface ServeOptions {
   readonly port?: string;
   readonly token?: string;
   readonly tokenFile?: string;
+  readonly stateKeyFile?: string;
   readonly allowedOrigin?: readonly string[];
   readonly allowedHost?: readonly string[];
   readonly server?: string;
@@ -55,9 +57,18 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     );
   if (
     !options.http &&
-    (options.host || options.port || token !== undefined || options.instanceId !== undefined)
+    (options.host ||
+      options.port ||
+      token !== undefined ||
+      options.instanceId !== undefined ||
+      options.stateKeyFile !== undefined)
   )
-    throw usageError('--host, --port, --token, --token-file and --instance-id go with --http');
+    throw usageError(
+      '--host, --port, --token, --token-file, --state-key-file and --instance-id go with --http',
+    );
+  // Read before anything starts: a key file others can read is refused, not used.
+  const stateKey =
+    options.stateKeyFile === undefined ? undefined : readStateKey(options.stateKeyFile, process.getuid?.());
   if (options.instanceId !== undefined && !INSTANCE_ID.test(options.instanceId))
     throw usageError(
       `--instance-id takes 1 to 32 letters, digits, '_' or '-', got '${forTerminal(options.instanceId)}'`,
@@ -90,6 +101,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     registry,
     servers: served,
     ...(options.server ? { transparent: options.server } : {}),
+    ...(stateKey ? { stateKey } : {}),
     policy: {
       level,
       ...(options.allow ? { allowServers: splitList(options.allow) } : {}),

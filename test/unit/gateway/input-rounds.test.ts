@@ -51,3 +51,60 @@ describe('InputRounds', () => {
     );
   });
 });
+
+describe('InputRounds, stateless (a 2026-07-28 upstream)', () => {
+  const key = new Uint8Array(32).fill(7);
+  const request = { target: 'new__ask', args: { city: 'Paris' } };
+  const upstreamAsks = {
+    resultType: 'input_required',
+    inputRequests: { user_name: question },
+    requestState: 'upstream-state',
+  } as never;
+
+  it('parks nothing, and the retry resumes on another instance holding the same key', async () => {
+    const a = new InputRounds(60_000, key);
+    const first = (await a.round(
+      roundOf(),
+      'alice',
+      async (_exchange, stateless) => {
+        expect(stateless?.resume).toBeUndefined();
+        return stateless?.pass(upstreamAsks, 1);
+      },
+      request,
+    )) as { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+    expect(first.resultType).toBe('input_required');
+    expect(Object.keys(first.inputRequests)).toEqual(['user_name']);
+    expect(first.requestState).not.toContain('upstream-state');
+    expect(a.size).toBe(0);
+
+    const b = new InputRounds(60_000, key);
+    const answers = {
+      user_name: { action: 'accept', content: { name: 'Alice' } },
+      extra: { action: 'decline' },
+    };
+    const resumed = await b.round(
+      roundOf(first.requestState, answers),
+      'alice',
+      async (_exchange, stateless) => stateless?.resume,
+      request,
+    );
+    // Only the answers to what was asked go upstream, with the upstream's own state.
+    expect(resumed).toEqual({
+      round: { inputResponses: { user_name: answers.user_name }, requestState: 'upstream-state' },
+      rounds: 1,
+    });
+    await expect(
+      b.round(roundOf(first.requestState, answers), 'mallory', async () => 'stolen', request),
+    ).rejects.toThrow(/from another client/);
+    await expect(
+      b.round(roundOf(first.requestState, answers), 'alice', async () => 'moved', {
+        ...request,
+        args: { city: 'Lyon' },
+      }),
+    ).rejects.toThrow(/call again without requestState/);
+    // An instance with its own random key cannot open it: the clear "start over" error.
+    await expect(
+      new InputRounds().round(roundOf(first.requestState, answers), 'alice', async () => 'x', request),
+    ).rejects.toThrow(/unknown, already used, expired, or from another client/);
+  });
+});
