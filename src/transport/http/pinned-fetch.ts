@@ -17,6 +17,9 @@ export interface PinnedFetchError extends Error {
   readonly requestSent?: boolean;
 }
 
+/** A kept-alive socket no request used for this long is closed, whatever the server allows. */
+export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+
 export interface PinnedFetch {
   readonly fetch: FetchLike;
   /** Ends the keep-alive sockets. */
@@ -34,10 +37,13 @@ export interface PinnedFetch {
  * own Agent, which is not a dependency; this is the dependency-free way.
  */
 export function createPinnedFetch(resolve: CheckedResolve): PinnedFetch {
-  const agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({ keepAlive: true }),
-  };
+  // Node's agent honours a server's `Keep-Alive: timeout=N` (dropping an idle socket a second
+  // before the server does) only when the agent has a timeout of its own. Without one it reuses a
+  // socket the server is closing at that moment, and the request fails with ECONNRESET: under
+  // load a gateway lost calls to an HTTP upstream this way. For a socket in use the timeout only
+  // notifies; a long response or event stream is not cut.
+  const options = { keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
 
   const fetch: FetchLike = async (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : input);
