@@ -51,6 +51,7 @@ export class CliSession {
   #isDaemon = false;
   /** Whether an `mcpx daemon start --all` daemon runs for this config (asked once). */
   #allDaemon: Promise<boolean> | undefined;
+  #link: Promise<NonNullable<CliIo['daemonCaller']>['link']> | undefined;
 
   constructor(
     readonly io: CliIo,
@@ -404,6 +405,8 @@ export class CliSession {
   #allDaemonRunning(): Promise<boolean> {
     this.#allDaemon ??= (async () => {
       if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || this.adhoc()) return false;
+      const link = await this.#daemonLink();
+      if (link) return link.all;
       // Only the pid file and /proc: a command that calls no warm server loads nothing more.
       const [{ isAlive, parseIdentity }, { createHomeFiles }] = await Promise.all([
         import('../daemon/liveness.js'),
@@ -420,12 +423,29 @@ export class CliSession {
   }
 
   /**
+   * Inside the daemon for a light caller whose config is the daemon's own: its
+   * in-process link to the servers it holds (no dial of its own socket, no hello).
+   */
+  #daemonLink(): Promise<NonNullable<CliIo['daemonCaller']>['link']> {
+    this.#link ??= (async () => {
+      const link = this.io.daemonCaller?.link;
+      if (!link) return undefined;
+      const { daemonKey } = await import('../daemon/paths.js');
+      const files = (await this.config()).files.map((f) => f.path);
+      return daemonKey(files) === link.key ? link : undefined;
+    })();
+    return this.#link;
+  }
+
+  /**
    * Transports to the daemon for a keep-alive server (starting the daemon on
    * demand), or undefined when it cannot be reached: then the server is
    * started directly, with a --verbose note. A socket someone else could reach
    * is refused, and a server that failed inside the daemon is reported as is.
    */
   async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const link = await this.#daemonLink();
+    if (link) return this.#linkTransports(server, link);
     const [{ openDaemon, DaemonSocketTransport, withCallerEnv }, { createHomeFiles }] = await Promise.all([
       import('../daemon/caller.js'),
       import('../home/index.js'),
@@ -457,12 +477,29 @@ export class CliSession {
         this.notice(`${server.name}: ${error.message}; starting it directly instead of in the mcpx daemon`);
       return undefined;
     }
-    let pending: ManagedTransport | undefined = first;
-    return async () => {
-      const transport = pending ?? (await open());
-      pending = undefined;
+    return firstThenFresh(first, open);
+  }
+
+  /** `#daemonTransports` for a command inside the daemon: its in-process link to the held server. */
+  async #linkTransports(
+    server: ServerConfig,
+    link: NonNullable<NonNullable<CliIo['daemonCaller']>['link']>,
+  ): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const { withCallerEnv } = await import('../daemon/passthrough.js');
+    const open = async (): Promise<ManagedTransport> => {
+      const { transport, notice } = await link.open(withCallerEnv(server, this.io.env, process.platform));
+      if (notice) this.notice(forTerminal(notice));
       return transport;
     };
+    let first: ManagedTransport;
+    try {
+      first = await open();
+    } catch (error) {
+      // Not one the daemon serves: the caller starts it itself (see the registry's connector).
+      if (error instanceof McpxError && error.code === ErrorCode.DaemonUnavailable) return undefined;
+      throw error;
+    }
+    return firstThenFresh(first, open);
   }
 
   /** Connect to a server (closed with the session). */
@@ -540,6 +577,19 @@ export class CliSession {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
+}
+
+/** The transport opened already for the first connect, then a fresh one for each retry. */
+function firstThenFresh(
+  first: ManagedTransport,
+  open: () => Promise<ManagedTransport>,
+): () => Promise<ManagedTransport> {
+  let pending: ManagedTransport | undefined = first;
+  return async () => {
+    const transport = pending ?? (await open());
+    pending = undefined;
+    return transport;
+  };
 }
 
 /**

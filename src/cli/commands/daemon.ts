@@ -189,8 +189,17 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
     idleMs: idle * 1000,
     serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
     onStop: () => stop(),
+    // Its commands reach the servers it holds in memory, not through its own socket.
     runCommand: async (request, terminal) =>
-      (await import('../daemon-run.js')).runForCaller(request, terminal),
+      (await import('../daemon-run.js')).runForCaller(
+        request,
+        terminal,
+        server && {
+          key: paths.key,
+          all: options.all === true,
+          open: (config) => (server as DaemonServer).link(config),
+        },
+      ),
   });
   // Warm from the start: the first call finds its server ready (failures are in `status`).
   if (options.all) void registry.connectAll();
