@@ -11,7 +11,7 @@ import type { CliIo } from './io.js';
 export async function runForCaller(
   request: RunRequest,
   terminal: RemoteTerminal,
-  link?: NonNullable<CliIo['daemonCaller']>['link'],
+  daemon: Pick<NonNullable<CliIo['daemonCaller']>, 'link' | 'configFiles'> = {},
 ): Promise<number> {
   const { run } = await import('./run.js');
   const { interactive } = request.terminal;
@@ -44,7 +44,7 @@ export async function runForCaller(
           server,
         });
       },
-      ...(link ? { link } : {}),
+      ...daemon,
     },
   };
   return run(request.argv, io);

@@ -1,3 +1,4 @@
+import type { ConfigFileCache } from '../config/file-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import type { DaemonLink } from '../daemon/server.js';
 
@@ -51,6 +52,8 @@ export interface CliIo {
      * The daemon's in-process link to a server it holds (src/daemon/in-process-link.ts), used
      * instead of dialling its own socket when the command's config is the daemon's (`key`).
      */
+    /** The daemon's parsed config files, kept between its callers' commands (checked for changes each time). */
+    readonly configFiles?: ConfigFileCache;
     readonly link?: {
       readonly key: string;
       /** A `--all` daemon: it holds every server, not only keep-alive ones. */

@@ -67,7 +67,8 @@ export class CliSession {
         cwd: this.io.cwd,
         env: this.io.env,
         home: this.home,
-        trust: await loadTrustStore(this.home),
+        trust: await this.#trustStore(),
+        ...(this.io.daemonCaller?.configFiles ? { fileCache: this.io.daemonCaller.configFiles } : {}),
         homedir: this.io.homedir,
         platform: process.platform,
         ...(this.io.interactive && this.io.ask ? { askInput: (r: InputRequest) => this.#askInput(r) } : {}),
@@ -78,6 +79,14 @@ export class CliSession {
       return config;
     })();
     return this.#config;
+  }
+
+  #trust: ReturnType<typeof loadTrustStore> | undefined;
+
+  /** The trust store, read once per command (the config's settings and the servers' trust both need it). */
+  #trustStore(): ReturnType<typeof loadTrustStore> {
+    this.#trust ??= loadTrustStore(this.home);
+    return this.#trust;
   }
 
   /** `${input:id}` answers, asked once per process and kept only in memory. */
@@ -148,7 +157,7 @@ export class CliSession {
       if (adhoc) return [adhoc];
       const config = await this.config();
       const enabled = config.servers.filter((s) => s.enabled);
-      const store = await loadTrustStore(this.home);
+      const store = await this.#trustStore();
       const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
       for (const server of untrusted) {
@@ -244,7 +253,8 @@ export class CliSession {
           import('../client/transport-factory.js'),
           import('../registry/index.js'),
         ]);
-      const eraCache = await openFileEraCache(this.home);
+      // Inside the daemon for a light caller every server is reached through it: no era to remember.
+      const eraCache = this.io.daemonCaller ? undefined : await openFileEraCache(this.home);
       const allDaemon = await this.#allDaemonRunning();
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
@@ -270,7 +280,7 @@ export class CliSession {
               viaDaemon
                 ? viaDaemon()
                 : (this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server))),
-            ...(viaDaemon ? {} : { eraCache }),
+            ...(viaDaemon || !eraCache ? {} : { eraCache }),
             signal: hooks.signal ?? this.io.signal,
             ...(this.#listChanges ? { onListChanged: hooks.onListChanged } : {}),
             ...(verbose
@@ -282,7 +292,7 @@ export class CliSession {
             ...(this.#serverLogs ? { onLog: this.#serverLogs.listener } : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
-          await eraCache.flush().catch(() => {});
+          await eraCache?.flush().catch(() => {});
           if (viaDaemon) this.io.daemonCaller?.warm();
           if (verbose) await askForLogs(connection);
           else if (this.#serverLogs) await askForLogs(connection, this.#serverLogs.level);

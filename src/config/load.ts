@@ -67,7 +67,10 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   for (const candidate of candidates) {
     const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
-    const load = await loadConfigFile(candidate.path, candidate.layer, candidate.dialect);
+    const { path, layer, dialect } = candidate;
+    const load = await (options.fileCache
+      ? options.fileCache.load(path, layer, dialect)
+      : loadConfigFile(path, layer, dialect));
     if (!load) {
       if (candidate.layer === 'explicit') problems.push(notFound(candidate.path));
       continue;

@@ -1,0 +1,46 @@
+import { stat } from 'node:fs/promises';
+import type { FileDialect } from './discover.js';
+import { type FileLoad, loadConfigFile } from './load-file.js';
+import type { ConfigLayer } from './types.js';
+
+/**
+ * Parsed, validated config files kept between loads by a long-lived process
+ * (the keep-alive daemon runs every caller's command with a fresh load). A file
+ * is read again as soon as its stamp (device, inode, size, modification and
+ * change times in nanoseconds) differs. What is kept is the file before
+ * interpolation: `${VAR}` is filled per load, from that load's own env, so no
+ * caller is ever served values resolved with another caller's environment.
+ */
+export interface ConfigFileCache {
+  load(path: string, layer: ConfigLayer, dialect: FileDialect): Promise<FileLoad | undefined>;
+}
+
+// Enough for the global file and a few projects' files; the least recently used goes first.
+const DEFAULT_MAX_FILES = 64;
+
+export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileCache {
+  const files = new Map<string, { readonly stamp: string; readonly load: FileLoad | undefined }>();
+  return {
+    async load(path, layer, dialect) {
+      const key = `${layer}\0${dialect}\0${path}`;
+      let stamp: string;
+      try {
+        const s = await stat(path, { bigint: true });
+        stamp = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+      } catch (error) {
+        files.delete(key);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+        // Anything else is reported by the read itself, with its full explanation.
+        return loadConfigFile(path, layer, dialect);
+      }
+      const kept = files.get(key);
+      files.delete(key);
+      // Stamped before reading: a file changed while it is read has a newer stamp next time.
+      const load = kept?.stamp === stamp ? kept.load : await loadConfigFile(path, layer, dialect);
+      files.set(key, { stamp, load });
+      if (files.size > maxFiles) files.delete(files.keys().next().value as string);
+      return load;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} placeholders are the config syntax under test
+import { rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createConfigFileCache, loadConfig } from '../../../src/config/index.js';
+import { tempDir } from './helpers.js';
+
+const entry = (name: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ mcpServers: { [name]: { command: 'node', args: ['s.js'], ...extra } } });
+
+describe('the config file cache', () => {
+  it('keeps a parsed file while it is unchanged', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'mcp.json');
+    await writeFile(file, entry('one'));
+    const cache = createConfigFileCache();
+    const first = await cache.load(file, 'explicit', 'mcpx');
+    expect(first?.drafts.map((d) => d.base.name)).toEqual(['one']);
+    expect(await cache.load(file, 'explicit', 'mcpx')).toBe(first);
+  });
+
+  it('reads a changed file again, even with the same size and modification time', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'mcp.json');
+    await writeFile(file, entry('one'));
+    const cache = createConfigFileCache();
+    await cache.load(file, 'explicit', 'mcpx');
+    await writeFile(file, entry('two'));
+    expect((await cache.load(file, 'explicit', 'mcpx'))?.drafts.map((d) => d.base.name)).toEqual(['two']);
+
+    // Same length, modification time put back: the change time still tells.
+    const before = await stat(file);
+    await new Promise((r) => setTimeout(r, 20));
+    await writeFile(file, entry('six'));
+    await utimes(file, before.atime, before.mtime);
+    expect((await stat(file)).size).toBe(before.size);
+    expect((await cache.load(file, 'explicit', 'mcpx'))?.drafts.map((d) => d.base.name)).toEqual(['six']);
+  });
+
+  it('forgets a removed file, and keys by layer and dialect too', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'mcp.json');
+    await writeFile(file, entry('one'));
+    const cache = createConfigFileCache();
+    const asExplicit = await cache.load(file, 'explicit', 'mcpx');
+    const asProject = await cache.load(file, 'project', 'foreign');
+    expect(asProject).not.toBe(asExplicit);
+    expect(asProject?.layer).toBe('project');
+    await rm(file);
+    expect(await cache.load(file, 'explicit', 'mcpx')).toBeUndefined();
+  });
+
+  it('keeps at most its limit of files, the least recently used leaving first', async () => {
+    const dir = await tempDir();
+    const [a, b] = [join(dir, 'a.json'), join(dir, 'b.json')];
+    await writeFile(a, entry('a'));
+    await writeFile(b, entry('b'));
+    const cache = createConfigFileCache(1);
+    const first = await cache.load(a, 'explicit', 'mcpx');
+    await cache.load(b, 'explicit', 'mcpx');
+    const again = await cache.load(a, 'explicit', 'mcpx');
+    expect(again).not.toBe(first);
+    expect(again?.drafts.map((d) => d.base.name)).toEqual(['a']);
+  });
+
+  it('never serves one load the values of another load’s environment', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'mcp.json');
+    await writeFile(file, entry('api', { env: { TOKEN: '${TOKEN}' } }));
+    const fileCache = createConfigFileCache();
+    const load = (env: Record<string, string>) =>
+      loadConfig({
+        cwd: dir,
+        env,
+        home: join(dir, 'home'),
+        configFile: file,
+        includeBuiltin: false,
+        fileCache,
+      });
+    const alice = await load({ TOKEN: 'alice' });
+    const bob = await load({ TOKEN: 'bob' });
+    const nobody = await load({});
+    expect(alice.servers[0]?.env).toEqual({ TOKEN: 'alice' });
+    expect(bob.servers[0]?.env).toEqual({ TOKEN: 'bob' });
+    expect(nobody.servers).toEqual([]);
+    expect(nobody.unusable.get('api')?.message).toContain('TOKEN');
+  });
+});
