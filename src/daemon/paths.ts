@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { HomeFiles } from '../home/index.js';
+import { sha256Hex } from './sha256.js';
 
 /** Where one daemon keeps its socket, pid file and start lock, relative to the mcpx home. */
 export interface DaemonPaths {
@@ -22,7 +22,7 @@ export const RUN_DIR = 'run';
  * one daemon, and another project gets its own.
  */
 export function daemonKey(configFiles: readonly string[]): string {
-  return createHash('sha256').update(configFiles.join('\n')).digest('hex').slice(0, 16);
+  return sha256Hex(configFiles.join('\n')).slice(0, 16);
 }
 
 export function daemonPaths(home: HomeFiles, key: string): DaemonPaths {
