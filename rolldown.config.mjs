@@ -37,5 +37,15 @@ export default {
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
+    // A warm call through the daemon loads only the light caller (src/cli/light-caller.ts): its
+    // few small modules in one chunk, so that call resolves and reads one file, not five.
+    codeSplitting: {
+      groups: [
+        {
+          name: 'light-caller',
+          test: /dist\/(cli\/light-caller|config\/discover|daemon\/(paths|sha256|run-wire|socket-safety))\.js$/,
+        },
+      ],
+    },
   },
 };
