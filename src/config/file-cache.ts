@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { FileDialect } from './discover.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ConfigLayer } from './types.js';
@@ -10,9 +11,16 @@ import type { ConfigLayer } from './types.js';
  * change times in nanoseconds) differs. What is kept is the file before
  * interpolation: `${VAR}` is filled per load, from that load's own env, so no
  * caller is ever served values resolved with another caller's environment.
+ *
+ * Its `stat` and `realpath` are synchronous: a few microseconds each on the
+ * daemon's thread, where an asynchronous one is a trip through libuv's thread
+ * pool, which on a loaded machine waits its turn for a CPU (milliseconds, per
+ * file, per call). Only the read of a changed file goes through the pool.
  */
 export interface ConfigFileCache {
   load(path: string, layer: ConfigLayer, dialect: FileDialect): Promise<FileLoad | undefined>;
+  /** The file's real path (the same file reached twice is read once), or the path resolved. */
+  realpath(path: string): string;
 }
 
 // Enough for the global file and a few projects' files; the least recently used goes first.
@@ -25,7 +33,7 @@ export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileC
       const key = `${layer}\0${dialect}\0${path}`;
       let stamp: string;
       try {
-        const s = await stat(path, { bigint: true });
+        const s = statSync(path, { bigint: true });
         stamp = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
       } catch (error) {
         files.delete(key);
@@ -41,6 +49,13 @@ export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileC
       files.set(key, { stamp, load });
       if (files.size > maxFiles) files.delete(files.keys().next().value as string);
       return load;
+    },
+    realpath(path) {
+      try {
+        return realpathSync.native(path);
+      } catch {
+        return resolve(path);
+      }
     },
   };
 }

@@ -65,7 +65,9 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const candidates = configCandidates(options);
   const candidatePaths = new Set(candidates.map((c) => resolve(c.path)));
   for (const candidate of candidates) {
-    const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
+    const real = options.fileCache
+      ? options.fileCache.realpath(candidate.path)
+      : await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
     const { path, layer, dialect } = candidate;
     const load = await (options.fileCache

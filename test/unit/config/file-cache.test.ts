@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} placeholders are the config syntax under test
-import { rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { realpath, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConfigFileCache, loadConfig } from '../../../src/config/index.js';
@@ -84,5 +84,17 @@ describe('the config file cache', () => {
     expect(bob.servers[0]?.env).toEqual({ TOKEN: 'bob' });
     expect(nobody.servers).toEqual([]);
     expect(nobody.unusable.get('api')?.message).toContain('TOKEN');
+  });
+});
+
+describe('the config file cache’s real paths', () => {
+  it('follows a link to the file, and gives a missing path back resolved', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'mcp.json');
+    await writeFile(file, entry('one'));
+    await symlink(file, join(dir, 'link.json'));
+    const cache = createConfigFileCache();
+    expect(cache.realpath(join(dir, 'link.json'))).toBe(await realpath(file));
+    expect(cache.realpath(join(dir, 'sub', '..', 'missing.json'))).toBe(join(dir, 'missing.json'));
   });
 });
