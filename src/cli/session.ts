@@ -85,7 +85,11 @@ export class CliSession {
 
   /** The trust store, read once per command (the config's settings and the servers' trust both need it). */
   #trustStore(): ReturnType<typeof loadTrustStore> {
-    this.#trust ??= loadTrustStore(this.home);
+    // Inside the daemon: kept between its callers' commands while trust.json is unchanged.
+    const kept = this.io.daemonCaller?.configFiles;
+    this.#trust ??= kept
+      ? kept.trustStore(this.home, () => loadTrustStore(this.home))
+      : loadTrustStore(this.home);
     return this.#trust;
   }
 

@@ -1,7 +1,8 @@
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FileDialect } from './discover.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
+import { type TrustStore, trustStorePath } from './trust.js';
 import type { ConfigLayer } from './types.js';
 
 /**
@@ -21,6 +22,12 @@ export interface ConfigFileCache {
   load(path: string, layer: ConfigLayer, dialect: FileDialect): Promise<FileLoad | undefined>;
   /** The file's real path (the same file reached twice is read once), or the path resolved. */
   realpath(path: string): string;
+  /**
+   * The trust store of `home`, from `read` (`loadTrustStore`, with all its checks) the first
+   * time and whenever `trust.json`'s stamp (as `lstat` sees it, owner and mode too) changed;
+   * a failed read is not kept. An approval rewrites the file (a new inode), so it is seen at once.
+   */
+  trustStore(home: string, read: () => Promise<TrustStore>): Promise<TrustStore>;
 }
 
 // Enough for the global file and a few projects' files; the least recently used goes first.
@@ -28,6 +35,7 @@ const DEFAULT_MAX_FILES = 64;
 
 export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileCache {
   const files = new Map<string, { readonly stamp: string; readonly load: FileLoad | undefined }>();
+  const trusts = new Map<string, { readonly stamp: string; readonly store: Promise<TrustStore> }>();
   return {
     async load(path, layer, dialect) {
       const key = `${layer}\0${dialect}\0${path}`;
@@ -49,6 +57,18 @@ export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileC
       files.set(key, { stamp, load });
       if (files.size > maxFiles) files.delete(files.keys().next().value as string);
       return load;
+    },
+    trustStore(home, read) {
+      const s = lstatSync(trustStorePath(home), { bigint: true, throwIfNoEntry: false });
+      const stamp = s ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.mode}:${s.uid}` : 'absent';
+      const kept = trusts.get(home);
+      if (kept?.stamp === stamp) return kept.store;
+      const store = read();
+      trusts.set(home, { stamp, store });
+      store.catch(() => {
+        if (trusts.get(home)?.store === store) trusts.delete(home);
+      });
+      return store;
     },
     realpath(path) {
       try {

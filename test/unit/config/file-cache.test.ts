@@ -2,7 +2,12 @@
 import { realpath, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createConfigFileCache, loadConfig } from '../../../src/config/index.js';
+import {
+  createConfigFileCache,
+  loadConfig,
+  loadTrustStore,
+  trustServers,
+} from '../../../src/config/index.js';
 import { tempDir } from './helpers.js';
 
 const entry = (name: string, extra: Record<string, unknown> = {}) =>
@@ -96,5 +101,35 @@ describe('the config file cache’s real paths', () => {
     const cache = createConfigFileCache();
     expect(cache.realpath(join(dir, 'link.json'))).toBe(await realpath(file));
     expect(cache.realpath(join(dir, 'sub', '..', 'missing.json'))).toBe(join(dir, 'missing.json'));
+  });
+});
+
+describe('the trust store kept by the config file cache', () => {
+  it('is read again when trust.json changes (an approval rewrites it), and a failed read is not kept', async () => {
+    const home = await tempDir();
+    const cache = createConfigFileCache();
+    let reads = 0;
+    const read = () => {
+      reads += 1;
+      return loadTrustStore(home);
+    };
+    const absent = await cache.trustStore(home, read);
+    expect(await cache.trustStore(home, read)).toBe(absent);
+    expect(reads).toBe(1);
+
+    const dir = await tempDir();
+    const file = join(dir, '.mcp.json');
+    await writeFile(file, entry('proj'));
+    const loaded = await loadConfig({ cwd: dir, env: {}, home, includeBuiltin: false });
+    await trustServers(home, loaded.servers);
+    const approved = await cache.trustStore(home, read);
+    expect(reads).toBe(2);
+    expect(approved.entries.get(file)?.has('proj')).toBe(true);
+    expect(await cache.trustStore(home, read)).toBe(approved);
+
+    const failing = () => Promise.reject(new Error('unsafe home'));
+    await writeFile(join(home, 'trust.json'), '{}');
+    await expect(cache.trustStore(home, failing)).rejects.toThrow('unsafe home');
+    expect((await cache.trustStore(home, read)).entries.size).toBe(0);
   });
 });
