@@ -18,11 +18,12 @@ import type { CliIo } from './io.js';
  * a running keep-alive daemon as a command line, its output and exit code
  * taken back (src/daemon/run-wire.ts). This module and what it imports must
  * stay free of the SDK, zod and the CLI's own command code: that load is what
- * a warm call would otherwise cost. It also keeps to Node modules a bare start
- * has loaded already (node:fs, not fs/promises or readline): each other one
- * is a few milliseconds of a call that takes a few dozen. Resolves undefined when the command is not
- * for the daemon (no daemon runs for this config, the server is not one it
- * holds, the command needs stdin): then the CLI runs it as ever.
+ * a warm call would otherwise cost. Of Node's own modules it loads only what a
+ * socket client needs (node:fs, not fs/promises or readline; no node:crypto):
+ * each other one is a millisecond or more of a call that takes a few dozen.
+ * Resolves undefined when the command is not for the daemon (no daemon runs
+ * for this config, the server is not one it holds, the command needs stdin):
+ * then the CLI runs it as ever.
  */
 export async function runThroughDaemon(argv: readonly string[], io: CliIo): Promise<number | undefined> {
   const command = lightCommand(argv);
