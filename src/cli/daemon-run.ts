@@ -8,7 +8,11 @@ import type { CliIo } from './io.js';
  * same parsing, formatter, errors and exit codes as the direct path, with the
  * caller's environment, folder and terminal (its questions asked over the socket).
  */
-export async function runForCaller(request: RunRequest, terminal: RemoteTerminal): Promise<number> {
+export async function runForCaller(
+  request: RunRequest,
+  terminal: RemoteTerminal,
+  daemon: Pick<NonNullable<CliIo['daemonCaller']>, 'link' | 'configFiles'> = {},
+): Promise<number> {
   const { run } = await import('./run.js');
   const { interactive } = request.terminal;
   const io: CliIo = {
@@ -41,6 +45,7 @@ export async function runForCaller(request: RunRequest, terminal: RemoteTerminal
           server,
         });
       },
+      ...daemon,
     },
   };
   return run(request.argv, io);

@@ -1,11 +1,11 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpathSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { configCandidates, resolveMcpxHome } from '../config/discover.js';
 import { daemonKey, daemonSocketPath, RUN_DIR } from '../daemon/paths.js';
 import {
+  DAEMON_PROTOCOL,
   type GivenAnswer,
   LIGHT_COMMANDS,
   type RunEvent,
@@ -13,7 +13,6 @@ import {
   type RunRequest,
 } from '../daemon/run-wire.js';
 import { checkSocketSafe } from '../daemon/socket-safety.js';
-import { DAEMON_PROTOCOL } from '../daemon/wire.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -21,11 +20,13 @@ import type { CliIo } from './io.js';
  * a running keep-alive daemon as a command line, its output and exit code
  * taken back (src/daemon/run-wire.ts). This module and what it imports must
  * stay free of the SDK, zod and the CLI's own command code: that load is what
- * a warm call would otherwise cost. Resolves undefined when the command is not
- * for the daemon (no daemon runs for this config, the server is not one it
- * holds, the command needs stdin): then the CLI runs it as ever. Resolves with
- * an io instead when the daemon asked questions before handing the command
- * back: the full CLI takes the answers given there rather than asking again.
+ * a warm call would otherwise cost. Of Node's own modules it loads only what a
+ * socket client needs (node:fs, not fs/promises or readline). Resolves
+ * undefined when the command is not for the daemon (no daemon runs for this
+ * config, the server is not one it holds, the command needs stdin): then the
+ * CLI runs it as ever. Resolves with an io instead when the daemon asked
+ * questions before handing the command back: the full CLI takes the answers
+ * given there rather than asking again.
  */
 export async function runThroughDaemon(
   argv: readonly string[],
@@ -34,7 +35,7 @@ export async function runThroughDaemon(
   const command = lightCommand(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
   const home = resolveMcpxHome(io.env, io.homedir);
-  const files = await configFiles(io.cwd, home, command.configFile);
+  const files = configFiles(io.cwd, home, command.configFile);
   const key = daemonKey(files);
   const dir = join(home, RUN_DIR);
   const namedPipe = process.platform === 'win32';
@@ -115,24 +116,22 @@ function splitInline(word: string): [string, string | undefined] {
  * The config files `loadConfig` would read, in its order (their paths name the
  * daemon, see `daemonKey`): the candidates that exist, each real file once.
  */
-async function configFiles(cwd: string, home: string, configFile: string | undefined): Promise<string[]> {
+function configFiles(cwd: string, home: string, configFile: string | undefined): string[] {
   const candidates = configCandidates({
     cwd,
     home,
     env: {},
     ...(configFile !== undefined ? { configFile } : {}),
   });
-  const found = await Promise.all(
-    candidates.map(async ({ path }) => {
-      try {
-        await stat(path);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      }
-      return { path, real: await realpath(path).catch(() => resolve(path)) };
-    }),
-  );
+  const found = candidates.map(({ path }) => {
+    try {
+      statSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    }
+    return { path, real: realOrResolved(path) };
+  });
   const seen = new Set<string>();
   const files: string[] = [];
   for (const file of found) {
@@ -141,6 +140,14 @@ async function configFiles(cwd: string, home: string, configFile: string | undef
     files.push(file.path);
   }
   return files;
+}
+
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 function dial(path: string): Promise<Socket | undefined> {
@@ -181,12 +188,11 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
       releaseInterrupt?.();
       releaseHangup?.();
       io.signal.removeEventListener('abort', cancel);
-      lines.close();
+      stopLines();
       socket.end();
       done(code);
     };
-    const lines = createInterface({ input: socket, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', (line) => {
+    const stopLines = onLines(socket, (line) => {
       if (!greeted) {
         greeted = true;
         // Refused (another mcpx version's daemon, say): the full CLI knows what to say.
@@ -229,6 +235,31 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
       else void daemonVanished(io, command).then(finish);
     });
   });
+}
+
+/**
+ * Call `handler` with each line the socket brings, until the returned function
+ * is called. Split on the newline byte, which UTF-8 never uses inside a
+ * character, so a character cut between chunks is decoded whole (readline would
+ * do the same at the cost of loading it).
+ */
+function onLines(socket: Socket, handler: (line: string) => void): () => void {
+  let pending: Buffer = Buffer.alloc(0);
+  let stopped = false;
+  const onData = (chunk: Buffer) => {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    let start = 0;
+    for (let end = pending.indexOf(10); end !== -1 && !stopped; end = pending.indexOf(10, start)) {
+      handler(pending.toString('utf8', start, end));
+      start = end + 1;
+    }
+    pending = pending.subarray(start);
+  };
+  socket.on('data', onData);
+  return () => {
+    stopped = true;
+    socket.off('data', onData);
+  };
 }
 
 /** A question from the command, asked with the CLI's own prompts; a failed prompt answers no. */

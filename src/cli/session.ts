@@ -53,6 +53,7 @@ export class CliSession {
   #isDaemon = false;
   /** Whether an `mcpx daemon start --all` daemon runs for this config (asked once). */
   #allDaemon: Promise<boolean> | undefined;
+  #link: Promise<NonNullable<CliIo['daemonCaller']>['link']> | undefined;
 
   constructor(
     readonly io: CliIo,
@@ -68,7 +69,8 @@ export class CliSession {
         cwd: this.io.cwd,
         env: this.io.env,
         home: this.home,
-        trust: await loadTrustStore(this.home),
+        trust: await this.#trustStore(),
+        ...(this.io.daemonCaller?.configFiles ? { fileCache: this.io.daemonCaller.configFiles } : {}),
         homedir: this.io.homedir,
         platform: process.platform,
         ...(this.io.interactive && this.io.ask ? { askInput: (r: InputRequest) => this.#askInput(r) } : {}),
@@ -79,6 +81,18 @@ export class CliSession {
       return config;
     })();
     return this.#config;
+  }
+
+  #trust: ReturnType<typeof loadTrustStore> | undefined;
+
+  /** The trust store, read once per command (the config's settings and the servers' trust both need it). */
+  #trustStore(): ReturnType<typeof loadTrustStore> {
+    // Inside the daemon: kept between its callers' commands while trust.json is unchanged.
+    const kept = this.io.daemonCaller?.configFiles;
+    this.#trust ??= kept
+      ? kept.trustStore(this.home, () => loadTrustStore(this.home))
+      : loadTrustStore(this.home);
+    return this.#trust;
   }
 
   /** `${input:id}` answers, asked once per process and kept only in memory. */
@@ -149,7 +163,7 @@ export class CliSession {
       if (adhoc) return [adhoc];
       const config = await this.config();
       const enabled = config.servers.filter((s) => s.enabled);
-      const store = await loadTrustStore(this.home);
+      const store = await this.#trustStore();
       const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
       for (const server of untrusted) {
@@ -245,7 +259,8 @@ export class CliSession {
           import('../client/transport-factory.js'),
           import('../registry/index.js'),
         ]);
-      const eraCache = await openFileEraCache(this.home);
+      // Inside the daemon for a light caller every server is reached through it: no era to remember.
+      const eraCache = this.io.daemonCaller ? undefined : await openFileEraCache(this.home);
       const allDaemon = await this.#allDaemonRunning();
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
@@ -271,7 +286,7 @@ export class CliSession {
               viaDaemon
                 ? viaDaemon()
                 : (this.#takeEarly(server.name) ?? createServerTransport(server, this.#stdioHooks(server))),
-            ...(viaDaemon ? {} : { eraCache }),
+            ...(viaDaemon || !eraCache ? {} : { eraCache }),
             signal: hooks.signal ?? this.io.signal,
             ...(this.#listChanges ? { onListChanged: hooks.onListChanged } : {}),
             ...(verbose
@@ -283,7 +298,7 @@ export class CliSession {
             ...(this.#serverLogs ? { onLog: this.#serverLogs.listener } : {}),
             ...(this.#features ? { features: this.#features(server) } : {}),
           });
-          await eraCache.flush().catch(() => {});
+          await eraCache?.flush().catch(() => {});
           if (viaDaemon) this.io.daemonCaller?.warm();
           if (verbose) await askForLogs(connection);
           else if (this.#serverLogs) await askForLogs(connection, this.#serverLogs.level);
@@ -406,6 +421,8 @@ export class CliSession {
   #allDaemonRunning(): Promise<boolean> {
     this.#allDaemon ??= (async () => {
       if (this.#isDaemon || this.io.env.MCPX_DAEMON === 'off' || this.adhoc()) return false;
+      const link = await this.#daemonLink();
+      if (link) return link.all;
       // Only the pid file and /proc: a command that calls no warm server loads nothing more.
       const [{ isAlive, parseIdentity }, { createHomeFiles }] = await Promise.all([
         import('../daemon/liveness.js'),
@@ -422,12 +439,29 @@ export class CliSession {
   }
 
   /**
+   * Inside the daemon for a light caller whose config is the daemon's own: its
+   * in-process link to the servers it holds (no dial of its own socket, no hello).
+   */
+  #daemonLink(): Promise<NonNullable<CliIo['daemonCaller']>['link']> {
+    this.#link ??= (async () => {
+      const link = this.io.daemonCaller?.link;
+      if (!link) return undefined;
+      const { daemonKey } = await import('../daemon/paths.js');
+      const files = (await this.config()).files.map((f) => f.path);
+      return daemonKey(files) === link.key ? link : undefined;
+    })();
+    return this.#link;
+  }
+
+  /**
    * Transports to the daemon for a keep-alive server (starting the daemon on
    * demand), or undefined when it cannot be reached: then the server is
    * started directly, with a --verbose note. A socket someone else could reach
    * is refused, and a server that failed inside the daemon is reported as is.
    */
   async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const link = await this.#daemonLink();
+    if (link) return this.#linkTransports(server, link);
     const [{ openDaemon, DaemonSocketTransport, withCallerEnv }, { createHomeFiles }] = await Promise.all([
       import('../daemon/caller.js'),
       import('../home/index.js'),
@@ -451,17 +485,7 @@ export class CliSession {
       return new DaemonSocketTransport(socket, server.name, reply.protocolVersion, signIn);
     };
     const signIn = this.#callerSignIn(server);
-    // A held server whose token the daemon could not renew: signed in here, then asked again (once).
-    const openSignedIn = async (): Promise<ManagedTransport> => {
-      try {
-        return await open();
-      } catch (error) {
-        const needed = error instanceof McpxError && error.code === ErrorCode.AuthRequired;
-        if (!signIn || !needed || !error.context.signIn) throw error;
-        await signIn(error.context.signIn.scope);
-        return open();
-      }
-    };
+    const openSignedIn = this.#signedIn(open, signIn);
     let first: ManagedTransport;
     try {
       first = await openSignedIn();
@@ -471,11 +495,48 @@ export class CliSession {
         this.notice(`${server.name}: ${error.message}; starting it directly instead of in the mcpx daemon`);
       return undefined;
     }
-    let pending: ManagedTransport | undefined = first;
-    return async () => {
-      const transport = pending ?? (await openSignedIn());
-      pending = undefined;
+    return firstThenFresh(first, openSignedIn);
+  }
+
+  /** `#daemonTransports` for a command inside the daemon: its in-process link to the held server. */
+  async #linkTransports(
+    server: ServerConfig,
+    link: NonNullable<NonNullable<CliIo['daemonCaller']>['link']>,
+  ): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const { withCallerEnv } = await import('../daemon/passthrough.js');
+    const signIn = this.#callerSignIn(server);
+    const open = async (): Promise<ManagedTransport> => {
+      const { transport, notice } = await link.open(withCallerEnv(server, this.io.env, process.platform));
+      if (notice) this.notice(forTerminal(notice));
+      if (signIn) transport.useSignIn(signIn);
       return transport;
+    };
+    const openSignedIn = this.#signedIn(open, signIn);
+    let first: ManagedTransport;
+    try {
+      first = await openSignedIn();
+    } catch (error) {
+      // Not one the daemon serves: the caller starts it itself (see the registry's connector).
+      if (error instanceof McpxError && error.code === ErrorCode.DaemonUnavailable) return undefined;
+      throw error;
+    }
+    return firstThenFresh(first, openSignedIn);
+  }
+
+  /** A held server whose token the daemon could not renew: signed in at the caller, then asked again (once). */
+  #signedIn(
+    open: () => Promise<ManagedTransport>,
+    signIn: CallerSignIn | undefined,
+  ): () => Promise<ManagedTransport> {
+    return async () => {
+      try {
+        return await open();
+      } catch (error) {
+        const needed = error instanceof McpxError && error.code === ErrorCode.AuthRequired;
+        if (!signIn || !needed || !error.context.signIn) throw error;
+        await signIn(error.context.signIn.scope);
+        return open();
+      }
     };
   }
 
@@ -594,6 +655,19 @@ function daemonHost(): import('../daemon/paths.js').DaemonHost {
   return process.platform === 'win32'
     ? { platform: 'win32', user: userInfo().username }
     : { platform: process.platform };
+}
+
+/** The transport opened already for the first connect, then a fresh one for each retry. */
+function firstThenFresh(
+  first: ManagedTransport,
+  open: () => Promise<ManagedTransport>,
+): () => Promise<ManagedTransport> {
+  let pending: ManagedTransport | undefined = first;
+  return async () => {
+    const transport = pending ?? (await open());
+    pending = undefined;
+    return transport;
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+// node:fs, not fs/promises: the light caller (a warm call through the daemon) loads this module.
+import { stat } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ConfigLayer, ConfigPathInfo, LoadConfigOptions } from './types.js';
 
@@ -72,10 +73,7 @@ export async function configPaths(options: LoadConfigOptions): Promise<ConfigPat
     configCandidates(options).map(async ({ path, layer }) => ({
       path,
       layer,
-      exists: await stat(path).then(
-        (s) => s.isFile(),
-        () => false,
-      ),
+      exists: await new Promise<boolean>((done) => stat(path, (error, s) => done(!error && s.isFile()))),
     })),
   );
 }

@@ -29,6 +29,7 @@ export {
   type ServerEdit,
   type TextEditResult,
 } from './edit-text.js';
+export { type ConfigFileCache, createConfigFileCache } from './file-cache.js';
 export { canonicalJson, type FingerprintInput, fingerprintEntry } from './fingerprint.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';

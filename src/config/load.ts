@@ -65,9 +65,14 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const candidates = configCandidates(options);
   const candidatePaths = new Set(candidates.map((c) => resolve(c.path)));
   for (const candidate of candidates) {
-    const real = await realpath(candidate.path).catch(() => resolve(candidate.path));
+    const real = options.fileCache
+      ? options.fileCache.realpath(candidate.path)
+      : await realpath(candidate.path).catch(() => resolve(candidate.path));
     if (read.has(real)) continue;
-    const load = await loadConfigFile(candidate.path, candidate.layer, candidate.dialect);
+    const { path, layer, dialect } = candidate;
+    const load = await (options.fileCache
+      ? options.fileCache.load(path, layer, dialect)
+      : loadConfigFile(path, layer, dialect));
     if (!load) {
       if (candidate.layer === 'explicit') problems.push(notFound(candidate.path));
       continue;

@@ -1,4 +1,5 @@
 import type { McpxError } from '../errors/index.js';
+import type { ConfigFileCache } from './file-cache.js';
 import type { InputRequest } from './input-variable.js';
 import type { TrustStore } from './trust.js';
 
@@ -112,6 +113,12 @@ export interface LoadConfigOptions {
    * variable. The answer is used to start the server and never written.
    */
   readonly askInput?: (request: InputRequest) => Promise<string | undefined>;
+  /**
+   * Parsed files kept between loads (`createConfigFileCache`), for a long-lived
+   * process that loads the config again and again; each file is still checked
+   * for changes on every load, and interpolated with this load's `env`.
+   */
+  readonly fileCache?: ConfigFileCache;
 }
 
 /** A permission level for agents, as a config file names it. */

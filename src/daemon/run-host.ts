@@ -38,10 +38,20 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   let nextId = 0;
   const answers = new Map<number, (value: string | boolean | undefined) => void>();
   const given: GivenAnswer[] = [];
+  // Lines sent in one turn of the event loop (the result, then `exit`) leave as one write: the
+  // caller wakes once for them, which on a loaded machine is a wait for a CPU saved.
+  let outgoing = '';
+  const flush = () => {
+    if (outgoing && !socket.destroyed) socket.write(outgoing);
+    outgoing = '';
+  };
   const send = (event: RunEvent) => {
     if (direct || socket.destroyed) return;
     if (held) held.push(event);
-    else writeLine(socket, event);
+    else {
+      if (!outgoing) setImmediate(flush);
+      outgoing += `${JSON.stringify(event)}\n`;
+    }
   };
   const commit = () => {
     if (!held) return;
@@ -110,10 +120,12 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   lines.close();
   if (socket.destroyed) return;
   if (direct) {
+    flush();
     writeLine(socket, { t: 'direct', ...(given.length ? { answers: given } : {}) } satisfies RunEvent);
   } else {
     commit();
-    writeLine(socket, { t: 'exit', code } satisfies RunEvent);
+    send({ t: 'exit', code });
+    flush();
   }
   socket.end();
 }

@@ -7,6 +7,9 @@
  * call. These lines need JSON.parse and a socket, nothing more.
  */
 
+/** The socket protocol's version, in every request's first line (see `wire.ts`). Here, where the light caller loads nothing else. */
+export const DAEMON_PROTOCOL = 'mcpx-daemon/2';
+
 /** What the caller sends after the hello: one command, as its process would run it. */
 export interface RunRequest {
   readonly argv: readonly string[];

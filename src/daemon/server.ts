@@ -1,6 +1,6 @@
 import { chmod, rename, rm } from 'node:fs/promises';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import type { ServerCapabilities } from '@modelcontextprotocol/server';
+import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientFeatures } from '../client/features.js';
 import type { ServerConfig } from '../config/types.js';
@@ -10,6 +10,7 @@ import { Paginator } from '../gateway/paginate.js';
 import { createSessionServer } from '../gateway/session-server.js';
 import type { HomeFiles } from '../home/index.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { type LinkedTransport, linkedPair } from './in-process-link.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
 import { type RunCommand, serveRun } from './run-host.js';
@@ -45,11 +46,33 @@ export interface DaemonServerOptions {
   readonly now?: () => number;
 }
 
+/** A command the daemon runs for a light caller, joined to a held server in memory (see `link`). */
+export interface DaemonLink {
+  readonly transport: LinkedTransport;
+  /** For the caller's terminal: the server crashed since the last call and was started again. */
+  readonly notice?: string;
+  readonly protocolVersion?: string;
+}
+
 export interface DaemonServer {
+  /**
+   * Join a command running inside the daemon (`runCommand`) to the held server
+   * for `config`, as a socket's `serve` would, without the socket: the same
+   * session server, questions, progress and cancellation, and the same slot
+   * rules (a changed entry restarts its server, a crash is told once).
+   */
+  link(config: ServerConfig): Promise<DaemonLink>;
   /** Sampling and elicitation for one held server, asked of the CLI whose call is in flight there. */
   featuresFor(server: string): ClientFeatures;
   /** Stop listening, hang up every client, remove the socket and pid file. The registry is the caller's. */
   close(): Promise<void>;
+}
+
+/** A caller joined to a slot: what it is told, and its session server on a transport (ended by the returned function). */
+interface Attached {
+  readonly notice?: string;
+  readonly protocolVersion?: string;
+  serveOn(transport: Transport): () => Promise<void>;
 }
 
 /** One server the daemon holds: its config as the last caller resolved it, and its figures. */
@@ -85,6 +108,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const slots = new Map<string, Slot>();
   const sockets = new Set<Socket>();
   let clientCount = 0;
+  // Names each caller's session server (a server's questions are routed back by it).
+  let links = 0;
   let daemonIdle: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -153,7 +178,12 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     return slot;
   };
 
-  const serve = async (socket: Socket, config: ServerConfig) => {
+  /**
+   * A caller joins the slot for `config` (its server connected, warm or now):
+   * what to tell it, and how to serve it the slot's session server over a
+   * transport; `release` when it leaves. A server that cannot be reached is its error.
+   */
+  const attach = async (config: ServerConfig): Promise<Attached> => {
     const slot = await slotFor(config);
     slot.clients += 1;
     clearTimeout(slot.idle);
@@ -179,37 +209,61 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     } catch (error) {
       release();
       slot.lastError = toMcpxError(error).message;
-      reply(socket, { ok: false, error: errorToWire(toMcpxError(error)) });
-      socket.end();
-      return;
+      throw toMcpxError(error);
     }
-    reply(socket, {
-      ok: true,
+    links += 1;
+    const client = `daemon-${links}-${now()}`;
+    return {
       ...(protocolVersion ? { protocolVersion } : {}),
       ...(crashed
         ? { notice: `'${config.name}' stopped since the last call (${crashed}); the daemon started it again` }
         : {}),
-    });
-    const handle = serveStdio(
-      () =>
-        createSessionServer(slot.host, {
-          client: `daemon-${clientCount}-${now()}`,
-          pages: slot.pages,
-          capabilities,
-          ...(instructions ? { instructions } : {}),
-          onRequest: (event) => {
-            if (event.method === 'tools/call') slot.calls += 1;
-          },
-        }),
-      { transport: new StdioServerTransport(socket, socket), onerror: () => {} },
-    );
+      serveOn: (transport) => {
+        const handle = serveStdio(
+          () =>
+            createSessionServer(slot.host, {
+              client,
+              pages: slot.pages,
+              capabilities,
+              ...(instructions ? { instructions } : {}),
+              onRequest: (event) => {
+                if (event.method === 'tools/call') slot.calls += 1;
+              },
+            }),
+          { transport, onerror: () => {} },
+        );
+        return async () => {
+          release();
+          await handle.close().catch(() => {});
+        };
+      },
+    };
+  };
+
+  const serve = async (socket: Socket, config: ServerConfig) => {
+    let attached: Attached;
+    try {
+      attached = await attach(config);
+    } catch (error) {
+      reply(socket, { ok: false, error: errorToWire(toMcpxError(error)) });
+      socket.end();
+      return;
+    }
+    const { serveOn, ...said } = attached;
+    reply(socket, { ok: true, ...said });
+    const leave = serveOn(new StdioServerTransport(socket, socket));
     // readLine() paused the socket; a listener added to a paused stream does not resume it.
     socket.resume();
-    socket.once('close', () => {
-      release();
-      void handle.close().catch(() => {});
-    });
+    socket.once('close', () => void leave());
   };
+
+  /** Whether this daemon serves `config` for a caller (a keep-alive entry, or any with --all). */
+  const refusal = (config: ServerConfig): McpxError | undefined =>
+    !options.all && config.keepAlive !== true
+      ? new McpxError(ErrorCode.DaemonUnavailable, `'${config.name}' is not a keep-alive server`, {
+          server: config.name,
+        })
+      : undefined;
 
   const status = (): DaemonStatus => ({
     pid: options.identity.pid,
@@ -266,19 +320,9 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       socket.end();
       options.onStop();
     } else if (request.op === 'serve') {
-      if (!options.all && request.server.keepAlive !== true) {
-        reply(socket, {
-          ok: false,
-          error: errorToWire(
-            new McpxError(
-              ErrorCode.DaemonUnavailable,
-              `'${request.server.name}' is not a keep-alive server`,
-              {
-                server: request.server.name,
-              },
-            ),
-          ),
-        });
+      const refused = refusal(request.server);
+      if (refused) {
+        reply(socket, { ok: false, error: errorToWire(refused) });
         socket.end();
         return;
       }
@@ -342,6 +386,18 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   touchDaemon();
 
   return {
+    async link(config) {
+      const refused = refusal(config);
+      if (refused) throw refused;
+      const { serveOn, ...said } = await attach(config);
+      // The caller closing its end is its leaving the slot (the daemon's end closes with it).
+      const [client, daemon] = linkedPair(config.name, {
+        ...(said.protocolVersion ? { relayedProtocolVersion: said.protocolVersion } : {}),
+        onClosed: () => void leave(),
+      });
+      const leave = serveOn(daemon);
+      return { transport: client, ...said };
+    },
     featuresFor(server) {
       const slot = slots.get(server);
       return slot ? slot.host.featuresFor(server) : {};

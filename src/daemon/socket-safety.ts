@@ -1,6 +1,5 @@
-import type { Stats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
-import { ErrorCode, McpxError } from '../errors/index.js';
+import { lstatSync, type Stats } from 'node:fs';
+import type { McpxError } from '../errors/index.js';
 import type { DaemonPaths } from './paths.js';
 
 /**
@@ -11,20 +10,22 @@ import type { DaemonPaths } from './paths.js';
  * Resolves false when the socket does not exist (no daemon).
  */
 export async function checkSocketSafe(paths: DaemonPaths, uid: number | undefined): Promise<boolean> {
-  const dir = await lstatOrUndefined(paths.absolute.dir);
+  // Two lstat calls, made synchronously: the light caller (a warm call) loads neither
+  // fs/promises nor the error module for them; the error module only for a refusal.
+  const dir = lstatSync(paths.absolute.dir, { throwIfNoEntry: false });
   if (dir === undefined) return false;
   const folderProblem = problemOf(dir, uid, 'folder');
-  if (folderProblem) throw unsafe(paths.absolute.dir, folderProblem, true);
+  if (folderProblem) throw await unsafe(paths.absolute.dir, folderProblem, true);
   // A Windows named pipe is no file: there is nothing to lstat, and owner and mode bits do not
   // apply. What protects it is its security descriptor: a pipe created without one (as Node's
   // server does) gets the default DACL, which gives full access to its creator, LocalSystem and
   // administrators and only read access to everyone else, so no other user can open it for the
   // read-write a request needs. Whether a daemon listens is found out by connecting.
   if (paths.namedPipe) return true;
-  const socket = await lstatOrUndefined(paths.absolute.socket);
+  const socket = lstatSync(paths.absolute.socket, { throwIfNoEntry: false });
   if (socket === undefined) return false;
   const socketProblem = problemOf(socket, uid, 'socket');
-  if (socketProblem) throw unsafe(paths.absolute.socket, socketProblem, false);
+  if (socketProblem) throw await unsafe(paths.absolute.socket, socketProblem, false);
   return true;
 }
 
@@ -38,7 +39,8 @@ function problemOf(info: Stats, uid: number | undefined, kind: 'folder' | 'socke
   return undefined;
 }
 
-function unsafe(path: string, problem: string, folder: boolean): McpxError {
+async function unsafe(path: string, problem: string, folder: boolean): Promise<McpxError> {
+  const { ErrorCode, McpxError } = await import('../errors/index.js');
   return new McpxError(
     ErrorCode.DaemonUnsafe,
     `the mcpx daemon's ${folder ? 'folder' : 'socket'} ${path} is ${problem}; mcpx does not use a daemon another user could reach`,
@@ -54,13 +56,4 @@ function unsafe(path: string, problem: string, folder: boolean): McpxError {
       ],
     },
   );
-}
-
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }

@@ -1,23 +1,11 @@
 import type { Socket } from 'node:net';
-import type {
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCRequest,
-  RequestId,
-} from '@modelcontextprotocol/client';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResponse,
-  ProtocolError,
-  ReadBuffer,
-  serializeMessage,
-} from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/client';
 import type { ManagedTransport } from '../client/server-connection.js';
-import { carriedError, carryError, ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
 
-/** Signs the person in at the caller's terminal, for the scope the daemon names (the CLI's own sign-in). */
-export type CallerSignIn = (scope: string | undefined) => Promise<void>;
+export type { CallerSignIn } from './caller-sign-in.js';
 
 /**
  * The CLI's side of a `serve` connection: MCP as newline JSON over the daemon's
@@ -33,24 +21,27 @@ export class DaemonSocketTransport implements ManagedTransport {
   #closing = false;
   #closed = false;
   #reason: McpxError | undefined;
-  /** Requests sent and not answered yet: one the daemon refuses for want of a sign-in is sent again. */
-  readonly #inFlight = new Map<RequestId, { request: JSONRPCRequest; signedIn: boolean }>();
-  #signingIn: Promise<void> | undefined;
+  readonly #signIn: CallerSignInRelay | undefined;
 
   /**
-   * `signIn`: where a person can sign in (a terminal). A request the held
-   * server refused because its token needs a new sign-in (an AUTH_REQUIRED the
-   * daemon carries with a `signIn` scope) is then held back, the person signs
-   * in here, and the request goes to the daemon again, which picks the new
-   * token up from the store. Without it the refusal is reported as it is.
+   * `signIn`: where a person can sign in (a terminal): a request refused for
+   * want of a sign-in is sent again after it (`CallerSignInRelay`). Without it
+   * the refusal is reported as it is.
    */
   constructor(
     socket: Socket,
     readonly server: string,
     readonly relayedProtocolVersion?: string,
-    readonly signIn?: CallerSignIn,
+    signIn?: CallerSignIn,
   ) {
     this.#socket = socket;
+    this.#signIn =
+      signIn &&
+      new CallerSignInRelay(signIn, (request) => {
+        if (this.#closed) return false;
+        this.#socket.write(serializeMessage(request));
+        return true;
+      });
   }
 
   async start(): Promise<void> {
@@ -89,60 +80,17 @@ export class DaemonSocketTransport implements ManagedTransport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed)
       throw this.#reason ?? new McpxError(ErrorCode.ConnectionClosed, 'the daemon connection is closed');
-    if (this.signIn) {
-      if (isJSONRPCRequest(message)) this.#inFlight.set(message.id, { request: message, signedIn: false });
-      else if ('method' in message && message.method === 'notifications/cancelled')
-        this.#inFlight.delete((message.params as { requestId?: RequestId } | undefined)?.requestId ?? '');
-    }
+    this.#signIn?.sent(message);
     this.#socket.write(serializeMessage(message));
   }
 
   #receive(message: JSONRPCMessage): void {
-    if (this.signIn && (isJSONRPCResponse(message) || isJSONRPCErrorResponse(message))) {
-      const id = message.id as RequestId;
-      const sent = this.#inFlight.get(id);
-      this.#inFlight.delete(id);
-      const refusal = isJSONRPCErrorResponse(message) ? carriedError(message.error.data) : undefined;
-      if (sent && !sent.signedIn && refusal?.code === ErrorCode.AuthRequired && refusal.context.signIn) {
-        const held = { request: sent.request, signedIn: true };
-        this.#inFlight.set(id, held);
-        void this.#signInThenResend(held, refusal.context.signIn.scope, message as JSONRPCErrorResponse);
-        return;
-      }
-    }
-    this.onmessage?.(message);
+    const deliver = (m: JSONRPCMessage) => this.onmessage?.(m);
+    if (!this.#signIn || this.#signIn.received(message, deliver)) deliver(message);
   }
 
-  /** One sign-in for every request refused meanwhile; a request is sent again once, never twice. */
-  async #signInThenResend(
-    held: { request: JSONRPCRequest; signedIn: boolean },
-    scope: string | undefined,
-    refusal: JSONRPCErrorResponse,
-  ): Promise<void> {
-    const { request } = held;
-    try {
-      this.#signingIn ??= (this.signIn as CallerSignIn)(scope).finally(() => {
-        this.#signingIn = undefined;
-      });
-      await this.#signingIn;
-    } catch (error) {
-      // Why the sign-in did not happen (cancelled, refused, timed out) is the request's answer.
-      const failure = toMcpxError(error);
-      this.#inFlight.delete(request.id);
-      this.onmessage?.({
-        ...refusal,
-        error: { ...refusal.error, message: failure.message, data: carryError(failure) },
-      });
-      return;
-    }
-    // Cancelled while the person signed in (Ctrl-C, a timeout): it is not sent again.
-    if (this.#closed || this.#inFlight.get(request.id) !== held) return;
-    this.#socket.write(serializeMessage(request));
-  }
-
-  /** An McpxError the daemon carried in a JSON-RPC error (see `errors/carried.ts`): reported as it is. */
   failureFor(error: unknown): McpxError | undefined {
-    return error instanceof ProtocolError ? carriedError(error.data) : undefined;
+    return daemonFailure(error);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ServerConfig } from '../config/types.js';
 import { type ErrorCode, McpxError } from '../errors/index.js';
-import type { RunRequest } from './run-wire.js';
+import type { DAEMON_PROTOCOL, RunRequest } from './run-wire.js';
 
 /**
  * The socket protocol: one JSON line from the client saying what it wants, one
@@ -9,7 +9,7 @@ import type { RunRequest } from './run-wire.js';
  * as on stdio) with that one server, re-served transparently. After a `run`
  * (the light caller, see `run-wire.ts`) it is the caller's terminal as JSON lines.
  */
-export const DAEMON_PROTOCOL = 'mcpx-daemon/2';
+export { DAEMON_PROTOCOL } from './run-wire.js';
 
 export type DaemonRequest =
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'serve'; readonly server: ServerConfig }

@@ -1,4 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { createConfigFileCache } from '../../config/file-cache.js';
+import type { ServerConfig } from '../../config/types.js';
 import type { DaemonPaths, DaemonStatus } from '../../daemon/caller.js';
 import type { DaemonServer } from '../../daemon/server.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
@@ -170,6 +172,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   session.runAsDaemon(held);
   session.reconnectLazily();
   let server: DaemonServer | undefined;
+  const configFiles = createConfigFileCache();
   // A server's questions (elicitation, sampling) go to the CLI whose call is in flight there.
   session.useFeatures((config) => server?.featuresFor(config.name) ?? {});
   const registry = await session.registry();
@@ -189,8 +192,20 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
     idleMs: idle * 1000,
     serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
     onStop: () => stop(),
+    // Its commands reach the servers it holds in memory, not through its own socket.
     runCommand: async (request, terminal) =>
-      (await import('../daemon-run.js')).runForCaller(request, terminal),
+      (await import('../daemon-run.js')).runForCaller(request, terminal, {
+        configFiles,
+        ...(server
+          ? {
+              link: {
+                key: paths.key,
+                all: options.all === true,
+                open: (config: ServerConfig) => (server as DaemonServer).link(config),
+              },
+            }
+          : {}),
+      }),
   });
   // Warm from the start: the first call finds its server ready (failures are in `status`).
   if (options.all) void registry.connectAll();

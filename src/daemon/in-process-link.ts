@@ -1,0 +1,125 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type { ManagedTransport } from '../client/server-connection.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
+
+/** The CLI's end of the link. */
+export interface LinkedTransport extends ManagedTransport {
+  /**
+   * The caller can sign in (a terminal): a request the held server refuses for
+   * want of a sign-in is sent again after it, as over the socket (`CallerSignInRelay`).
+   */
+  useSignIn(signIn: CallerSignIn): void;
+}
+
+/**
+ * Two transports joined in memory: a command the daemon runs for a light
+ * caller reaches the held server's session server through them, with no
+ * socket, hello or serialization to a stream. Each message is copied as JSON
+ * (the two ends never share an object, and what arrives is what a wire would
+ * carry) and delivered on a later microtask (neither end is re-entered from
+ * its own `send`, as with a socket).
+ */
+export function linkedPair(
+  server: string,
+  options: {
+    /** The held server's own version (the link itself is 2025-11-25, like the socket). */
+    readonly relayedProtocolVersion?: string;
+    /** The link closed, from either end (once). */
+    readonly onClosed?: () => void;
+  } = {},
+): [client: LinkedTransport, daemon: Transport] {
+  const client = new LinkEnd(server, options.relayedProtocolVersion);
+  const daemon = new LinkEnd(server);
+  client.peer = daemon;
+  daemon.peer = client;
+  client.onClosedOnce = options.onClosed;
+  return [client, daemon as Transport];
+}
+
+class LinkEnd implements LinkedTransport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  peer: LinkEnd | undefined;
+  onClosedOnce: (() => void) | undefined;
+  #closed = false;
+  #closedByPeer = false;
+  #signIn: CallerSignInRelay | undefined;
+  /** Messages that arrived before `start()`. */
+  #queue: JSONRPCMessage[] | undefined = [];
+
+  constructor(
+    readonly server: string,
+    readonly relayedProtocolVersion?: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const queued = this.#queue ?? [];
+    this.#queue = undefined;
+    for (const message of queued) this.onmessage?.(message);
+  }
+
+  useSignIn(signIn: CallerSignIn): void {
+    this.#signIn = new CallerSignInRelay(signIn, (request) => this.#post(request));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed || !this.peer)
+      throw (
+        this.closeReason() ?? new McpxError(ErrorCode.ConnectionClosed, 'the daemon connection is closed')
+      );
+    this.#signIn?.sent(message);
+    this.#post(message);
+  }
+
+  #post(message: JSONRPCMessage): boolean {
+    const peer = this.peer;
+    if (this.#closed || !peer) return false;
+    const copy = JSON.parse(JSON.stringify(message)) as JSONRPCMessage;
+    queueMicrotask(() => peer.#receive(copy));
+    return true;
+  }
+
+  #receive(message: JSONRPCMessage): void {
+    if (this.#closed) return;
+    if (this.#queue) this.#queue.push(message);
+    else if (!this.#signIn || this.#signIn.received(message, this.#deliver)) this.#deliver(message);
+  }
+
+  readonly #deliver = (message: JSONRPCMessage): void => {
+    if (!this.#closed) this.onmessage?.(message);
+  };
+
+  failureFor(error: unknown): McpxError | undefined {
+    return daemonFailure(error);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const peer = this.peer;
+    this.peer = undefined;
+    if (peer && !peer.#closed) {
+      peer.#closedByPeer = true;
+      await peer.close();
+    }
+    this.onclose?.();
+    const closed = this.onClosedOnce;
+    this.onClosedOnce = undefined;
+    closed?.();
+  }
+
+  closeReason(): McpxError | undefined {
+    if (!this.#closedByPeer) return undefined;
+    return new McpxError(
+      ErrorCode.ConnectionClosed,
+      `the mcpx daemon closed the connection to '${this.server}'`,
+      {
+        server: this.server,
+        causes: ['the daemon was stopped (mcpx daemon stop) or is stopping'],
+        fixes: ['run the command again: a new daemon starts on demand'],
+      },
+    );
+  }
+}

@@ -1,0 +1,73 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { linkedPair } from '../../../src/daemon/in-process-link.js';
+import { ErrorCode } from '../../../src/errors/index.js';
+
+const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'ping', params: {} });
+
+describe('the in-process link', () => {
+  it('carries a copy of each message, after send returns, in order', async () => {
+    const [client, daemon] = linkedPair('s');
+    const got: JSONRPCMessage[] = [];
+    daemon.onmessage = (m) => got.push(m as JSONRPCMessage);
+    await daemon.start();
+    await client.start();
+    const first = ping(1);
+    const sent = client.send(first);
+    // Not re-entered from send: the peer hears it on a later microtask.
+    expect(got).toEqual([]);
+    await sent;
+    await client.send(ping(2));
+    await Promise.resolve();
+    expect(got).toEqual([ping(1), ping(2)]);
+    // The two ends never share an object.
+    expect(got[0]).not.toBe(first);
+    (first as { method: string }).method = 'changed';
+    expect((got[0] as { method: string }).method).toBe('ping');
+  });
+
+  it('holds messages that arrive before start', async () => {
+    const [client, daemon] = linkedPair('s');
+    await client.send(ping(7));
+    await Promise.resolve();
+    const got: JSONRPCMessage[] = [];
+    daemon.onmessage = (m) => got.push(m as JSONRPCMessage);
+    await daemon.start();
+    expect(got).toEqual([ping(7)]);
+  });
+
+  it('closes both ends once, from either end, and says why the daemon end went', async () => {
+    let closed = 0;
+    const [client, daemon] = linkedPair('s', {
+      onClosed: () => closed++,
+      relayedProtocolVersion: '2026-07-28',
+    });
+    expect(client.relayedProtocolVersion).toBe('2026-07-28');
+    const heard: string[] = [];
+    client.onclose = () => heard.push('client');
+    daemon.onclose = () => heard.push('daemon');
+    await daemon.close();
+    await client.close();
+    expect(heard.sort()).toEqual(['client', 'daemon']);
+    expect(closed).toBe(1);
+    expect(client.closeReason?.()).toMatchObject({
+      code: ErrorCode.ConnectionClosed,
+      context: { server: 's' },
+    });
+    await expect(client.send(ping(1))).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+  });
+
+  it('closed by the caller: no close reason, onClosed once', async () => {
+    let closed = 0;
+    const [client, daemon] = linkedPair('s', { onClosed: () => closed++ });
+    let daemonClosed = false;
+    daemon.onclose = () => {
+      daemonClosed = true;
+    };
+    await client.close();
+    await client.close();
+    expect(daemonClosed).toBe(true);
+    expect(closed).toBe(1);
+    expect(client.closeReason?.()).toBeUndefined();
+  });
+});
