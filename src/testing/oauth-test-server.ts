@@ -11,7 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { type HttpTestEra, type HttpTestServer, startHttpTestServer } from './http-test-server.js';
 
 export interface OAuthTestServerOptions {
-  /** Lifetime of each access token, in seconds. Default 3600. */
+  /**
+   * Lifetime of an access token issued by a sign-in or a client-credentials grant, in seconds.
+   * Default 3600. A token issued by a refresh always lives the default hour, so a test that lets
+   * the first one lapse cannot see the refreshed one lapse too on a slow machine before it is used.
+   */
   readonly accessTokenSeconds?: number;
   /** Misbehaviour: leave S256 out of `code_challenge_methods_supported`. */
   readonly noS256?: boolean;
@@ -76,10 +80,9 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   const accessTokens = new Map<string, { expiry: number; scope: string }>();
   const refreshTokens = new Map<string, string>(); // token → scope
   let base = '';
-  const issue = (scope: string) => {
+  const issue = (scope: string, seconds = options.accessTokenSeconds ?? 3600) => {
     const access = b64url(randomBytes(18));
     const refresh = b64url(randomBytes(18));
-    const seconds = options.accessTokenSeconds ?? 3600;
     accessTokens.set(access, { expiry: Date.now() + seconds * 1000, scope });
     refreshTokens.set(refresh, scope);
     return {
@@ -190,7 +193,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const refreshed = refreshTokens.get(params.refresh_token ?? '');
       if (params.grant_type === 'refresh_token' && refreshed !== undefined) {
         refreshTokens.delete(params.refresh_token ?? '');
-        return json(res, 200, issue(refreshed));
+        return json(res, 200, issue(refreshed, 3600));
       }
       return json(res, 400, { error: 'invalid_grant' });
     }
