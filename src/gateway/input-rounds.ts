@@ -301,7 +301,14 @@ export class InputRounds {
       );
       return inputRequired({ inputRequests, requestState: sealed });
     };
-    if (!isSealedState(state)) return { pass };
+    if (!isSealedState(state)) {
+      // A first request may bring answers already (SEP-2322: a client may answer what it expects to
+      // be asked). They go to the upstream with the request, as they would without the gateway:
+      // the upstream, not the gateway, knows whether it recognises them.
+      const given = ctx.mcpReq.inputResponses as Record<string, unknown> | undefined;
+      if (!given || Object.keys(given).length === 0) return { pass };
+      return { resume: { round: { inputResponses: given }, rounds: 0 }, pass };
+    }
     let opened: ReturnType<RoundSeal['open']>;
     try {
       opened = this.#seal.open(state, binding);

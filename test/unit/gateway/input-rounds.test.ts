@@ -107,4 +107,23 @@ describe('InputRounds, stateless (a 2026-07-28 upstream)', () => {
       new InputRounds().round(roundOf(first.requestState, answers), 'alice', async () => 'x', request),
     ).rejects.toThrow(/unknown, already used, expired, or from another client/);
   });
+
+  it('passes answers a first request brings (no requestState) to the upstream, as they came', async () => {
+    const rounds = new InputRounds(60_000, key);
+    const answers = { user_name: { action: 'accept', content: { name: 'Alice' } }, extra: { ok: 1 } };
+    const resumed = await rounds.round(
+      roundOf(undefined, answers),
+      'alice',
+      async (_exchange, stateless) => stateless?.resume,
+      request,
+    );
+    expect(resumed).toEqual({ round: { inputResponses: answers }, rounds: 0 });
+    const plain = await rounds.round(
+      roundOf(),
+      'alice',
+      async (_e, stateless) => stateless?.resume ?? 'none',
+      request,
+    );
+    expect(plain).toBe('none');
+  });
 });
