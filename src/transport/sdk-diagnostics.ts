@@ -31,6 +31,8 @@ type Sink = (level: SdkDiagnosticLevel, message: string) => void;
 
 const scope = new AsyncLocalStorage<Sink>();
 const wrappers = new WeakSet<(...args: unknown[]) => void>();
+/** Set by {@link claimConsole}: the process is mcpx's, and console output outside a scope is dropped. */
+let claimed = false;
 
 /**
  * Wraps each console method that is not already ours. Checked on every scope entry, not once:
@@ -43,7 +45,7 @@ function install(): void {
     if (wrappers.has(original)) continue;
     const divert = function (this: Console, ...args: unknown[]) {
       const sink = scope.getStore();
-      if (!sink) return original.apply(this, args);
+      if (!sink) return claimed ? undefined : original.apply(this, args);
       try {
         sink(level, formatWithOptions({ colors: false }, ...args));
       } catch {
@@ -65,9 +67,23 @@ export function withSdkDiagnostics<T>(
   onDiagnostic: ((diagnostic: SdkDiagnostic) => void) | undefined,
   work: () => T,
 ): T {
+  // Nobody to hand them to, and nothing else in the process that may print: no scope needed.
+  if (claimed && !onDiagnostic) return work();
   install();
   const sink: Sink = (level, message) => onDiagnostic?.({ server, level, message });
   return scope.run(sink, work);
+}
+
+/**
+ * For a long-lived front end whose process is mcpx's alone (`mcpx serve`, the keep-alive daemon):
+ * whatever the SDK says through `console` is dropped wherever it is said, so work without a
+ * diagnostics handler runs with no capture scope at all. The scope is an `AsyncLocalStorage`,
+ * which on Node 20 turns on promise hooks for the whole process: ≈6% of the gateway's CPU per
+ * call. Work with a handler (`--verbose`) is still scoped, so each diagnostic names its server.
+ */
+export function claimConsole(): void {
+  claimed = true;
+  install();
 }
 
 /** Runs a host callback outside any capture scope, so the host's own console output is its own. */

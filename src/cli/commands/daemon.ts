@@ -6,6 +6,7 @@ import type { DaemonServer } from '../../daemon/server.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
+import { claimConsole } from '../../transport/sdk-diagnostics.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -157,6 +158,8 @@ async function status(session: CliSession): Promise<number> {
 
 /** The daemon itself (started detached by `start` or on demand): serves until stopped or idle. */
 async function run(session: CliSession, options: DaemonOptions): Promise<number> {
+  // This process is the daemon's alone: no per-call console capture (see claimConsole).
+  claimConsole();
   const [{ startDaemonServer }, { identify }] = await Promise.all([
     import('../../daemon/server.js'),
     import('../../daemon/liveness.js'),

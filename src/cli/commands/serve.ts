@@ -8,6 +8,7 @@ import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { ReloadResult } from '../../gateway/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
 import { forTerminal } from '../../tools/sanitize.js';
+import { claimConsole } from '../../transport/sdk-diagnostics.js';
 import { coalescingWriter } from '../../transport/stdio/coalescing-writer.js';
 import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
@@ -48,6 +49,8 @@ const DRAIN_LIMIT_MS = 30_000;
  */
 export async function runServe(session: CliSession, options: ServeOptions): Promise<number> {
   const { io } = session;
+  // This process is the gateway's alone: no per-call console capture (see claimConsole).
+  claimConsole();
   const bind = options.host ?? '127.0.0.1';
   const token = readToken(options);
   if (options.http && !isLoopback(bind) && token === undefined)
