@@ -13,6 +13,8 @@ export async function showSignIn(
   url: string,
   useBrowser: boolean,
   open: (url: string) => Promise<void> = openBrowser,
+  /** The command reads a pasted redirect URL (`mcpx auth --no-browser`); elsewhere none is offered. */
+  acceptsPaste = false,
 ): Promise<void> {
   const name = forTerminal(serverName);
   if (!isWebUrl(url)) {
@@ -30,7 +32,9 @@ export async function showSignIn(
   }
   notice(`Open this URL to sign in to '${name}':\n\n  ${forTerminal(url)}\n`);
   notice(
-    'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.',
+    acceptsPaste
+      ? 'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.'
+      : 'Then finish the sign-in in the browser; this command waits for it.',
   );
 }
 

@@ -65,7 +65,7 @@ export async function runAuth(
     outcome = await signIn(server, {
       store: new TokenStore(session.home),
       ...(pasted ? { pasted } : {}),
-      present: (url) => presentSignIn(session, server.name, url, useBrowser),
+      present: (url) => presentSignIn(session, server.name, url, useBrowser, pasted !== undefined),
       ...(session.options.verbose ? { onSdkDiagnostic: (d) => session.sdkNotice(d) } : {}),
     });
   } finally {
@@ -91,8 +91,9 @@ export async function presentSignIn(
   serverName: string,
   url: URL,
   useBrowser: boolean,
+  acceptsPaste = false,
 ): Promise<void> {
-  await showSignIn((line) => session.notice(line), serverName, url.href, useBrowser);
+  await showSignIn((line) => session.notice(line), serverName, url.href, useBrowser, undefined, acceptsPaste);
 }
 
 /** `mcpx logout <server>`: forget a server's tokens. */

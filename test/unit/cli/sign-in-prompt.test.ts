@@ -30,6 +30,9 @@ describe('showing a sign-in (the direct path and the light caller alike)', () =>
     });
     expect(text).toContain('Could not open a browser.');
     expect(text).toContain('  https://as.example/authorize');
+    // Nothing reads a pasted URL here (only `mcpx auth --no-browser` does): none is asked for.
+    expect(text).not.toContain('paste');
+    expect(text).toContain('finish the sign-in in the browser');
   });
 
   it('neither opens nor prints an address that is not http(s)', async () => {
