@@ -1,9 +1,8 @@
-import { realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
-import { configCandidates, resolveMcpxHome } from '../config/discover.js';
-import { daemonKey, daemonSocketPath, RUN_DIR } from '../daemon/paths.js';
+import { join } from 'node:path';
+import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
+import { daemonKey, daemonSocketPath, RUN_DIR, thisHost } from '../daemon/paths.js';
 import {
   DAEMON_PROTOCOL,
   type GivenAnswer,
@@ -38,9 +37,11 @@ export async function runThroughDaemon(
   const files = configFiles(io.cwd, home, command.configFile);
   const key = daemonKey(files);
   const dir = join(home, RUN_DIR);
-  const namedPipe = process.platform === 'win32';
-  const host = namedPipe ? { platform: process.platform, user: userInfo().username } : undefined;
-  const paths = { absolute: { dir, socket: daemonSocketPath(dir, key, host) }, namedPipe };
+  const host = thisHost();
+  const paths = {
+    absolute: { dir, socket: daemonSocketPath(dir, key, host) },
+    namedPipe: host.platform === 'win32',
+  };
   try {
     // A socket someone else could reach is refused by the direct path, with its full report.
     if (!(await checkSocketSafe(paths as Parameters<typeof checkSocketSafe>[0], process.getuid?.())))
@@ -130,7 +131,7 @@ function configFiles(cwd: string, home: string, configFile: string | undefined):
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     }
-    return { path, real: realOrResolved(path) };
+    return { path, real: realPathOrResolved(path) };
   });
   const seen = new Set<string>();
   const files: string[] = [];
@@ -140,14 +141,6 @@ function configFiles(cwd: string, home: string, configFile: string | undefined):
     files.push(file.path);
   }
   return files;
-}
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return resolve(path);
-  }
 }
 
 function dial(path: string): Promise<Socket | undefined> {

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { userInfo } from 'node:os';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
@@ -371,12 +370,12 @@ export class CliSession {
 
   /** The daemon's socket, pid and lock files for this session's resolved config. */
   async daemonPaths(): Promise<import('../daemon/paths.js').DaemonPaths> {
-    const [{ daemonKey, daemonPaths }, { createHomeFiles }] = await Promise.all([
+    const [{ daemonKey, daemonPaths, thisHost }, { createHomeFiles }] = await Promise.all([
       import('../daemon/paths.js'),
       import('../home/index.js'),
     ]);
     const files = (await this.config()).files.map((f) => f.path);
-    return daemonPaths(createHomeFiles(this.home), daemonKey(files), daemonHost());
+    return daemonPaths(createHomeFiles(this.home), daemonKey(files), thisHost());
   }
 
   /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
@@ -460,14 +459,36 @@ export class CliSession {
    * is refused, and a server that failed inside the daemon is reported as is.
    */
   async #daemonTransports(server: ServerConfig): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    const signIn = this.#callerSignIn(server);
     const link = await this.#daemonLink();
-    if (link) return this.#linkTransports(server, link);
+    const open = link
+      ? await this.#linkOpener(server, link, signIn)
+      : await this.#socketOpener(server, signIn);
+    const openSignedIn = this.#signedIn(open, signIn);
+    let first: ManagedTransport;
+    try {
+      first = await openSignedIn();
+    } catch (error) {
+      if (!(error instanceof McpxError) || error.code !== ErrorCode.DaemonUnavailable) throw error;
+      // Inside the daemon, the registry's connector hands such a server back to the caller.
+      if (this.options.verbose && !link)
+        this.notice(`${server.name}: ${error.message}; starting it directly instead of in the mcpx daemon`);
+      return undefined;
+    }
+    return firstThenFresh(first, openSignedIn);
+  }
+
+  /** Opens the daemon's socket for `server` (starting the daemon on demand for a keep-alive one). */
+  async #socketOpener(
+    server: ServerConfig,
+    signIn: CallerSignIn | undefined,
+  ): Promise<() => Promise<ManagedTransport>> {
     const [{ openDaemon, DaemonSocketTransport, withCallerEnv }, { createHomeFiles }] = await Promise.all([
       import('../daemon/caller.js'),
       import('../home/index.js'),
     ]);
     const paths = await this.daemonPaths();
-    const open = async (): Promise<ManagedTransport> => {
+    return async () => {
       const { socket, reply } = await openDaemon(
         { op: 'serve', server: withCallerEnv(server, this.io.env, process.platform) },
         {
@@ -484,43 +505,21 @@ export class CliSession {
       if (reply.notice) this.notice(forTerminal(reply.notice));
       return new DaemonSocketTransport(socket, server.name, reply.protocolVersion, signIn);
     };
-    const signIn = this.#callerSignIn(server);
-    const openSignedIn = this.#signedIn(open, signIn);
-    let first: ManagedTransport;
-    try {
-      first = await openSignedIn();
-    } catch (error) {
-      if (!(error instanceof McpxError) || error.code !== ErrorCode.DaemonUnavailable) throw error;
-      if (this.options.verbose)
-        this.notice(`${server.name}: ${error.message}; starting it directly instead of in the mcpx daemon`);
-      return undefined;
-    }
-    return firstThenFresh(first, openSignedIn);
   }
 
-  /** `#daemonTransports` for a command inside the daemon: its in-process link to the held server. */
-  async #linkTransports(
+  /** For a command inside the daemon: its in-process link to the held server. */
+  async #linkOpener(
     server: ServerConfig,
     link: NonNullable<NonNullable<CliIo['daemonCaller']>['link']>,
-  ): Promise<(() => Promise<ManagedTransport>) | undefined> {
+    signIn: CallerSignIn | undefined,
+  ): Promise<() => Promise<ManagedTransport>> {
     const { withCallerEnv } = await import('../daemon/passthrough.js');
-    const signIn = this.#callerSignIn(server);
-    const open = async (): Promise<ManagedTransport> => {
+    return async () => {
       const { transport, notice } = await link.open(withCallerEnv(server, this.io.env, process.platform));
       if (notice) this.notice(forTerminal(notice));
       if (signIn) transport.useSignIn(signIn);
       return transport;
     };
-    const openSignedIn = this.#signedIn(open, signIn);
-    let first: ManagedTransport;
-    try {
-      first = await openSignedIn();
-    } catch (error) {
-      // Not one the daemon serves: the caller starts it itself (see the registry's connector).
-      if (error instanceof McpxError && error.code === ErrorCode.DaemonUnavailable) return undefined;
-      throw error;
-    }
-    return firstThenFresh(first, openSignedIn);
   }
 
   /** A held server whose token the daemon could not renew: signed in at the caller, then asked again (once). */
@@ -648,13 +647,6 @@ export class CliSession {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
-}
-
-/** This machine, for the daemon's socket: a named pipe on Windows, named for the user. */
-function daemonHost(): import('../daemon/paths.js').DaemonHost {
-  return process.platform === 'win32'
-    ? { platform: 'win32', user: userInfo().username }
-    : { platform: process.platform };
 }
 
 /** The transport opened already for the first connect, then a fresh one for each retry. */

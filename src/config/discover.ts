@@ -1,5 +1,5 @@
 // node:fs, not fs/promises: the light caller (a warm call through the daemon) loads this module.
-import { stat } from 'node:fs';
+import { realpathSync, stat } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ConfigLayer, ConfigPathInfo, LoadConfigOptions } from './types.js';
 
@@ -76,4 +76,17 @@ export async function configPaths(options: LoadConfigOptions): Promise<ConfigPat
       exists: await new Promise<boolean>((done) => stat(path, (error, s) => done(!error && s.isFile()))),
     })),
   );
+}
+
+/**
+ * A config file's real path (the same file reached by two paths is one file),
+ * or the path resolved when it has none (missing, unreadable). Synchronous: the
+ * light caller and the daemon's file cache take it on their hot path.
+ */
+export function realPathOrResolved(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
 }

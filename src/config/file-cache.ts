@@ -1,6 +1,5 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { FileDialect } from './discover.js';
+import { lstatSync, statSync } from 'node:fs';
+import { type FileDialect, realPathOrResolved } from './discover.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import { type TrustStore, trustStorePath } from './trust.js';
 import type { ConfigLayer } from './types.js';
@@ -70,12 +69,6 @@ export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileC
       });
       return store;
     },
-    realpath(path) {
-      try {
-        return realpathSync.native(path);
-      } catch {
-        return resolve(path);
-      }
-    },
+    realpath: realPathOrResolved,
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { HomeFiles } from '../home/index.js';
 
@@ -25,6 +26,13 @@ export interface DaemonHost {
 }
 
 export const RUN_DIR = 'run';
+
+/** This machine: on Windows the user's name goes into the named pipe's. */
+export function thisHost(): DaemonHost {
+  return process.platform === 'win32'
+    ? { platform: 'win32', user: userInfo().username }
+    : { platform: process.platform };
+}
 
 /**
  * One daemon per resolved config: the key is a hash of the config files' paths
