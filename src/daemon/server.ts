@@ -121,7 +121,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       servers: [config],
       transparent: config.name,
       policy: { level: 'yolo' },
-      carryAuthErrors: true,
+      carryErrors: true,
     }),
     pages: new Paginator(),
     calls: 0,

@@ -45,11 +45,11 @@ export interface GatewayHostOptions {
   readonly transparent?: string;
   readonly policy: GatewayPolicyOptions;
   /**
-   * Tell clients an authorization failure as data too (`errors/carried.ts`):
-   * the keep-alive daemon's, whose client is mcpx itself. A gateway's clients
-   * get the text only (the data names config files).
+   * Tell clients mcpx's own failures (a crash, a timeout, a sign-in needed) as
+   * data too (`errors/carried.ts`): the keep-alive daemon's, whose client is
+   * mcpx itself. A gateway's clients get the text only (the data names config files).
    */
-  readonly carryAuthErrors?: boolean;
+  readonly carryErrors?: boolean;
   /**
    * The key sealing 2026-07-28 request states (`--state-key-file`), shared by
    * every instance behind one load balancer; without it, a random one per process.
@@ -145,7 +145,7 @@ export class GatewayHost {
   readonly policy: GatewayPolicy;
   readonly transparent: string | undefined;
   readonly #servers: Map<string, ServerConfig>;
-  readonly #carryAuthErrors: boolean;
+  readonly #carryErrors: boolean;
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
   readonly rounds: InputRounds;
@@ -156,7 +156,7 @@ export class GatewayHost {
 
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
-    this.#carryAuthErrors = options.carryAuthErrors === true;
+    this.#carryErrors = options.carryErrors === true;
     this.transparent = options.transparent;
     this.#servers = new Map(options.servers.map((s) => [s.name, s]));
     this.namespace = options.transparent
@@ -452,7 +452,7 @@ export class GatewayHost {
         }),
       );
     } catch (error) {
-      throw toClientError(error, this.#carryAuthErrors);
+      throw toClientError(error, this.#carryErrors);
     } finally {
       end();
     }
@@ -492,7 +492,7 @@ export class GatewayHost {
         ),
       );
     } catch (error) {
-      throw toClientError(error, this.#carryAuthErrors);
+      throw toClientError(error, this.#carryErrors);
     } finally {
       end();
     }
@@ -567,7 +567,7 @@ export class GatewayHost {
     try {
       return await this.registry.use(server, work);
     } catch (error) {
-      throw toClientError(error, this.#carryAuthErrors);
+      throw toClientError(error, this.#carryErrors);
     }
   }
 

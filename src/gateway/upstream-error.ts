@@ -1,18 +1,20 @@
 import { ProtocolError as UpstreamProtocolError } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { carryError, ErrorCode, type McpxError, toMcpxError, withoutCarriedError } from '../errors/index.js';
+import { carryError, type McpxError, toMcpxError, withoutCarriedError } from '../errors/index.js';
 
 /**
  * What a client is told when an upstream request failed. A JSON-RPC error the
  * server itself answered passes through with its code and message (the gateway
  * is transparent); anything else (a crash, a timeout, a server that cannot
  * start) becomes an internal error that says what happened and how to fix it,
- * never a stack trace. For the daemon (`carryAuthErrors`) an authorization
- * failure also carries itself in `data` (`errors/carried.ts`): its CLI reports
- * it as the direct path does and, at a terminal, signs in and sends the request
- * again. A carried error an upstream server wrote is always dropped.
+ * never a stack trace. For the daemon (`carryErrors`) such a failure also
+ * carries itself in `data` (`errors/carried.ts`): its CLI reports it as the
+ * direct path does (the same message and exit code: a crash, a timeout, a
+ * server that cannot start) and, for an authorization failure at a terminal,
+ * signs in and sends the request again. A carried error an upstream server
+ * wrote is always dropped.
  */
-export function toClientError(error: unknown, carryAuthErrors = false): ProtocolError {
+export function toClientError(error: unknown, carryErrors = false): ProtocolError {
   if (error instanceof ProtocolError) {
     const data = withoutCarriedError(error.data);
     return data === error.data ? error : new ProtocolError(error.code, error.message, data);
@@ -25,7 +27,7 @@ export function toClientError(error: unknown, carryAuthErrors = false): Protocol
   return new ProtocolError(
     ProtocolErrorCode.InternalError,
     describe(failure),
-    carryAuthErrors && failure.code === ErrorCode.AuthRequired ? carryError(failure) : undefined,
+    carryErrors ? carryError(failure) : undefined,
   );
 }
 

@@ -39,6 +39,12 @@ beforeEach(async () => {
       mcpServers: {
         warm: server(true),
         cold: server(false),
+        crashy: {
+          command: process.execPath,
+          args: [testServerPath],
+          keep_alive: true,
+          env: { MCPX_TEST_FAULT: 'crash-mid-call' },
+        },
         pass: {
           command: process.execPath,
           args: [testServerPath],
@@ -140,6 +146,25 @@ describe('a warm call through the daemon (the light caller)', () => {
     expect((await readFile(join(dir.path, 'warm.starts'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(
       1 + 4,
     );
+  });
+
+  it('reports a server that crashes mid-call as the direct path does: same message, same exit code', {
+    timeout: 90_000,
+  }, async () => {
+    await mcpx(['call', 'warm.echo', 'message=start the daemon']);
+    const viaDaemon = await mcpx(['call', 'crashy.echo', 'message=x']);
+    const direct = await runCli(['call', 'crashy.echo', 'message=x'], {
+      cwd: work,
+      home,
+      env: { MCPX_DAEMON: 'off' },
+    });
+    expect(direct.code).toBe(4);
+    expect(direct.stderr).toContain("server 'crashy' exited with code 3");
+    expect({ code: viaDaemon.code, stdout: viaDaemon.stdout, stderr: viaDaemon.stderr }).toEqual({
+      code: direct.code,
+      stdout: direct.stdout,
+      stderr: direct.stderr,
+    });
   });
 
   it('hands a server the daemon does not hold back to the caller, which starts it itself', {
