@@ -1,15 +1,22 @@
 import { fileURLToPath } from 'node:url';
 
-// The `mcpx` command and the library's entry points, bundled in one build into
-// dist/bin: each entry plus lazily loaded chunks (one per command, the protocol
-// stack, the HTTP stack), shared between the command and the library, so the
-// package holds one copy of every module. Loading a few large files is much
-// faster than resolving hundreds of small ones at every start (the SDK alone is
-// ~100 files of it and zod); see bench/README.md for the figures. Types stay as
-// tsc emits them (dist/**/*.d.ts).
-export default {
+// Two builds into dist/bin, the second after the first (it empties the folder):
+//
+// 1. The CLI's ES module side and the library's entry points: each entry plus
+//    lazily loaded chunks (one per command, the protocol stack, the HTTP stack),
+//    shared between the command and the library, so the package holds one copy
+//    of every module. Loading a few large files is much faster than resolving
+//    hundreds of small ones at every start (the SDK alone is ~100 files of it and
+//    zod); see bench/README.md for the figures.
+// 2. The `mcpx` command's entry, `mcpx.cjs`: CommonJS, one file holding the
+//    version answer, the process's io and the light caller. A warm daemon call
+//    runs it alone, without Node's ES module loader; every other command imports
+//    the ES module side (`cli.js`) from it.
+//
+// Types stay as tsc emits them (dist/**/*.d.ts).
+const modules = {
   input: {
-    mcpx: 'dist/cli/main.js',
+    cli: 'dist/cli/cli-entry.js',
     index: 'dist/index.js',
     openai: 'dist/tools/providers/openai.js',
     anthropic: 'dist/tools/providers/anthropic.js',
@@ -46,7 +53,7 @@ export default {
     codeSplitting: {
       groups: [
         { name: 'version', test: /[\\/]dist[\\/]version\.js$/, priority: 4 },
-        { name: 'light', test: /[\\/]dist[\\/]cli[\\/](light-caller|compile-cache)\.js$/, priority: 3 },
+        { name: 'light', test: /[\\/]dist[\\/]cli[\\/]compile-cache\.js$/, priority: 3 },
         { name: 'cli', test: /[\\/]dist[\\/]cli[\\/](run|session|commands[\\/]call)\.js$/, priority: 2 },
         {
           name: 'connect',
@@ -57,3 +64,33 @@ export default {
     },
   },
 };
+
+const esmEntry = fileURLToPath(new URL('dist/bin/cli.js', import.meta.url));
+
+/** The ES module side, imported by path from the CommonJS entry (never bundled into it). */
+const esmSide = {
+  name: 'mcpx-esm-side',
+  resolveId(source) {
+    // Absolute, so each chunk of this build imports it by its own relative path.
+    if (/[\\/]cli-entry\.js$/.test(source)) return { id: esmEntry, external: true };
+    return undefined;
+  },
+};
+
+const entry = {
+  input: { mcpx: 'dist/cli/main.js' },
+  platform: 'node',
+  plugins: [esmSide],
+  logLevel: 'warn',
+  output: {
+    dir: 'dist/bin',
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    // The entry alone answers --version; the light caller and the process's io (with the Node
+    // modules they load) come in one chunk after it.
+    chunkFileNames: 'chunks/[name]-[hash].cjs',
+    codeSplitting: { groups: [{ name: 'light', test: /[\\/]dist[\\/](?!version\.js$|cli[\\/]main\.js$)/ }] },
+  },
+};
+
+export default [modules, entry];

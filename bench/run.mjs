@@ -11,7 +11,7 @@ import { median, pairedMedians, worker } from './lib/measure.mjs';
 const quick = process.argv.includes('--quick');
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..');
-const cli = join(root, 'dist/bin/mcpx.js');
+const cli = join(root, 'dist/bin/mcpx.cjs');
 const testServer = join(root, 'dist/testing/test-server.js');
 const lib = (name) => join(here, 'lib', name);
 const minimalServer = lib('raw-server.mjs');

@@ -28,7 +28,7 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const node22 = join(here, 'node_modules/.bin/node');
 const BACKEND = join(here, '../dist/testing/conformance-backend.js');
 const TEST_SERVER = join(here, '../dist/testing/test-server.js');
-const MCPX = join(here, '../dist/bin/mcpx.js');
+const MCPX = join(here, '../dist/bin/mcpx.cjs');
 const SUITES = {
   stable: join(here, 'node_modules/conformance-stable/dist/index.js'),
   next: join(here, 'node_modules/conformance-next/dist/index.js'),

@@ -62,7 +62,7 @@ if (variant === 'gateway') {
     : [];
   target = await listening([
     ...profile,
-    dist('bin/mcpx.js'),
+    dist('bin/mcpx.cjs'),
     '--config',
     configFile,
     'serve',

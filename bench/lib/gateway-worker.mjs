@@ -16,7 +16,7 @@ const [variant, sequentialCalls, concurrentCalls] = [
   Number(process.argv[4]),
 ];
 const server = fileURLToPath(new URL('./raw-server.mjs', import.meta.url));
-const cli = fileURLToPath(new URL('../../dist/bin/mcpx.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../dist/bin/mcpx.cjs', import.meta.url));
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));
 

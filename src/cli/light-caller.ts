@@ -11,16 +11,18 @@ import {
   type RunReply,
   type RunRequest,
 } from '../daemon/run-wire.js';
-import { checkSocketSafe } from '../daemon/socket-safety.js';
+import { socketState } from '../daemon/socket-safety.js';
 import type { CliIo } from './io.js';
 
 /**
  * The warm call's light path: `mcpx call|tools|read|prompt <server…>` handed to
  * a running keep-alive daemon as a command line, its output and exit code
- * taken back (src/daemon/run-wire.ts). This module and what it imports must
- * stay free of the SDK, zod and the CLI's own command code: that load is what
- * a warm call would otherwise cost. Of Node's own modules it loads only what a
- * socket client needs (node:fs, not fs/promises or readline). Resolves
+ * taken back (src/daemon/run-wire.ts). Bundled into the CommonJS entry
+ * (main.ts): this module and what it imports must stay free of the SDK, zod,
+ * the error classes and the CLI's own command code (reached only through
+ * cli-entry.ts, the ES module side), since that load is what a warm call would
+ * otherwise cost. Of Node's own modules it loads only what a socket client
+ * needs (node:fs, not fs/promises, readline or crypto). Resolves
  * undefined when the command is not for the daemon (no daemon runs for this
  * config, the server is not one it holds, the command needs stdin): then the
  * CLI runs it as ever. Resolves with an io instead when the daemon asked
@@ -42,13 +44,8 @@ export async function runThroughDaemon(
     absolute: { dir, socket: daemonSocketPath(dir, key, host) },
     namedPipe: host.platform === 'win32',
   };
-  try {
-    // A socket someone else could reach is refused by the direct path, with its full report.
-    if (!(await checkSocketSafe(paths as Parameters<typeof checkSocketSafe>[0], process.getuid?.())))
-      return undefined;
-  } catch {
-    return undefined;
-  }
+  // A socket someone else could reach is refused by the direct path, with its full report.
+  if (socketState(paths, process.getuid?.()) !== 'safe') return undefined;
   const socket = await dial(paths.absolute.socket);
   if (!socket) return undefined;
   const request: RunRequest = {
@@ -208,7 +205,7 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
         case 'signin':
           // Only a caller with a terminal is sent one; a browser opens only where a person is.
           if (!io.interactive) break;
-          void import('./sign-in-prompt.js').then(({ showSignIn }) =>
+          void import('./cli-entry.js').then(({ showSignIn }) =>
             showSignIn((line) => io.stderr.write(`${line}\n`), event.server, event.url, true),
           );
           break;
@@ -225,7 +222,10 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
       if (finished) return;
       // Before its first line the daemon was on its way out: the full CLI starts anew.
       if (!greeted) finish(undefined);
-      else void daemonVanished(io, command).then(finish);
+      else
+        void import('./cli-entry.js')
+          .then(({ reportDaemonVanished }) => reportDaemonVanished(io, command))
+          .then(finish);
     });
   });
 }
@@ -295,19 +295,4 @@ function withGivenAnswers(io: CliIo, answers: readonly GivenAnswer[]): CliIo {
         }
       : {}),
   };
-}
-
-/** The daemon went away mid-command: said as the direct path's daemon route says it. */
-async function daemonVanished(io: CliIo, command: LightCommand): Promise<number> {
-  const [{ ErrorCode, McpxError }, { writeError }, { exitCodeFor }] = await Promise.all([
-    import('../errors/index.js'),
-    import('./report.js'),
-    import('./exit-codes.js'),
-  ]);
-  const error = new McpxError(ErrorCode.ConnectionClosed, 'the mcpx daemon closed the connection', {
-    causes: ['the daemon was stopped (mcpx daemon stop) or killed'],
-    fixes: ['run the command again: a new daemon starts on demand'],
-  });
-  writeError({ io, options: { json: command.json, verbose: command.verbose } }, error);
-  return exitCodeFor(error.code);
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { HomeFiles } from '../home/index.js';
@@ -38,10 +37,25 @@ export function thisHost(): DaemonHost {
  * One daemon per resolved config: the key is a hash of the config files' paths
  * (their order is their precedence), so two folders sharing the same files share
  * one daemon, and another project gets its own.
+ *
+ * FNV-1a (64 bits), not SHA-256: the light caller computes this on every warm
+ * call, and loading node:crypto costs ~5 ms of a ~80 ms call. The key only
+ * names a socket. It is no secret and guards nothing: a caller whose files
+ * happened to share a key would reach a daemon that runs the command with the
+ * caller's own config, trust and environment, and shares a server only when the
+ * caller's entry for it is the same (`slotFor` in server.ts).
  */
 export function daemonKey(configFiles: readonly string[]): string {
-  return createHash('sha256').update(configFiles.join('\n')).digest('hex').slice(0, 16);
+  let hash = FNV_OFFSET;
+  for (const byte of Buffer.from(configFiles.join('\n'), 'utf8')) {
+    hash = ((hash ^ BigInt(byte)) * FNV_PRIME) & UINT64;
+  }
+  return hash.toString(16).padStart(16, '0');
 }
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const UINT64 = (1n << 64n) - 1n;
 
 /**
  * The socket's absolute path: `<run dir>/<key>.sock`, or on Windows the named

@@ -2,6 +2,12 @@ import { lstatSync, type Stats } from 'node:fs';
 import type { McpxError } from '../errors/index.js';
 import type { DaemonPaths } from './paths.js';
 
+/** What a caller finds where a daemon's socket would be: nothing, a safe socket, or a hazard. */
+export type SocketState =
+  | 'absent'
+  | 'safe'
+  | { readonly path: string; readonly problem: string; readonly folder: boolean };
+
 /**
  * Before connecting: the run folder and the socket must be the user's own and
  * reachable by nobody else. Anyone who can connect to the socket can run
@@ -9,24 +15,37 @@ import type { DaemonPaths } from './paths.js';
  * reach is refused, never used or silently repaired: it may have been planted.
  * Resolves false when the socket does not exist (no daemon).
  */
-export async function checkSocketSafe(paths: DaemonPaths, uid: number | undefined): Promise<boolean> {
-  // Two lstat calls, made synchronously: the light caller (a warm call) loads neither
-  // fs/promises nor the error module for them; the error module only for a refusal.
+export async function checkSocketSafe(paths: SocketPaths, uid: number | undefined): Promise<boolean> {
+  const state = socketState(paths, uid);
+  if (state === 'absent') return false;
+  if (state === 'safe') return true;
+  throw await unsafe(state.path, state.problem, state.folder);
+}
+
+/** Where the socket and its folder are (a part of `DaemonPaths`). */
+export type SocketPaths = Pick<DaemonPaths, 'absolute' | 'namedPipe'>;
+
+/**
+ * `checkSocketSafe`'s finding without its error: two lstat calls, made
+ * synchronously, so the light caller (a warm call) loads neither fs/promises
+ * nor the error module; a hazard is left to the full CLI to report.
+ */
+export function socketState(paths: SocketPaths, uid: number | undefined): SocketState {
   const dir = lstatSync(paths.absolute.dir, { throwIfNoEntry: false });
-  if (dir === undefined) return false;
+  if (dir === undefined) return 'absent';
   const folderProblem = problemOf(dir, uid, 'folder');
-  if (folderProblem) throw await unsafe(paths.absolute.dir, folderProblem, true);
+  if (folderProblem) return { path: paths.absolute.dir, problem: folderProblem, folder: true };
   // A Windows named pipe is no file: there is nothing to lstat, and owner and mode bits do not
   // apply. What protects it is its security descriptor: a pipe created without one (as Node's
   // server does) gets the default DACL, which gives full access to its creator, LocalSystem and
   // administrators and only read access to everyone else, so no other user can open it for the
   // read-write a request needs. Whether a daemon listens is found out by connecting.
-  if (paths.namedPipe) return true;
+  if (paths.namedPipe) return 'safe';
   const socket = lstatSync(paths.absolute.socket, { throwIfNoEntry: false });
-  if (socket === undefined) return false;
+  if (socket === undefined) return 'absent';
   const socketProblem = problemOf(socket, uid, 'socket');
-  if (socketProblem) throw await unsafe(paths.absolute.socket, socketProblem, false);
-  return true;
+  if (socketProblem) return { path: paths.absolute.socket, problem: socketProblem, folder: false };
+  return 'safe';
 }
 
 function problemOf(info: Stats, uid: number | undefined, kind: 'folder' | 'socket'): string | undefined {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
-export const cliPath = join(repoRoot, 'dist/bin/mcpx.js');
+export const cliPath = join(repoRoot, 'dist/bin/mcpx.cjs');
 export const testServerPath = join(repoRoot, 'dist/testing/test-server.js');
 
 export interface CliRun {

@@ -1,0 +1,103 @@
+import { homedir } from 'node:os';
+import { isatty } from 'node:tty';
+import type { CliIo } from './io.js';
+
+/**
+ * The CLI's io for this process: its streams, environment and terminal, its
+ * Ctrl-C, SIGTERM and SIGHUP, and prompts at its terminal. Built before anything
+ * else loads, so it costs a warm call only what a warm call uses: stdin is
+ * opened when a command reads it, and the prompts load with the CLI's ES module
+ * side (cli-entry.ts) when a question is asked.
+ */
+export function createProcessIo(): CliIo {
+  const controller = new AbortController();
+  let interrupts = 0;
+  // A console (mcpx shell) takes Ctrl-C while a call runs, to cancel that call only.
+  let interruptHandler: (() => void) | undefined;
+  /** Ctrl-C, as a signal or as a key a prompt in raw mode read. */
+  const interrupt = (): void => {
+    if (interruptHandler) {
+      interruptHandler();
+      return;
+    }
+    interrupts += 1;
+    // First Ctrl-C cancels the request politely; a second one leaves at once.
+    if (interrupts > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', interrupt);
+  // A service manager's stop (mcpx serve under systemd, a container's stop): end like Ctrl-C, so
+  // calls in flight finish and the servers are closed instead of left running in their own groups.
+  process.on('SIGTERM', () => controller.abort());
+
+  // The terminal closed (its window, an ssh session): cancel like Ctrl-C, so the command ends
+  // and closes its servers, instead of dying by the signal and leaving their processes behind.
+  let hungUp = false;
+  // A long-running service (mcpx serve) takes SIGHUP to reload its config instead.
+  let hangupHandler: (() => void) | undefined;
+  process.on('SIGHUP', () => {
+    if (hangupHandler) {
+      hangupHandler();
+      return;
+    }
+    hungUp = true;
+    controller.abort();
+  });
+
+  // `mcpx tools | head`: the reader left; stop quietly like any Unix tool instead of a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      // A closed terminal cannot be written to; the servers are being closed all the same.
+      if (hungUp && error.code === 'EIO') return;
+      throw error;
+    });
+  }
+
+  // isatty(0), not process.stdin.isTTY: opening stdin's stream costs a warm call ~3 ms it never uses.
+  const interactive = isatty(0) && Boolean(process.stderr.isTTY);
+  const terminal = {
+    get input() {
+      return process.stdin;
+    },
+    output: process.stderr,
+    interrupt,
+    abort: () => controller.abort(),
+  };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
+    env: process.env,
+    cwd: process.cwd(),
+    homedir: homedir(),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    interactive,
+    signal: controller.signal,
+    cancel: interrupt,
+    onInterrupt: (handler) => {
+      interruptHandler = handler;
+      return () => {
+        if (interruptHandler === handler) interruptHandler = undefined;
+      };
+    },
+    onHangup: (handler) => {
+      hangupHandler = handler;
+      return () => {
+        if (hangupHandler === handler) hangupHandler = undefined;
+      };
+    },
+    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    ...(interactive
+      ? {
+          ask: async (question: string, options: { readonly secret: boolean }) =>
+            (await import('./cli-entry.js')).askAtTerminal(terminal, question, options),
+          confirm: async (question: string) =>
+            (await import('./cli-entry.js')).confirmAtTerminal(terminal, question),
+        }
+      : {}),
+  };
+}
