@@ -378,7 +378,14 @@ export class GatewayHost {
   async tools(): Promise<ToolCatalog> {
     // A re-listing announced by a server but not done yet ends with a catalogue event that
     // drops the cache: wait for it, so a list change seen before this request is in the answer.
-    await Promise.all(this.servers.map((name) => this.registry.toolsSettled(name)));
+    // Asked twice per call (the access log's route, then the call): no promise per server
+    // unless one is re-listing.
+    const refreshing: Promise<void>[] = [];
+    for (const name of this.#servers.keys()) {
+      const refresh = this.registry.toolsRefreshing(name);
+      if (refresh) refreshing.push(refresh);
+    }
+    if (refreshing.length > 0) await Promise.all(refreshing);
     if (!this.#toolCache) {
       const pending = this.#listTools();
       this.#toolCache = pending;
