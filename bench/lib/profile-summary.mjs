@@ -128,6 +128,7 @@ if (process.env.PROFILE_OWNERS) {
           ? 'SDK server (downstream hop)'
           : undefined;
   const owners = new Map();
+  const ownedBy = new Map();
   for (const [id, us] of selfUs) {
     const leaf = byId.get(id).callFrame;
     if (leaf.functionName === '(idle)') continue;
@@ -145,8 +146,14 @@ if (process.env.PROFILE_OWNERS) {
       owner = ownerOf(moduleAt(f.url, f.lineNumber));
     }
     add(owners, owner ?? 'Node and V8 (no JS owner: event loop, stream reads, startup)', us);
+    if (owner === process.env.PROFILE_OWNERS)
+      add(ownedBy, `${leaf.functionName || '(anonymous)'} ${moduleAt(leaf.url, leaf.lineNumber)}`, us);
   }
   console.log('\nby owner');
   for (const [k, us] of [...owners].sort((a, b) => b[1] - a[1]))
+    console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`);
+  // `PROFILE_OWNERS=<an owner above>`: that owner's time by the function that spent it.
+  if (ownedBy.size > 0) console.log(`\n${process.env.PROFILE_OWNERS}, by leaf function`);
+  for (const [k, us] of [...ownedBy].sort((a, b) => b[1] - a[1]).slice(0, top))
     console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`);
 }

@@ -685,10 +685,11 @@ class SdkServerConnection implements ServerConnection {
         this.server,
       );
     }
-    const link = control?.signal ? linkSignal(control.signal) : undefined;
+    const link = control?.signal && !control.ownSignal ? linkSignal(control.signal) : undefined;
+    const signal = link?.signal ?? control?.signal;
     const options: RequestOptions = {
       timeout: timeoutMs,
-      ...(link ? { signal: link.signal } : {}),
+      ...(signal ? { signal } : {}),
       ...(control?.manualInput ? { allowInputRequired: true } : {}),
     };
     try {

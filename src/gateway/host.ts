@@ -436,6 +436,7 @@ export class GatewayHost {
       return await this.#relay<CallToolResult>(call, (inputRound) =>
         this.registry.callTool(route.server, route.name, args, {
           signal: signalOf(call),
+          ownSignal: true,
           manualInput: true,
           ...inputCapabilitiesOf(call),
           ...(inputRound ? { inputRound } : {}),
@@ -492,6 +493,7 @@ export class GatewayHost {
         this.#use(server, (c) =>
           send(c, {
             signal: signalOf(call),
+            ownSignal: true,
             manualInput: true,
             ...inputCapabilitiesOf(call),
             ...(inputRound ? { inputRound } : {}),
