@@ -120,13 +120,15 @@ if (process.env.PROFILE_OWNERS) {
   const parentOf = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
   const ownerOf = (module) =>
-    module.startsWith('dist/')
-      ? 'mcpx'
-      : module.includes('@modelcontextprotocol/client/')
-        ? 'SDK client (upstream hop)'
-        : module.includes('@modelcontextprotocol/server/')
-          ? 'SDK server (downstream hop)'
-          : undefined;
+    module.startsWith('dist/transport/')
+      ? 'mcpx transports (framing, JSON parse and stringify, both hops)'
+      : module.startsWith('dist/')
+        ? 'mcpx (gateway, registry, connection)'
+        : module.includes('@modelcontextprotocol/client/')
+          ? 'SDK client (upstream hop)'
+          : module.includes('@modelcontextprotocol/server/')
+            ? 'SDK server (downstream hop)'
+            : undefined;
   const owners = new Map();
   const ownedBy = new Map();
   for (const [id, us] of selfUs) {
