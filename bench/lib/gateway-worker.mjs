@@ -38,6 +38,8 @@ const serve = (extra) => [...profile, cli, '--config', configFile, 'serve', ...e
 const targets = {
   direct: { args: [server], tool: 'echo' },
   relay: { args: [fileURLToPath(new URL('./raw-relay.mjs', import.meta.url)), server], tool: 'echo' },
+  // Not a way through: the same tool on an SDK `Server`, to measure one SDK server hop's CPU.
+  'sdk-server': { args: [fileURLToPath(new URL('./sdk-server.mjs', import.meta.url))], tool: 'echo' },
   'gateway-server': { args: serve(['--server', 'bench']), tool: 'echo' },
   gateway: { args: serve([]), tool: 'bench__echo' },
 };

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  Client,
+  type Client,
   type ClientCapabilities,
   type ClientOptions,
   type ElicitResult,
@@ -30,6 +30,7 @@ import {
 import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
 import { acceptResultsWithoutResultType } from './result-type.js';
+import { SdkClient } from './sdk-client.js';
 import { ResourceSubscriptions } from './subscriptions.js';
 import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
@@ -245,7 +246,7 @@ async function attemptConnect(
       ? { listChanged: listChangedHandlers(outsideSdkScope(options.onListChanged)) }
       : {}),
   };
-  const client = new Client(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
+  const client = new SdkClient(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
   const unsubscribeRoots = registerFeatureHandlers(client, options.features);
   if (options.onLog) {
     const onLog = outsideSdkScope(options.onLog);
@@ -684,10 +685,11 @@ class SdkServerConnection implements ServerConnection {
         this.server,
       );
     }
-    const link = control?.signal ? linkSignal(control.signal) : undefined;
+    const link = control?.signal && !control.ownSignal ? linkSignal(control.signal) : undefined;
+    const signal = link?.signal ?? control?.signal;
     const options: RequestOptions = {
       timeout: timeoutMs,
-      ...(link ? { signal: link.signal } : {}),
+      ...(signal ? { signal } : {}),
       ...(control?.manualInput ? { allowInputRequired: true } : {}),
     };
     try {

@@ -37,6 +37,13 @@ export interface ProgressEvent {
 export interface RequestControl {
   /** Cancels the request; the server is sent `notifications/cancelled`. */
   readonly signal?: AbortSignal;
+  /**
+   * `signal` belongs to this request alone (a gateway client's request): the SDK listens on
+   * it directly. Without this, each request gets a child signal fed by one listener on
+   * `signal`, since a signal many requests share (a CLI's Ctrl-C) would otherwise collect a
+   * listener per request.
+   */
+  readonly ownSignal?: boolean;
   /** Per-request timeout in ms; progress notifications reset it. */
   readonly timeoutMs?: number;
   /**

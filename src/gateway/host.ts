@@ -378,7 +378,14 @@ export class GatewayHost {
   async tools(): Promise<ToolCatalog> {
     // A re-listing announced by a server but not done yet ends with a catalogue event that
     // drops the cache: wait for it, so a list change seen before this request is in the answer.
-    await Promise.all(this.servers.map((name) => this.registry.toolsSettled(name)));
+    // Asked twice per call (the access log's route, then the call): no promise per server
+    // unless one is re-listing.
+    const refreshing: Promise<void>[] = [];
+    for (const name of this.#servers.keys()) {
+      const refresh = this.registry.toolsRefreshing(name);
+      if (refresh) refreshing.push(refresh);
+    }
+    if (refreshing.length > 0) await Promise.all(refreshing);
     if (!this.#toolCache) {
       const pending = this.#listTools();
       this.#toolCache = pending;
@@ -429,6 +436,7 @@ export class GatewayHost {
       return await this.#relay<CallToolResult>(call, (inputRound) =>
         this.registry.callTool(route.server, route.name, args, {
           signal: signalOf(call),
+          ownSignal: true,
           manualInput: true,
           ...inputCapabilitiesOf(call),
           ...(inputRound ? { inputRound } : {}),
@@ -485,6 +493,7 @@ export class GatewayHost {
         this.#use(server, (c) =>
           send(c, {
             signal: signalOf(call),
+            ownSignal: true,
             manualInput: true,
             ...inputCapabilitiesOf(call),
             ...(inputRound ? { inputRound } : {}),

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Server, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolRequest,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
 import type { ResourceSubscription } from '../client/types.js';
 import { VERSION } from '../version.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
@@ -28,6 +34,21 @@ export interface RequestEvent {
   readonly durationMs: number;
   readonly outcome: 'ok' | 'error' | 'tool-error';
 }
+
+/**
+ * `tools/call` params as the SDK `Server` hands them over. The `Server` checks every
+ * `tools/call` request against its era's schema before any handler runs; registered the
+ * usual way, the handler's request would be checked a second time, one of the largest
+ * costs of a relayed call (profiled, ≈2% of the serve process). A request that fails the
+ * check is refused by the first one with the same error as before.
+ */
+const VALIDATED_BY_THE_SERVER: StandardSchemaV1<CallToolRequest['params']> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcpx',
+    validate: (value) => ({ value: value as CallToolRequest['params'] }),
+  },
+};
 
 const GATEWAY_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
@@ -114,8 +135,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const { name, arguments: args = {} } = request.params;
+    server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
+      const { name, arguments: args = {} } = params;
       const route = (await host.tools()).routes.get(name);
       return timed(
         'tools/call',

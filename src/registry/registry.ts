@@ -406,6 +406,14 @@ export class ServerRegistry {
     await this.#entry(name).toolsRefresh;
   }
 
+  /**
+   * The re-listing of `name`'s tools still to finish, if any: what `toolsSettled()` waits for,
+   * without a promise per call when there is none (the gateway asks on every call).
+   */
+  toolsRefreshing(name: string): Promise<void> | undefined {
+    return this.#entry(name).toolsRefresh;
+  }
+
   #onConnectionLost(entry: Entry, connection: ServerConnection, reason: McpxError | undefined): void {
     if (entry.connection !== connection) return;
     entry.connection = undefined;

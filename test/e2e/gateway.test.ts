@@ -122,6 +122,15 @@ describe.each(['legacy', 'modern'] as const)('mcpx serve --http, a %s client', (
     await expect(client.readResource({ uri: 'mcpx://nobody/test://readme.txt' })).rejects.toThrow();
     expect(await readFile(startLog, 'utf8')).toBe(before);
   });
+
+  it('refuses a malformed tools/call with invalid params, once checked by the SDK server', async () => {
+    const client = await world.client(gateway.url, era);
+    const malformed = client.request({ method: 'tools/call', params: { name: 42, arguments: 'x' } } as never);
+    await expect(malformed).rejects.toMatchObject({ code: -32602 });
+    await expect(malformed).rejects.toThrow(/Invalid tools\/call request/);
+    const result = await client.callTool({ name: 'a__echo', arguments: { message: 'still fine' } });
+    expect(firstText(result)).toBe('still fine');
+  });
 });
 
 describe('names that would collide', () => {

@@ -10,6 +10,7 @@ import type { PermissionLevel } from '../../permissions/types.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { claimConsole } from '../../transport/sdk-diagnostics.js';
 import { coalescingWriter } from '../../transport/stdio/coalescing-writer.js';
+import { ServingStdioTransport } from '../../transport/stdio/serving-transport.js';
 import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
@@ -91,10 +92,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   // The built-in demo is offered only when nothing else is configured (as agents get it).
   session.omitBuiltinWhenConfigured();
   const served = await servedServers(session, options);
-  const [
-    { GatewayHost, createSessionServer, startGatewayHttp, LiveSessions, Paginator },
-    { serveStdio, StdioServerTransport },
-  ] = await Promise.all([import('../../gateway/index.js'), import('@modelcontextprotocol/server/stdio')]);
+  const [{ GatewayHost, createSessionServer, startGatewayHttp, LiveSessions, Paginator }, { serveStdio }] =
+    await Promise.all([import('../../gateway/index.js'), import('@modelcontextprotocol/server/stdio')]);
   let host: InstanceType<typeof GatewayHost> | undefined;
   session.reconnectLazily();
   session.useFeatures((server) => (host as InstanceType<typeof GatewayHost>).featuresFor(server.name));
@@ -209,7 +208,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       return server;
     },
     {
-      transport: new StdioServerTransport(stdin as NodeJS.ReadStream, output as NodeJS.WriteStream),
+      transport: new ServingStdioTransport(stdin as NodeJS.ReadStream, output),
       onerror: () => {},
     },
   );

@@ -1,0 +1,101 @@
+import { PassThrough, Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import {
+  SERVING_MAX_LINE_BYTES,
+  ServingStdioTransport,
+} from '../../../src/transport/stdio/serving-transport.js';
+
+function open() {
+  const input = new PassThrough();
+  const written: string[] = [];
+  let room = true;
+  const output = new Writable({
+    highWaterMark: 8,
+    write(chunk: Buffer, _encoding, done) {
+      written.push(chunk.toString('utf8'));
+      if (room) done();
+      else setImmediate(done);
+    },
+  });
+  const transport = new ServingStdioTransport(input, output);
+  const messages: JSONRPCMessage[] = [];
+  const errors: Error[] = [];
+  let closed = 0;
+  transport.onmessage = (m) => messages.push(m);
+  transport.onerror = (e) => errors.push(e);
+  transport.onclose = () => {
+    closed += 1;
+  };
+  return {
+    input,
+    output,
+    transport,
+    messages,
+    errors,
+    written,
+    closed: () => closed,
+    fill: () => {
+      room = false;
+    },
+  };
+}
+
+const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } };
+
+describe('ServingStdioTransport', () => {
+  it('hands over each line as a message, across chunks and with CRLF', async () => {
+    const t = open();
+    await t.transport.start();
+    const line = JSON.stringify(request);
+    t.input.write(line.slice(0, 10));
+    t.input.write(`${line.slice(10)}\r\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.messages).toEqual([request, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    expect(t.errors).toEqual([]);
+  });
+
+  it('skips a line that is not JSON, and reports one that is JSON but not JSON-RPC', async () => {
+    const t = open();
+    await t.transport.start();
+    t.input.write(`not json\n\n{"hello":1}\n${JSON.stringify(request)}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.messages).toEqual([request]);
+    expect(t.errors.map((e) => e.message)).toEqual([expect.stringMatching(/not a JSON-RPC 2\.0 message/)]);
+  });
+
+  it('writes each message as one line, and waits for a drain past the high-water mark', async () => {
+    const t = open();
+    await t.transport.start();
+    await t.transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(t.written).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n']);
+    t.fill();
+    let settled = false;
+    const pending = t.transport.send({ jsonrpc: '2.0', id: 2, result: { long: 'x'.repeat(64) } }).then(() => {
+      settled = true;
+    });
+    expect(settled).toBe(false);
+    await pending;
+    expect(t.written).toHaveLength(2);
+  });
+
+  it('closes once when its input ends, and refuses to send after', async () => {
+    const t = open();
+    await t.transport.start();
+    t.input.end();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.closed()).toBe(1);
+    await t.transport.close();
+    expect(t.closed()).toBe(1);
+    await expect(t.transport.send({ jsonrpc: '2.0', id: 3, result: {} })).rejects.toThrow(/closed/);
+  });
+
+  it('reports a message past the size cap and closes', async () => {
+    const t = open();
+    await t.transport.start();
+    t.input.write(Buffer.alloc(SERVING_MAX_LINE_BYTES + 2, 0x61));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.errors.map((e) => e.message)).toEqual([expect.stringMatching(/exceeded the maximum size/)]);
+    expect(t.closed()).toBe(1);
+  });
+});
