@@ -1,7 +1,7 @@
 import { chmod, rename, rm } from 'node:fs/promises';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientFeatures } from '../client/features.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
@@ -10,6 +10,7 @@ import { Paginator } from '../gateway/paginate.js';
 import { createSessionServer } from '../gateway/session-server.js';
 import type { HomeFiles } from '../home/index.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { ServingStdioTransport } from '../transport/stdio/serving-transport.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
@@ -251,7 +252,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     }
     const { serveOn, ...said } = attached;
     reply(socket, { ok: true, ...said });
-    const leave = serveOn(new StdioServerTransport(socket, socket));
+    // mcpx's own newline transport, as `mcpx serve`'s stdio: no zod parse of every line.
+    const leave = serveOn(new ServingStdioTransport(socket, socket));
     // readLine() paused the socket; a listener added to a paused stream does not resume it.
     socket.resume();
     socket.once('close', () => void leave());
