@@ -276,6 +276,10 @@ function buildProgram(select: (action: Action) => void): Command {
       '--instance-id <id>',
       'with --http: prefix session ids with <id>. so a load balancer can keep sessions sticky',
     )
+    .option(
+      '--sse-poll <ms>',
+      "with --http: close a running call's SSE stream every <ms> (2025-11-25 clients resume it); keep <ms> under a proxy's read timeout",
+    )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
       select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
     );

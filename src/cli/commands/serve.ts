@@ -34,6 +34,7 @@ export interface ServeOptions {
   readonly accessLog?: string;
   readonly logArguments?: boolean;
   readonly instanceId?: string;
+  readonly ssePoll?: string;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
@@ -64,10 +65,11 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       options.port ||
       token !== undefined ||
       options.instanceId !== undefined ||
-      options.stateKeyFile !== undefined)
+      options.stateKeyFile !== undefined ||
+      options.ssePoll !== undefined)
   )
     throw usageError(
-      '--host, --port, --token, --token-file, --state-key-file and --instance-id go with --http',
+      '--host, --port, --token, --token-file, --state-key-file, --instance-id and --sse-poll go with --http',
     );
   // Read before anything starts: a key file others can read is refused, not used.
   const stateKey =
@@ -80,6 +82,12 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError(`--port takes a port number, got '${options.port}'`);
+  const ssePollMs = options.ssePoll === undefined ? undefined : Number(options.ssePoll);
+  if (ssePollMs !== undefined && !(Number.isInteger(ssePollMs) && ssePollMs > 0))
+    throw usageError(
+      `--sse-poll takes a positive number of milliseconds, got '${forTerminal(options.ssePoll ?? '')}'`,
+      'e.g. --sse-poll 30000 behind a proxy that cuts responses after 60 s',
+    );
   const pageSize = options.pageSize === undefined ? undefined : Number(options.pageSize);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0))
     throw usageError(`--page-size takes a positive whole number, got '${options.pageSize}'`);
@@ -177,6 +185,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       toolInputSchema: async (name) => (await gateway.tools()).routes.get(name)?.tool.inputSchema,
       ...(token !== undefined ? { token } : {}),
       ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
+      ...(ssePollMs !== undefined ? { ssePollMs } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [
         ...(options.allowedHost ?? []),
