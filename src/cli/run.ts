@@ -278,7 +278,7 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option(
       '--sse-poll <ms>',
-      "with --http: close a running call's SSE stream every <ms> (2025-11-25 clients resume it); keep <ms> under a proxy's read timeout",
+      "with --http: end a call's SSE stream once it has run <ms>; 2025-11-25 clients resume it with Last-Event-ID (SSE polling)",
     )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
       select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),

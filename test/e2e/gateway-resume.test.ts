@@ -279,6 +279,6 @@ describe('mcpx serve --http --sse-poll', () => {
       home: world.home,
     });
     expect(stdio.code).toBe(1);
-    expect(stdio.stderr).toMatch(/--sse-poll go with --http/);
+    expect(stdio.stderr).toMatch(/--sse-poll goes with --http/);
   });
 });

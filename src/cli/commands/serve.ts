@@ -65,12 +65,13 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       options.port ||
       token !== undefined ||
       options.instanceId !== undefined ||
-      options.stateKeyFile !== undefined ||
-      options.ssePoll !== undefined)
+      options.stateKeyFile !== undefined)
   )
     throw usageError(
-      '--host, --port, --token, --token-file, --state-key-file, --instance-id and --sse-poll go with --http',
+      '--host, --port, --token, --token-file, --state-key-file and --instance-id go with --http',
     );
+  if (!options.http && options.ssePoll !== undefined)
+    throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');
   // Read before anything starts: a key file others can read is refused, not used.
   const stateKey =
     options.stateKeyFile === undefined ? undefined : readStateKey(options.stateKeyFile, process.getuid?.());
@@ -86,7 +87,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   if (ssePollMs !== undefined && !(Number.isInteger(ssePollMs) && ssePollMs > 0))
     throw usageError(
       `--sse-poll takes a positive number of milliseconds, got '${forTerminal(options.ssePoll ?? '')}'`,
-      'e.g. --sse-poll 30000 behind a proxy that cuts responses after 60 s',
+      'e.g. --sse-poll 1000',
     );
   const pageSize = options.pageSize === undefined ? undefined : Number(options.pageSize);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0))

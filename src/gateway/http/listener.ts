@@ -46,8 +46,8 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    */
   readonly sseEventBounds?: SseEventLogBounds;
   /**
-   * Close a running call's SSE stream every this many ms (SSE polling, see
-   * `pollCallStreams`); off when undefined.
+   * End a 2025-11-25 call's SSE stream once it has run this many ms (SSE
+   * polling: the client resumes it; see `pollCallStreams`); off when undefined.
    */
   readonly ssePollMs?: number;
   /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
