@@ -55,7 +55,6 @@ interface StoredEvent {
 }
 
 interface SessionEvents {
-  readonly id: string;
   /** By event id, oldest first (a Map keeps insertion order). */
   readonly events: Map<string, StoredEvent>;
   bytes: number;
@@ -78,6 +77,9 @@ export function createSseEventLog(bounds: SseEventLogBounds = DEFAULT_SSE_EVENT_
     totalBytes -= event.bytes;
   };
 
+  // Oldest first, always: what a session holds stays an unbroken tail of what it was sent, so a
+  // held id replays everything after it, and one that is gone is refused (the SDK's 400). A
+  // message larger than a whole share empties the log down to nothing rather than leave a gap.
   const evict = (session: SessionEvents) => {
     while (
       session.events.size > bounds.sessionEvents ||
@@ -90,7 +92,6 @@ export function createSseEventLog(bounds: SseEventLogBounds = DEFAULT_SSE_EVENT_
 
   const sessionStore = (sessionId: string): Required<EventStore> => {
     const session: SessionEvents = sessions.get(sessionId) ?? {
-      id: sessionId,
       events: new Map(),
       bytes: 0,
       dropped: false,
