@@ -7,13 +7,18 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
+import {
+  callCutAndResume,
+  LEGACY_VERSION,
+  openRawSession,
+  sessionHeaders,
+  sseEvents,
+} from '../helpers/raw-session.js';
 
-const VERSION = '2025-11-25';
 let world: GatewayWorld;
 let cancelLog: string;
 
@@ -38,89 +43,6 @@ beforeAll(async () => {
 afterEach(() => world.stopAll());
 afterAll(() => world?.close());
 
-interface SseEvent {
-  readonly id?: string;
-  readonly retry?: number;
-  readonly data: string;
-}
-
-/** The events of an SSE body as they arrive (a minimal parser: `id`, `retry`, `data` fields). */
-async function* sseEvents(response: Response): AsyncGenerator<SseEvent> {
-  const reader = (response.body as ReadableStream<Uint8Array>)
-    .pipeThrough(new TextDecoderStream())
-    .getReader();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += value;
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let id: string | undefined;
-      let retry: number | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        const [field, ...rest] = line.split(':');
-        const text = rest.join(':').replace(/^ /, '');
-        if (field === 'id') id = text;
-        else if (field === 'retry') retry = Number(text);
-        else if (field === 'data') data.push(text);
-      }
-      yield {
-        ...(id !== undefined ? { id } : {}),
-        ...(retry !== undefined ? { retry } : {}),
-        data: data.join('\n'),
-      };
-    }
-  }
-}
-
-interface RawMessage {
-  readonly id?: number;
-  readonly method?: string;
-  readonly params?: { readonly progress?: number };
-  readonly result?: unknown;
-}
-
-const parse = (event: SseEvent): RawMessage | undefined =>
-  event.data.trim() === '' ? undefined : (JSON.parse(event.data) as RawMessage);
-
-/** A raw 2025-11-25 session: initialize, initialized; returns its id. */
-async function openSession(url: string): Promise<string> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-    }),
-  });
-  expect(response.status).toBe(200);
-  const session = response.headers.get('mcp-session-id') as string;
-  expect(session).toBeTruthy();
-  await response.arrayBuffer();
-  const initialized = await fetch(url, {
-    method: 'POST',
-    headers: headers(session),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  expect(initialized.status).toBe(202);
-  return session;
-}
-
-function headers(session: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-session-id': session,
-    'mcp-protocol-version': VERSION,
-    ...extra,
-  };
-}
-
 async function cancellations(): Promise<number> {
   const text = await readFile(cancelLog, 'utf8').catch(() => '');
   return text.split('\n').filter((l) => l.includes('cancelled')).length;
@@ -129,69 +51,30 @@ async function cancellations(): Promise<number> {
 describe('a 2025-11-25 stream cut mid-call', () => {
   it('resumes with Last-Event-ID: every progress notification and the result, the call untouched', async () => {
     const gateway = await world.serve();
-    const session = await openSession(gateway.url);
+    const session = await openRawSession(gateway.url);
     const before = await cancellations();
-    const cut = new AbortController();
-    const call = await fetch(gateway.url, {
-      method: 'POST',
-      headers: headers(session),
-      signal: cut.signal,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: {
-          name: 'local__slow_operation',
-          arguments: { steps: 8, delay_ms: 100 },
-          _meta: { progressToken: 'p' },
-        },
-      }),
+    const cut = await callCutAndResume({
+      url: gateway.url,
+      session,
+      tool: 'local__slow_operation',
+      arguments: { steps: 8, delay_ms: 100 },
+      cutAfter: 2,
+      pauseMs: 350,
     });
-    expect(call.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const progress: number[] = [];
-    let lastId: string | undefined;
-    let retry: number | undefined;
-    const events = sseEvents(call);
-    for await (const event of events) {
-      retry ??= event.retry;
-      if (event.id) lastId = event.id;
-      const message = parse(event);
-      if (message?.method === 'notifications/progress') progress.push(message.params?.progress as number);
-      if (progress.length === 2) break;
-    }
-    // The connection drops (as a proxy's cut or a sleeping laptop would) while the call runs on.
-    cut.abort();
-    await events.return(undefined).catch(() => {});
-    expect(retry).toBe(1000);
-    expect(lastId).toBeDefined();
-    await delay(350);
-
-    const resumed = await fetch(gateway.url, {
-      method: 'GET',
-      headers: headers(session, { accept: 'text/event-stream', 'last-event-id': lastId as string }),
-    });
-    expect(resumed.status).toBe(200);
-    let result: RawMessage | undefined;
-    for await (const event of sseEvents(resumed)) {
-      const message = parse(event);
-      if (message?.method === 'notifications/progress') progress.push(message.params?.progress as number);
-      if (message?.id === 7) {
-        result = message;
-        break;
-      }
-    }
-    expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(firstText(result?.result)).toMatch(/8/);
+    expect(cut.retry).toBe(1000);
+    expect(cut.resumeStatus).toBe(200);
+    expect(cut.progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(firstText(cut.result?.result)).toMatch(/8/);
     // The upstream never heard of the cut: no cancellation reached it.
     expect(await cancellations()).toBe(before);
   });
 
   it('cannot be replayed by another session, nor without one', async () => {
     const gateway = await world.serve();
-    const owner = await openSession(gateway.url);
+    const owner = await openRawSession(gateway.url);
     const call = await fetch(gateway.url, {
       method: 'POST',
-      headers: headers(owner),
+      headers: sessionHeaders(owner),
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
@@ -207,10 +90,10 @@ describe('a 2025-11-25 stream cut mid-call', () => {
     for await (const event of sseEvents(call)) firstId ??= event.id;
     expect(firstId).toBeDefined();
 
-    const other = await openSession(gateway.url);
+    const other = await openRawSession(gateway.url);
     const stolen = await fetch(gateway.url, {
       method: 'GET',
-      headers: headers(other, { accept: 'text/event-stream', 'last-event-id': firstId as string }),
+      headers: sessionHeaders(other, { accept: 'text/event-stream', 'last-event-id': firstId as string }),
     });
     expect(stolen.status).toBe(400);
     expect(await stolen.text()).not.toContain('secret of the owner');
@@ -218,7 +101,7 @@ describe('a 2025-11-25 stream cut mid-call', () => {
       method: 'GET',
       headers: {
         accept: 'text/event-stream',
-        'mcp-protocol-version': VERSION,
+        'mcp-protocol-version': LEGACY_VERSION,
         'last-event-id': firstId as string,
       },
     });
@@ -228,7 +111,7 @@ describe('a 2025-11-25 stream cut mid-call', () => {
     // The owner still can.
     const own = await fetch(gateway.url, {
       method: 'GET',
-      headers: headers(owner, { accept: 'text/event-stream', 'last-event-id': firstId as string }),
+      headers: sessionHeaders(owner, { accept: 'text/event-stream', 'last-event-id': firstId as string }),
     });
     expect(own.status).toBe(200);
     expect(await own.text()).toContain('secret of the owner');
