@@ -14,6 +14,7 @@ import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.j
 import {
   callCutAndResume,
   LEGACY_VERSION,
+  messageOf,
   openRawSession,
   sessionHeaders,
   sseEvents,
@@ -67,6 +68,56 @@ describe('a 2025-11-25 stream cut mid-call', () => {
     expect(firstText(cut.result?.result)).toMatch(/8/);
     // The upstream never heard of the cut: no cancellation reached it.
     expect(await cancellations()).toBe(before);
+  });
+
+  it('takes the stream over from a connection the server still believes alive', async () => {
+    const gateway = await world.serve();
+    const session = await openRawSession(gateway.url);
+    // The first connection is never closed by the client: it stops reading, as a client that woke
+    // up on another network would, whose old connection the server cannot tell is dead.
+    const stale = await fetch(gateway.url, {
+      method: 'POST',
+      headers: sessionHeaders(session),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: {
+          name: 'local__slow_operation',
+          arguments: { steps: 6, delay_ms: 100 },
+          _meta: { progressToken: 'p' },
+        },
+      }),
+    });
+    const progress: number[] = [];
+    let lastId: string | undefined;
+    const events = sseEvents(stale);
+    for await (const event of events) {
+      if (event.id) lastId = event.id;
+      const message = messageOf(event);
+      if (message?.method === 'notifications/progress') progress.push(message.params?.progress as number);
+      if (progress.length === 1) break;
+    }
+    const resumed = await fetch(gateway.url, {
+      method: 'GET',
+      headers: sessionHeaders(session, { accept: 'text/event-stream', 'last-event-id': lastId as string }),
+    });
+    expect(resumed.status).toBe(200);
+    let result: unknown;
+    for await (const event of sseEvents(resumed)) {
+      const message = messageOf(event);
+      if (message?.method === 'notifications/progress') progress.push(message.params?.progress as number);
+      if (message?.id === 9) {
+        result = message.result;
+        break;
+      }
+    }
+    expect(progress).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(firstText(result)).toMatch(/6/);
+    // The old connection was ended by the gateway, not left to hang: reading it comes to its end.
+    for await (const _ of events) {
+      // whatever it still had buffered
+    }
   });
 
   it('cannot be replayed by another session, nor without one', async () => {

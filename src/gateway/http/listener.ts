@@ -20,6 +20,7 @@ import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
 import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
 import { pollCallStreams } from './sse-polling.js';
+import { takeOverStream } from './stream-takeover.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -119,6 +120,13 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     if (sessionId) {
       const transport = sessions.get(sessionId);
       if (!transport) return refusal(404, 'Session not found');
+      const lastEventId = request.headers.get('last-event-id');
+      if (
+        request.method === 'GET' &&
+        lastEventId &&
+        request.headers.get('accept')?.includes('text/event-stream')
+      )
+        await takeOverStream(transport, events.forSession(sessionId), lastEventId);
       return transport.handleRequest(request);
     }
     const body = await initializeBody(request);
