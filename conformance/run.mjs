@@ -66,6 +66,12 @@ const GATEWAY_LINES = [
     scenarios: ['dns-rebinding-protection'],
   },
 ];
+// The bridge ends a 2025-11-25 call's stream once it has run 50 ms (SSE polling): the backend's
+// test_reconnection closes its own stream mid-call directly, but over stdio behind the gateway it
+// cannot reach the client's stream, so the gateway does, and server-sse-polling checks the same
+// priming event, retry and resumption with Last-Event-ID. Every other bridged call that runs past
+// 50 ms is resumed too, so the whole bridged line also shows that a resumed stream loses nothing.
+const BRIDGE_ARGS = ['--server', 'backend', '--sse-poll', '50'];
 const CONCURRENCY = 3;
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 // The gateway lines run by default (--gateway is still accepted); --no-gateway leaves them out.
@@ -207,7 +213,7 @@ async function runServerTarget(line, outRoot) {
             backend: BACKEND,
             testServer: line.target === 'gateway' ? TEST_SERVER : undefined,
             outRoot,
-            args: line.target === 'bridge' ? ['--server', 'backend'] : [],
+            args: line.target === 'bridge' ? BRIDGE_ARGS : [],
           });
   } catch (error) {
     // Every scenario of the line fails, with the reason: never a silent skip.

@@ -276,6 +276,10 @@ function buildProgram(select: (action: Action) => void): Command {
       '--instance-id <id>',
       'with --http: prefix session ids with <id>. so a load balancer can keep sessions sticky',
     )
+    .option(
+      '--sse-poll <ms>',
+      "with --http: end a call's SSE stream once it has run <ms>; 2025-11-25 clients resume it with Last-Event-ID (SSE polling)",
+    )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
       select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
     );

@@ -26,13 +26,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createSseEventLog } from '../gateway/http/event-store.js';
 import { createConformanceServer } from './conformance-catalog.js';
 import {
   CONFORMANCE_BACKEND_NAME,
   type ConformanceState,
   createConformanceState,
 } from './conformance-kit.js';
-import { MemoryEventStore } from './http-event-store.js';
 import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
 
 export interface ConformanceBackend {
@@ -70,7 +70,8 @@ export async function startConformanceBackend(options: { port?: number } = {}): 
     const server = createConformanceServer(state);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore: new MemoryEventStore(),
+      // A bounded log of its own per session, collected with the transport.
+      eventStore: createSseEventLog().forSession('session'),
       retryInterval: 100,
       keepAliveMs: 0,
       onsessioninitialized: (id) => {

@@ -44,8 +44,8 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { createSseEventLog } from '../gateway/http/event-store.js';
 import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
-import { MemoryEventStore } from './http-event-store.js';
 import {
   initializeBody,
   type StreamCutter,
@@ -177,7 +177,8 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     const server = factory();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => (faults.badSessionId ? `bad session ${randomUUID()}` : randomUUID()),
-      eventStore: new MemoryEventStore(),
+      // A bounded log of its own per session, collected with the transport.
+      eventStore: createSseEventLog().forSession('session'),
       retryInterval: options.retryIntervalMs ?? 100,
       keepAliveMs: 0,
       onsessioninitialized: (id) => {

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConformanceBackend, startConformanceBackend } from '../../src/testing/conformance-backend.js';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
+import { callCutAndResume, openRawSession } from '../helpers/raw-session.js';
 
 const INSTANCES = ['a', 'b'] as const;
 const TOKEN = 'one-token-shared-by-every-instance-0123456789';
@@ -185,6 +186,23 @@ describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => 
     await expect
       .poll(() => calls().map((n, i) => n - (before[i] as number)), { timeout: 5_000 })
       .toEqual([1, 1]);
+  });
+
+  it('resumes a 2025-11-25 stream cut mid-call on the instance that holds its session', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const session = await openRawSession(url, auth);
+    const cut = await callCutAndResume({
+      url,
+      session,
+      tool: 'test__slow_operation',
+      arguments: { steps: 6, delay_ms: 100 },
+      cutAfter: 2,
+      pauseMs: 250,
+      headers: auth,
+    });
+    expect(cut.resumeStatus).toBe(200);
+    expect(cut.progress).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(firstText(cut.result?.result)).toMatch(/6/);
   });
 
   it('answers an unknown session id with the gateway 404 (the client starts a new session)', async () => {

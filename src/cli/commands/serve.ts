@@ -35,6 +35,7 @@ export interface ServeOptions {
   readonly accessLog?: string;
   readonly logArguments?: boolean;
   readonly instanceId?: string;
+  readonly ssePoll?: string;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
@@ -70,6 +71,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     throw usageError(
       '--host, --port, --token, --token-file, --state-key-file and --instance-id go with --http',
     );
+  if (!options.http && options.ssePoll !== undefined)
+    throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');
   // Read before anything starts: a key file others can read is refused, not used.
   const stateKey =
     options.stateKeyFile === undefined ? undefined : readStateKey(options.stateKeyFile, process.getuid?.());
@@ -81,6 +84,12 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError(`--port takes a port number, got '${options.port}'`);
+  const ssePollMs = options.ssePoll === undefined ? undefined : Number(options.ssePoll);
+  if (ssePollMs !== undefined && !(Number.isInteger(ssePollMs) && ssePollMs > 0))
+    throw usageError(
+      `--sse-poll takes a positive number of milliseconds, got '${forTerminal(options.ssePoll ?? '')}'`,
+      'e.g. --sse-poll 1000',
+    );
   const pageSize = options.pageSize === undefined ? undefined : Number(options.pageSize);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0))
     throw usageError(`--page-size takes a positive whole number, got '${options.pageSize}'`);
@@ -176,6 +185,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       toolInputSchema: async (name) => (await gateway.tools()).routes.get(name)?.tool.inputSchema,
       ...(token !== undefined ? { token } : {}),
       ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
+      ...(ssePollMs !== undefined ? { ssePollMs } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [
         ...(options.allowedHost ?? []),

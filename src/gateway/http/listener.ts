@@ -15,12 +15,18 @@ import {
 import type { ListKind } from '../../client/server-connection.js';
 import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
+import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
 import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
+import { pollCallStreams } from './sse-polling.js';
+import { takeOverStream } from './stream-takeover.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The `retry` a 2025-11-25 client is told to wait before resuming a stream that ended early (the SDK client's own default). */
+export const SSE_RETRY_MS = 1000;
 
 export interface GatewayHttpOptions extends HttpGuardOptions {
   /** Default 127.0.0.1. */
@@ -34,6 +40,17 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * the id alone (nginx OSS has no sticky learning). Checked by the caller.
    */
   readonly instanceId?: string;
+  /**
+   * What the instance keeps of its 2025-11-25 sessions' SSE events, so a client
+   * whose stream broke resumes it with `Last-Event-ID` (default
+   * `DEFAULT_SSE_EVENT_LOG_BOUNDS`). 2026-07-28 is stateless: nothing to resume.
+   */
+  readonly sseEventBounds?: SseEventLogBounds;
+  /**
+   * End a 2025-11-25 call's SSE stream once it has run this many ms (SSE
+   * polling: the client resumes it; see `pollCallStreams`); off when undefined.
+   */
+  readonly ssePollMs?: number;
   /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
   readonly newServer: (client: string) => Server;
   /** Subscribe to upstream list changes (the host's `onListChanged`). */
@@ -60,6 +77,8 @@ export interface GatewayHttpServer {
   /** `http://HOST:PORT/mcp` */
   readonly url: string;
   readonly port: number;
+  /** The resumable streams' event log (its usage: what is held now). */
+  readonly events: SseEventLog;
   /**
    * Stop taking connections, wait for `drain` (the calls in flight), then end
    * every session and resolve once the listener is closed.
@@ -86,6 +105,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   });
   const live = new LiveSessions();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const events = createSseEventLog(options.sseEventBounds);
   const stopListening = options.onListChanged((kind) => {
     live.listChanged(kind);
     if (kind === 'tools') modern.notify.toolsChanged();
@@ -100,6 +120,13 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     if (sessionId) {
       const transport = sessions.get(sessionId);
       if (!transport) return refusal(404, 'Session not found');
+      const lastEventId = request.headers.get('last-event-id');
+      if (
+        request.method === 'GET' &&
+        lastEventId &&
+        request.headers.get('accept')?.includes('text/event-stream')
+      )
+        await takeOverStream(transport, events.forSession(sessionId), lastEventId);
       return transport.handleRequest(request);
     }
     const body = await initializeBody(request);
@@ -109,6 +136,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       keepAliveMs: 0,
+      // The session's own view of the instance's log: it replays only this session's streams.
+      eventStore: events.forSession(id),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: () => {
         sessions.set(id, transport);
       },
@@ -117,12 +147,14 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       },
     });
     live.add(server);
+    await server.connect(transport);
+    if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
     const closed = transport.onclose;
     transport.onclose = () => {
       sessions.delete(id);
+      events.dropSession(id);
       closed?.();
     };
-    await server.connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
   };
 
@@ -212,6 +244,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   return {
     url: `http://${shown}:${port}/mcp`,
     port,
+    events,
     async close(drain) {
       stopListening();
       stopLogs?.();
