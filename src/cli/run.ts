@@ -280,6 +280,10 @@ function buildProgram(select: (action: Action) => void): Command {
       '--sse-poll <ms>',
       "with --http: end a call's SSE stream once it has run <ms>; 2025-11-25 clients resume it with Last-Event-ID (SSE polling)",
     )
+    .option(
+      '--session-idle <seconds>',
+      'with --http: end a 2025-11-25 session unused this long, no stream open (default 1800)',
+    )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
       select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
     );

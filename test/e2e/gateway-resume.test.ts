@@ -216,3 +216,20 @@ describe('mcpx serve --http --sse-poll', () => {
     expect(stdio.stderr).toMatch(/--sse-poll goes with --http/);
   });
 });
+
+describe('mcpx serve --http --session-idle', () => {
+  it('takes a positive number of seconds, with --http only', async () => {
+    const bad = await runCli(['--config', world.configFile, 'serve', '--http', '--session-idle', '1.5'], {
+      cwd: world.dir,
+      home: world.home,
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--session-idle takes a positive number of seconds, got '1\.5'/);
+    const stdio = await runCli(['--config', world.configFile, 'serve', '--session-idle', '60'], {
+      cwd: world.dir,
+      home: world.home,
+    });
+    expect(stdio.code).toBe(1);
+    expect(stdio.stderr).toMatch(/--session-idle goes with --http/);
+  });
+});

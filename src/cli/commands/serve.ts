@@ -36,6 +36,8 @@ export interface ServeOptions {
   readonly logArguments?: boolean;
   readonly instanceId?: string;
   readonly ssePoll?: string;
+  /** With --http: seconds a 2025-11-25 session may sit unused before it is ended. */
+  readonly sessionIdle?: string;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
@@ -73,6 +75,10 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     );
   if (!options.http && options.ssePoll !== undefined)
     throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');
+  if (!options.http && options.sessionIdle !== undefined)
+    throw usageError(
+      '--session-idle goes with --http: a stdio client is one session, for as long as it runs',
+    );
   // Read before anything starts: a key file others can read is refused, not used.
   const stateKey =
     options.stateKeyFile === undefined ? undefined : readStateKey(options.stateKeyFile, process.getuid?.());
@@ -89,6 +95,12 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     throw usageError(
       `--sse-poll takes a positive number of milliseconds, got '${forTerminal(options.ssePoll ?? '')}'`,
       'e.g. --sse-poll 1000',
+    );
+  const sessionIdleSeconds = options.sessionIdle === undefined ? undefined : Number(options.sessionIdle);
+  if (sessionIdleSeconds !== undefined && !(Number.isInteger(sessionIdleSeconds) && sessionIdleSeconds > 0))
+    throw usageError(
+      `--session-idle takes a positive number of seconds, got '${forTerminal(options.sessionIdle ?? '')}'`,
+      'e.g. --session-idle 600',
     );
   const pageSize = options.pageSize === undefined ? undefined : Number(options.pageSize);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0))
@@ -186,6 +198,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       ...(token !== undefined ? { token } : {}),
       ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
       ...(ssePollMs !== undefined ? { ssePollMs } : {}),
+      ...(sessionIdleSeconds !== undefined ? { sessionIdleMs: sessionIdleSeconds * 1000 } : {}),
       allowedOrigins: options.allowedOrigin ?? [],
       allowedHosts: [
         ...(options.allowedHost ?? []),

@@ -19,11 +19,15 @@ import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './e
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
 import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
+import { SessionActivity } from './session-idle.js';
 import { pollCallStreams } from './sse-polling.js';
 import { takeOverStream } from './stream-takeover.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** How long a 2025-11-25 session may sit unused (no request, no open stream) before it is ended. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 
 /** The `retry` a 2025-11-25 client is told to wait before resuming a stream that ended early (the SDK client's own default). */
 export const SSE_RETRY_MS = 1000;
@@ -51,6 +55,12 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * polling: the client resumes it; see `pollCallStreams`); off when undefined.
    */
   readonly ssePollMs?: number;
+  /**
+   * End a 2025-11-25 session after this many ms with no request and no open
+   * stream (default `DEFAULT_SESSION_IDLE_MS`): a client that exits without a
+   * DELETE would otherwise keep its server and event log for the life of the process.
+   */
+  readonly sessionIdleMs?: number;
   /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
   readonly newServer: (client: string) => Server;
   /** Subscribe to upstream list changes (the host's `onListChanged`). */
@@ -106,6 +116,20 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   const live = new LiveSessions();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const events = createSseEventLog(options.sseEventBounds);
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const activity = new SessionActivity(idleMs);
+  const sweeper = setInterval(
+    () => {
+      for (const id of activity.idle()) {
+        const transport = sessions.get(id);
+        if (transport) void transport.close().catch(() => {});
+        else activity.forget(id);
+      }
+    },
+    Math.max(10, Math.min(idleMs / 2, 60_000)),
+  );
+  // The sweep alone never keeps the process alive.
+  sweeper.unref();
   const stopListening = options.onListChanged((kind) => {
     live.listChanged(kind);
     if (kind === 'tools') modern.notify.toolsChanged();
@@ -115,11 +139,12 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
 
   const stopLogs = options.onLog?.((message) => live.log(message));
 
-  const legacy = async (request: Request): Promise<Response> => {
+  const legacy = async (request: Request, res: ServerResponse): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const transport = sessions.get(sessionId);
       if (!transport) return refusal(404, 'Session not found');
+      res.once('close', activity.begin(sessionId));
       const lastEventId = request.headers.get('last-event-id');
       if (
         request.method === 'GET' &&
@@ -133,6 +158,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     if (!body) return refusal(400, 'Bad Request: No valid session ID provided');
     const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
     const server = options.newServer(id);
+    res.once('close', activity.begin(id));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       keepAliveMs: 0,
@@ -153,9 +179,13 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     transport.onclose = () => {
       sessions.delete(id);
       events.dropSession(id);
+      activity.forget(id);
       closed?.();
     };
-    return transport.handleRequest(request, { parsedBody: body });
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    // Refused before it became a session (a malformed initialize): nothing will ever reach it again.
+    if (!sessions.has(id)) await transport.close().catch(() => {});
+    return response;
   };
 
   // The SDK serves subscriptions/listen from its bus; the gateway subscribes upstream for each URI
@@ -221,7 +251,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       if (mismatch) return writeWebResponse(res, mismatch);
       watchListenedResources(message, res);
     }
-    const response = isLegacy ? await legacy(request) : await modern.fetch(request);
+    const response = isLegacy ? await legacy(request, res) : await modern.fetch(request);
     await writeWebResponse(res, response);
   };
 
@@ -246,6 +276,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     port,
     events,
     async close(drain) {
+      clearInterval(sweeper);
       stopListening();
       stopLogs?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
