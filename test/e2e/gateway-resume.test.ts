@@ -200,36 +200,24 @@ describe('mcpx serve --http --sse-poll', () => {
       await client.close();
     }
   });
-
-  it('takes a positive number of milliseconds, with --http only', async () => {
-    const bad = await runCli(['--config', world.configFile, 'serve', '--http', '--sse-poll', '0'], {
-      cwd: world.dir,
-      home: world.home,
-    });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/--sse-poll takes a positive number of milliseconds, got '0'/);
-    const stdio = await runCli(['--config', world.configFile, 'serve', '--sse-poll', '100'], {
-      cwd: world.dir,
-      home: world.home,
-    });
-    expect(stdio.code).toBe(1);
-    expect(stdio.stderr).toMatch(/--sse-poll goes with --http/);
-  });
 });
 
-describe('mcpx serve --http --session-idle', () => {
-  it('takes a positive number of seconds, with --http only', async () => {
-    const bad = await runCli(['--config', world.configFile, 'serve', '--http', '--session-idle', '1.5'], {
+describe("serve's stream options", () => {
+  it.each([
+    ['--sse-poll', '0', /--sse-poll takes a positive number of milliseconds, got '0'/, '100'],
+    ['--session-idle', '1.5', /--session-idle takes a positive number of seconds, got '1\.5'/, '60'],
+  ])('%s takes a positive whole number, with --http only', async (option, bad, said, good) => {
+    const refused = await runCli(['--config', world.configFile, 'serve', '--http', option, bad], {
       cwd: world.dir,
       home: world.home,
     });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/--session-idle takes a positive number of seconds, got '1\.5'/);
-    const stdio = await runCli(['--config', world.configFile, 'serve', '--session-idle', '60'], {
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(said);
+    const stdio = await runCli(['--config', world.configFile, 'serve', option, good], {
       cwd: world.dir,
       home: world.home,
     });
     expect(stdio.code).toBe(1);
-    expect(stdio.stderr).toMatch(/--session-idle goes with --http/);
+    expect(stdio.stderr).toMatch(new RegExp(`${option} goes with --http`));
   });
 });
