@@ -1,5 +1,5 @@
-import AjvDraft7, { type ErrorObject, type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 export interface SchemaProblem {
   /** JSON pointer of the offending value (`/count`), empty for the whole object. */
@@ -12,14 +12,26 @@ export type SchemaCheck =
   | { readonly ok: false; readonly problems: readonly SchemaProblem[] }
   | { readonly ok: 'unchecked'; readonly reason: string };
 
-// Ajv's CommonJS default export is the class itself under ESM interop.
 type AjvClass = new (
   options: object,
 ) => {
   compile(schema: object): ValidateFunction;
 };
-const Draft7 = ((AjvDraft7 as unknown as { default?: AjvClass }).default ?? AjvDraft7) as unknown as AjvClass;
-const Draft2020 = ((Ajv2020 as unknown as { default?: AjvClass }).default ?? Ajv2020) as unknown as AjvClass;
+
+/**
+ * ajv's two engines, required from the installed package on the first schema
+ * rather than bundled and imported with the library: `import … from 'mcpx'`
+ * would otherwise load and evaluate ajv's ~90 modules for a program that never
+ * validates a tool's arguments (as `client/sdk-shims.ts` does for the SDK's
+ * own copy). Synchronous, since validation is.
+ */
+function ajvClass(dialect: 'draft-07' | '2020-12'): AjvClass {
+  // Not `require` by name: the bundler would try to resolve it at build time.
+  const load = createRequire(import.meta.url);
+  const loaded = load(dialect === 'draft-07' ? 'ajv' : 'ajv/dist/2020') as AjvClass | { default: AjvClass };
+  // Ajv's CommonJS export is the class, with itself as `default` too.
+  return 'default' in loaded ? loaded.default : loaded;
+}
 
 const options = { allErrors: true, strict: false, validateFormats: false };
 const engines = new Map<'draft-07' | '2020-12', InstanceType<AjvClass>>();
@@ -27,7 +39,7 @@ const engines = new Map<'draft-07' | '2020-12', InstanceType<AjvClass>>();
 function engine(dialect: 'draft-07' | '2020-12'): InstanceType<AjvClass> {
   let ajv = engines.get(dialect);
   if (!ajv) {
-    ajv = dialect === 'draft-07' ? new Draft7(options) : new Draft2020(options);
+    ajv = new (ajvClass(dialect))(options);
     engines.set(dialect, ajv);
   }
   return ajv;

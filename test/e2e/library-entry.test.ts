@@ -53,4 +53,16 @@ it('import from mcpx and mcpx/openai loads only the bundled files, and calls a t
   expect(outside).toEqual([]);
   expect(files).toContain(join(repoRoot, 'dist', 'bin', 'index.js'));
   expect(files).toContain(join(repoRoot, 'dist', 'bin', 'openai.js'));
+  // ajv (argument validation for agents) loads on the first schema, not with the library.
+  const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+  expect(files.filter((_, i) => sources[i]?.includes('node_modules/ajv/'))).toEqual([]);
+});
+
+it('validates against a JSON Schema from the bundle, ajv loaded on that first schema', async () => {
+  const { stdout } = await run(process.execPath, [fixture('library-validate.mjs')]);
+  expect(JSON.parse(stdout)).toEqual([
+    { ok: true },
+    { ok: false, problems: [{ path: '', message: "missing required property 'count'" }] },
+    { ok: false, problems: [{ path: '/count', message: 'must be integer' }] },
+  ]);
 });
