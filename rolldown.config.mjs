@@ -47,13 +47,13 @@ const modules = {
     // A cold `mcpx call` used to load ~50 chunk files, each resolved, read and compiled on its own:
     // about a third of its CPU (bench/README.md). These groups make it four, each taking the
     // static imports of its roots with it. Higher priority wins a module both reach: the version
-    // string stays alone (`--version` loads nothing else), the light caller's modules stay free of
-    // the CLI and the SDK (a warm call loads no more), and the CLI's modules load before the
-    // spawn while the SDK and the connection load after it, while the server boots.
+    // string stays alone, the compile cache comes with what it needs (the error classes, the
+    // home's files) before anything else of the CLI, and the CLI's modules load before the spawn
+    // while the SDK and the connection load after it, while the server boots.
     codeSplitting: {
       groups: [
         { name: 'version', test: /[\\/]dist[\\/]version\.js$/, priority: 4 },
-        { name: 'light', test: /[\\/]dist[\\/]cli[\\/]compile-cache\.js$/, priority: 3 },
+        { name: 'boot', test: /[\\/]dist[\\/]cli[\\/]compile-cache\.js$/, priority: 3 },
         { name: 'cli', test: /[\\/]dist[\\/]cli[\\/](run|session|commands[\\/]call)\.js$/, priority: 2 },
         {
           name: 'connect',

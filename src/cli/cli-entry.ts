@@ -1,4 +1,4 @@
-import * as nodeModule from 'node:module';
+import { startCompileCache } from './compile-cache.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -9,11 +9,9 @@ import type { CliIo } from './io.js';
  * entry imports it by path.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  // Node >= 22.1 can keep V8's compiled code of the chunks loaded next between commands (Node 20 has no such API).
-  if (typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function') {
-    const { startCompileCache } = await import('./compile-cache.js');
-    await startCompileCache({ env: io.env, homedir: io.homedir });
-  }
+  // Node >= 22.1 keeps V8's compiled code of the chunks loaded next between commands; a no-op on
+  // Node 20. Its module shares a chunk with the error classes, which run() loads anyway.
+  await startCompileCache({ env: io.env, homedir: io.homedir });
   const { run } = await import('./run.js');
   return run(argv, io);
 }
