@@ -54,12 +54,12 @@ const modules = {
       groups: [
         { name: 'version', test: /[\\/]dist[\\/]version\.js$/, priority: 4 },
         { name: 'boot', test: /[\\/]dist[\\/]cli[\\/]compile-cache\.js$/, priority: 3 },
-        { name: 'cli', test: /[\\/]dist[\\/]cli[\\/](run|session|commands[\\/]call)\.js$/, priority: 2 },
         {
-          name: 'connect',
-          test: /[\\/]dist[\\/](client[\\/](server-connection|transport-factory|era-cache)|registry[\\/]index)\.js$/,
-          priority: 1,
+          name: 'cli',
+          test: /[\\/]dist[\\/](cli[\\/](run|session|commands[\\/]call)|registry[\\/]index|client[\\/](connect|era-cache|features|transport-factory))\.js$/,
+          priority: 2,
         },
+        { name: 'connect', test: /[\\/]dist[\\/]client[\\/]server-connection\.js$/, priority: 1 },
       ],
     },
   },

@@ -1,10 +1,9 @@
-import {
-  type AddClientAuthentication,
-  createPrivateKeyJwtAuth,
-  type OAuthClientInformationContext,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthTokens,
+import type {
+  AddClientAuthentication,
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
@@ -87,12 +86,14 @@ export class ClientCredentialsAuth implements OAuthClientProvider {
     this.#options = options;
     const { clientId, privateKey, algorithm } = options.credentials;
     if (privateKey) {
-      this.addClientAuthentication = createPrivateKeyJwtAuth({
-        issuer: clientId,
-        subject: clientId,
-        privateKey,
-        alg: algorithm,
-      });
+      // The SDK signs the assertion; it is loaded with the first token request, not at import.
+      let sign: Promise<AddClientAuthentication> | undefined;
+      this.addClientAuthentication = async (...args) => {
+        sign ??= import('@modelcontextprotocol/client').then((sdk) =>
+          sdk.createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey, alg: algorithm }),
+        );
+        return (await sign)(...args);
+      };
     }
   }
 

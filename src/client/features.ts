@@ -15,7 +15,6 @@ import type {
   ElicitResult,
   Root,
 } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 
 export interface RootsProvider {
   /** May be asked of someone else (the gateway asks its calling client). */
@@ -84,9 +83,25 @@ export function capabilitiesFor(features: ClientFeatures | undefined): ClientCap
   return capabilities;
 }
 
-/** The user said no: the error the spec prescribes for a refused sampling request. */
-export function samplingRefused(message = 'the user declined the sampling request'): ProtocolError {
-  return new ProtocolError(-1 as ProtocolErrorCode, message);
+/**
+ * An answer to a server's request that the host refuses, sent as a JSON-RPC
+ * error with this code (the SDK sends the numeric `code` of whatever a
+ * handler throws). Not the SDK's `ProtocolError`, so that building one does
+ * not load the SDK.
+ */
+export class RequestRefused extends Error {
+  override readonly name = 'RequestRefused';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The user said no: the error the spec prescribes for a refused sampling request (code -1). */
+export function samplingRefused(message = 'the user declined the sampling request'): RequestRefused {
+  return new RequestRefused(-1, message);
 }
 
 /** A sampling request with its `maxTokens` capped by the host's limit. */
@@ -100,6 +115,9 @@ export function capSampling(
 
 type FieldSchema = { type?: string; default?: unknown; enum?: unknown[] };
 
+/** JSON-RPC's "Invalid params". */
+const INVALID_PARAMS = -32602;
+
 /**
  * The spec allows form elicitation only for a flat object of primitive
  * fields (string, number, integer, boolean, enums). Anything else is refused
@@ -112,8 +130,8 @@ export function checkFormSchema(schema: ElicitRequestFormParams['requestedSchema
     const primitive = type === 'string' || type === 'number' || type === 'integer' || type === 'boolean';
     const multiSelect = type === 'array';
     if (!primitive && !multiSelect) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
+      throw new RequestRefused(
+        INVALID_PARAMS,
         `elicitation field '${name}' is not a primitive (type ${String(type)})`,
       );
     }

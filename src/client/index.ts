@@ -5,6 +5,7 @@
  */
 
 export type { SdkDiagnostic, SdkDiagnosticLevel } from '../transport/sdk-diagnostics.js';
+export { connectServer, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
 export { createMemoryEraCache, type EraCache, openFileEraCache } from './era-cache.js';
 export {
   applyFormDefaults,
@@ -12,18 +13,13 @@ export {
   capabilitiesFor,
   createRoots,
   type ElicitationHandlers,
+  RequestRefused,
   type RootsProvider,
   rootsForDirectories,
   type SamplingHandler,
   samplingRefused,
 } from './features.js';
-export {
-  type ConnectServerOptions,
-  connectServer,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  type ManagedTransport,
-} from './server-connection.js';
+export type { ConnectServerOptions, ManagedTransport } from './server-connection.js';
 export { createServerTransport, type TransportHooks } from './transport-factory.js';
 export type {
   CallToolOptions,

@@ -18,6 +18,7 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { linkSignal } from '../transport/linked-signal.js';
 import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
 import type { EraCache } from './era-cache.js';
 import {
   applyFormDefaults,
@@ -73,8 +74,6 @@ export interface ConnectServerOptions {
   readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
 }
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 // The server/discover probe only decides the era; a stdio legacy server that
 // ignores it must not cost the whole connect budget on every start. After this
 // the 2025 `initialize` is sent on the same pipe, and the slow server answers

@@ -1,8 +1,10 @@
 import type { EraCache } from '../client/era-cache.js';
 import type { ClientFeatures } from '../client/features.js';
-import { connectServer } from '../client/server-connection.js';
+import type { ManagedTransport } from '../client/server-connection.js';
 import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
 import type { ServerLogEvent } from '../client/types.js';
+import type { ServerConfig } from '../config/types.js';
+import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
 import type { Connector } from './registry.js';
 
 export interface DefaultConnectorOptions extends TransportHooks {
@@ -19,18 +21,44 @@ export interface DefaultConnectorOptions extends TransportHooks {
  * The registry's connector for library users: mcpx's own transports (stdio,
  * Streamable HTTP with the SSE fallback) and the era negotiation, with the
  * registry's list-changed and cancellation hooks wired in.
+ *
+ * A stdio server is spawned before the protocol stack loads (on the first
+ * connection of the process), so it boots meanwhile, as on the CLI's path.
  */
 export function defaultConnector(options: DefaultConnectorOptions): Connector {
   const { eraCache, connectTimeoutMs, requestTimeoutMs, onLog, features, ...hooks } = options;
-  return (server, registryHooks) =>
-    connectServer(server, {
-      createTransport: () => createServerTransport(server, hooks),
-      onListChanged: registryHooks.onListChanged,
-      ...(registryHooks.signal ? { signal: registryHooks.signal } : {}),
-      ...(eraCache ? { eraCache } : {}),
-      ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
-      ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
-      ...(onLog ? { onLog } : {}),
-      ...(features ? { features } : {}),
-    });
+  return async (server, registryHooks) => {
+    let early = registryHooks.signal?.aborted ? undefined : spawnEarly(server, hooks);
+    const { connectServer } = await import('../client/server-connection.js');
+    try {
+      return await connectServer(server, {
+        createTransport: () => {
+          const transport = early ?? createServerTransport(server, hooks);
+          early = undefined;
+          return transport;
+        },
+        onListChanged: registryHooks.onListChanged,
+        ...(registryHooks.signal ? { signal: registryHooks.signal } : {}),
+        ...(eraCache ? { eraCache } : {}),
+        ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+        ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+        ...(onLog ? { onLog } : {}),
+        ...(features ? { features } : {}),
+      });
+    } finally {
+      // Whatever ended the connect before it asked for a transport, the early process goes with it.
+      await early?.close();
+    }
+  };
+}
+
+function spawnEarly(server: ServerConfig, hooks: TransportHooks): ManagedTransport | undefined {
+  if (server.transport !== 'stdio' || !server.command) return undefined;
+  try {
+    const transport = createStdioServerTransport({ ...server, command: server.command }, hooks);
+    transport.spawnEarly();
+    return transport;
+  } catch {
+    return undefined; // the connect builds it again, and reports the failure as any other
+  }
 }

@@ -5,7 +5,7 @@
  * and refresh tokens) in front of the HTTP test server, which it reaches only
  * with a valid, unexpired bearer token. Every OAuth request is recorded.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, verify } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type HttpTestEra, type HttpTestServer, startHttpTestServer } from './http-test-server.js';
@@ -40,8 +40,11 @@ export interface OAuthTestServerOptions {
   readonly toolCallScope?: string;
   /** Every `tools/call` of this tool is refused with a plain 403 (no scope would help). */
   readonly forbiddenTool?: string;
-  /** A machine client for the `client_credentials` grant (client_secret_basic). */
-  readonly machineClient?: { readonly id: string; readonly secret: string };
+  /**
+   * A machine client for the `client_credentials` grant: client_secret_basic with
+   * `secret`, private_key_jwt (an RS256 assertion) with `publicKey` (PEM).
+   */
+  readonly machineClient?: { readonly id: string; readonly secret?: string; readonly publicKey?: string };
   /** Misbehaviour: registration answers this status with an HTML error page (as many web frameworks do). */
   readonly registrationErrorPage?: number;
   /** The protocol era of the MCP server behind the authorization. Default `legacy`. */
@@ -124,7 +127,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
           ? { authorization_response_iss_parameter_supported: true }
           : {}),
         token_endpoint_auth_methods_supported: options.machineClient
-          ? ['none', 'client_secret_basic']
+          ? ['none', 'client_secret_basic', ...(options.machineClient.publicKey ? ['private_key_jwt'] : [])]
           : ['none'],
       });
     }
@@ -165,13 +168,13 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const params = Object.fromEntries(new URLSearchParams(await body(req)));
       requests.push({ path, params });
       if (params.grant_type === 'client_credentials') {
-        const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-        const [id, secret] = Buffer.from(basic ?? '', 'base64')
-          .toString('utf8')
-          .split(':')
-          .map((part) => decodeURIComponent(part));
         const machine = options.machineClient;
-        if (!machine || id !== machine.id || secret !== machine.secret)
+        const authenticated =
+          params.client_assertion_type === JWT_BEARER
+            ? machine?.publicKey !== undefined &&
+              assertionFrom(machine.id, machine.publicKey, params.client_assertion)
+            : machine?.secret !== undefined && basicAuthIs(req, machine.id, machine.secret);
+        if (!authenticated)
           return json(res, 401, {
             error: 'invalid_client',
             error_description: 'unknown client or wrong secret',
@@ -254,4 +257,37 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       await inner.close();
     },
   };
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+function basicAuthIs(req: IncomingMessage, id: string, secret: string): boolean {
+  const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const [sentId, sentSecret] = Buffer.from(basic ?? '', 'base64')
+    .toString('utf8')
+    .split(':')
+    .map((part) => decodeURIComponent(part));
+  return sentId === id && sentSecret === secret;
+}
+
+/** An RS256 client assertion signed with the client's key, by and about the client, not expired. */
+function assertionFrom(id: string, publicKey: string, assertion: string | undefined): boolean {
+  const [header, payload, signature] = (assertion ?? '').split('.');
+  if (!header || !payload || !signature) return false;
+  const signed = verify(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    publicKey,
+    Buffer.from(signature, 'base64url'),
+  );
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const alg = (JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: string }).alg;
+  return (
+    signed &&
+    alg === 'RS256' &&
+    claims.iss === id &&
+    claims.sub === id &&
+    typeof claims.exp === 'number' &&
+    claims.exp * 1000 > Date.now()
+  );
 }

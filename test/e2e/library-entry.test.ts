@@ -58,6 +58,37 @@ it('import from mcpx and mcpx/openai loads only the bundled files, and calls a t
   expect(files.filter((_, i) => sources[i]?.includes('node_modules/ajv/'))).toEqual([]);
 });
 
+it('import from mcpx loads no protocol code: the server is spawned first, the SDK loads while it boots', async () => {
+  const config = join(dir.path, 'spawn-order.json');
+  const server = [fixture('method-log-server.mjs'), join(dir.path, 'spawn-order.log')];
+  await writeFile(
+    config,
+    JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: server } } }),
+  );
+  const record = join(dir.path, 'spawn-order.txt');
+  const { stdout, stderr } = await run(
+    process.execPath,
+    [`--import=${fixture('record-loads.mjs')}`, fixture('library-spawn-order.mjs'), config],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path, MCPX_RECORD_LOADS: record } },
+  );
+  expect(stderr).toBe('');
+  expect(stdout).toBe('spawned first\n');
+  const lines = (await readFile(record, 'utf8'))
+    .split('\n')
+    .filter((l) => l.startsWith('file:') || l.startsWith('spawn '));
+  const spawnAt = lines.indexOf(`spawn ${process.execPath}`);
+  expect(spawnAt).toBeGreaterThan(0);
+  // The SDK and zod (the schemas they build at load) mark the protocol code.
+  const protocol = /\bZodObject\b|\bLATEST_PROTOCOL_VERSION\b/;
+  const holdsProtocol = async (url: string) =>
+    url.startsWith('file:') && protocol.test(await readFile(fileURLToPath(url), 'utf8'));
+  const before = lines.slice(0, spawnAt);
+  const after = lines.slice(spawnAt + 1);
+  expect(before.some((l) => l.endsWith('/dist/bin/index.js'))).toBe(true);
+  expect(await Promise.all(before.map(holdsProtocol))).not.toContain(true);
+  expect(await Promise.all(after.map(holdsProtocol))).toContain(true);
+});
+
 it('validates against a JSON Schema from the bundle, ajv loaded on that first schema', async () => {
   const { stdout } = await run(process.execPath, [fixture('library-validate.mjs')]);
   expect(JSON.parse(stdout)).toEqual([

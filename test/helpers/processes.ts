@@ -115,6 +115,8 @@ export interface ProcessTreeTracker {
   sample(): void;
   /** Every process ever seen in the tree (excluding those present at start) that is still alive. */
   alive(): ProcessInfo[];
+  /** Every process ever seen in the tree (excluding those present at start), alive or not. */
+  seen(): ProcessInfo[];
   /** Stops sampling. */
   stop(): void;
 }
@@ -166,6 +168,7 @@ export function trackProcessTree(rootPid: number, intervalMs = 50): ProcessTreeT
         return running(now) && now.startTime === p.startTime;
       });
     },
+    seen: () => [...seen.values()],
     stop: () => clearInterval(timer),
   };
 }

@@ -1,4 +1,5 @@
 /** OAuth for machines: the client_credentials grant, with the credentials bound to one authorization server. */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenStore } from '../../../src/auth/token-store.js';
 import { connectServer } from '../../../src/client/server-connection.js';
@@ -16,8 +17,11 @@ afterEach(async () => {
 
 const machineClient = { id: 'robot', secret: 's3cret' };
 
-async function setup(oauth: Record<string, unknown>) {
-  const as = await startOAuthTestServer({ machineClient });
+async function setup(
+  oauth: Record<string, unknown>,
+  machine: { id: string; secret?: string; publicKey?: string } = machineClient,
+) {
+  const as = await startOAuthTestServer({ machineClient: machine });
   cleanups.push(() => as.close());
   const home = await tempDir('mcpx-machine-');
   cleanups.push(home.remove);
@@ -65,6 +69,41 @@ describe('client credentials', () => {
     const text = formatErrorVerbose(error);
     expect(text).toMatch(/invalid_client|wrong secret/);
     expect(text).not.toContain('wrong-secret');
+  });
+
+  it('gets a token with a signed assertion (private_key_jwt) instead of a secret', async () => {
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = (key: KeyObject, type: 'pkcs8' | 'spki') => key.export({ format: 'pem', type }).toString();
+    const { as, connect } = await setup(
+      { grant_type: 'client_credentials', client_id: 'robot', private_key: pem(keys.privateKey, 'pkcs8') },
+      { id: 'robot', publicKey: pem(keys.publicKey, 'spki') },
+    );
+    const connection = await connect();
+    cleanups.push(() => connection.close());
+    expect((await connection.callTool('echo', { message: 'signed' })).content).toEqual([
+      { type: 'text', text: 'signed' },
+    ]);
+    const [token] = as.requests.filter((r) => r.path === '/token');
+    expect(token?.params).toMatchObject({
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    });
+  });
+
+  it('refuses a private key the authorization server does not know', async () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const known = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { connect } = await setup(
+      {
+        grant_type: 'client_credentials',
+        client_id: 'robot',
+        private_key: other.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      },
+      { id: 'robot', publicKey: known.publicKey.export({ format: 'pem', type: 'spki' }).toString() },
+    );
+    const error = await connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    expect(formatErrorVerbose(error)).toMatch(/invalid_client/);
   });
 
   it('explains an incomplete oauth block', async () => {
