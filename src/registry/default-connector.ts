@@ -31,7 +31,7 @@ export function defaultConnector(options: DefaultConnectorOptions): Connector {
     let early = registryHooks.signal?.aborted ? undefined : spawnEarly(server, hooks);
     const { connectServer } = await import('../client/server-connection.js');
     try {
-      return await connectServer(server, {
+      const connection = await connectServer(server, {
         createTransport: () => {
           const transport = early ?? createServerTransport(server, hooks);
           early = undefined;
@@ -45,6 +45,10 @@ export function defaultConnector(options: DefaultConnectorOptions): Connector {
         ...(onLog ? { onLog } : {}),
         ...(features ? { features } : {}),
       });
+      // The verdict is kept for the next run (a file cache writes only here); failing to write
+      // it costs that run one probe, nothing more.
+      await eraCache?.flush().catch(() => {});
+      return connection;
     } finally {
       // Whatever ended the connect before it asked for a transport, the early process goes with it.
       await early?.close();

@@ -3,10 +3,15 @@
  * CLI does), and that early process is the one the connection uses: one process per server,
  * none left when the connect is cancelled while the protocol stack loads.
  */
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { openFileEraCache } from '../../../src/client/era-cache.js';
 import type { ServerConnection } from '../../../src/client/types.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 import { defaultConnector } from '../../../src/registry/index.js';
+import { tempDir } from '../../helpers/cli.js';
 import { type ProcessTreeTracker, procAvailable, trackProcessTree } from '../../helpers/processes.js';
 import { testServer } from '../../helpers/servers.js';
 
@@ -30,6 +35,21 @@ it.runIf(procAvailable)('connects on the process it spawned early: one process f
   // Sampled every 10 ms while the server booted (hundreds of ms): a second spawn would show.
   expect(tracker.alive()).toHaveLength(1);
   expect(tracker.seen()).toHaveLength(1);
+});
+
+it('keeps the era verdict in a file cache for the next run', async () => {
+  const home = await tempDir('mcpx-connector-era-');
+  cleanups.push(home.remove);
+  const server = testServer('remembered');
+  const first = await defaultConnector({ hostEnv: process.env, eraCache: await openFileEraCache(home.path) })(
+    server,
+    { onListChanged },
+  );
+  cleanups.push(() => first.close());
+  const file = JSON.parse(await readFile(join(home.path, 'era-cache.json'), 'utf8')) as {
+    entries: Record<string, { kind: string }>;
+  };
+  expect(Object.values(file.entries).map((e) => e.kind)).toEqual([first.era]);
 });
 
 it.runIf(procAvailable)('a connect cancelled while the protocol stack loads leaves no process', async () => {
