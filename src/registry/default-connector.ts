@@ -29,8 +29,8 @@ export function defaultConnector(options: DefaultConnectorOptions): Connector {
   const { eraCache, connectTimeoutMs, requestTimeoutMs, onLog, features, ...hooks } = options;
   return async (server, registryHooks) => {
     let early = registryHooks.signal?.aborted ? undefined : spawnEarly(server, hooks);
-    const { connectServer } = await import('../client/server-connection.js');
     try {
+      const { connectServer } = await import('../client/server-connection.js');
       const connection = await connectServer(server, {
         createTransport: () => {
           const transport = early ?? createServerTransport(server, hooks);
