@@ -21,17 +21,21 @@ beforeAll(async () => {
 });
 afterAll(() => dir.remove());
 
-it('import from mcpx and mcpx/openai loads only the bundled files, and calls a tool', async () => {
-  const config = join(dir.path, 'mcp.json');
-  const server = [fixture('method-log-server.mjs'), join(dir.path, 'methods.log')];
+/**
+ * Runs `program` (a fixture that uses the library on a config with one stdio server, `bench`)
+ * under record-loads.mjs; resolves the lines it recorded: loaded URLs, and whatever the program adds.
+ */
+async function runRecorded(program: string, name: string): Promise<string[]> {
+  const config = join(dir.path, `${name}.json`);
+  const server = [fixture('method-log-server.mjs'), join(dir.path, `${name}.log`)];
   await writeFile(
     config,
     JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: server } } }),
   );
-  const record = join(dir.path, 'loads.txt');
+  const record = join(dir.path, `${name}.txt`);
   const { stdout, stderr } = await run(
     process.execPath,
-    [`--import=${fixture('record-loads.mjs')}`, fixture('library-user.mjs'), config],
+    [`--import=${fixture('record-loads.mjs')}`, fixture(program), config],
     {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -43,8 +47,11 @@ it('import from mcpx and mcpx/openai loads only the bundled files, and calls a t
   );
   expect(stderr).toBe('');
   expect(stdout).toBe('from the library\nfunction function\n');
-  const files = (await readFile(record, 'utf8'))
-    .split('\n')
+  return (await readFile(record, 'utf8')).split('\n');
+}
+
+it('import from mcpx and mcpx/openai loads only the bundled files, and calls a tool', async () => {
+  const files = (await runRecorded('library-user.mjs', 'loads'))
     .filter((u) => u.startsWith('file:'))
     .map((u) => fileURLToPath(u))
     .filter((f) => !f.startsWith(join(repoRoot, 'test')));
@@ -59,23 +66,9 @@ it('import from mcpx and mcpx/openai loads only the bundled files, and calls a t
 });
 
 it('import from mcpx loads no protocol code: the server is spawned first, the SDK loads while it boots', async () => {
-  const config = join(dir.path, 'spawn-order.json');
-  const server = [fixture('method-log-server.mjs'), join(dir.path, 'spawn-order.log')];
-  await writeFile(
-    config,
-    JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: server } } }),
+  const lines = (await runRecorded('library-spawn-order.mjs', 'spawn-order')).filter(
+    (l) => l.startsWith('file:') || l.startsWith('spawn '),
   );
-  const record = join(dir.path, 'spawn-order.txt');
-  const { stdout, stderr } = await run(
-    process.execPath,
-    [`--import=${fixture('record-loads.mjs')}`, fixture('library-spawn-order.mjs'), config],
-    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path, MCPX_RECORD_LOADS: record } },
-  );
-  expect(stderr).toBe('');
-  expect(stdout).toBe('spawned first\n');
-  const lines = (await readFile(record, 'utf8'))
-    .split('\n')
-    .filter((l) => l.startsWith('file:') || l.startsWith('spawn '));
   const spawnAt = lines.indexOf(`spawn ${process.execPath}`);
   expect(spawnAt).toBeGreaterThan(0);
   // The SDK and zod (the schemas they build at load) mark the protocol code.
