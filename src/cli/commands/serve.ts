@@ -90,21 +90,14 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError(`--port takes a port number, got '${options.port}'`);
-  const ssePollMs = options.ssePoll === undefined ? undefined : Number(options.ssePoll);
-  if (ssePollMs !== undefined && !(Number.isInteger(ssePollMs) && ssePollMs > 0))
-    throw usageError(
-      `--sse-poll takes a positive number of milliseconds, got '${forTerminal(options.ssePoll ?? '')}'`,
-      'e.g. --sse-poll 1000',
-    );
-  const sessionIdleSeconds = options.sessionIdle === undefined ? undefined : Number(options.sessionIdle);
-  if (sessionIdleSeconds !== undefined && !(Number.isInteger(sessionIdleSeconds) && sessionIdleSeconds > 0))
-    throw usageError(
-      `--session-idle takes a positive number of seconds, got '${forTerminal(options.sessionIdle ?? '')}'`,
-      'e.g. --session-idle 600',
-    );
-  const pageSize = options.pageSize === undefined ? undefined : Number(options.pageSize);
-  if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0))
-    throw usageError(`--page-size takes a positive whole number, got '${options.pageSize}'`);
+  const ssePollMs = positiveWhole('--sse-poll', options.ssePoll, 'a positive number of milliseconds', '1000');
+  const sessionIdleSeconds = positiveWhole(
+    '--session-idle',
+    options.sessionIdle,
+    'a positive number of seconds',
+    '600',
+  );
+  const pageSize = positiveWhole('--page-size', options.pageSize, 'a positive whole number');
   const configured = session.adhoc() ? undefined : (await session.config()).permission;
   const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
   if (!LEVELS.includes(level))
@@ -322,6 +315,22 @@ async function servedServers(session: CliSession, options: ServeOptions): Promis
       fixes: ['add servers to your mcpx config (`mcpx config path` shows where it is read from)'],
     });
   return usable;
+}
+
+/** An option's value as a whole number above 0, or undefined when not given; otherwise a usage error. */
+function positiveWhole(
+  option: string,
+  value: string | undefined,
+  wanted: string,
+  example?: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (Number.isInteger(n) && n > 0) return n;
+  throw usageError(
+    `${option} takes ${wanted}, got '${forTerminal(value)}'`,
+    example && `e.g. ${option} ${example}`,
+  );
 }
 
 function readToken(options: ServeOptions): string | undefined {
