@@ -4,46 +4,24 @@
  * by an upstream during a call and answered by the calling client, list
  * changes, and SIGTERM draining the calls in flight.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testServerPath } from '../helpers/cli.js';
-import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
+import { cancelLoggingWorld, firstText, type GatewayWorld, type RunningGateway } from '../helpers/gateway.js';
 import { everythingPath } from '../helpers/servers.js';
 
 let world: GatewayWorld;
 let gateway: RunningGateway;
-let cancelLog: string;
+let cancellations: () => Promise<number>;
 
 beforeAll(async () => {
-  world = await gatewayWorld({});
-  cancelLog = join(world.dir, 'cancel.log');
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile(
-    world.configFile,
-    JSON.stringify({
-      permission: 'yolo',
-      mcpServers: {
-        local: {
-          command: process.execPath,
-          args: [testServerPath],
-          env: { MCPX_TEST_CANCEL_LOG: cancelLog },
-        },
-        everything: { command: process.execPath, args: [everythingPath] },
-      },
-    }),
-  );
+  ({ world, cancellations } = await cancelLoggingWorld({
+    everything: { command: process.execPath, args: [everythingPath] },
+  }));
 }, 60_000);
 
 afterEach(() => world.stopAll());
 afterAll(() => world?.close());
-
-async function cancellations(): Promise<number> {
-  const text = await readFile(cancelLog, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.includes('cancelled')).length;
-}
 
 describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
   it('sees progress, and its cancel reaches the upstream while another client finishes', async () => {

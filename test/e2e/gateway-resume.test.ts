@@ -5,49 +5,29 @@
  * client cannot replay that stream; `--sse-poll` ends a call's stream itself and
  * the SDK client resumes it without losing anything.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, testServerPath } from '../helpers/cli.js';
-import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
+import { cancelLoggingWorld, firstText, type GatewayWorld } from '../helpers/gateway.js';
 import {
   callCutAndResume,
   LEGACY_VERSION,
   messageOf,
   openRawSession,
-  sessionHeaders,
+  postToolCall,
+  resumeStream,
   sseEvents,
 } from '../helpers/raw-session.js';
 
 let world: GatewayWorld;
-let cancelLog: string;
+let cancellations: () => Promise<number>;
 
 beforeAll(async () => {
-  world = await gatewayWorld({});
-  cancelLog = join(world.dir, 'cancel.log');
-  await writeFile(
-    world.configFile,
-    JSON.stringify({
-      permission: 'yolo',
-      mcpServers: {
-        local: {
-          command: process.execPath,
-          args: [testServerPath],
-          env: { MCPX_TEST_CANCEL_LOG: cancelLog },
-        },
-      },
-    }),
-  );
+  ({ world, cancellations } = await cancelLoggingWorld());
 }, 60_000);
 
 afterEach(() => world.stopAll());
 afterAll(() => world?.close());
-
-async function cancellations(): Promise<number> {
-  const text = await readFile(cancelLog, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.includes('cancelled')).length;
-}
 
 describe('a 2025-11-25 stream cut mid-call', () => {
   it('resumes with Last-Event-ID: every progress notification and the result, the call untouched', async () => {
@@ -75,19 +55,11 @@ describe('a 2025-11-25 stream cut mid-call', () => {
     const session = await openRawSession(gateway.url);
     // The first connection is never closed by the client: it stops reading, as a client that woke
     // up on another network would, whose old connection the server cannot tell is dead.
-    const stale = await fetch(gateway.url, {
-      method: 'POST',
-      headers: sessionHeaders(session),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 9,
-        method: 'tools/call',
-        params: {
-          name: 'local__slow_operation',
-          arguments: { steps: 6, delay_ms: 100 },
-          _meta: { progressToken: 'p' },
-        },
-      }),
+    const stale = await postToolCall(gateway.url, session, {
+      id: 9,
+      name: 'local__slow_operation',
+      arguments: { steps: 6, delay_ms: 100 },
+      progressToken: 'p',
     });
     const progress: number[] = [];
     let lastId: string | undefined;
@@ -98,10 +70,7 @@ describe('a 2025-11-25 stream cut mid-call', () => {
       if (message?.method === 'notifications/progress') progress.push(message.params?.progress as number);
       if (progress.length === 1) break;
     }
-    const resumed = await fetch(gateway.url, {
-      method: 'GET',
-      headers: sessionHeaders(session, { accept: 'text/event-stream', 'last-event-id': lastId as string }),
-    });
+    const resumed = await resumeStream(gateway.url, session, lastId as string);
     expect(resumed.status).toBe(200);
     let result: unknown;
     for await (const event of sseEvents(resumed)) {
@@ -123,29 +92,18 @@ describe('a 2025-11-25 stream cut mid-call', () => {
   it('cannot be replayed by another session, nor without one', async () => {
     const gateway = await world.serve();
     const owner = await openRawSession(gateway.url);
-    const call = await fetch(gateway.url, {
-      method: 'POST',
-      headers: sessionHeaders(owner),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'local__echo',
-          arguments: { message: 'secret of the owner' },
-          _meta: { progressToken: 1 },
-        },
-      }),
+    const call = await postToolCall(gateway.url, owner, {
+      id: 1,
+      name: 'local__echo',
+      arguments: { message: 'secret of the owner' },
+      progressToken: 1,
     });
     let firstId: string | undefined;
     for await (const event of sseEvents(call)) firstId ??= event.id;
     expect(firstId).toBeDefined();
 
     const other = await openRawSession(gateway.url);
-    const stolen = await fetch(gateway.url, {
-      method: 'GET',
-      headers: sessionHeaders(other, { accept: 'text/event-stream', 'last-event-id': firstId as string }),
-    });
+    const stolen = await resumeStream(gateway.url, other, firstId as string);
     expect(stolen.status).toBe(400);
     expect(await stolen.text()).not.toContain('secret of the owner');
     const sessionless = await fetch(gateway.url, {
@@ -160,10 +118,7 @@ describe('a 2025-11-25 stream cut mid-call', () => {
     expect(await sessionless.text()).not.toContain('secret of the owner');
 
     // The owner still can.
-    const own = await fetch(gateway.url, {
-      method: 'GET',
-      headers: sessionHeaders(owner, { accept: 'text/event-stream', 'last-event-id': firstId as string }),
-    });
+    const own = await resumeStream(gateway.url, owner, firstId as string);
     expect(own.status).toBe(200);
     expect(await own.text()).toContain('secret of the owner');
   });

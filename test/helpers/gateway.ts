@@ -2,10 +2,10 @@
  * The built `mcpx serve` as a real process, and SDK clients for it in either era.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cliPath, tempDir } from './cli.js';
+import { cliPath, tempDir, testServerPath } from './cli.js';
 
 export interface RunningGateway {
   /** `http://127.0.0.1:PORT/mcp` (HTTP mode). */
@@ -39,6 +39,36 @@ export interface ClientExtras {
       ? C
       : never
     : never;
+}
+
+/**
+ * A world whose config (`permission: yolo`) runs the test server as `local`, which logs each
+ * cancellation it receives, and `others` besides. `cancellations()` counts those logged so far.
+ */
+export async function cancelLoggingWorld(
+  others: Record<string, unknown> = {},
+): Promise<{ world: GatewayWorld; cancellations: () => Promise<number> }> {
+  const world = await gatewayWorld({});
+  const cancelLog = join(world.dir, 'cancel.log');
+  await writeFile(
+    world.configFile,
+    JSON.stringify({
+      permission: 'yolo',
+      mcpServers: {
+        local: {
+          command: process.execPath,
+          args: [testServerPath],
+          env: { MCPX_TEST_CANCEL_LOG: cancelLog },
+        },
+        ...others,
+      },
+    }),
+  );
+  const cancellations = async () => {
+    const text = await readFile(cancelLog, 'utf8').catch(() => '');
+    return text.split('\n').filter((l) => l.includes('cancelled')).length;
+  };
+  return { world, cancellations };
 }
 
 /** A temp dir with a config file holding `mcpServers`, and gateways on it. */

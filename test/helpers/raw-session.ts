@@ -67,6 +67,49 @@ export function sessionHeaders(session: string | undefined, extra: Record<string
   };
 }
 
+/** POST a `tools/call` in a session; its response is the call's SSE stream. */
+export function postToolCall(
+  url: string,
+  session: string,
+  call: {
+    readonly id: number;
+    readonly name: string;
+    readonly arguments: Record<string, unknown>;
+    readonly progressToken?: string | number;
+    readonly headers?: Record<string, string>;
+    readonly signal?: AbortSignal;
+  },
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: sessionHeaders(session, call.headers),
+    ...(call.signal ? { signal: call.signal } : {}),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: call.id,
+      method: 'tools/call',
+      params: {
+        name: call.name,
+        arguments: call.arguments,
+        ...(call.progressToken === undefined ? {} : { _meta: { progressToken: call.progressToken } }),
+      },
+    }),
+  });
+}
+
+/** GET a session's stream again from `lastEventId` on (a resume with Last-Event-ID). */
+export function resumeStream(
+  url: string,
+  session: string,
+  lastEventId: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: 'GET',
+    headers: sessionHeaders(session, { ...extra, accept: 'text/event-stream', 'last-event-id': lastEventId }),
+  });
+}
+
 /** Open a session (initialize, initialized); returns its id, or throws with the status. */
 export async function openRawSession(url: string, extra: Record<string, string> = {}): Promise<string> {
   const response = await fetch(url, {
@@ -121,16 +164,13 @@ export async function callCutAndResume(options: {
 }): Promise<CutCall> {
   const extra = options.headers ?? {};
   const cut = new AbortController();
-  const call = await fetch(options.url, {
-    method: 'POST',
-    headers: sessionHeaders(options.session, extra),
+  const call = await postToolCall(options.url, options.session, {
+    id: 7,
+    name: options.tool,
+    arguments: options.arguments,
+    progressToken: 'p',
+    headers: extra,
     signal: cut.signal,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: options.tool, arguments: options.arguments, _meta: { progressToken: 'p' } },
-    }),
   });
   const progress: number[] = [];
   let lastId: string | undefined;
@@ -148,14 +188,7 @@ export async function callCutAndResume(options: {
   if (lastId === undefined) throw new Error('the stream carried no event id: nothing to resume from');
   await delay(options.pauseMs);
 
-  const resumed = await fetch(options.url, {
-    method: 'GET',
-    headers: sessionHeaders(options.session, {
-      ...extra,
-      accept: 'text/event-stream',
-      'last-event-id': lastId,
-    }),
-  });
+  const resumed = await resumeStream(options.url, options.session, lastId, extra);
   let result: RawMessage | undefined;
   if (resumed.status === 200)
     for await (const event of sseEvents(resumed)) {

@@ -7,8 +7,8 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GatewayHttpServer, startGatewayHttp } from '../../../src/gateway/index.js';
+import { openRawSession, postToolCall, resumeStream, sessionHeaders } from '../../helpers/raw-session.js';
 
-const VERSION = '2025-11-25';
 let listener: GatewayHttpServer | undefined;
 
 afterEach(async () => {
@@ -30,56 +30,23 @@ function start(bounds?: Parameters<typeof startGatewayHttp>[0]['sseEventBounds']
   });
 }
 
-function headers(session?: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': VERSION,
-    ...(session ? { 'mcp-session-id': session } : {}),
-    ...extra,
-  };
+/** Call `say` in the session; resolves the SSE event ids its stream carried. */
+async function callSay(url: string, session: string, id: number): Promise<string[]> {
+  const text = await (await postToolCall(url, session, { id, name: 'say', arguments: {} })).text();
+  return [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1] as string);
 }
-
-async function post(url: string, session: string | undefined, body: unknown) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: headers(session),
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { response, ids: [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1] as string), text };
-}
-
-async function openSession(url: string): Promise<string> {
-  const { response } = await post(url, undefined, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-  });
-  const session = response.headers.get('mcp-session-id') as string;
-  await post(url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
-  return session;
-}
-
-const call = (id: number) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name: 'say', arguments: {} },
-});
 
 describe('the gateway HTTP front keeps SSE events', () => {
   it("per session, and drops a session's events when it ends", async () => {
     listener = await start();
-    const one = await openSession(listener.url);
-    const two = await openSession(listener.url);
-    await post(listener.url, one, call(1));
-    await post(listener.url, two, call(1));
+    const one = await openRawSession(listener.url);
+    const two = await openRawSession(listener.url);
+    await callSay(listener.url, one, 1);
+    await callSay(listener.url, two, 1);
     const held = listener.events.usage();
     expect(held.sessions).toBe(2);
 
-    const ended = await fetch(listener.url, { method: 'DELETE', headers: headers(one) });
+    const ended = await fetch(listener.url, { method: 'DELETE', headers: sessionHeaders(one) });
     expect(ended.status).toBe(200);
     const after = listener.events.usage();
     expect(after.sessions).toBe(1);
@@ -95,20 +62,16 @@ describe('the gateway HTTP front keeps SSE events', () => {
       totalEvents: 100,
       totalBytes: 1 << 20,
     });
-    const session = await openSession(listener.url);
-    const first = await post(listener.url, session, call(1));
-    await post(listener.url, session, call(2));
-    const third = await post(listener.url, session, call(3));
+    const session = await openRawSession(listener.url);
+    const first = await callSay(listener.url, session, 1);
+    await callSay(listener.url, session, 2);
+    const third = await callSay(listener.url, session, 3);
     expect(listener.events.usage().events).toBe(4);
 
-    const evicted = await fetch(listener.url, {
-      headers: headers(session, { accept: 'text/event-stream', 'last-event-id': first.ids[0] as string }),
-    });
+    const evicted = await resumeStream(listener.url, session, first[0] as string);
     expect(evicted.status).toBe(400);
     await evicted.body?.cancel();
-    const held = await fetch(listener.url, {
-      headers: headers(session, { accept: 'text/event-stream', 'last-event-id': third.ids[0] as string }),
-    });
+    const held = await resumeStream(listener.url, session, third[0] as string);
     expect(held.status).toBe(200);
     const replayed = [...(await held.text()).matchAll(/^data: (.+)$/gm)].map((m) =>
       JSON.parse(m[1] as string),
