@@ -12,10 +12,10 @@ import {
   type LoadedConfig,
   loadConfig,
   loadTrustStore,
+  markApproved,
   resolveMcpxHome,
   suggest,
   trustServers,
-  untrustedServers,
 } from '../config/index.js';
 import type { InputRequest } from '../config/input-variable.js';
 import type { ServerConfig } from '../config/types.js';
@@ -161,14 +161,12 @@ export class CliSession {
       const adhoc = this.adhoc();
       if (adhoc) return [adhoc];
       const config = await this.config();
-      const enabled = config.servers.filter((s) => s.enabled);
       const store = await this.#trustStore();
-      const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
-      for (const server of untrusted) {
+      for (const server of config.unapproved.filter((s) => s.enabled)) {
         const question = forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'));
         if (this.io.interactive && this.io.confirm && (await this.io.confirm(question))) {
-          approved.push(server);
+          approved.push(markApproved(server));
         } else {
           this.#skipped.set(server.name, server);
           this.notice(
@@ -177,7 +175,14 @@ export class CliSession {
         }
       }
       if (approved.length) await trustServers(this.home, approved);
-      const usable = enabled.filter((s) => !this.#skipped.has(s.name));
+      // In the config's order: an approved entry takes its place among the rest.
+      const runnable = new Map(approved.map((s) => [s.name, s]));
+      for (const server of config.servers) if (server.enabled) runnable.set(server.name, server);
+      const order = [...config.servers, ...config.unapproved].map((s) => s.name);
+      const usable = order.flatMap((name) => {
+        const server = runnable.get(name);
+        return server ? [server] : [];
+      });
       const own = usable.filter((s) => s.origin.layer !== 'builtin');
       return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
@@ -220,7 +225,7 @@ export class CliSession {
         },
       );
     }
-    const disabled = config.servers.find((s) => s.name === name && !s.enabled);
+    const disabled = [...config.servers, ...config.unapproved].find((s) => s.name === name && !s.enabled);
     if (disabled) {
       throw new McpxError(ErrorCode.UnknownServer, `server '${name}' is disabled`, {
         server: name,

@@ -14,6 +14,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { assertApproved } from '../config/trust.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { linkSignal } from '../transport/linked-signal.js';
@@ -101,6 +102,7 @@ export async function connectServer(
   server: ServerConfig,
   options: ConnectServerOptions,
 ): Promise<ServerConnection> {
+  assertApproved(server);
   const budget = connectBudget(
     server.connectTimeoutMs ?? options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
   );

@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { locate } from '../client/locate.js';
 import type { ListKind } from '../client/server-connection.js';
 import type { CallToolOptions, ServerConnection } from '../client/types.js';
+import { assertApproved } from '../config/trust.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
@@ -313,6 +314,7 @@ export class ServerRegistry {
     this.#setState(entry, 'starting');
     let connection: ServerConnection;
     try {
+      assertApproved(entry.config);
       connection = await this.#connector(entry.config, {
         onListChanged: (kind) => this.#onListChanged(entry, kind),
         ...(signal ? { signal } : {}),

@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isTrusted, loadTrustStore } from '../../config/index.js';
 import { exportServers, HOSTS } from '../../interop/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
@@ -30,16 +29,16 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const defined = [...config.servers, ...config.unapproved];
   for (const name of wanted ?? []) {
-    if (!config.servers.some((s) => s.name === name))
+    if (!defined.some((s) => s.name === name))
       throw usageError(`no server named '${name}'`, 'run `mcpx list` to see the configured servers');
   }
-  const store = await loadTrustStore(session.home);
-  const chosen = config.servers.filter((s) =>
+  const chosen = defined.filter((s) =>
     wanted ? wanted.includes(s.name) : s.origin.layer !== 'builtin' && s.origin.layer !== 'adhoc',
   );
   const trusted = chosen.filter((s) => {
-    if (isTrusted(store, s)) return true;
+    if (!s.unapproved) return true;
     io.stderr.write(
       `skipped '${forTerminal(s.name)}' from ${forTerminal(s.origin.file ?? '')}: not trusted yet — review it and run \`mcpx config trust\`\n`,
     );
