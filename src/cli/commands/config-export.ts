@@ -1,5 +1,6 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { readConfigText } from '../../config/read-config-text.js';
 import { exportServers, HOSTS } from '../../interop/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
@@ -53,10 +54,13 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     io.stdout.write(result.text);
     return ExitCode.Ok;
   }
-  const base = await readFile(file.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const base = await readConfigText(file.path).then(
+    (read) => read.text,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    },
+  );
   const result = exportServers(host, trusted, ctx, base);
   for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
   if (host === 'codex' && base !== undefined)
