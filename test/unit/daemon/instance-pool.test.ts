@@ -23,6 +23,7 @@ function entry(profile: string | undefined, written: Record<string, unknown> = {
 }
 
 const closed: ServerRegistry[] = [];
+let tick = 0;
 let pool: InstancePool;
 
 function newPool(options: { maxPerServer?: number } = {}): InstancePool {
@@ -40,7 +41,8 @@ function newPool(options: { maxPerServer?: number } = {}): InstancePool {
       return registry;
     },
     serverIdleMs: 600_000,
-    now: Date.now,
+    // A clock that moves on every reading: "least recently used" is then never a tie.
+    now: () => ++tick,
     ...options,
   });
   return pool;
