@@ -168,4 +168,29 @@ describe('the daemon keeps callers with different environments apart', () => {
     expect((await secretSeen('two')).stdout).toBe('two\n');
     expect(await starts()).toHaveLength(5);
   });
+
+  it('with four environments each in a call, a fifth is refused by the daemon, says why, and runs directly with its own value', {
+    timeout: 120_000,
+  }, async () => {
+    expect((await mcpx(['daemon', 'start'])).code).toBe(0);
+    const values = ['one', 'two', 'three', 'four', 'five'];
+    const runs = await Promise.all(
+      values.map((value) =>
+        mcpx(['--verbose', 'call', 'pass.env', 'name=MCPX_TEST_SECRET', 'delay_ms=10000'], value),
+      ),
+    );
+    expect(runs.map((r) => [r.code, r.stdout])).toEqual(values.map((value) => [0, `${value}\n`]));
+    const refused = runs.filter((r) => r.stderr.includes("already runs 'pass' for 4 other environments"));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.stderr).toContain('starting it directly');
+    for (const value of values) expect(refused[0]?.stderr).not.toContain(`=${value}`);
+    // Four instances in the daemon, the fifth started by its own command (and gone with it).
+    const status = JSON.parse((await mcpx(['daemon', 'status', '--json'])).stdout) as {
+      servers: { name: string }[];
+    };
+    expect(status.servers).toHaveLength(4);
+    const pids = await starts();
+    expect(pids).toHaveLength(5);
+    expect(pids.filter((pid) => isAlive(pid))).toHaveLength(4);
+  });
 });
