@@ -40,7 +40,6 @@ export class CliSession {
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
-  readonly #extraRegistries = new Set<ServerRegistry>();
   #eraCache: Promise<import('../client/era-cache.js').EraCache | undefined> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   #serverLogs: { listener: (event: ServerLogEvent) => void; level: LoggingLevel } | undefined;
@@ -255,13 +254,11 @@ export class CliSession {
 
   /**
    * Another registry wired as `registry()` is, for exactly `servers` (the
-   * daemon keeps one per instance it holds). Closed by whoever made it, and by
-   * `close()` as a last resort.
+   * daemon keeps one per instance it holds). Whoever makes it closes it:
+   * `close()` does not know it (the daemon makes and drops them all its life).
    */
-  async createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry> {
-    const registry = await this.#newRegistry(servers);
-    this.#extraRegistries.add(registry);
-    return registry;
+  createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry> {
+    return this.#newRegistry(servers);
   }
 
   #newRegistry(given?: readonly ServerConfig[]): Promise<ServerRegistry> {
@@ -661,7 +658,7 @@ export class CliSession {
   async close(): Promise<void> {
     // A registry that never came to be (bad config) has nothing to close.
     const registry = await this.#registry?.catch(() => undefined);
-    await Promise.all([registry?.close(), ...[...this.#extraRegistries].map((r) => r.close())]);
+    await registry?.close();
     // Spawned early but never connected (the registry failed to load): end them too.
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();

@@ -96,7 +96,7 @@ describe('the daemon keeps callers with different environments apart', () => {
     timeout: 120_000,
   }, async () => {
     // The first caller starts the daemon (its environment becomes the daemon's) and a slow call.
-    const slow = secretSeen(ALPHA, 8_000);
+    const slow = secretSeen(ALPHA, 12_000);
     const until = Date.now() + 30_000;
     while ((await starts()).length === 0 && Date.now() < until) await delay(50);
     expect(await starts()).toHaveLength(1);
