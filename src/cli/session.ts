@@ -40,6 +40,7 @@ export class CliSession {
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
+  #eraCache: Promise<import('../client/era-cache.js').EraCache | undefined> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   #serverLogs: { listener: (event: ServerLogEvent) => void; level: LoggingLevel } | undefined;
   // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
@@ -252,8 +253,22 @@ export class CliSession {
    * and (with --verbose) the server's stderr, stray output and log messages.
    */
   registry(): Promise<ServerRegistry> {
-    this.#registry ??= (async () => {
-      const servers = await this.usableServers();
+    this.#registry ??= this.#newRegistry();
+    return this.#registry;
+  }
+
+  /**
+   * Another registry wired as `registry()` is, for exactly `servers` (the
+   * daemon keeps one per instance it holds). Whoever makes it closes it:
+   * `close()` does not know it (the daemon makes and drops them all its life).
+   */
+  createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry> {
+    return this.#newRegistry(servers);
+  }
+
+  #newRegistry(given?: readonly ServerConfig[]): Promise<ServerRegistry> {
+    return (async () => {
+      const servers = given ?? (await this.usableServers());
       // The protocol stack (the SDK and its schemas) is most of a cold start: loaded
       // here, after any early spawn, so the server boots while it loads.
       const [{ openFileEraCache }, { connectServer }, { createServerTransport }, { ServerRegistry }] =
@@ -264,7 +279,9 @@ export class CliSession {
           import('../registry/index.js'),
         ]);
       // Inside the daemon for a light caller every server is reached through it: no era to remember.
-      const eraCache = this.io.daemonCaller ? undefined : await openFileEraCache(this.home);
+      // Opened once, however many registries (the daemon makes one per server instance).
+      this.#eraCache ??= this.io.daemonCaller ? Promise.resolve(undefined) : openFileEraCache(this.home);
+      const eraCache = await this.#eraCache;
       const allDaemon = await this.#allDaemonRunning();
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
@@ -316,7 +333,6 @@ export class CliSession {
       }
       return registry;
     })();
-    return this.#registry;
   }
 
   /**
