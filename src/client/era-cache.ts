@@ -9,6 +9,14 @@ import { createHomeFiles } from '../home/index.js';
  */
 export interface EraCache {
   get(key: string): PriorDiscovery | undefined;
+  /**
+   * Which era the server spoke when last seen, and how long ago, for as long as a
+   * legacy verdict is kept (a week): also when its `server/discover` result may no
+   * longer be reused. A server known to speak 2026-07-28 gets a patient probe, and
+   * a legacy verdict is re-checked once it is older than `ERA_RECHECK_MS`. A cache
+   * without it gets neither.
+   */
+  lastSeen?(key: string): { readonly kind: 'modern' | 'legacy'; readonly ageMs: number } | undefined;
   set(key: string, verdict: PriorDiscovery): void;
   delete(key: string): void;
   /** Persist changes, if backed by a file. */
@@ -27,6 +35,13 @@ const ERA_FILE = 'era-cache.json';
 // A verdict is a hint, not a contract: servers get upgraded. A week keeps
 // repeated CLI runs fast while letting an upgrade be noticed.
 const ERA_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * A legacy verdict older than this is re-checked in the background while it is
+ * used (`server-connection.ts`): a server upgraded to 2026-07-28 is noticed within
+ * an hour of use rather than a week, at the cost of one extra start of it an hour.
+ */
+export const ERA_RECHECK_MS = 60 * 60 * 1000;
 
 /**
  * How long an entry may be used. A modern verdict carries the server's
@@ -72,6 +87,12 @@ function memoryBacked(
   };
   return {
     get,
+    lastSeen(key) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      const ageMs = Math.max(0, now() - entry.at);
+      return ageMs < ERA_TTL_MS ? { kind: entry.kind, ageMs } : undefined;
+    },
     set(key, verdict) {
       if (holds(get(key), verdict)) return;
       entries.set(
