@@ -10,13 +10,16 @@ import { createHomeFiles } from '../home/index.js';
 export interface EraCache {
   get(key: string): PriorDiscovery | undefined;
   /**
-   * Which era the server spoke when last seen, and how long ago, for as long as a
-   * legacy verdict is kept (a week): also when its `server/discover` result may no
-   * longer be reused. A server known to speak 2026-07-28 gets a patient probe, and
-   * a legacy verdict is re-checked once it is older than `ERA_RECHECK_MS`. A cache
-   * without it gets neither.
+   * Which era the server spoke when last seen, for as long as a legacy verdict is
+   * kept (a week): also when its `server/discover` result may no longer be reused;
+   * and how long ago the verdict was reached or last re-checked (`markChecked`).
+   * A server known to speak 2026-07-28 gets a patient probe, and a legacy verdict
+   * is re-checked once `checkedMsAgo` passes `ERA_RECHECK_MS`. A cache without it
+   * gets neither.
    */
-  lastSeen?(key: string): { readonly kind: 'modern' | 'legacy'; readonly ageMs: number } | undefined;
+  lastSeen?(key: string): { readonly kind: 'modern' | 'legacy'; readonly checkedMsAgo: number } | undefined;
+  /** A recheck asked about this verdict now (whatever it learns): the next waits its turn. */
+  markChecked?(key: string): void;
   set(key: string, verdict: PriorDiscovery): void;
   delete(key: string): void;
   /** Persist changes, if backed by a file. */
@@ -28,6 +31,8 @@ interface EraEntry {
   readonly discover?: DiscoverResult;
   /** Epoch ms the verdict was reached. */
   readonly at: number;
+  /** Epoch ms a background recheck last asked about it; the verdict's lifetime still runs from `at`. */
+  readonly checkedAt?: number;
 }
 
 const ERA_FILE = 'era-cache.json';
@@ -89,9 +94,15 @@ function memoryBacked(
     get,
     lastSeen(key) {
       const entry = entries.get(key);
-      if (!entry) return undefined;
-      const ageMs = Math.max(0, now() - entry.at);
-      return ageMs < ERA_TTL_MS ? { kind: entry.kind, ageMs } : undefined;
+      if (!entry || now() - entry.at >= ERA_TTL_MS) return undefined;
+      return {
+        kind: entry.kind,
+        checkedMsAgo: Math.max(0, now() - Math.max(entry.at, entry.checkedAt ?? 0)),
+      };
+    },
+    markChecked(key) {
+      const entry = entries.get(key);
+      if (entry) entries.set(key, { ...entry, checkedAt: now() });
     },
     set(key, verdict) {
       if (holds(get(key), verdict)) return;
@@ -149,6 +160,10 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
     },
     delete(key) {
       dirty = entries.delete(key) || dirty;
+    },
+    markChecked(key) {
+      inner.markChecked?.(key);
+      dirty = entries.has(key) || dirty;
     },
   };
 }

@@ -116,6 +116,7 @@ export async function connectServer(
   if (recheckDue && server.transport !== 'stdio') return negotiate(server, options, budget);
   // The recheck asks for its transport first: the first one, spawned early, has a head start
   // that lets it finish while the command works, and the command loses only that head start.
+  if (recheckDue) options.eraCache?.markChecked?.(eraCacheKey(server));
   const recheck = recheckDue ? recheckInBackground(server, options, budget.totalMs) : undefined;
   const connecting = attemptConnect(server, options, prior, budget);
   try {
@@ -135,10 +136,10 @@ export async function connectServer(
   }
 }
 
-/** A legacy verdict old enough to be asked again (the cache says when it was reached). */
+/** A legacy verdict not asked about for long enough (reached or last re-checked an hour ago). */
 function isRecheckDue(server: ServerConfig, eraCache: EraCache | undefined): boolean {
   const seen = eraCache?.lastSeen?.(eraCacheKey(server));
-  return seen?.kind === 'legacy' && seen.ageMs >= ERA_RECHECK_MS;
+  return seen?.kind === 'legacy' && seen.checkedMsAgo >= ERA_RECHECK_MS;
 }
 
 /**

@@ -104,23 +104,41 @@ describe('the protocol verdict', () => {
     );
   });
 
-  it('a genuinely 2025-only server is remembered as legacy, and the verdict is kept as it was', async () => {
+  it('a genuinely 2025-only server is remembered as legacy, kept as it was, and re-checked at most hourly', async () => {
+    const starts = join(dir.path, 'legacy-starts');
     const w = await workspace({
-      silent: { MCPX_TEST_FAULT: 'silent-until-initialize' },
+      silent: { MCPX_TEST_FAULT: 'silent-until-initialize', MCPX_TEST_START_LOG: starts },
       idless: { MCPX_TEST_FAULT: 'idless-error-before-initialize' },
     });
+    const started = async () => (await readFile(starts, 'utf8')).split('\n').filter(Boolean).length;
     const first = await w.list();
     expect(first.code).toBe(0);
     expect(protocols(first.stdout)).toMatchObject({ silent: '2025-11-25', idless: '2025-11-25' });
     const remembered = await w.cache();
     expect(remembered.silent?.kind).toBe('legacy');
     expect(remembered.idless?.kind).toBe('legacy');
+    expect(await started()).toBe(1);
 
     const again = await w.list();
     expect(protocols(again.stdout)).toMatchObject({ silent: '2025-11-25', idless: '2025-11-25' });
     const kept = await w.cache();
     expect(kept.silent).toEqual(remembered.silent);
     expect(kept.idless).toEqual(remembered.idless);
+    expect(await started()).toBe(2);
+
+    // Two hours later one run asks again beside its own start (a second start of the server);
+    // the verdict stays legacy, and the next run within the hour does not ask.
+    await w.age(2 * 60 * 60 * 1000);
+    const rechecked = await w.list();
+    expect(rechecked.stderr).toBe('');
+    expect(protocols(rechecked.stdout)).toMatchObject({ silent: '2025-11-25', idless: '2025-11-25' });
+    expect(await started()).toBe(4);
+    const after = await w.list();
+    expect(protocols(after.stdout)).toMatchObject({ silent: '2025-11-25', idless: '2025-11-25' });
+    expect(await started()).toBe(5);
+    const confirmed = await w.cache();
+    expect(confirmed.silent?.kind).toBe('legacy');
+    expect(confirmed.idless?.kind).toBe('legacy');
   });
 
   it('a stale legacy verdict for a server now speaking 2026-07-28 is corrected by the background recheck', async () => {
