@@ -225,7 +225,7 @@ function buildProgram(select: (action: Action) => void): Command {
   program
     .command('exec')
     .description(
-      'run an agent CLI with the servers: writes them to a private temporary file (Claude Code dialect), appends --mcp-config <file> --strict-mcp-config, and removes the file when it ends',
+      "run an agent CLI with the servers: writes them to a private temporary file (Claude Code dialect), passes --mcp-config <file> --strict-mcp-config where the command takes them (before Claude Code's prompt; not to `claude mcp …`, which reads its own files), and removes the file when it ends",
     )
     .argument('<command...>', 'the command and its arguments, after --: mcpx exec -- claude')
     .option(

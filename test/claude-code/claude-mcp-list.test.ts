@@ -61,4 +61,23 @@ describe('Claude Code (claude mcp list)', () => {
     expect(run.stdout).toMatch(/^legacy: .* - ✔ Connected$/m);
     expect(await readdir(join(home, '.mcpx', 'run'))).toEqual([]);
   });
+
+  it('takes the hand-over where mcpx exec puts it: claude agents runs with it, claude mcp list without it', async () => {
+    const home = join(dir.path, 'home-sub');
+    const cwd = join(dir.path, 'repo-sub');
+    await mkdir(cwd, { recursive: true });
+    const cli = (args: string[]) => runCli(args, { cwd, home, timeoutMs: 60_000 });
+    expect((await cli(['config', 'add', 'local', '--', process.execPath, testServerPath])).code).toBe(0);
+
+    const agents = await cli(['exec', '--', claude, 'agents', '--json']);
+    expect(agents.stderr).toBe('');
+    expect(agents.code).toBe(0);
+    expect(JSON.parse(agents.stdout)).toEqual([]);
+
+    const list = await cli(['exec', '--', claude, 'mcp', 'list']);
+    expect(list.stderr).not.toContain('unknown option');
+    expect(list.stderr).toContain("'claude mcp' takes no --mcp-config");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('No MCP servers configured');
+  });
 });
