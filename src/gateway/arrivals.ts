@@ -1,5 +1,5 @@
 import type { ListKind } from '../client/server-connection.js';
-import type { ServerRegistry } from '../registry/index.js';
+import type { RegistryEvent, ServerRegistry } from '../registry/index.js';
 
 /** How long to wait for servers still starting. */
 export interface SettleOptions {
@@ -24,19 +24,22 @@ export interface SettleOptions {
  */
 export class Arrivals {
   readonly #registry: ServerRegistry;
+  readonly #announce: (kind: ListKind) => void;
   readonly #owed = new Map<string, Set<ListKind>>();
-  readonly #unsubscribe: () => void;
 
   constructor(registry: ServerRegistry, announce: (kind: ListKind) => void) {
     this.#registry = registry;
-    this.#unsubscribe = registry.on((event) => {
-      if (event.type !== 'state' || event.previous !== 'starting') return;
-      if (event.state !== 'ready' && event.state !== 'busy') return;
-      const kinds = this.#owed.get(event.server);
-      if (!kinds) return;
-      this.#owed.delete(event.server);
-      for (const kind of kinds) if (kind !== 'tools') announce(kind);
-    });
+    this.#announce = announce;
+  }
+
+  /** Every registry event, from the host's one listener: a server owed a list has come up. */
+  heard(event: RegistryEvent): void {
+    if (event.type !== 'state' || event.previous !== 'starting') return;
+    if (event.state !== 'ready' && event.state !== 'busy') return;
+    const kinds = this.#owed.get(event.server);
+    if (!kinds) return;
+    this.#owed.delete(event.server);
+    for (const kind of kinds) if (kind !== 'tools') this.#announce(kind);
   }
 
   /** Whether the server's connection can take a request now, without waiting. */
@@ -77,10 +80,5 @@ export class Arrivals {
     const kinds = this.#owed.get(server) ?? new Set<ListKind>();
     kinds.add(kind);
     this.#owed.set(server, kinds);
-  }
-
-  /** Stop listening to the registry (the host is replaced or closed). */
-  dispose(): void {
-    this.#unsubscribe();
   }
 }

@@ -180,6 +180,7 @@ export class GatewayHost {
       for (const listener of this.#listeners) listener(kind);
     });
     this.#unsubscribe = this.registry.on((event) => {
+      this.#arrivals.heard(event);
       // A catalogue or a server coming or going changes the merged names: list afresh on next
       // use. A server turning busy and ready again around each call does not.
       const busyOrReady = (state: string) => state === 'busy' || state === 'ready';
@@ -196,7 +197,6 @@ export class GatewayHost {
    */
   dispose(): void {
     this.#unsubscribe();
-    this.#arrivals.dispose();
   }
 
   /** Served server names. */

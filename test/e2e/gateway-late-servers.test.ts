@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, testServerPath } from '../helpers/cli.js';
@@ -34,17 +34,23 @@ const server = (env: Record<string, string> = {}) => ({
   env,
 });
 
-/** An SDK client of `mcpx serve` on stdio, in one era, that records each list change it hears. */
+interface Listening {
+  readonly client: Client;
+  /** Every list change heard so far, in order. */
+  readonly changes: Kind[];
+  /** Resolves at the next change of `kind`. */
+  changed(kind: Kind): Promise<void>;
+}
+
+/**
+ * An SDK client of `mcpx serve` in one era that records each list change it hears: on stdio
+ * (the gateway spawned with `args`), or over HTTP at `url`.
+ */
 async function connect(
   w: GatewayWorld,
   era: 'legacy' | 'modern',
-  args: readonly string[] = [],
-): Promise<{
-  client: Client;
-  changes: Kind[];
-  changed: (kind: Kind) => Promise<void>;
-  stderr: () => string;
-}> {
+  to: { args?: readonly string[]; url?: string } = {},
+): Promise<Listening> {
   const changes: Kind[] = [];
   const waiting: { kind: Kind; resolve: () => void }[] = [];
   const heard = (kind: Kind) => () => {
@@ -62,20 +68,17 @@ async function connect(
     },
   );
   clients.push(client);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [cliPath, '--config', w.configFile, 'serve', ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: w.home, MCPX_HOME: join(w.home, '.mcpx') },
-    cwd: w.dir,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
+  const transport = to.url
+    ? new StreamableHTTPClientTransport(new URL(to.url))
+    : new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, '--config', w.configFile, 'serve', ...(to.args ?? [])],
+        env: { PATH: process.env.PATH ?? '', HOME: w.home, MCPX_HOME: join(w.home, '.mcpx') },
+        cwd: w.dir,
+      });
   await client.connect(transport, PATIENCE);
   const changed = (kind: Kind) => new Promise<void>((resolve) => waiting.push({ kind, resolve }));
-  return { client, changes, changed, stderr: () => stderr };
+  return { client, changes, changed };
 }
 
 /** The servers whose items a list holds (`<server>__name`, or `mcpx://<server>/…`). */
@@ -104,8 +107,7 @@ async function lateWorld(): Promise<GatewayWorld> {
  * the four ready ones are listed; a call for a late server waits for it; a list change
  * announces each late kind, after which the lists hold all six servers.
  */
-async function answersInTime(era: 'legacy' | 'modern', w: GatewayWorld): Promise<void> {
-  const { client, changes, changed } = await connect(w, era);
+async function answersInTime({ client, changes, changed }: Listening): Promise<void> {
   const begun = Date.now();
   // Each list must come within 5 s; the fast servers may take a moment on a loaded machine.
   let servers = await toolServers(client);
@@ -145,14 +147,22 @@ async function answersInTime(era: 'legacy' | 'modern', w: GatewayWorld): Promise
 describe('mcpx serve with servers still starting', () => {
   it('answers a 2025-11-25 client in time and announces the late servers', { timeout: 90_000 }, async () => {
     world = await lateWorld();
-    await answersInTime('legacy', world);
+    await answersInTime(await connect(world, 'legacy'));
   });
 
   it('answers a 2026-07-28 client in time and announces the late servers on its listen stream', {
     timeout: 90_000,
   }, async () => {
     world = await lateWorld();
-    await answersInTime('modern', world);
+    await answersInTime(await connect(world, 'modern'));
+  });
+
+  it('answers a 2026-07-28 client over HTTP in time and announces the late servers on its listen stream', {
+    timeout: 90_000,
+  }, async () => {
+    world = await lateWorld();
+    const gateway = await world.serve();
+    await answersInTime(await connect(world, 'modern', { url: gateway.url }));
   });
 
   it('names a server that failed to start, with its reason, when its tool is called', async () => {
@@ -190,7 +200,7 @@ describe('mcpx serve --servers', () => {
         mcpServers: Object.fromEntries(['a', 'b', 'c', 'd'].map((name) => [name, chatty(name)])),
       }),
     );
-    const { client } = await connect(world, 'legacy', ['--servers', 'a,b']);
+    const { client } = await connect(world, 'legacy', { args: ['--servers', 'a,b'] });
     const loggers = new Set<string>();
     let heardBoth: () => void = () => {};
     const both = new Promise<void>((resolve) => {
