@@ -34,6 +34,7 @@ import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
+import { buildToolCatalog, type ToolCatalog, type ToolRoute } from './tool-catalog.js';
 import { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';
 import { toClientError } from './upstream-error.js';
 
@@ -120,12 +121,6 @@ export interface ReloadResult {
 function entryKey(config: ServerConfig): string {
   const { origin: _origin, asWritten: _asWritten, ...rest } = config;
   return JSON.stringify(rest);
-}
-
-/** The merged tool list and where each public name goes. */
-export interface ToolCatalog {
-  readonly tools: Tool[];
-  readonly routes: Map<string, Qualified & { tool: Tool }>;
 }
 
 /** A log message for clients (`notifications/message` params). */
@@ -400,7 +395,7 @@ export class GatewayHost {
   }
 
   /** Where a public tool name goes, among the servers up now (no waiting), if it is known there. */
-  knownTool(publicName: string): (Qualified & { tool: Tool }) | undefined {
+  knownTool(publicName: string): ToolRoute | undefined {
     return this.#catalogue().routes.get(publicName);
   }
 
@@ -409,11 +404,11 @@ export class GatewayHost {
    * servers it may belong to that are still starting (until `signal`, the call's own
    * end); a server that failed is then reported in words, anything else is unknown.
    */
-  async toolRoute(publicName: string, signal?: AbortSignal): Promise<Qualified & { tool: Tool }> {
+  async toolRoute(publicName: string, signal?: AbortSignal): Promise<ToolRoute> {
     await this.#toolsSettled();
     const known = this.#catalogue().routes.get(publicName);
     if (known) return known;
-    const candidates = this.#candidates(publicName);
+    const candidates = this.namespace.candidates(publicName);
     await this.#arrivals.settle(candidates, signal ? { signal } : {});
     await this.#toolsSettled();
     const route = this.#catalogue().routes.get(publicName);
@@ -438,34 +433,14 @@ export class GatewayHost {
 
   #catalogue(): ToolCatalog {
     if (this.#toolCache) return this.#toolCache;
-    const listed: Listed<Tool>[] = [];
+    const listed: { server: string; tool: Tool }[] = [];
     for (const server of this.#servers.keys()) {
       if (!this.#arrivals.isUp(server)) continue;
-      for (const item of this.registry.status(server).tools as Tool[])
-        if (this.policy.offers(server, item.name)) listed.push({ server, item });
+      for (const tool of this.registry.status(server).tools as Tool[])
+        if (this.policy.offers(server, tool.name)) listed.push({ server, tool });
     }
-    const names = this.namespace.names(listed.map((l) => ({ server: l.server, name: l.item.name })));
-    const byKey = new Map(listed.map((l) => [`${l.server}\0${l.item.name}`, l.item]));
-    const routes = new Map<string, Qualified & { tool: Tool }>();
-    const tools: Tool[] = [];
-    for (const [publicName, q] of names) {
-      const tool = byKey.get(`${q.server}\0${q.name}`);
-      if (!tool) continue;
-      routes.set(publicName, { ...q, tool });
-      tools.push({ ...tool, name: publicName });
-    }
-    this.#toolCache = { tools, routes };
+    this.#toolCache = buildToolCatalog(listed, this.namespace);
     return this.#toolCache;
-  }
-
-  /**
-   * The servers a public name may belong to: the one whose `<server>__` it starts with, or
-   * (a name shortened with a hash, or no served server's) every one.
-   */
-  #candidates(publicName: string): string[] {
-    if (this.transparent) return [this.transparent];
-    const named = this.servers.filter((server) => publicName.startsWith(`${server}__`));
-    return named.length > 0 ? named : this.servers;
   }
 
   /**
@@ -539,7 +514,7 @@ export class GatewayHost {
   async #promptRoute(publicName: string, signal?: AbortSignal): Promise<Qualified> {
     const known = (await this.#prompts(this.servers, { waitMs: 0 })).routes.get(publicName);
     if (known) return known;
-    const candidates = this.#candidates(publicName);
+    const candidates = this.namespace.candidates(publicName);
     const route = (await this.#prompts(candidates, signal ? { signal } : {})).routes.get(publicName);
     if (route) return route;
     throw this.#unknown('prompt', publicName, candidates);
