@@ -281,6 +281,10 @@ function buildProgram(select: (action: Action) => void): Command {
       "with --http: end a call's SSE stream once it has run <ms>; 2025-11-25 clients resume it with Last-Event-ID (SSE polling)",
     )
     .option(
+      '--list-wait <ms>',
+      'how long a list request waits for servers still starting; the rest are announced as they come (default 2000)',
+    )
+    .option(
       '--session-idle <seconds>',
       'with --http: end a 2025-11-25 session unused this long, no stream open (default 1800)',
     )

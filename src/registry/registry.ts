@@ -184,11 +184,16 @@ export class ServerRegistry {
   }
 
   /**
-   * Connect every enabled server in parallel (at most `concurrency` at once).
-   * Never throws: failures are in each server's state and error.
+   * Connect every enabled server (or those of them named in `only`) in parallel, at most
+   * `concurrency` at once. Never throws: failures are in each server's state and error.
    */
-  async connectAll(options: { readonly signal?: AbortSignal } = {}): Promise<ServerStatus[]> {
-    const enabled = [...this.#entries.values()].filter((e) => e.config.enabled);
+  async connectAll(
+    options: { readonly signal?: AbortSignal; readonly only?: readonly string[] } = {},
+  ): Promise<ServerStatus[]> {
+    const only = options.only && new Set(options.only);
+    const enabled = [...this.#entries.values()].filter(
+      (e) => e.config.enabled && (!only || only.has(e.config.name)),
+    );
     await Promise.all(
       enabled.map((e) => this.#limit(() => this.#ensureConnected(e, options.signal)).catch(() => undefined)),
     );
