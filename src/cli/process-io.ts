@@ -14,7 +14,7 @@ export function createProcessIo(): CliIo {
   let interrupts = 0;
   // A console (mcpx shell) takes Ctrl-C while a call runs, to cancel that call only.
   let interruptHandler: (() => void) | undefined;
-  const forcedExitHandlers: (() => void)[] = [];
+  const forcedExitHandlers = new Set<() => void>();
   /** Ctrl-C, as a signal or as a key a prompt in raw mode read. */
   const interrupt = (): void => {
     if (interruptHandler) {
@@ -95,7 +95,7 @@ export function createProcessIo(): CliIo {
       };
     },
     onForcedExit: (handler) => {
-      forcedExitHandlers.push(handler);
+      forcedExitHandlers.add(handler);
     },
     onHangup: (handler) => {
       hangupHandler = handler;
