@@ -84,6 +84,12 @@ function mcpx(args: string[], options: Partial<CliRunOptions> = {}) {
   });
 }
 
+let polls: NodeJS.Timeout[] = [];
+afterEach(() => {
+  for (const poll of polls) clearInterval(poll);
+  polls = [];
+});
+
 /** Calls `then` once every server's runner holds its folder's lock, with files already written. */
 function whenAllInstalling(count: number, then: () => void): void {
   const poll = setInterval(() => {
@@ -95,6 +101,7 @@ function whenAllInstalling(count: number, then: () => void): void {
     clearInterval(poll);
     then();
   }, 100);
+  polls.push(poll);
 }
 
 const all = (count: number) => Array.from({ length: count }, (_, i) => installState(i + 1));
