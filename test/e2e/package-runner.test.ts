@@ -155,6 +155,16 @@ describe('six servers whose package runner installs for 12 s, connect_timeout 5 
   }, 60_000);
 });
 
+describe('a package runner mcpx cannot watch (uvx)', () => {
+  it('gets the install budget on top of the connect timeout on its first start', async () => {
+    // The same slow installer, under another runner's name: its install is not watched.
+    const file = await writeConfig(1, { command: 'uvx', args: [spec(1)] }, 8_000);
+    const run = await mcpx(['--config', file, 'tools', 's1']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('s1 (10 tools)');
+  }, 60_000);
+});
+
 describe('a damaged _npx folder', () => {
   it('is named with the command that removes it, and removing it cures the server', async () => {
     const file = await writeConfig(1, {}, 1_000);
