@@ -22,7 +22,8 @@ import type { PackageRunnerName, PackageRunnerStart } from './recognise-runner.j
 /** How long a package runner's first install may take, unless the server's `install_timeout` says otherwise. */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
 
-const POLL_MS = 200;
+/** How often an install is looked at: cheap reads of /proc on Linux, a `pgrep` elsewhere. */
+const pollMs = (platform: NodeJS.Platform) => (platform === 'linux' ? 200 : 500);
 /** Without a view of processes (Windows): a folder that stays absent or partial this long is not being installed into. */
 const BLIND_SETTLE_MS = 15_000;
 /** Said as "installing" only past this (a warm start that took a moment is not an install). */
@@ -151,7 +152,7 @@ export class PackageInstallWatch {
         this.#onStop = 'roll-back';
         throw this.#timeout();
       }
-      await sleep(POLL_MS);
+      await sleep(pollMs(this.#options.platform));
     }
     if (this.#announced) this.#emit('installed', Date.now() - started);
   }
@@ -170,7 +171,7 @@ export class PackageInstallWatch {
           this.#onStop = 'roll-back';
           break;
         }
-        await sleep(POLL_MS);
+        await sleep(pollMs(this.#options.platform));
       }
     }
     if (this.#options.folder) this.#lockedAtKill = npxFolderState(this.#options.folder) === 'locked';
