@@ -1,5 +1,6 @@
 import type { ServerConfig } from '../../config/types.js';
 import { resolveCommand } from './resolve-command.js';
+import type { PackageInstallEvent } from './runner/install-watch.js';
 import { buildServerEnv } from './safe-env.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -9,6 +10,8 @@ export interface StdioServerHooks {
   readonly platform?: NodeJS.Platform;
   readonly onStderrLine?: (line: string) => void;
   readonly onInvalidLine?: (line: string) => void;
+  /** A package runner's install (npx, uvx, …): started, finished, waited for, rolled back. */
+  readonly onPackageInstall?: (event: PackageInstallEvent) => void;
 }
 
 /**
@@ -41,5 +44,7 @@ export function createStdioServerTransport(
     ...(server.maxLineBytes ? { maxLineBytes: server.maxLineBytes } : {}),
     ...(hooks.onStderrLine ? { onStderrLine: hooks.onStderrLine } : {}),
     ...(hooks.onInvalidLine ? { onInvalidLine: hooks.onInvalidLine } : {}),
+    ...(server.installTimeoutMs ? { installTimeoutMs: server.installTimeoutMs } : {}),
+    ...(hooks.onPackageInstall ? { onPackageInstall: hooks.onPackageInstall } : {}),
   });
 }
