@@ -1,3 +1,4 @@
+import type { StdioErrorScene } from '../stdio-errors.js';
 import {
   DEFAULT_INSTALL_TIMEOUT_MS,
   type PackageInstallEvent,
@@ -6,15 +7,8 @@ import {
 import { npxFolderFor } from './npx-folder.js';
 import { isNpmRunner, type PackageRunnerStart, recognisePackageRunner } from './recognise-runner.js';
 
-/** What a stdio transport needs to know about the command it spawns. */
-export interface RunnerScene {
-  readonly serverName: string;
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly cwd?: string | undefined;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly platform: NodeJS.Platform;
-}
+/** What a stdio transport needs to know about the command it spawns: what every stdio error names. */
+export type RunnerScene = StdioErrorScene;
 
 /** How a transport treats the runner its server is started through. */
 export interface RunnerPlan {
