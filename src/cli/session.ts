@@ -29,6 +29,7 @@ import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { adhocFlags } from './adhoc-flags.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
 import type { CliIo } from './io.js';
+import { selfReference } from './self-reference.js';
 
 /**
  * What one CLI invocation knows: the loaded config (after trust), the servers
@@ -39,6 +40,8 @@ export class CliSession {
   #config: Promise<LoadedConfig> | undefined;
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
+  /** Entries that would start mcpx itself, with why (see self-reference.ts). */
+  #selfSkipped = new Map<string, McpxError>();
   #registry: Promise<ServerRegistry> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   #serverLogs: { listener: (event: ServerLogEvent) => void; level: LoggingLevel } | undefined;
@@ -159,9 +162,25 @@ export class CliSession {
   usableServers(): Promise<ServerConfig[]> {
     this.#usable ??= (async () => {
       const adhoc = this.adhoc();
-      if (adhoc) return [adhoc];
+      if (adhoc) {
+        // The person's own request; only a chain that keeps growing refuses it.
+        const refused = this.#selfReference(adhoc);
+        if (refused) throw refused;
+        return [adhoc];
+      }
       const config = await this.config();
-      const enabled = config.servers.filter((s) => s.enabled);
+      // Refused before trust is asked: approving what will not run anyway would be a wasted question.
+      for (const server of config.servers) {
+        const refused = server.enabled ? this.#selfReference(server) : undefined;
+        if (!refused) continue;
+        this.#selfSkipped.set(server.name, refused);
+        this.notice(
+          forTerminal(
+            `skipped server '${server.name}' from ${server.origin.file ?? server.origin.layer}: ${refused.message}`,
+          ),
+        );
+      }
+      const enabled = config.servers.filter((s) => s.enabled && !this.#selfSkipped.has(s.name));
       const store = await this.#trustStore();
       const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
@@ -182,6 +201,16 @@ export class CliSession {
       return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
     return this.#usable;
+  }
+
+  /** Entries left out because they would start mcpx itself, each with why (known once `usableServers()` ran). */
+  async selfSkippedServers(): Promise<ReadonlyMap<string, McpxError>> {
+    await this.usableServers();
+    return this.#selfSkipped;
+  }
+
+  #selfReference(server: ServerConfig): McpxError | undefined {
+    return selfReference(server, { env: this.io.env, selfScript: process.argv[1] });
   }
 
   /** Project entries left out because they are not trusted yet (known once `usableServers()` ran). */
@@ -208,6 +237,8 @@ export class CliSession {
     const config = await this.config();
     const unusable = config.unusable.get(name);
     if (unusable) throw unusable;
+    const self = this.#selfSkipped.get(name);
+    if (self) throw self;
     const skipped = this.#skipped.get(name);
     if (skipped) {
       throw new McpxError(

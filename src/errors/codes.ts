@@ -18,6 +18,8 @@ export const ErrorCode = {
   ConfigMissingTransport: 'CONFIG_MISSING_TRANSPORT',
   ConfigInterpolation: 'CONFIG_INTERPOLATION',
   ConfigUntrusted: 'CONFIG_UNTRUSTED',
+  /** An entry that would start mcpx itself (by its command, or by `MCPX_SERVER_CHAIN`): skipped. */
+  SelfReference: 'SELF_REFERENCE',
   /** `mcpx chat` against OpenAI itself with no `OPENAI_API_KEY`. */
   ModelKeyMissing: 'MODEL_KEY_MISSING',
   // mcpx's own files under its home
