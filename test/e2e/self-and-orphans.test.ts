@@ -102,7 +102,7 @@ describe.runIf(procAvailable)('mcpx never starts itself', () => {
     const spawned = sampler.stop();
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
-      "skipped server 'mcpx' from " + join(project, '.mcp.json') + ': it runs mcpx itself (mcpx)',
+      `skipped server 'mcpx' from ${join(project, '.mcp.json')}: it runs mcpx itself (mcpx)`,
     );
     expect(run.stderr).toContain("skipped server 'npx'");
     expect(run.stderr).toContain('error: mcpx: it runs mcpx itself');
