@@ -85,12 +85,15 @@ function check(words: readonly string[], options: RunsMcpxOptions, depth: number
   const runner = RUNNERS[name];
   if (runner) {
     let rest = args;
+    let via = name;
     if (runner.sub) {
       const at = rest.findIndex((word) => !word.startsWith('-'));
-      if (at < 0 || !runner.sub.includes(rest[at] as string)) return undefined;
+      const sub = rest[at];
+      if (sub === undefined || !runner.sub.includes(sub)) return undefined;
+      via = `${name} ${sub}`;
       rest = rest.slice(at + 1);
     }
-    return runnerPackages(rest).some((spec) => packageName(spec) === MCPX) ? `${name} ${MCPX}` : undefined;
+    return runnerPackages(rest).some((spec) => packageName(spec) === MCPX) ? `${via} ${MCPX}` : undefined;
   }
   if (name === 'env') {
     const at = args.findIndex((word) => !word.startsWith('-') && !word.includes('='));
