@@ -56,7 +56,7 @@ describe.runIf(procAvailable)('orphan watchdog', () => {
     expect(await waitForExit(shell.pid as number, 3000)).toBe(true);
   });
 
-  it('ends them when it is sent SIGTERM (a signal to mcpx's process group)', async () => {
+  it("ends them when it is sent SIGTERM (a signal to mcpx's process group)", async () => {
     const { watchdog, shells } = watched();
     const group = stubbornGroup();
     watchdog.guard(group);
