@@ -264,4 +264,37 @@ describe.runIf(procAvailable)('no server outlives the mcpx that started it', () 
       tracker.stop();
     }
   });
+
+  it('kill -9 of the daemon holding a server that ignores SIGTERM and EOF: gone within 5 s; a warm call starts no watchdog', async () => {
+    const config = join(dir.path, 'keep-alive.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { held: { ...stubborn, keep_alive: true } } }));
+    const cli = (args: string[], onSpawn?: (pid: number) => void) =>
+      runCli(['--config', config, ...args], { cwd: dir.path, home, ...(onSpawn ? { onSpawn } : {}) });
+    const first = await cli(['call', 'held.echo', 'message=cold']);
+    expect(first.code, first.stderr).toBe(0);
+    const status = JSON.parse((await cli(['daemon', 'status', '--json'])).stdout) as { pid: number };
+    const tracker = trackProcessTree(status.pid, 10);
+    try {
+      const held = descendantPids(status.pid).filter((d) => readCommandLine(d)?.includes(testServerPath));
+      expect(held).toHaveLength(1);
+      // The light caller is answered by the daemon: it spawns nothing, not even a watchdog.
+      let pid: number | undefined;
+      const sampler = sampleCommandLines(() => pid);
+      const warm = await cli(['call', 'held.echo', 'message=warm'], (p) => {
+        pid = p;
+      });
+      expect(warm.code, warm.stderr).toBe(0);
+      expect(warm.stdout).toContain('warm');
+      expect(sampler.stop()).toEqual([]);
+
+      const killedAt = Date.now();
+      process.kill(status.pid, 'SIGKILL');
+      while (tracker.alive().length > 0 && Date.now() - killedAt < 5000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(tracker.alive()).toEqual([]);
+    } finally {
+      tracker.stop();
+    }
+  });
 });
