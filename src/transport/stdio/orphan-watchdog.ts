@@ -99,13 +99,18 @@ export function createOrphanWatchdog(options: OrphanWatchdogOptions = {}): Orpha
     try {
       // Not detached: it must share this process's group (see the module comment).
       started = start(options.shell ?? '/bin/sh', ['-c', SCRIPT, WATCHDOG_NAME, tenths], {
+        // PATH for `sleep`; nothing else of this process's environment (its secrets) goes along.
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
         stdio: ['pipe', 'ignore', 'ignore'],
         windowsHide: true,
       });
     } catch {
       return undefined;
     }
-    started.on('error', () => {});
+    // No shell to run: the groups go unguarded, and the next guard() tries again.
+    started.on('error', () => {
+      if (child === started) child = undefined;
+    });
     started.stdin?.on('error', () => {});
     started.once('exit', () => {
       if (child === started) child = undefined;
