@@ -31,6 +31,7 @@ import { adhocFlags } from './adhoc-flags.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
 import type { CliIo } from './io.js';
 import { installNotice } from './output/install-notice.js';
+import { selfReference } from './self-reference.js';
 
 /**
  * What one CLI invocation knows: the loaded config (after trust), the servers
@@ -41,6 +42,8 @@ export class CliSession {
   #config: Promise<LoadedConfig> | undefined;
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
+  /** Entries that would start mcpx itself, with why (see self-reference.ts). */
+  #selfSkipped = new Map<string, McpxError>();
   #registry: Promise<ServerRegistry> | undefined;
   #eraCache: Promise<import('../client/era-cache.js').EraCache | undefined> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
@@ -165,11 +168,28 @@ export class CliSession {
   usableServers(): Promise<ServerConfig[]> {
     this.#usable ??= (async () => {
       const adhoc = this.adhoc();
-      if (adhoc) return [adhoc];
+      if (adhoc) {
+        // The person's own request; only a chain that keeps growing refuses it.
+        const refused = this.#selfReference(adhoc);
+        if (refused) throw refused;
+        return [adhoc];
+      }
       const config = await this.config();
+      // Refused before trust is asked: approving what will not run anyway would be a wasted question.
+      for (const server of [...config.servers, ...config.unapproved]) {
+        const refused = server.enabled ? this.#selfReference(server) : undefined;
+        if (!refused) continue;
+        this.#selfSkipped.set(server.name, refused);
+        this.notice(
+          forTerminal(
+            `skipped server '${server.name}' from ${server.origin.file ?? server.origin.layer}: ${refused.message}`,
+          ),
+        );
+      }
+      const runs = (s: ServerConfig) => s.enabled && !this.#selfSkipped.has(s.name);
       const store = await this.#trustStore();
       const approved: ServerConfig[] = [];
-      for (const server of config.unapproved.filter((s) => s.enabled)) {
+      for (const server of config.unapproved.filter(runs)) {
         const question = forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'));
         if (this.io.interactive && this.io.confirm && (await this.io.confirm(question))) {
           approved.push(markApproved(server));
@@ -183,7 +203,7 @@ export class CliSession {
       if (approved.length) await trustServers(this.home, approved);
       // In the config's order: an approved entry takes its place among the rest.
       const runnable = new Map(approved.map((s) => [s.name, s]));
-      for (const server of config.servers) if (server.enabled) runnable.set(server.name, server);
+      for (const server of config.servers.filter(runs)) runnable.set(server.name, server);
       const order = [...config.servers, ...config.unapproved].map((s) => s.name);
       const usable = order.flatMap((name) => {
         const server = runnable.get(name);
@@ -193,6 +213,16 @@ export class CliSession {
       return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
     return this.#usable;
+  }
+
+  /** Entries left out because they would start mcpx itself, each with why (known once `usableServers()` ran). */
+  async selfSkippedServers(): Promise<ReadonlyMap<string, McpxError>> {
+    await this.usableServers();
+    return this.#selfSkipped;
+  }
+
+  #selfReference(server: ServerConfig): McpxError | undefined {
+    return selfReference(server, { env: this.io.env, selfScript: process.argv[1] });
   }
 
   /** Project entries left out because they are not trusted yet (known once `usableServers()` ran). */
@@ -219,6 +249,8 @@ export class CliSession {
     const config = await this.config();
     const unusable = config.unusable.get(name);
     if (unusable) throw unusable;
+    const self = this.#selfSkipped.get(name);
+    if (self) throw self;
     const skipped = this.#skipped.get(name);
     if (skipped) {
       throw new McpxError(

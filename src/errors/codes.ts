@@ -20,6 +20,8 @@ export const ErrorCode = {
   ConfigUntrusted: 'CONFIG_UNTRUSTED',
   /** A project-scope write whose `.mcpx` folder or file is a symbolic link. */
   ConfigLinked: 'CONFIG_LINKED',
+  /** An entry that would start mcpx itself (by its command, or by `MCPX_SERVER_CHAIN`): skipped. */
+  SelfReference: 'SELF_REFERENCE',
   /** `mcpx chat` against OpenAI itself with no `OPENAI_API_KEY`. */
   ModelKeyMissing: 'MODEL_KEY_MISSING',
   // mcpx's own files under its home

@@ -41,6 +41,20 @@ export function readProcess(pid: number): ProcessInfo | undefined {
   };
 }
 
+/** A process's command line (`/proc/<pid>/cmdline`); `undefined` once it has gone. */
+export function readCommandLine(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is an mcpx orphan watchdog (src/transport/stdio/orphan-watchdog.ts), not a server. */
+export function isOrphanWatchdog(pid: number): boolean {
+  return readCommandLine(pid)?.[3] === 'mcpx-watchdog';
+}
+
 /** Every process visible in /proc. */
 export function listProcesses(): ProcessInfo[] {
   if (!procAvailable) return [];

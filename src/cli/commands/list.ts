@@ -14,6 +14,8 @@ interface ListRow {
   readonly layer: string;
   readonly file: string | undefined;
   readonly error: McpxError | undefined;
+  /** Why a server was deliberately not started (it would start mcpx itself). */
+  readonly reason?: string;
 }
 
 /** `mcpx list`: every server with its origin, state, protocol and tool count, connected in parallel. */
@@ -36,6 +38,17 @@ export async function runList(session: CliSession): Promise<number> {
     // Not started, but there: a person should see the repository's servers waiting for `config trust`.
     for (const s of await session.untrustedServers()) {
       rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'untrusted', error: undefined });
+    }
+    // Left out on purpose, so not a failure of the command: the reason says why.
+    for (const [name, why] of await session.selfSkippedServers()) {
+      const s = [...config.servers, ...config.unapproved].find((server) => server.name === name);
+      if (!s) continue;
+      rows.push({
+        ...configRow(name, s.transport, s.origin),
+        state: 'skipped',
+        error: undefined,
+        reason: why.message,
+      });
     }
     for (const s of [...config.servers, ...config.unapproved].filter((server) => !server.enabled)) {
       rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'disabled', error: undefined });

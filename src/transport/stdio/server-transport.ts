@@ -2,6 +2,7 @@ import type { ServerConfig } from '../../config/types.js';
 import { resolveCommand } from './resolve-command.js';
 import type { PackageInstallEvent } from './runner/install-watch.js';
 import { buildServerEnv } from './safe-env.js';
+import { extendServerChain, SERVER_CHAIN_VARIABLE } from './server-chain.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export interface StdioServerHooks {
@@ -15,7 +16,8 @@ export interface StdioServerHooks {
 }
 
 /**
- * The stdio transport for a configured server: its safe environment, its
+ * The stdio transport for a configured server: its safe environment (with
+ * `MCPX_SERVER_CHAIN`, so an mcpx it starts knows how it was reached), its
  * command resolved as the server's own PATH (and PATHEXT) would, its limits.
  * Loads no HTTP or protocol code, so the CLI can spawn a server first thing.
  */
@@ -30,6 +32,8 @@ export function createStdioServerTransport(
     envPassthrough: server.envPassthrough,
     platform,
   });
+  // Set last and always: the chain is mcpx's to keep, not the config's.
+  env[SERVER_CHAIN_VARIABLE] = extendServerChain(hooks.hostEnv, server);
   const resolved = resolveCommand(server.command, {
     env,
     platform,

@@ -6,10 +6,12 @@ import { inArrivalOrder } from '../response-order.js';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
 import { asJsonRpcMessage } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
+import { type OrphanWatchdog, processWatchdog } from './orphan-watchdog.js';
 import { resolveCommand } from './resolve-command.js';
 import type { PackageInstallEvent } from './runner/install-watch.js';
 import { type RunnerPlan, watchPackageRunner } from './runner/watch-runner.js';
 import { buildServerEnv } from './safe-env.js';
+import { readServerChain } from './server-chain.js';
 import { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 import {
   exitError,
@@ -70,6 +72,12 @@ export interface StdioTransportOptions {
   readonly installTimeoutMs?: number;
   /** A package runner's install started, finished, is waited for at a stop, or was rolled back. */
   readonly onPackageInstall?: (event: PackageInstallEvent) => void;
+  /**
+   * Ends the server's process group should this process die without closing it.
+   * Default: the process's one `/bin/sh` watchdog (see `orphan-watchdog.ts`); none on
+   * Windows, which has no process groups. `false`: none.
+   */
+  readonly watchdog?: OrphanWatchdog | false;
 }
 
 /** How the server process ended. */
@@ -112,6 +120,7 @@ export class StdioTransport implements Transport {
   readonly #platform: NodeJS.Platform;
   readonly #scene: StdioErrorScene;
   readonly #tail: StderrTail;
+  readonly #watchdog: OrphanWatchdog | undefined;
   #child: ChildProcessWithoutNullStreams | undefined;
   #writer: WriteQueue | undefined;
   #streamsDone: Promise<void> = Promise.resolve();
@@ -137,6 +146,10 @@ export class StdioTransport implements Transport {
     this.#options = options;
     this.#platform = options.platform ?? process.platform;
     this.#tail = new StderrTail(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    this.#watchdog =
+      options.watchdog === false || (options.watchdog === undefined && this.#platform === 'win32')
+        ? undefined
+        : (options.watchdog ?? processWatchdog(readServerChain(process.env).length));
     this.#closed = new Promise((resolve) => {
       this.#markClosed = resolve;
     });
@@ -258,6 +271,8 @@ export class StdioTransport implements Transport {
       throw this.#failStart(spawnError(error as NodeJS.ErrnoException, this.#scene));
     }
     this.#child = child;
+    // Detached, so its pid is its group's id.
+    if (child.pid !== undefined) this.#watchdog?.guard(child.pid);
     this.#wire(child);
     this.#runner?.watch?.spawned({ pid: child.pid, exited: () => this.#exit !== undefined });
 
@@ -329,6 +344,7 @@ export class StdioTransport implements Transport {
           await this.#flushed();
           await this.#runner?.watch?.afterKill();
         } finally {
+          if (child.pid !== undefined) this.#watchdog?.release(child.pid);
           child.stdin.destroy();
           child.stdout.destroy();
           child.stderr.destroy();
