@@ -78,23 +78,27 @@ describe('mcpx serve --http bounds its work per request', () => {
       },
     );
     const latencies: number[] = [];
+    const statuses = new Set<number>();
     const started = Date.now();
     // Probe for at least a second, and for as long as any bomb is in flight.
     while (!settled || Date.now() - started < 1000) {
       const t = performance.now();
       const health = await post('/healthz', undefined, 5000).catch(() => ({ status: 0 }));
       latencies.push(performance.now() - t);
-      expect(health.status).toBe(200);
+      statuses.add(health.status);
       await new Promise((r) => setTimeout(r, 25));
     }
-    expect(Math.max(...latencies)).toBeLessThan(1000);
-    for (const result of await bombs) {
+    expect.soft([...statuses]).toEqual([200]);
+    // Soft, so the memory and the refusals are checked (and reported) too when the latency fails.
+    expect.soft(Math.max(...latencies)).toBeLessThan(1000);
+    const answers = await bombs;
+    if (process.platform === 'linux') expect.soft(peakRssBytes(pid) - before).toBeLessThan(100 * 1024 * 1024);
+    for (const result of answers) {
       expect(result.status).toBe('fulfilled');
       const answer = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof post>>>).value;
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body).error.message).toContain('nested deeper than 64 levels');
     }
-    if (process.platform === 'linux') expect(peakRssBytes(pid) - before).toBeLessThan(100 * 1024 * 1024);
   }, 60_000);
 
   it('refuses a body with more elements than the limit (413) and says the limit', async () => {
