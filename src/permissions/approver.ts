@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../tools/sanitize.js';
+import { type ConnectToolsView, describeConnectTools } from './connect-question.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
 
 /** "May the agent use this server?", asked once per server and session, before its tools reach the model. */
@@ -84,13 +85,15 @@ export function describeQuestion(question: CallQuestion & { changes?: readonly s
   return lines.join('\n');
 }
 
-/** How a server is shown when an agent first wants it: where it is configured and every tool it offers. */
-export function describeConnectQuestion(question: ConnectQuestion): string {
-  const lines: string[] = [];
-  if (question.origin) lines.push(`  configured in ${show(question.origin)}`);
-  const names = question.tools.map((tool) => show(tool.name));
-  lines.push(`  Tools (${names.length}): ${names.join(', ') || '(none)'}`);
-  return lines.join('\n');
+/**
+ * How a server is shown when an agent first wants it: where it is configured,
+ * every tool it offers with its description, and the fingerprint the approval
+ * covers. Long descriptions are folded to a line unless `full`.
+ */
+export function describeConnectQuestion(question: ConnectQuestion, full = false): ConnectToolsView {
+  const view = describeConnectTools(question.tools, full);
+  const origin = question.origin ? `  configured in ${show(question.origin)}\n` : '';
+  return { text: `${origin}${view.text}`, folded: view.folded };
 }
 
 /** Asks on a terminal with arrow-key menus (@inquirer/prompts). Only the CLI builds one. */
@@ -110,12 +113,22 @@ export function terminalApprover(streams: {
     }
   };
   return {
-    askConnect: (q) =>
-      ask<ConnectDecision>(`Connect to MCP server '${show(q.server)}'?\n${describeConnectQuestion(q)}\n`, [
-        { name: 'Allow all tools (this session)', value: 'allow-all' },
-        { name: 'Require confirmation for each tool', value: 'confirm-each' },
-        { name: 'Deny connection', value: 'deny' },
-      ]),
+    async askConnect(q) {
+      // Folded first; "Show full descriptions" asks again with every description whole.
+      for (let full = false; ; full = true) {
+        const view = describeConnectQuestion(q, full);
+        const answer = await ask<ConnectDecision | 'expand'>(
+          `Connect to MCP server '${show(q.server)}'?\n${view.text}\n`,
+          [
+            { name: 'Allow all tools (this session)', value: 'allow-all' },
+            { name: 'Require confirmation for each tool', value: 'confirm-each' },
+            { name: 'Deny connection', value: 'deny' },
+            ...(view.folded ? [{ name: 'Show full descriptions', value: 'expand' as const }] : []),
+          ],
+        );
+        if (answer !== 'expand') return answer;
+      }
+    },
     askCall: (q) =>
       ask<CallDecision>(`Allow ${show(q.tool.name)}?\n${describeQuestion(q)}\n`, [
         { name: 'Allow once', value: 'once' },

@@ -15,8 +15,10 @@ import {
 import type { ListKind } from '../../client/server-connection.js';
 import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
+import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
+import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
 import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
 import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
 import { SessionActivity } from './session-idle.js';
@@ -25,6 +27,9 @@ import { takeOverStream } from './stream-takeover.js';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Requests one client (a session, else an address) may have in flight at once (429 beyond). */
+export const DEFAULT_MAX_IN_FLIGHT_PER_CLIENT = 32;
 
 /** How long a 2025-11-25 session may sit unused (no request, no open stream) before it is ended. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -38,6 +43,10 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
   /** Default 0: a port chosen by the OS. */
   readonly port?: number;
   readonly maxBodyBytes?: number;
+  /** Nesting depth and element count of a body, checked before it is parsed (default `DEFAULT_JSON_SHAPE_LIMITS`). */
+  readonly jsonLimits?: JsonShapeLimits;
+  /** Default `DEFAULT_MAX_IN_FLIGHT_PER_CLIENT`. */
+  readonly maxInFlightPerClient?: number;
   /**
    * Prefix of every session id this instance mints (`<id>.<uuid>`), so a load
    * balancer can send a legacy session back to the instance that holds it by
@@ -108,6 +117,8 @@ export interface GatewayHttpServer {
 export async function startGatewayHttp(options: GatewayHttpOptions): Promise<GatewayHttpServer> {
   const guard = createHttpGuard(options);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const jsonLimits = options.jsonLimits ?? DEFAULT_JSON_SHAPE_LIMITS;
+  const clients = createClientLimit(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT);
   const modern = createMcpHandler(() => options.newServer(randomUUID()), {
     legacy: 'reject',
     keepAliveMs: 0,
@@ -237,10 +248,25 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       req.resume();
       return writeWebResponse(res, refused);
     }
+    const client = req.headers['mcp-session-id'];
+    const release = clients.enter(typeof client === 'string' ? `session ${client}` : clientAddress(req));
+    if (!release) {
+      req.resume();
+      return writeWebResponse(
+        res,
+        refusal(
+          429,
+          `too many requests in flight from this client (the gateway's limit is ${options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT}); retry after ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
+          { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
+        ),
+      );
+    }
+    res.once('close', release);
     let body: Uint8Array | undefined;
     if (req.method === 'POST') {
-      body = await readCapped(req, maxBody);
-      if (!body) return writeWebResponse(res, refusal(413, `request body over ${maxBody} bytes`));
+      const read = await readBounded(req, maxBody, jsonLimits);
+      if (read instanceof Response) return writeWebResponse(res, read);
+      body = read;
     }
     const request = toWebRequest(req, safeOrigin(origin), body);
     const isLegacy = await isLegacyRequest(request.clone());
@@ -320,30 +346,48 @@ function safeOrigin(origin: string): string {
   }
 }
 
-/** The body, or undefined once it is over `max` bytes (the rest is drained unread, so the 413 still gets out). */
-function readCapped(req: IncomingMessage, max: number): Promise<Uint8Array | undefined> {
+/** Whom a sessionless request counts against: its remote address (a proxy's, behind one). */
+function clientAddress(req: IncomingMessage): string {
+  return `address ${req.socket.remoteAddress ?? 'unknown'}`;
+}
+
+/**
+ * The body, or the refusal once it is over `max` bytes (413) or its JSON's shape
+ * is over `limits` (400/413), scanned as it arrives, so a nesting bomb is refused
+ * after its first bytes and never buffered or parsed. The rest is drained
+ * unread, so the refusal still gets out.
+ */
+function readBounded(
+  req: IncomingMessage,
+  max: number,
+  limits: JsonShapeLimits,
+): Promise<Uint8Array | Response> {
   return new Promise((resolve, reject) => {
+    const tooLarge = () => refusal(413, `request body over ${max} bytes`);
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > max) {
       req.resume();
-      return resolve(undefined);
+      return resolve(tooLarge());
     }
+    const shape = createJsonShapeScanner(limits);
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let refused = false;
+    const refuse = (response: Response) => {
+      refused = true;
+      chunks.length = 0;
+      resolve(response);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (over) return;
+      if (refused) return;
       size += chunk.length;
-      if (size > max) {
-        over = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
+      if (size > max) return refuse(tooLarge());
+      const violation = shape.feed(chunk);
+      if (violation) return refuse(refusal(violation.status, violation.message));
       chunks.push(chunk);
     });
     req.once('end', () => {
-      if (!over) resolve(Buffer.concat(chunks));
+      if (!refused) resolve(Buffer.concat(chunks));
     });
     req.once('error', reject);
   });

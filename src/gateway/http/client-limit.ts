@@ -1,0 +1,26 @@
+/** Seconds a client refused for having too many requests in flight is told to wait (`Retry-After`). */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Requests in flight per client (a 2025-11-25 session by its id, else the
+ * remote address), so one client cannot take every slot of the event loop and
+ * memory: `enter` returns the release, or undefined when the client is at `max`.
+ */
+export function createClientLimit(max: number): { enter(client: string): (() => void) | undefined } {
+  const inFlight = new Map<string, number>();
+  return {
+    enter(client) {
+      const now = inFlight.get(client) ?? 0;
+      if (now >= max) return undefined;
+      inFlight.set(client, now + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (inFlight.get(client) ?? 1) - 1;
+        if (left > 0) inFlight.set(client, left);
+        else inFlight.delete(client);
+      };
+    },
+  };
+}
