@@ -32,11 +32,12 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
   const program = buildProgram((a) => {
     action = a;
   });
-  program.configureOutput({
-    writeOut: (s) => raw.stdout.write(s),
-    writeErr: (s) => (jsonStderr?.stream ?? raw.stderr).write(s),
-  });
-  program.exitOverride();
+  // Subcommands copy these settings only when created, so each one is given them here.
+  const output = {
+    writeOut: (s: string) => raw.stdout.write(s),
+    writeErr: (s: string) => (jsonStderr?.stream ?? raw.stderr).write(s),
+  };
+  for (const command of everyCommand(program)) command.configureOutput(output).exitOverride();
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
@@ -72,6 +73,10 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
   } finally {
     await session.close();
   }
+}
+
+function everyCommand(command: Command): Command[] {
+  return [command, ...command.commands.flatMap((sub) => everyCommand(sub))];
 }
 
 /** `raw` with stderr gathered into `json`; getters (a lazily opened stdin) stay getters. */
