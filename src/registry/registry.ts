@@ -432,7 +432,8 @@ export class ServerRegistry {
       entry.config,
     );
     entry.listingErrors.set(kind, error);
-    this.#emit({ type: 'warning', server: name, message: error.message, error });
+    const retry = kind === 'tools' ? ` — \`mcpx retry ${name}\` tries again` : '';
+    this.#emit({ type: 'warning', server: name, message: `${error.message}${retry}`, error });
     return error;
   }
 
