@@ -141,7 +141,9 @@ describe('--json stderr', () => {
     expect(run.code).not.toBe(0);
     const report = oneJsonObject(run.stderr);
     expect(report).toMatchObject({ error: { code: 'SERVER_REJECTED', server: 'bad' } });
-    expect(JSON.parse(run.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ server: 'good' })]));
+    expect(JSON.parse(run.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ server: 'good' })]),
+    );
   }, 60_000);
 
   it('carries notices in `warnings` when the command succeeds', async () => {
@@ -162,7 +164,10 @@ describe('--json stderr', () => {
   }, 60_000);
 
   it('holds a usage error commander found', async () => {
-    const run = await runCli(['--json', 'list', '--no-such-flag'], { cwd: dir.path, home: join(dir.path, 'h') });
+    const run = await runCli(['--json', 'list', '--no-such-flag'], {
+      cwd: dir.path,
+      home: join(dir.path, 'h'),
+    });
     expect(run.code).toBe(1);
     expect(oneJsonObject(run.stderr)).toMatchObject({ error: { code: 'USAGE' } });
   });

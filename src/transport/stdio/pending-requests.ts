@@ -24,8 +24,9 @@ const ID_IN_TEXT = /"id"\s*:\s*(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")/;
  * stdout line that is not a valid JSON-RPC message can be pinned on the
  * request it answers — and fail that request at once — instead of leaving
  * it to time out. A line is pinned only when it says which request it
- * answers (an `"id"` that is pending, readable even from broken JSON), or
- * when it looks like a JSON-RPC reply and exactly one request waits. Plain
+ * answers (an `"id"` that is pending, readable even from broken JSON) or
+ * exactly one request waits, and only when it looks like a JSON-RPC reply
+ * (an object naming `jsonrpc`, or an `id` with a `result` or an `error`). Plain
  * text (a server's banner or log line, before or after `initialize`) and
  * JSON logs are never pinned: they stay what they were, lines to ignore.
  */
@@ -57,12 +58,12 @@ export class PendingRequests {
    * `parsed`: the line as JSON, when it is JSON at all.
    */
   answeredBy(line: string, parsed: unknown): PendingRequest | undefined {
+    if (!looksLikeReply(line, parsed)) return undefined;
     const id = idOf(line, parsed);
     if (id !== undefined) {
       const method = this.#byId.get(id);
       return method !== undefined && !NOT_ATTRIBUTED.has(method) ? { id, method } : undefined;
     }
-    if (!looksLikeReply(line, parsed)) return undefined;
     const waiting = [...this.#byId].filter(([, method]) => !NOT_ATTRIBUTED.has(method));
     const only = waiting.length === 1 ? waiting[0] : undefined;
     return only ? { id: only[0], method: only[1] } : undefined;
@@ -88,10 +89,16 @@ function idOf(line: string, parsed: unknown): RequestId | undefined {
   }
 }
 
-/** A JSON-RPC message gone wrong, not a log line: it names `jsonrpc`, or carries a `result` or an `error`. */
+/**
+ * A JSON-RPC message gone wrong, not a log line: it names `jsonrpc`, or has an
+ * `id` with a `result` or an `error` (a JSON log line often has an `error`, rarely with an `id`).
+ */
 function looksLikeReply(line: string, parsed: unknown): boolean {
   if (parsed !== undefined)
-    return isObject(parsed) && ('jsonrpc' in parsed || 'result' in parsed || 'error' in parsed);
+    return (
+      isObject(parsed) &&
+      ('jsonrpc' in parsed || ('id' in parsed && ('result' in parsed || 'error' in parsed)))
+    );
   return line.trimStart().startsWith('{') && /"(jsonrpc|result)"\s*:/.test(line);
 }
 

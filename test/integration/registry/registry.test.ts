@@ -151,7 +151,11 @@ describe('ServerRegistry with real servers', () => {
     registry.on((e) => e.type === 'warning' && warnings.push(e.message));
     await registry.connectAll();
     // Connected, but not `ready` to a front end: the failed listing is its condition, with the reason.
-    expect(registry.status('flaky')).toMatchObject({ state: 'ready', condition: 'listing-failed', tools: [] });
+    expect(registry.status('flaky')).toMatchObject({
+      state: 'ready',
+      condition: 'listing-failed',
+      tools: [],
+    });
     expect(registry.status('flaky').listingError?.message).toContain('list-fails-once');
     expect(warnings.join()).toContain('mcpx retry flaky');
     const tools = await registry.retry('flaky');
