@@ -561,10 +561,13 @@ export class CliSession {
       ...(signIn ? { signIn } : {}),
       ...(this.#isDaemon ? { callerSignsIn: true } : {}),
     };
-    if (this.options.verbose !== true) return { hostEnv: this.io.env, ...remote };
+    // A garbled message is a server's failure: told by default, not only with --verbose.
+    const onMalformedMessage = (error: McpxError) => this.notice(`warning: ${forTerminal(error.message)}`);
+    if (this.options.verbose !== true) return { hostEnv: this.io.env, ...remote, onMalformedMessage };
     return {
       hostEnv: this.io.env,
       ...remote,
+      onMalformedMessage,
       http: {
         onRetry: (retry) =>
           this.notice(

@@ -11,6 +11,8 @@ export interface TransportHooks {
   readonly platform?: NodeJS.Platform;
   readonly onStderrLine?: (line: string) => void;
   readonly onInvalidLine?: (line: string) => void;
+  /** A stdio line that looks like a JSON-RPC reply but is malformed, and answers no known request. */
+  readonly onMalformedMessage?: (error: McpxError) => void;
   /** Remote servers: retry reporting, size cap and (tests) network fakes. */
   readonly http?: HttpTransportHooks;
   /** The mcpx home: remote servers use the OAuth tokens stored under it (`mcpx auth`). */

@@ -22,7 +22,7 @@ export const FAULT_MODES = [
   'list-fails-once',
   'tools-list-fails', // every tools/list fails (a broken schema generator) while tools/call works
   'prompts-list-fails', // every prompts/list fails, though the server declares prompts
-  'malformed-reply', // `echo` is answered with a line cut short (its id readable), and never properly
+  'malformed-reply', // `echo`: a garbled notification, then its answer cut short (id readable), never a proper one
   // Like many 2025-era servers in the wild, these know nothing of `server/discover`:
   'silent-until-initialize', // ignores every request until `initialize`
   'idless-error-before-initialize', // answers them with an error that has no id
@@ -107,6 +107,8 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
   const hooks: TestServerHooks = {
     async beforeToolCall(name, id) {
       if (modes.has('malformed-reply') && name === 'echo') {
+        // A notification gone wrong first (params must be an object): told, but no reply to pin.
+        io.stdout.write('{"jsonrpc":"2.0","method":"notifications/message","params":"not an object"}\n');
         io.stdout.write(
           `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"half an answ\n`,
         );

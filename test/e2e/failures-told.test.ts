@@ -120,10 +120,15 @@ describe('a malformed reply', () => {
     expect(run.stderr).toContain("server 'garbled' answered tools/call with a malformed line");
     expect(run.stderr).toContain('"text":"half an answ');
     expect(run.stderr).not.toMatch(/busy or stuck|timed out/);
+    // The garbled notification before it answers no request: told as a warning, by default.
+    expect(run.stderr).toContain(
+      `warning: server 'garbled' wrote a malformed JSON-RPC message to stdout (JSON, but not JSON-RPC 2.0): {"jsonrpc":"2.0","method":"notifications/message"`,
+    );
 
     const json = await mcpx(['--json', '--timeout', '30', 'call', 'garbled.echo', '{"message":"hi"}']);
     expect(oneJsonObject(json.stderr)).toMatchObject({
       error: { code: 'MALFORMED_REPLY', server: 'garbled' },
+      warnings: [expect.stringContaining('wrote a malformed JSON-RPC message')],
     });
   }, 60_000);
 

@@ -90,16 +90,26 @@ function idOf(line: string, parsed: unknown): RequestId | undefined {
 }
 
 /**
- * A JSON-RPC message gone wrong, not a log line: it names `jsonrpc`, or has an
- * `id` with a `result` or an `error` (a JSON log line often has an `error`, rarely with an `id`).
+ * A reply gone wrong, not a log line: it names `jsonrpc`, or has an `id` with
+ * a `result` or an `error` (a JSON log line often has an `error`, rarely with
+ * an `id`); and it has no `method` (a request or notification is no reply).
  */
 function looksLikeReply(line: string, parsed: unknown): boolean {
   if (parsed !== undefined)
     return (
       isObject(parsed) &&
+      !('method' in parsed) &&
       ('jsonrpc' in parsed || ('id' in parsed && ('result' in parsed || 'error' in parsed)))
     );
-  return line.trimStart().startsWith('{') && /"(jsonrpc|result)"\s*:/.test(line);
+  return (
+    line.trimStart().startsWith('{') && /"(jsonrpc|result)"\s*:/.test(line) && !/"method"\s*:/.test(line)
+  );
+}
+
+/** Any JSON-RPC message gone wrong (a reply, a request, a notification): it names `jsonrpc`. */
+export function looksLikeJsonRpc(line: string, parsed: unknown): boolean {
+  if (parsed !== undefined) return isObject(parsed) && 'jsonrpc' in parsed;
+  return line.trimStart().startsWith('{') && /"jsonrpc"\s*:/.test(line);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

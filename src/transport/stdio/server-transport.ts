@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../../config/types.js';
+import type { McpxError } from '../../errors/index.js';
 import { resolveCommand } from './resolve-command.js';
 import { buildServerEnv } from './safe-env.js';
 import { StdioTransport } from './stdio-transport.js';
@@ -9,6 +10,7 @@ export interface StdioServerHooks {
   readonly platform?: NodeJS.Platform;
   readonly onStderrLine?: (line: string) => void;
   readonly onInvalidLine?: (line: string) => void;
+  readonly onMalformedMessage?: (error: McpxError) => void;
 }
 
 /**
@@ -41,5 +43,6 @@ export function createStdioServerTransport(
     ...(server.maxLineBytes ? { maxLineBytes: server.maxLineBytes } : {}),
     ...(hooks.onStderrLine ? { onStderrLine: hooks.onStderrLine } : {}),
     ...(hooks.onInvalidLine ? { onInvalidLine: hooks.onInvalidLine } : {}),
+    ...(hooks.onMalformedMessage ? { onMalformedMessage: hooks.onMalformedMessage } : {}),
   });
 }

@@ -285,16 +285,23 @@ export function invalidLineError(scene: StdioErrorScene, line: string, reason: s
   );
 }
 
-/** A line that answers `method` (it names its id, or it was the only request waiting) but is not a valid JSON-RPC message. */
+/**
+ * A line that answers `method` (it names its id, or it was the only request
+ * waiting) but is not a valid JSON-RPC message; without `method`, a line that
+ * looks like a reply to no request mcpx can tell.
+ */
 export function malformedReplyError(
   scene: StdioErrorScene,
-  method: string,
+  method: string | undefined,
   line: string,
   reason: string,
 ): McpxError {
+  const what = method
+    ? `answered ${method} with a malformed line`
+    : 'wrote a malformed JSON-RPC message to stdout';
   return new McpxError(
     ErrorCode.MalformedReply,
-    `server '${scene.serverName}' answered ${method} with a malformed line (${reason}): ${preview(line)}`,
+    `server '${scene.serverName}' ${what} (${reason}): ${preview(line)}`,
     {
       server: scene.serverName,
       command: commandLine(scene),

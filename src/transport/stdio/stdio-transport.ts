@@ -6,7 +6,7 @@ import { inArrivalOrder } from '../response-order.js';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
 import { asJsonRpcMessage } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
-import { PendingRequests } from './pending-requests.js';
+import { looksLikeJsonRpc, PendingRequests } from './pending-requests.js';
 import { resolveCommand } from './resolve-command.js';
 import { buildServerEnv } from './safe-env.js';
 import { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
@@ -64,6 +64,14 @@ export interface StdioTransportOptions {
    * InvalidServerOutput error instead — it is never dropped silently.
    */
   readonly onInvalidLine?: (line: string) => void;
+  /**
+   * A line that looks like a JSON-RPC message (it names `jsonrpc`) but is not a
+   * valid one, and answers no request the transport can tell:
+   * a MALFORMED_REPLY diagnostic; the transport stays open. (A line that answers a
+   * known request fails that request instead.) Without this callback it is
+   * handled as any other invalid line.
+   */
+  readonly onMalformedMessage?: (error: McpxError) => void;
   /** close(): how long the server gets to exit after its stdin closes. Default 1000 ms. */
   readonly closeGraceMs?: number;
   /** close(): how long the tree gets after SIGTERM before SIGKILL. Default 2000 ms. */
@@ -440,6 +448,15 @@ export class StdioTransport implements Transport {
         id: request.id,
         error: { code: MALFORMED_REPLY_CODE, message: error.message, data: { mcpxMalformedReply: key } },
       });
+      return;
+    }
+    const malformed = this.#options.onMalformedMessage;
+    if (malformed && looksLikeJsonRpc(line, parsed)) {
+      try {
+        malformed(malformedReplyError(this.#scene, undefined, line, reason));
+      } catch (error) {
+        this.#report(error);
+      }
       return;
     }
     const callback = this.#options.onInvalidLine;

@@ -34,13 +34,14 @@ describe('PendingRequests: which request a malformed line answers', () => {
     expect(pending.answeredBy(line, parse(line))).toBeUndefined(); // two waiting: cannot tell
   });
 
-  it('never a log line, plain or JSON, and never a server/discover probe', () => {
+  it('never a log line (plain or JSON), a garbled notification, or a server/discover probe', () => {
     const pending = waitingOn([1, 'initialize']);
     const logs = [
       'Server running on stdio',
       '{"level":30,"msg":"ready","pid":7}',
       '{"level":"error","error":"boom"}',
       '[info] {"id": 1, "result": 2}',
+      '{"jsonrpc":"2.0","method":"notifications/message","params":"not an object"}',
     ];
     for (const line of logs) expect(pending.answeredBy(line, parse(line)), line).toBeUndefined();
     const probe = waitingOn([0, 'server/discover']);
