@@ -7,6 +7,7 @@ export default defineConfig({
     // nginx is installed by .ci/run only, which runs test/deploy/ itself (vitest.deploy.config.ts).
     exclude: [...configDefaults.exclude, 'test/claude-code/**', 'test/deploy/**'],
     setupFiles: ['test/helpers/setup.ts'],
+    globalSetup: ['test/helpers/optional-installs.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Integration tests spawn real processes; two cores are all CI has.

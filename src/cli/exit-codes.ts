@@ -31,6 +31,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.ConfigMissingTransport]: ExitCode.Config,
   [Codes.ConfigInterpolation]: ExitCode.Config,
   [Codes.ConfigUntrusted]: ExitCode.Config,
+  [Codes.ConfigLinked]: ExitCode.Config,
   // Setup, not a mistyped command: the person must set a variable first.
   [Codes.ModelKeyMissing]: ExitCode.Config,
   [Codes.HomeUnsafe]: ExitCode.Config,

@@ -265,7 +265,7 @@ function buildProgram(select: (action: Action) => void): Command {
   program
     .command('exec')
     .description(
-      'run an agent CLI with the servers: writes them to a private temporary file (Claude Code dialect), appends --mcp-config <file> --strict-mcp-config, and removes the file when it ends',
+      "run an agent CLI with the servers: writes them to a private temporary file (Claude Code dialect), passes --mcp-config <file> --strict-mcp-config where the command takes them (before Claude Code's prompt; not to `claude mcp …`, which reads its own files), and removes the file when it ends",
     )
     .argument('<command...>', 'the command and its arguments, after --: mcpx exec -- claude')
     .option(
@@ -319,6 +319,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option(
       '--sse-poll <ms>',
       "with --http: end a call's SSE stream once it has run <ms>; 2025-11-25 clients resume it with Last-Event-ID (SSE polling)",
+    )
+    .option(
+      '--list-wait <ms>',
+      'how long a list request waits for servers still starting; the rest are announced as they come (default 2000)',
     )
     .option(
       '--session-idle <seconds>',

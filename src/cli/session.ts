@@ -12,10 +12,10 @@ import {
   type LoadedConfig,
   loadConfig,
   loadTrustStore,
+  markApproved,
   resolveMcpxHome,
   suggest,
   trustServers,
-  untrustedServers,
 } from '../config/index.js';
 import type { InputRequest } from '../config/input-variable.js';
 import type { ServerConfig } from '../config/types.js';
@@ -40,6 +40,7 @@ export class CliSession {
   #usable: Promise<ServerConfig[]> | undefined;
   #skipped = new Map<string, ServerConfig>();
   #registry: Promise<ServerRegistry> | undefined;
+  #eraCache: Promise<import('../client/era-cache.js').EraCache | undefined> | undefined;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
   #serverLogs: { listener: (event: ServerLogEvent) => void; level: LoggingLevel } | undefined;
   // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
@@ -161,14 +162,12 @@ export class CliSession {
       const adhoc = this.adhoc();
       if (adhoc) return [adhoc];
       const config = await this.config();
-      const enabled = config.servers.filter((s) => s.enabled);
       const store = await this.#trustStore();
-      const untrusted = untrustedServers(store, enabled);
       const approved: ServerConfig[] = [];
-      for (const server of untrusted) {
+      for (const server of config.unapproved.filter((s) => s.enabled)) {
         const question = forTerminal(describeForTrust(server, approvedRecord(store, server)).join('\n'));
         if (this.io.interactive && this.io.confirm && (await this.io.confirm(question))) {
-          approved.push(server);
+          approved.push(markApproved(server));
         } else {
           this.#skipped.set(server.name, server);
           this.notice(
@@ -177,7 +176,14 @@ export class CliSession {
         }
       }
       if (approved.length) await trustServers(this.home, approved);
-      const usable = enabled.filter((s) => !this.#skipped.has(s.name));
+      // In the config's order: an approved entry takes its place among the rest.
+      const runnable = new Map(approved.map((s) => [s.name, s]));
+      for (const server of config.servers) if (server.enabled) runnable.set(server.name, server);
+      const order = [...config.servers, ...config.unapproved].map((s) => s.name);
+      const usable = order.flatMap((name) => {
+        const server = runnable.get(name);
+        return server ? [server] : [];
+      });
       const own = usable.filter((s) => s.origin.layer !== 'builtin');
       return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
@@ -220,7 +226,7 @@ export class CliSession {
         },
       );
     }
-    const disabled = config.servers.find((s) => s.name === name && !s.enabled);
+    const disabled = [...config.servers, ...config.unapproved].find((s) => s.name === name && !s.enabled);
     if (disabled) {
       throw new McpxError(ErrorCode.UnknownServer, `server '${name}' is disabled`, {
         server: name,
@@ -247,8 +253,22 @@ export class CliSession {
    * and (with --verbose) the server's stderr, stray output and log messages.
    */
   registry(): Promise<ServerRegistry> {
-    this.#registry ??= (async () => {
-      const servers = await this.usableServers();
+    this.#registry ??= this.#newRegistry();
+    return this.#registry;
+  }
+
+  /**
+   * Another registry wired as `registry()` is, for exactly `servers` (the
+   * daemon keeps one per instance it holds). Whoever makes it closes it:
+   * `close()` does not know it (the daemon makes and drops them all its life).
+   */
+  createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry> {
+    return this.#newRegistry(servers);
+  }
+
+  #newRegistry(given?: readonly ServerConfig[]): Promise<ServerRegistry> {
+    return (async () => {
+      const servers = given ?? (await this.usableServers());
       // The protocol stack (the SDK and its schemas) is most of a cold start: loaded
       // here, after any early spawn, so the server boots while it loads.
       const [{ openFileEraCache }, { connectServer }, { createServerTransport }, { ServerRegistry }] =
@@ -259,7 +279,9 @@ export class CliSession {
           import('../registry/index.js'),
         ]);
       // Inside the daemon for a light caller every server is reached through it: no era to remember.
-      const eraCache = this.io.daemonCaller ? undefined : await openFileEraCache(this.home);
+      // Opened once, however many registries (the daemon makes one per server instance).
+      this.#eraCache ??= this.io.daemonCaller ? Promise.resolve(undefined) : openFileEraCache(this.home);
+      const eraCache = await this.#eraCache;
       const allDaemon = await this.#allDaemonRunning();
       const timeout = timeoutMs(this.options);
       const verbose = this.options.verbose === true;
@@ -311,7 +333,6 @@ export class CliSession {
       }
       return registry;
     })();
-    return this.#registry;
   }
 
   /**

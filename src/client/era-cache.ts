@@ -9,6 +9,17 @@ import { createHomeFiles } from '../home/index.js';
  */
 export interface EraCache {
   get(key: string): PriorDiscovery | undefined;
+  /**
+   * Which era the server spoke when last seen, for as long as a legacy verdict is
+   * kept (a week): also when its `server/discover` result may no longer be reused;
+   * and how long ago the verdict was reached or last re-checked (`markChecked`).
+   * A server known to speak 2026-07-28 gets a patient probe, and a legacy verdict
+   * is re-checked once `checkedMsAgo` passes `ERA_RECHECK_MS`. A cache without it
+   * gets neither.
+   */
+  lastSeen?(key: string): { readonly kind: 'modern' | 'legacy'; readonly checkedMsAgo: number } | undefined;
+  /** A recheck asked about this verdict now (whatever it learns): the next waits its turn. */
+  markChecked?(key: string): void;
   set(key: string, verdict: PriorDiscovery): void;
   delete(key: string): void;
   /** Persist changes, if backed by a file. */
@@ -20,6 +31,8 @@ interface EraEntry {
   readonly discover?: DiscoverResult;
   /** Epoch ms the verdict was reached. */
   readonly at: number;
+  /** Epoch ms a background recheck last asked about it; the verdict's lifetime still runs from `at`. */
+  readonly checkedAt?: number;
 }
 
 const ERA_FILE = 'era-cache.json';
@@ -27,6 +40,13 @@ const ERA_FILE = 'era-cache.json';
 // A verdict is a hint, not a contract: servers get upgraded. A week keeps
 // repeated CLI runs fast while letting an upgrade be noticed.
 const ERA_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * A legacy verdict older than this is re-checked in the background while it is
+ * used (`server-connection.ts`): a server upgraded to 2026-07-28 is noticed within
+ * an hour of use rather than a week, at the cost of one extra start of it an hour.
+ */
+export const ERA_RECHECK_MS = 60 * 60 * 1000;
 
 /**
  * How long an entry may be used. A modern verdict carries the server's
@@ -72,6 +92,18 @@ function memoryBacked(
   };
   return {
     get,
+    lastSeen(key) {
+      const entry = entries.get(key);
+      if (!entry || now() - entry.at >= ERA_TTL_MS) return undefined;
+      return {
+        kind: entry.kind,
+        checkedMsAgo: Math.max(0, now() - Math.max(entry.at, entry.checkedAt ?? 0)),
+      };
+    },
+    markChecked(key) {
+      const entry = entries.get(key);
+      if (entry) entries.set(key, { ...entry, checkedAt: now() });
+    },
     set(key, verdict) {
       if (holds(get(key), verdict)) return;
       entries.set(
@@ -128,6 +160,10 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
     },
     delete(key) {
       dirty = entries.delete(key) || dirty;
+    },
+    markChecked(key) {
+      inner.markChecked?.(key);
+      dirty = entries.has(key) || dirty;
     },
   };
 }

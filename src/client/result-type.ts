@@ -10,22 +10,14 @@
  * `resultType: "complete"` before the SDK sees it.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { tapInbound } from './inbound-tap.js';
 
 /**
- * Wraps `transport.onmessage` (whoever sets it later, the SDK included) so results that
- * lack `resultType` get `"complete"` while `isModern()` holds.
+ * Taps `transport`'s incoming messages (whoever sets `onmessage` later, the SDK included)
+ * so results that lack `resultType` get `"complete"` while `isModern()` holds.
  */
 export function acceptResultsWithoutResultType(transport: Transport, isModern: () => boolean): void {
-  let handler = transport.onmessage;
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => handler,
-    set: (next: Transport['onmessage']) => {
-      handler = next && ((message, extra) => next(isModern() ? withResultType(message) : message, extra));
-    },
-  });
-  if (handler) transport.onmessage = handler;
+  tapInbound(transport, (message) => (isModern() ? withResultType(message) : message));
 }
 
 function withResultType(message: JSONRPCMessage): JSONRPCMessage {

@@ -14,12 +14,13 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { assertApproved } from '../config/trust.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { linkSignal } from '../transport/linked-signal.js';
 import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
-import type { EraCache } from './era-cache.js';
+import { ERA_RECHECK_MS, type EraCache } from './era-cache.js';
 import {
   applyFormDefaults,
   type ClientFeatures,
@@ -30,6 +31,7 @@ import {
 } from './features.js';
 import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
+import { type ProbeWitness, witnessEraProbe } from './probe-witness.js';
 import { acceptResultsWithoutResultType } from './result-type.js';
 import { SdkClient } from './sdk-client.js';
 import { ResourceSubscriptions } from './subscriptions.js';
@@ -80,6 +82,10 @@ export interface ConnectServerOptions {
 // whichever it reads.
 export const ERA_PROBE_TIMEOUT_MS = 2_000;
 
+// How long a command's end waits for a background era recheck still asking (once an hour per
+// legacy server at most): enough for a server that is starting to answer, little for a person.
+const ERA_RECHECK_GRACE_MS = 1_000;
+
 // A server whose cursors never converge must not loop forever, but 250 tools
 // at page size 7 (36 pages) is normal.
 const LIST_MAX_PAGES = 1_000;
@@ -101,14 +107,26 @@ export async function connectServer(
   server: ServerConfig,
   options: ConnectServerOptions,
 ): Promise<ServerConnection> {
+  assertApproved(server);
   const budget = connectBudget(
     server.connectTimeoutMs ?? options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
   );
   const prior = server.protocol === 'auto' ? options.eraCache?.get(eraCacheKey(server)) : undefined;
   if (!prior) return negotiate(server, options, budget);
+  const recheckDue = prior.kind === 'legacy' && isRecheckDue(server, options.eraCache);
+  // A remote server answers the probe at once (a 2025 one with an HTTP status): ask it now.
+  if (recheckDue && server.transport !== 'stdio') return negotiate(server, options, budget);
+  // The recheck asks for its transport first: the first one, spawned early, has a head start
+  // that lets it finish while the command works, and the command loses only that head start.
+  if (recheckDue) options.eraCache?.markChecked?.(eraCacheKey(server));
+  const recheck = recheckDue ? recheckInBackground(server, options, budget.totalMs) : undefined;
+  const connecting = attemptConnect(server, options, prior, budget);
   try {
-    return await attemptConnect(server, options, prior, budget);
+    const connection = await connecting;
+    if (recheck) connection.addCompanion(recheck.stop);
+    return connection;
   } catch (error) {
+    await recheck?.stop();
     if (!(error instanceof McpxError) || error.code === ErrorCode.Cancelled) throw error;
     // A refused token says nothing about the era; a second start would only meet the refusal again
     // (without the sign-in the first one could have offered: a failed refresh drops the token).
@@ -118,6 +136,57 @@ export async function connectServer(
     if (budget.remainingMs() <= 0) throw error;
     return negotiate(server, options, budget);
   }
+}
+
+/** A legacy verdict not asked about for long enough (reached or last re-checked an hour ago). */
+function isRecheckDue(server: ServerConfig, eraCache: EraCache | undefined): boolean {
+  const seen = eraCache?.lastSeen?.(eraCacheKey(server));
+  return seen?.kind === 'legacy' && seen.checkedMsAgo >= ERA_RECHECK_MS;
+}
+
+/**
+ * Asks a server remembered as legacy again, on a second start of it beside the
+ * connection that uses the verdict (as the SDK probes its own stdio servers on a
+ * disposable sibling): the command is not delayed, and a server upgraded to
+ * 2026-07-28, or once misjudged, is corrected for the next one. What the probe
+ * witnesses is remembered as on any connect, the legacy verdict re-dated when the
+ * server confirms it. `stop` ends it (the connection's close awaits that), so no
+ * process outlives the command: a recheck still asking gets `ERA_RECHECK_GRACE_MS`
+ * more, then is cut short, leaving the verdict as it was for the next command.
+ */
+function recheckInBackground(
+  server: ServerConfig,
+  options: ConnectServerOptions,
+  budgetMs: number,
+): { stop: () => Promise<void> } {
+  const abort = new AbortController();
+  let transport: ManagedTransport | undefined;
+  const quiet: ConnectServerOptions = {
+    createTransport: async () => {
+      transport = await options.createTransport();
+      return transport;
+    },
+    signal: abort.signal,
+    ...(options.eraCache ? { eraCache: options.eraCache } : {}),
+    ...(options.clientInfo ? { clientInfo: options.clientInfo } : {}),
+  };
+  const done = attemptConnect(server, quiet, undefined, connectBudget(budgetMs), true)
+    .then((connection) => connection.close())
+    .then(() => options.eraCache?.flush())
+    .catch(() => {});
+  return {
+    stop: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        done,
+        new Promise((resolve) => (timer = setTimeout(resolve, ERA_RECHECK_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+      abort.abort();
+      await transport?.close().catch(() => {});
+      await done;
+    },
+  };
 }
 
 /** Connect with era negotiation, nothing remembered. */
@@ -186,10 +255,49 @@ function handshakeTimeoutAdvice(server: ServerConfig): { causes: string[]; fixes
  * transport with `stderr` and `pid`); elsewhere a probe timeout is fatal (and
  * a 2025 HTTP server answers the probe at once, with 400), so a slow or busy
  * remote server gets the whole remaining budget to give its first answer.
+ * A stdio server last seen speaking 2026-07-28 is not a silent legacy server
+ * when it is slow (a busy machine, a cold start): its probe may wait half the
+ * budget, the other half left for the fallback should it have been replaced.
  */
-function probeTimeoutMs(transport: Transport, remainingMs: number): number {
+function probeTimeoutMs(transport: Transport, remainingMs: number, spokeModern: boolean): number {
   const stdio = 'stderr' in transport && 'pid' in transport;
-  return stdio ? Math.min(ERA_PROBE_TIMEOUT_MS, remainingMs) : remainingMs;
+  if (!stdio) return remainingMs;
+  return Math.min(
+    remainingMs,
+    spokeModern ? Math.max(ERA_PROBE_TIMEOUT_MS, remainingMs / 2) : ERA_PROBE_TIMEOUT_MS,
+  );
+}
+
+/**
+ * Remembers the era a connect reached, when the server gave it (see
+ * `probe-witness.ts`): a probe that timed out is no verdict, and a late
+ * 2026-07-28 answer to it is remembered as what it is. `restamp` re-dates a
+ * legacy verdict the server confirmed (a background recheck).
+ */
+function rememberEra(
+  cache: EraCache,
+  key: string,
+  client: Client,
+  witness: ProbeWitness | undefined,
+  restamp: boolean,
+): void {
+  const discover = client.getDiscoverResult();
+  if (client.getProtocolEra?.() === 'modern' && discover) {
+    cache.set(key, { kind: 'modern', discover });
+    return;
+  }
+  const outcome = witness?.outcome(true) ?? 'none';
+  // A remembered or configured era was used: nothing learnt (and a recheck beside this
+  // connection may have learnt better meanwhile).
+  if (outcome === 'none') return;
+  if (outcome === 'late-modern') {
+    const late = witness?.lateDiscover;
+    if (late) cache.set(key, { kind: 'modern', discover: late });
+    else cache.delete(key);
+    return;
+  }
+  if (restamp) cache.delete(key);
+  cache.set(key, { kind: 'legacy' });
 }
 
 /** The SDK subscribes per era (notifications, or `subscriptions/listen` on 2026-07-28); we only need the signal. */
@@ -228,10 +336,14 @@ async function attemptConnect(
   options: ConnectServerOptions,
   prior: PriorDiscovery | undefined,
   budget: ConnectBudget,
+  restamp = false,
 ): Promise<SdkServerConnection> {
   const connectTimeoutMs = budget.totalMs;
   const transport = await options.createTransport();
   const remainingMs = Math.max(1, budget.remainingMs());
+  const negotiating = server.protocol === 'auto' && prior === undefined;
+  const witness = negotiating ? witnessEraProbe(transport, MODERN_VERSION) : undefined;
+  const spokeModern = negotiating && options.eraCache?.lastSeen?.(eraCacheKey(server))?.kind === 'modern';
   const clientOptions: ClientOptions = {
     capabilities: capabilitiesFor(options.features),
     listMaxPages: LIST_MAX_PAGES,
@@ -240,7 +352,7 @@ async function attemptConnect(
         ? { mode: 'legacy' }
         : server.protocol === 'modern'
           ? { mode: { pin: MODERN_VERSION } }
-          : { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(transport, remainingMs) } },
+          : { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(transport, remainingMs, spokeModern) } },
     ...(options.onListChanged
       ? { listChanged: listChangedHandlers(outsideSdkScope(options.onListChanged)) }
       : {}),
@@ -317,13 +429,8 @@ async function attemptConnect(
     link?.release();
   }
   const era: ProtocolEra = client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
-  if (server.protocol === 'auto' && options.eraCache) {
-    const discover = client.getDiscoverResult();
-    options.eraCache.set(
-      eraCacheKey(server),
-      era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' },
-    );
-  }
+  if (server.protocol === 'auto' && options.eraCache)
+    rememberEra(options.eraCache, eraCacheKey(server), client, witness, restamp);
   const connection = new SdkServerConnection(
     server,
     { client, transport, era },
@@ -395,6 +502,9 @@ class SdkServerConnection implements ServerConnection {
   #renegotiate: Renegotiate | undefined;
   #renegotiating: Promise<void> | undefined;
   readonly #cleanups: (() => void)[] = [];
+  /** Work beside the connection (a background era recheck) that ends with it. */
+  readonly #companions: (() => Promise<void>)[] = [];
+  readonly #stopping: Promise<void>[] = [];
   /** The last tools/list, to know which tools must run as tasks. */
   #tools: Promise<Tool[]> | undefined;
   #subscriptions: ResourceSubscriptions;
@@ -461,11 +571,18 @@ class SdkServerConnection implements ServerConnection {
     for (const listener of this.#closeListeners) listener(reason);
     this.#closeListeners.clear();
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
+    for (const stop of this.#companions.splice(0)) this.#stopping.push(stop());
   }
 
   /** Runs when the connection closes for good (not when a stale link is replaced). */
   addCleanup(cleanup: () => void): void {
     this.#cleanups.push(cleanup);
+  }
+
+  /** Stopped when the connection closes; its close waits for the stop (no process outlives it). */
+  addCompanion(stop: () => Promise<void>): void {
+    if (this.#closed || this.#closing) this.#stopping.push(stop());
+    else this.#companions.push(stop);
   }
 
   /**
@@ -656,10 +773,13 @@ class SdkServerConnection implements ServerConnection {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#renegotiating?.catch(() => {}); // so a connection it is opening is closed too
+      this.#stopping.push(...this.#companions.splice(0).map((stop) => stop()));
+      const companions = Promise.all(this.#stopping);
       await withSdkDiagnostics(this.server.name, this.#onSdkDiagnostic, () => this.client.close()).catch(
         () => {},
       );
       await this.transport.close().catch(() => {});
+      await companions;
       this.#closed = true;
     })();
     return this.#closing;

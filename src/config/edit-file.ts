@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { createHomeFiles } from '../home/index.js';
 import { configCandidates, globalConfigPath } from './discover.js';
 import { editConfigText, type ServerEdit, type TextEditResult } from './edit-text.js';
 import { loadConfigFile } from './load-file.js';
+import { readConfigText } from './read-config-text.js';
 import type { ConfigLayer } from './types.js';
 
 /** Which file an edit goes to: the user's global `mcp.json` or the project's `.mcpx/mcp.json`. */
@@ -112,17 +113,24 @@ function scopeOf(path: string, layer: ConfigLayer, options: EditConfigFileOption
   return resolve(path) === scopeFile('project', options.cwd, options.home) ? 'project' : undefined;
 }
 
-async function readProjectFile(file: string): Promise<string | undefined> {
+/**
+ * The project file's text, or `undefined` when there is none. Exported so
+ * every project-scope writer (`config add|remove|enable|disable`, `config
+ * import --scope project`) reads and writes the one way.
+ */
+export async function readProjectFile(file: string): Promise<string | undefined> {
+  await refuseRepositoryLinks(file);
   try {
-    return await readFile(file, 'utf8');
+    return (await readConfigText(file)).text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw fileFailure(file, 'read', error);
+    throw error instanceof McpxError ? error : fileFailure(file, 'read', error);
   }
 }
 
 /** A temporary file in the same folder, then a rename: readers see the old file or the new one, never half. */
-async function writeProjectFile(file: string, text: string): Promise<void> {
+export async function writeProjectFile(file: string, text: string): Promise<void> {
+  await refuseRepositoryLinks(file);
   const mode = await stat(file).then(
     (s) => s.mode & 0o777,
     () => undefined,
@@ -136,6 +144,33 @@ async function writeProjectFile(file: string, text: string): Promise<void> {
   } catch (error) {
     await rm(temp, { force: true });
     throw fileFailure(file, 'write', error);
+  }
+}
+
+/**
+ * A project's `.mcpx` folder and the file in it are the repository's: a
+ * planted link (`.mcpx` → `~/.mcpx`) would send a project-scope write into
+ * the user's global file, where the repository's server then runs trusted in
+ * every folder. Neither may be a symbolic link; the folders above the
+ * project are the user's own and are not checked.
+ */
+async function refuseRepositoryLinks(file: string): Promise<void> {
+  for (const path of [dirname(file), file]) {
+    const stats = await lstat(path).catch(() => undefined);
+    if (!stats?.isSymbolicLink()) continue;
+    const target = await realpath(path).catch(() => 'a missing target');
+    throw new McpxError(
+      ErrorCode.ConfigLinked,
+      `refusing to use ${file}: ${path} is a symbolic link (to ${target})`,
+      {
+        origin: { layer: 'project', file },
+        causes: ['a cloned repository can plant a link there to send a project-scope write somewhere else'],
+        fixes: [
+          `remove the link (rm ${path}) and run the command again`,
+          `or, if you made the link yourself, edit ${target} directly`,
+        ],
+      },
+    );
   }
 }
 

@@ -40,8 +40,10 @@ export { splitCommandLine } from './split-command-line.js';
 export { levenshtein, suggest } from './suggest.js';
 export {
   approvedRecord,
+  assertApproved,
   isTrusted,
   loadTrustStore,
+  markApproved,
   type SettingsApproval,
   saveTrustStore,
   type TrustRecord,

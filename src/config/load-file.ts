@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type CollectResult, collectEntries } from './collect-entries.js';
@@ -6,6 +5,7 @@ import type { FileDialect } from './discover.js';
 import { type InputRequest, inputRequests } from './input-variable.js';
 import { type NormalizeResult, normalizeServer, type ServerDraft } from './normalize-server.js';
 import { parseJsonc } from './parse-jsonc.js';
+import { type ConfigText, hideLinkedContent, readConfigText } from './read-config-text.js';
 import { TOP_LEVEL_KEYS } from './server-fields.js';
 import { suggest } from './suggest.js';
 import type { ConfigLayer, ConfigWarning, ServerOrigin } from './types.js';
@@ -47,16 +47,25 @@ export async function loadConfigFile(
   layer: ConfigLayer,
   dialect: FileDialect = 'mcpx',
 ): Promise<FileLoad | undefined> {
-  let text: string;
+  let read: ConfigText;
   try {
-    text = await readFile(path, 'utf8');
+    read = await readConfigText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // ENOTDIR: `.mcpx` exists but is a file, so `.mcpx/mcp.json` cannot exist either.
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    return { path, layer, serverCount: 0, drafts: [], problems: [unreadable(path, layer, error)] };
+    const problem =
+      error instanceof McpxError
+        ? error.withContext({ origin: { layer, file: path } })
+        : unreadable(path, layer, error);
+    return { path, layer, serverCount: 0, drafts: [], problems: [problem] };
   }
-  return loadConfigText(text, path, layer, dialect);
+  const load = loadConfigText(read.text, path, layer, dialect);
+  const { linkedTo } = read;
+  if (linkedTo === undefined) return load;
+  const { warnings, ...rest } = load;
+  // Warnings quote the file's keys; a linked file's content is never shown, so they go too.
+  return { ...rest, problems: load.problems.map((p) => hideLinkedContent(p, path, linkedTo)) };
 }
 
 /**

@@ -9,6 +9,7 @@ import { variablesIn } from './interpolate.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ServerDraft } from './normalize-server.js';
 import { asWritten, resolveServer } from './resolve-server.js';
+import { isTrusted, loadTrustStore, markUnapproved } from './trust.js';
 import type {
   ConfigFileInfo,
   ConfigWarning,
@@ -309,7 +310,20 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       cause: first.cause,
     });
   }
-  return { files, ...merge(definitions), ...applySettings(settings, options.trust), warnings };
+  const trust = options.trust ?? (await loadTrustStore(options.home));
+  const merged = merge(definitions);
+  const servers: ServerConfig[] = [];
+  const unapproved: ServerConfig[] = [];
+  for (const server of merged.servers) {
+    if (isTrusted(trust, server)) {
+      servers.push(server);
+      continue;
+    }
+    const marked = markUnapproved(server);
+    unapproved.push(marked);
+    if (options.includeUnapproved) servers.push(marked);
+  }
+  return { files, ...merged, servers, unapproved, ...applySettings(settings, trust), warnings };
 }
 
 /**

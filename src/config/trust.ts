@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ErrorCode, McpxError } from '../errors/index.js';
 import { createHomeFiles } from '../home/index.js';
 import type { ServerConfig } from './types.js';
 
@@ -104,6 +105,34 @@ export function isTrusted(store: TrustStore, server: ServerConfig): boolean {
 /** The servers among `servers` that need approval before they may start. */
 export function untrustedServers(store: TrustStore, servers: readonly ServerConfig[]): ServerConfig[] {
   return servers.filter((server) => !isTrusted(store, server));
+}
+
+/** `server` marked as `loadConfig` leaves an entry nobody approved. */
+export function markUnapproved(server: ServerConfig): ServerConfig {
+  return { ...server, unapproved: true };
+}
+
+/** `server` as it runs once the person approved it (a front end that asked, then recorded the answer). */
+export function markApproved(server: ServerConfig): ServerConfig {
+  const { unapproved: _, ...approved } = server;
+  return approved;
+}
+
+/**
+ * Refuses an entry `loadConfig` left out as unapproved. Checked where a
+ * server starts (the registry, the connectors), so a program that hands
+ * `LoadedConfig.unapproved` on, or copies an entry, still never starts a
+ * repository's server the user did not approve.
+ */
+export function assertApproved(server: ServerConfig): void {
+  if (!server.unapproved) return;
+  const where = server.origin.file ? ` from ${server.origin.file}` : '';
+  throw new McpxError(ErrorCode.ConfigUntrusted, `server '${server.name}'${where} is not approved to run`, {
+    server: server.name,
+    origin: server.origin,
+    causes: ['it comes with the project (a file a cloned repository can bring), and nobody approved it yet'],
+    fixes: ['review it, then run `mcpx config trust` in this folder'],
+  });
 }
 
 /** A file's host-wide settings awaiting approval (see `LoadedConfig.heldSettings`). */

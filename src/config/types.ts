@@ -81,6 +81,12 @@ export interface ServerConfig {
   readonly variables?: Readonly<Record<string, string>>;
   /** True when the entry comes from a file that may have arrived with a repository. */
   readonly requiresTrust: boolean;
+  /**
+   * Set by `loadConfig` on a repository entry the user has not approved
+   * (`LoadedConfig.unapproved`): the registry and the connectors refuse to
+   * start it, whatever a program does with it.
+   */
+  readonly unapproved?: true;
 }
 
 /** What `loadConfig` needs: where to look and which environment to interpolate from. */
@@ -96,11 +102,17 @@ export interface LoadConfigOptions {
   /** Include the built-in `demo` server (lowest precedence). Default true. */
   readonly includeBuiltin?: boolean;
   /**
-   * The trust store (`loadTrustStore(home)`): a project or ancestor file's
-   * `permission` and `roots` count only once approved there. Without it they
-   * never count.
+   * The trust store; default: `loadTrustStore(home)`. A project or ancestor
+   * file's servers run, and its `permission` and `roots` count, only once
+   * approved there.
    */
   readonly trust?: TrustStore;
+  /**
+   * Keep the entries nobody approved in `servers` too, in their place and
+   * marked `unapproved` (for a program that shows or checks configs; the
+   * registry and the connectors still refuse them). Default false.
+   */
+  readonly includeUnapproved?: boolean;
   /** The user's home directory, where other hosts keep their files (`"import"`); default: the folder above `home`. */
   readonly homedir?: string;
   /** The OS, for other hosts' file locations; default: Linux's. */
@@ -158,8 +170,18 @@ export interface ShadowedServer {
 
 /** The merged result of every layer. */
 export interface LoadedConfig {
-  /** Usable servers (enabled or not), in order of first definition; later layers replace earlier ones by name. */
+  /**
+   * Servers that may run (enabled or not), in order of first definition; later
+   * layers replace earlier ones by name. A repository's entry is here only
+   * once the user approved it (`mcpx config trust`).
+   */
   readonly servers: readonly ServerConfig[];
+  /**
+   * A project's or ancestor's entries the user has not approved (each marked
+   * `unapproved`, which the registry refuses): to ask about, or to say why they
+   * did not start. Approving one is `trustServers(home, [server])` and a new load.
+   */
+  readonly unapproved: readonly ServerConfig[];
   /** Servers that are defined but cannot be used as configured (e.g. a missing variable), by name. */
   readonly unusable: ReadonlyMap<string, McpxError>;
   /** Every file read, lowest precedence first. */

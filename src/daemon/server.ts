@@ -5,13 +5,12 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientFeatures } from '../client/features.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
-import { GatewayHost } from '../gateway/host.js';
-import { Paginator } from '../gateway/paginate.js';
 import { createSessionServer } from '../gateway/session-server.js';
 import type { HomeFiles } from '../home/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/stdio/serving-transport.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
+import { createInstancePool, type Instance } from './instance-pool.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
 import { type RunCommand, serveRun } from './run-host.js';
@@ -27,8 +26,12 @@ import {
 } from './wire.js';
 
 export interface DaemonServerOptions {
-  /** The composition root's registry (the daemon's own `CliSession`), lazy reconnects on. */
-  readonly registry: ServerRegistry;
+  /**
+   * A registry for one held entry, from the composition root (the daemon's own
+   * `CliSession`: its connector, lazy reconnects on). Each instance has its own,
+   * so one caller's entry never replaces what another caller's call runs on.
+   */
+  readonly createRegistry: (config: ServerConfig) => Promise<ServerRegistry>;
   readonly home: HomeFiles;
   readonly paths: DaemonPaths;
   readonly identity: ProcessIdentity;
@@ -40,6 +43,10 @@ export interface DaemonServerOptions {
   readonly idleMs: number;
   /** A server stops after this long without a request, unless its `keep_alive_idle` says otherwise. */
   readonly serverIdleMs: number;
+  /** An idle instance beside others of its server (other environments) stops after this. */
+  readonly extraIdleMs?: number;
+  /** Instances of one server at most, one per distinct environment. */
+  readonly maxInstancesPerServer?: number;
   /** Asked to stop (by `mcpx daemon stop` or idleness): the front end closes it and the registry. */
   readonly onStop: () => void;
   /** Runs a light caller's command (`op: 'run'`); absent: such callers are told to go direct. */
@@ -59,37 +66,24 @@ export interface DaemonServer {
   /**
    * Join a command running inside the daemon (`runCommand`) to the held server
    * for `config`, as a socket's `serve` would, without the socket: the same
-   * session server, questions, progress and cancellation, and the same slot
-   * rules (a changed entry restarts its server, a crash is told once).
+   * session server, questions, progress and cancellation, and the same
+   * instance rules (one per distinct environment, a crash told once).
    */
   link(config: ServerConfig): Promise<DaemonLink>;
-  /** Sampling and elicitation for one held server, asked of the CLI whose call is in flight there. */
-  featuresFor(server: string): ClientFeatures;
-  /** Stop listening, hang up every client, remove the socket and pid file. The registry is the caller's. */
+  /**
+   * Sampling and elicitation for one held entry (the object its registry was
+   * given), asked of the CLI whose call is in flight on that instance.
+   */
+  featuresFor(config: ServerConfig): ClientFeatures;
+  /** Stop listening, hang up every client, stop every held server, remove the socket and pid file. */
   close(): Promise<void>;
 }
 
-/** A caller joined to a slot: what it is told, and its session server on a transport (ended by the returned function). */
+/** A caller joined to an instance: what it is told, and its session server on a transport (ended by the returned function). */
 interface Attached {
   readonly notice?: string;
   readonly protocolVersion?: string;
   serveOn(transport: Transport): () => Promise<void>;
-}
-
-/** One server the daemon holds: its config as the last caller resolved it, and its figures. */
-interface Slot {
-  config: ServerConfig;
-  key: string;
-  host: GatewayHost;
-  /** Pages of its lists, shared by its clients (as the gateway's are). */
-  pages: Paginator;
-  calls: number;
-  clients: number;
-  connectedAt?: number;
-  lastError?: string;
-  /** Why it stopped since the last call (a crash), told to the next caller. */
-  crashed?: string;
-  idle?: NodeJS.Timeout;
 }
 
 // Requests wait this long for their first line; a client that says nothing is dropped.
@@ -103,55 +97,22 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * and progress, cancellation and the server's questions travel as MCP does.
  */
 export async function startDaemonServer(options: DaemonServerOptions): Promise<DaemonServer> {
-  const { registry, home, paths } = options;
+  const { home, paths } = options;
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const slots = new Map<string, Slot>();
+  const pool = createInstancePool({
+    createRegistry: options.createRegistry,
+    serverIdleMs: options.serverIdleMs,
+    ...(options.extraIdleMs !== undefined ? { extraIdleMs: options.extraIdleMs } : {}),
+    ...(options.maxInstancesPerServer !== undefined ? { maxPerServer: options.maxInstancesPerServer } : {}),
+    now,
+  });
   const sockets = new Set<Socket>();
   let clientCount = 0;
   // Names each caller's session server (a server's questions are routed back by it).
   let links = 0;
   let daemonIdle: NodeJS.Timeout | undefined;
   let closed = false;
-
-  const newSlot = (config: ServerConfig): Slot => ({
-    config,
-    key: configKey(config),
-    host: new GatewayHost({
-      registry,
-      servers: [config],
-      transparent: config.name,
-      policy: { level: 'yolo' },
-      carryErrors: true,
-    }),
-    pages: new Paginator(),
-    calls: 0,
-    clients: 0,
-  });
-
-  registry.on((event) => {
-    if (event.type !== 'state') return;
-    const slot = slots.get(event.server);
-    if (!slot) return;
-    if (event.state === 'ready' && event.previous === 'starting') slot.connectedAt = now();
-    if (event.state === 'stopped' || event.state === 'error') slot.connectedAt = undefined;
-    if (event.state === 'error' && event.error) {
-      slot.lastError = event.error.message;
-      if (event.previous === 'ready' || event.previous === 'busy') slot.crashed = event.error.message;
-    }
-  });
-
-  for (const config of options.servers ?? []) slots.set(config.name, newSlot(config));
-
-  const touchServer = (slot: Slot) => {
-    clearTimeout(slot.idle);
-    if (slot.clients > 0) return;
-    slot.idle = setTimeout(() => {
-      if (slot.clients === 0 && slots.get(slot.config.name) === slot)
-        void registry.disconnect(slot.config.name).catch(() => {});
-    }, slot.config.keepAliveIdleMs ?? options.serverIdleMs);
-    slot.idle.unref();
-  };
 
   const touchDaemon = () => {
     clearTimeout(daemonIdle);
@@ -160,48 +121,26 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     daemonIdle = setTimeout(() => options.onStop(), options.idleMs);
   };
 
-  /** The slot for this config: a changed entry restarts only its own server. */
-  let slotQueue: Promise<unknown> = Promise.resolve();
-  const slotFor = (config: ServerConfig): Promise<Slot> => {
-    // One at a time: two callers with a changed entry must not both replace the server.
-    const next = slotQueue.then(() => slotForNow(config));
-    slotQueue = next.catch(() => {});
-    return next;
-  };
-  const slotForNow = async (config: ServerConfig): Promise<Slot> => {
-    const existing = slots.get(config.name);
-    if (existing && existing.key === configKey(config)) return existing;
-    if (existing || registryHas(registry, config.name)) await registry.disconnect(config.name);
-    existing?.host.dispose();
-    registry.add(config);
-    const slot = newSlot(config);
-    slots.set(config.name, slot);
-    return slot;
-  };
-
   /**
-   * A caller joins the slot for `config` (its server connected, warm or now):
-   * what to tell it, and how to serve it the slot's session server over a
+   * A caller joins the instance for `config` (its server connected, warm or now):
+   * what to tell it, and how to serve it the instance's session server over a
    * transport; `release` when it leaves. A server that cannot be reached is its error.
    */
   const attach = async (config: ServerConfig): Promise<Attached> => {
-    const slot = await slotFor(config);
-    slot.clients += 1;
-    clearTimeout(slot.idle);
-    const crashed = slot.crashed;
-    slot.crashed = undefined;
+    const instance = await pool.acquire(config);
+    const crashed = instance.crashed;
+    instance.crashed = undefined;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      slot.clients -= 1;
-      touchServer(slot);
+      pool.release(instance);
     };
     let capabilities: ServerCapabilities;
     let instructions: string | undefined;
     let protocolVersion: string | undefined;
     try {
-      const connection = await registry.connect(config.name);
+      const connection = await instance.registry.connect(config.name);
       protocolVersion = connection.protocolVersion;
       const { tools, resources, prompts, completions, logging } =
         connection.capabilities as ServerCapabilities;
@@ -209,7 +148,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       instructions = connection.instructions;
     } catch (error) {
       release();
-      slot.lastError = toMcpxError(error).message;
+      instance.lastError = toMcpxError(error).message;
       throw toMcpxError(error);
     }
     links += 1;
@@ -222,13 +161,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       serveOn: (transport) => {
         const handle = serveStdio(
           () =>
-            createSessionServer(slot.host, {
+            createSessionServer(instance.host, {
               client,
-              pages: slot.pages,
+              pages: instance.pages,
               capabilities,
               ...(instructions ? { instructions } : {}),
               onRequest: (event) => {
-                if (event.method === 'tools/call') slot.calls += 1;
+                if (event.method === 'tools/call') instance.calls += 1;
               },
             }),
           { transport, onerror: () => {} },
@@ -272,16 +211,16 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     uptimeMs: now() - startedAt,
     all: options.all,
     clients: clientCount,
-    servers: [...slots.values()].map((slot): WarmServerStatus => {
-      const state = registryHas(registry, slot.config.name) ? registry.status(slot.config.name) : undefined;
-      return {
-        name: slot.config.name,
-        state: state?.state ?? 'stopped',
-        ...(slot.connectedAt !== undefined ? { uptimeMs: now() - slot.connectedAt } : {}),
-        calls: slot.calls,
-        ...(slot.lastError ? { lastError: slot.lastError } : {}),
-      };
-    }),
+    servers: pool.list().map(
+      (instance): WarmServerStatus => ({
+        name: instance.config.name,
+        envTag: instance.key.tag,
+        state: instance.registry.status(instance.config.name).state,
+        ...(instance.connectedAt !== undefined ? { uptimeMs: now() - instance.connectedAt } : {}),
+        calls: instance.calls,
+        ...(instance.lastError ? { lastError: instance.lastError } : {}),
+      }),
+    ),
   });
 
   const accept = async (socket: Socket) => {
@@ -386,13 +325,17 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     JSON.stringify({ ...options.identity, all: options.all, key: paths.key }),
   );
   touchDaemon();
+  const held: Instance[] = [];
+  for (const config of options.servers ?? []) held.push(await pool.hold(config));
+  // Warm from the start (`--all`): the first call finds its server ready (failures are in `status`).
+  for (const instance of held) void instance.registry.connect(instance.config.name).catch(() => {});
 
   return {
     async link(config) {
       const refused = refusal(config);
       if (refused) throw refused;
       const { serveOn, ...said } = await attach(config);
-      // The caller closing its end is its leaving the slot (the daemon's end closes with it).
+      // The caller closing its end is its leaving the instance (the daemon's end closes with it).
       const [client, daemon] = linkedPair(config.name, {
         ...(said.protocolVersion ? { relayedProtocolVersion: said.protocolVersion } : {}),
         onClosed: () => void leave(),
@@ -400,18 +343,17 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       const leave = serveOn(daemon);
       return { transport: client, ...said };
     },
-    featuresFor(server) {
-      const slot = slots.get(server);
-      return slot ? slot.host.featuresFor(server) : {};
+    featuresFor(config) {
+      return pool.owning(config)?.host.featuresFor(config.name) ?? {};
     },
     async close() {
       if (closed) return;
       closed = true;
       clearTimeout(daemonIdle);
-      for (const slot of slots.values()) clearTimeout(slot.idle);
       const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await stopped;
+      await pool.close();
       const recorded = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
       if (recorded?.pid === options.identity.pid) {
         await home.remove(paths.pidFile).catch(() => {});
@@ -423,14 +365,4 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
 
 function reply(socket: Socket, value: DaemonReply): void {
   writeLine(socket, value);
-}
-
-function registryHas(registry: ServerRegistry, name: string): boolean {
-  return registry.list().some((s) => s.name === name);
-}
-
-/** What makes a server a different one: everything but where it was written. */
-function configKey(config: ServerConfig): string {
-  const { origin: _origin, ...rest } = config;
-  return JSON.stringify(rest);
 }

@@ -17,8 +17,14 @@ export type DaemonRequest =
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'status' }
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'stop' };
 
+/** One instance the daemon holds: a server for one distinct environment. */
 export interface WarmServerStatus {
   readonly name: string;
+  /**
+   * Which instance of `name` this is: a short keyed digest of the entry as its
+   * callers resolved it (their env_passthrough values, their `${VAR}`s), never the values.
+   */
+  readonly envTag: string;
   readonly state: string;
   /** Since the server's current process connected; absent while it is not running. */
   readonly uptimeMs?: number;

@@ -18,6 +18,8 @@ export const ErrorCode = {
   ConfigMissingTransport: 'CONFIG_MISSING_TRANSPORT',
   ConfigInterpolation: 'CONFIG_INTERPOLATION',
   ConfigUntrusted: 'CONFIG_UNTRUSTED',
+  /** A project-scope write whose `.mcpx` folder or file is a symbolic link. */
+  ConfigLinked: 'CONFIG_LINKED',
   /** `mcpx chat` against OpenAI itself with no `OPENAI_API_KEY`. */
   ModelKeyMissing: 'MODEL_KEY_MISSING',
   // mcpx's own files under its home

@@ -30,9 +30,11 @@ import type {
 } from '../client/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
+import { buildToolCatalog, type ToolCatalog, type ToolRoute } from './tool-catalog.js';
 import { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';
 import { toClientError } from './upstream-error.js';
 
@@ -55,6 +57,13 @@ export interface GatewayHostOptions {
    * every instance behind one load balancer; without it, a random one per process.
    */
   readonly stateKey?: Uint8Array;
+  /**
+   * How long a client's list request waits for servers still starting (`mcpx serve
+   * --list-wait`). It is then answered with the servers up, and each one left out is
+   * announced with a list change once it is up. Without it a list waits for every
+   * server: the daemon's client is mcpx itself, which wants the whole catalogue.
+   */
+  readonly listWaitMs?: number;
 }
 
 /** A client's request, as the host needs to know it. */
@@ -114,12 +123,6 @@ function entryKey(config: ServerConfig): string {
   return JSON.stringify(rest);
 }
 
-/** The merged tool list and where each public name goes. */
-export interface ToolCatalog {
-  readonly tools: Tool[];
-  readonly routes: Map<string, Qualified & { tool: Tool }>;
-}
-
 /** A log message for clients (`notifications/message` params). */
 export interface LogMessage {
   readonly level: ServerLogEvent['level'];
@@ -151,7 +154,10 @@ export class GatewayHost {
   readonly rounds: InputRounds;
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
-  #toolCache: Promise<ToolCatalog> | undefined;
+  /** The catalogue of the servers up when it was built; dropped when one comes, goes or re-lists. */
+  #toolCache: ToolCatalog | undefined;
+  readonly #arrivals: Arrivals;
+  readonly #listWait: SettleOptions;
   readonly #unsubscribe: () => void;
 
   constructor(options: GatewayHostOptions) {
@@ -164,7 +170,12 @@ export class GatewayHost {
       : namespacedNames(() => this.servers);
     this.policy = createGatewayPolicy(options.policy);
     this.rounds = new InputRounds(undefined, options.stateKey);
+    this.#listWait = options.listWaitMs === undefined ? {} : { waitMs: options.listWaitMs };
+    this.#arrivals = new Arrivals(this.registry, (kind) => {
+      for (const listener of this.#listeners) listener(kind);
+    });
     this.#unsubscribe = this.registry.on((event) => {
+      this.#arrivals.heard(event);
       // A catalogue or a server coming or going changes the merged names: list afresh on next
       // use. A server turning busy and ready again around each call does not.
       const busyOrReady = (state: string) => state === 'busy' || state === 'ready';
@@ -372,47 +383,76 @@ export class GatewayHost {
   }
 
   /**
-   * Every served tool, under its public name. Kept until the registry reports a
+   * Every served tool, under its public name, for a client's `tools/list`: servers still
+   * starting are waited for as the list wait allows, then left out (the registry's
+   * catalogue event announces each as it comes). Kept until the registry reports a
    * change (a state or a catalogue), so a call does not rename every tool first.
    */
   async tools(): Promise<ToolCatalog> {
-    // A re-listing announced by a server but not done yet ends with a catalogue event that
-    // drops the cache: wait for it, so a list change seen before this request is in the answer.
-    // Asked twice per call (the access log's route, then the call): no promise per server
-    // unless one is re-listing.
+    await this.#toolsSettled();
+    await this.#arrivals.settle(this.servers, this.#listWait);
+    return this.#catalogue();
+  }
+
+  /** Where a public tool name goes, among the servers up now (no waiting), if it is known there. */
+  knownTool(publicName: string): ToolRoute | undefined {
+    return this.#catalogue().routes.get(publicName);
+  }
+
+  /**
+   * Where a public tool name goes. A name not among the servers up now waits for the
+   * servers it may belong to that are still starting (until `signal`, the call's own
+   * end); a server that failed is then reported in words, anything else is unknown.
+   */
+  async toolRoute(publicName: string, signal?: AbortSignal): Promise<ToolRoute> {
+    await this.#toolsSettled();
+    const known = this.#catalogue().routes.get(publicName);
+    if (known) return known;
+    const candidates = this.namespace.candidates(publicName);
+    await this.#arrivals.settle(candidates, signal ? { signal } : {});
+    await this.#toolsSettled();
+    const route = this.#catalogue().routes.get(publicName);
+    if (route) return route;
+    throw this.#unknown('tool', publicName, candidates);
+  }
+
+  /**
+   * A re-listing announced by a server but not done yet ends with a catalogue event that
+   * drops the cache: wait for it, so a list change seen before this request is in the answer.
+   * Asked twice per call (the access log's route, then the call): no promise per server
+   * unless one is re-listing.
+   */
+  async #toolsSettled(): Promise<void> {
     const refreshing: Promise<void>[] = [];
     for (const name of this.#servers.keys()) {
       const refresh = this.registry.toolsRefreshing(name);
       if (refresh) refreshing.push(refresh);
     }
     if (refreshing.length > 0) await Promise.all(refreshing);
-    if (!this.#toolCache) {
-      const pending = this.#listTools();
-      this.#toolCache = pending;
-      pending.catch(() => {
-        if (this.#toolCache === pending) this.#toolCache = undefined;
-      });
+  }
+
+  #catalogue(): ToolCatalog {
+    if (this.#toolCache) return this.#toolCache;
+    const listed: { server: string; tool: Tool }[] = [];
+    for (const server of this.#servers.keys()) {
+      if (!this.#arrivals.isUp(server)) continue;
+      for (const tool of this.registry.status(server).tools as Tool[])
+        if (this.policy.offers(server, tool.name)) listed.push({ server, tool });
     }
+    this.#toolCache = buildToolCatalog(listed, this.namespace);
     return this.#toolCache;
   }
 
-  async #listTools(): Promise<ToolCatalog> {
-    const listed = await this.#gather(async (name) => {
-      await this.registry.use(name, async () => {});
-      return this.registry.status(name).tools as Tool[];
-    });
-    const offered = listed.filter((l) => this.policy.offers(l.server, l.item.name));
-    const names = this.namespace.names(offered.map((l) => ({ server: l.server, name: l.item.name })));
-    const byKey = new Map(offered.map((l) => [`${l.server}\0${l.item.name}`, l.item]));
-    const routes = new Map<string, Qualified & { tool: Tool }>();
-    const tools: Tool[] = [];
-    for (const [publicName, q] of names) {
-      const tool = byKey.get(`${q.server}\0${q.name}`);
-      if (!tool) continue;
-      routes.set(publicName, { ...q, tool });
-      tools.push({ ...tool, name: publicName });
+  /**
+   * A name found nowhere once its servers settled: a server of it that failed to start
+   * says why (the client's model reads it), else the name is unknown.
+   */
+  #unknown(what: 'tool' | 'prompt', publicName: string, candidates: readonly string[]): ProtocolError {
+    if (candidates.length === 1 || this.transparent) {
+      const status = this.registry.status(candidates[0] as string);
+      if (status.state === 'error' && status.error) return toClientError(status.error, this.#carryErrors);
     }
-    return { tools, routes };
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown ${what}: ${publicName}`);
   }
 
   /**
@@ -425,8 +465,7 @@ export class GatewayHost {
     args: Record<string, unknown>,
     call: DownstreamCall,
   ): Promise<CallToolResult> {
-    const route = (await this.tools()).routes.get(publicName);
-    if (!route) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${publicName}`);
+    const route = await this.toolRoute(publicName, signalOf(call));
     const config = this.#servers.get(route.server) as ServerConfig;
     const refusal = this.policy.check(config, route.tool);
     if (refusal) return { content: [{ type: 'text', text: refusal }], isError: true };
@@ -466,8 +505,28 @@ export class GatewayHost {
     }
   }
 
+  /** Every served prompt, for a client's `prompts/list` (servers still starting: as `tools()`). */
   async prompts(): Promise<{ prompts: Prompt[]; routes: Map<string, Qualified> }> {
-    const listed = await this.#gather((name) => this.#use(name, (c) => c.listPrompts()));
+    return this.#prompts(this.servers, this.#listWait);
+  }
+
+  /** Where a public prompt name goes, waiting for servers still starting as `toolRoute()` does. */
+  async #promptRoute(publicName: string, signal?: AbortSignal): Promise<Qualified> {
+    const known = (await this.#prompts(this.servers, { waitMs: 0 })).routes.get(publicName);
+    if (known) return known;
+    const candidates = this.namespace.candidates(publicName);
+    const route = (await this.#prompts(candidates, signal ? { signal } : {})).routes.get(publicName);
+    if (route) return route;
+    throw this.#unknown('prompt', publicName, candidates);
+  }
+
+  async #prompts(
+    servers: readonly string[],
+    wait: SettleOptions,
+  ): Promise<{ prompts: Prompt[]; routes: Map<string, Qualified> }> {
+    const listed = await this.#gather('prompts', servers, wait, (name) =>
+      this.#use(name, (c) => c.listPrompts()),
+    );
     const names = this.namespace.names(listed.map((l) => ({ server: l.server, name: l.item.name })));
     const byKey = new Map(listed.map((l) => [`${l.server}\0${l.item.name}`, l.item]));
     const prompts: Prompt[] = [];
@@ -512,20 +571,23 @@ export class GatewayHost {
     args: Record<string, string>,
     call: DownstreamCall,
   ): Promise<GetPromptResult> {
-    const route = (await this.prompts()).routes.get(publicName);
-    if (!route) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${publicName}`);
+    const route = await this.#promptRoute(publicName, signalOf(call));
     return this.#onBehalf<GetPromptResult>(route.server, call, (c, control) =>
       c.getPrompt(route.name, args, control),
     );
   }
 
   async resources(): Promise<Resource[]> {
-    const listed = await this.#gather((name) => this.#use(name, (c) => c.listResources()));
+    const listed = await this.#gather('resources', this.servers, this.#listWait, (name) =>
+      this.#use(name, (c) => c.listResources()),
+    );
     return listed.map((l) => ({ ...l.item, uri: this.namespace.uri(l.server, l.item.uri) }));
   }
 
   async resourceTemplates(): Promise<ResourceTemplateType[]> {
-    const listed = await this.#gather((name) => this.#use(name, (c) => c.listResourceTemplates()));
+    const listed = await this.#gather('resources', this.servers, this.#listWait, (name) =>
+      this.#use(name, (c) => c.listResourceTemplates()),
+    );
     return listed.map((l) => ({ ...l.item, uriTemplate: this.namespace.uri(l.server, l.item.uriTemplate) }));
   }
 
@@ -557,8 +619,7 @@ export class GatewayHost {
     argument: { name: string; value: string },
   ): Promise<CompleteResult> {
     if (ref.type === 'ref/prompt') {
-      const route = (await this.prompts()).routes.get(ref.name);
-      if (!route) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      const route = await this.#promptRoute(ref.name);
       return this.#use(route.server, (c) => c.complete({ type: 'ref/prompt', name: route.name }, argument));
     }
     const target = this.#resourceTarget(ref.uri);
@@ -581,12 +642,23 @@ export class GatewayHost {
   }
 
   /**
-   * One list from every served server, in config order. A server that cannot be
-   * reached is left out (its state and error are in the registry); the rest are served.
+   * One list from each of `servers` that is up once `wait` is over, in config order. A
+   * server still starting is left out and owed the list (announced once it is up); one that
+   * cannot be reached is left out too (its state and error are in the registry).
    */
-  async #gather<T>(list: (server: string) => Promise<readonly T[]>): Promise<Listed<T>[]> {
+  async #gather<T>(
+    kind: ListKind,
+    servers: readonly string[],
+    wait: SettleOptions,
+    list: (server: string) => Promise<readonly T[]>,
+  ): Promise<Listed<T>[]> {
+    await this.#arrivals.settle(servers, wait);
     const results = await Promise.all(
-      this.servers.map(async (server) => {
+      servers.map(async (server) => {
+        if (!this.#arrivals.isUp(server)) {
+          this.#arrivals.owe(kind, server);
+          return [];
+        }
         try {
           return (await list(server)).map((item) => ({ server, item }));
         } catch {

@@ -20,6 +20,12 @@ export interface Namespace {
   uri(server: string, uri: string): string;
   /** The upstream server and URI behind a URI a client sent, or undefined if it is not one of ours. */
   parseUri(uri: string): Qualified | undefined;
+  /**
+   * The servers a public name may belong to before it is listed (a server still starting):
+   * the one whose `<server>__` it starts with, else (a name shortened with a hash, or
+   * nobody's) every one.
+   */
+  candidates(publicName: string): readonly string[];
 }
 
 const SCHEME = 'mcpx://';
@@ -54,6 +60,11 @@ export function namespacedNames(servers: () => readonly string[]): Namespace {
       if (!servers().includes(server)) return undefined;
       return { server, name: rest.slice(slash + 1) };
     },
+    candidates(publicName) {
+      const all = servers();
+      const named = all.filter((server) => publicName.startsWith(`${server}__`));
+      return named.length > 0 ? named : all;
+    },
   };
 }
 
@@ -63,5 +74,6 @@ export function transparentNames(server: string): Namespace {
     names: (items) => new Map(items.filter((i) => i.server === server).map((i) => [i.name, i])),
     uri: (_server, uri) => uri,
     parseUri: (uri) => ({ server, name: uri }),
+    candidates: () => [server],
   };
 }

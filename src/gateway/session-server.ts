@@ -102,9 +102,10 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       { target, args },
     ) as Promise<T>;
   };
+  type Detail = { server?: string; tool?: string; arguments?: unknown };
   const timed = async <T>(
     method: string,
-    detail: { server?: string; tool?: string; arguments?: unknown },
+    detail: Detail | (() => Detail),
     work: () => Promise<T>,
   ): Promise<T> => {
     const started = performance.now();
@@ -117,7 +118,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       options.onRequest?.({
         client,
         method,
-        ...detail,
+        ...(typeof detail === 'function' ? detail() : detail),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         outcome,
       });
@@ -137,10 +138,16 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
     server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
       const { name, arguments: args = {} } = params;
-      const route = (await host.tools()).routes.get(name);
+      // Told once the call is over: a call for a server still starting waits for it in callTool.
       return timed(
         'tools/call',
-        { ...(route ? { server: route.server, tool: route.name } : { tool: name }), arguments: args },
+        () => {
+          const route = host.knownTool(name);
+          return {
+            ...(route ? { server: route.server, tool: route.name } : { tool: name }),
+            arguments: args,
+          };
+        },
         () => asking(ctx, name, args, (c) => host.callTool(name, args, c)),
       );
     });

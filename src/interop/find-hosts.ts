@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { McpxError, toMcpxError } from '../errors/index.js';
+import { type ConfigText, hideLinkedContent, readConfigText } from '../config/read-config-text.js';
+import { type McpxError, toMcpxError } from '../errors/index.js';
 import { HOSTS } from './index.js';
 import type { HostContext, HostFile, HostId, HostRead } from './types.js';
 
@@ -20,9 +20,9 @@ export async function findHostFiles(hosts: readonly HostId[], ctx: HostContext):
   for (const host of hosts) {
     const dialect = HOSTS[host];
     for (const file of dialect.files(ctx)) {
-      let text: string;
+      let read: ConfigText;
       try {
-        text = await readFile(file.path, 'utf8');
+        read = await readConfigText(file.path);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;
@@ -30,9 +30,15 @@ export async function findHostFiles(hosts: readonly HostId[], ctx: HostContext):
         continue;
       }
       try {
-        found.push({ host, file, read: dialect.read(text, file, ctx) });
+        found.push({ host, file, read: dialect.read(read.text, file, ctx) });
       } catch (error) {
-        found.push({ host, file, error: error instanceof McpxError ? error : toMcpxError(error) });
+        const problem = toMcpxError(error);
+        const { linkedTo } = read;
+        found.push({
+          host,
+          file,
+          error: linkedTo === undefined ? problem : hideLinkedContent(problem, file.path, linkedTo),
+        });
       }
     }
   }

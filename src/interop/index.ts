@@ -89,3 +89,4 @@ export function exportServers(
   return { text: dialect.merge(base, written, ctx), notes, servers: written };
 }
 export { claudeCodeServers } from './claude-code-servers.js';
+export { type HandOverPlan, isClaudeCode, planHandOver } from './hand-over-args.js';

@@ -3,6 +3,7 @@ import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/server-connection.js';
 import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
 import type { ServerLogEvent } from '../client/types.js';
+import { assertApproved } from '../config/trust.js';
 import type { ServerConfig } from '../config/types.js';
 import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
 import type { Connector } from './registry.js';
@@ -28,6 +29,7 @@ export interface DefaultConnectorOptions extends TransportHooks {
 export function defaultConnector(options: DefaultConnectorOptions): Connector {
   const { eraCache, connectTimeoutMs, requestTimeoutMs, onLog, features, ...hooks } = options;
   return async (server, registryHooks) => {
+    assertApproved(server);
     let early = registryHooks.signal?.aborted ? undefined : spawnEarly(server, hooks);
     try {
       const { connectServer } = await import('../client/server-connection.js');

@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { locate } from '../client/locate.js';
 import type { ListKind } from '../client/server-connection.js';
 import type { CallToolOptions, ServerConnection } from '../client/types.js';
+import { assertApproved } from '../config/trust.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
@@ -196,11 +197,16 @@ export class ServerRegistry {
   }
 
   /**
-   * Connect every enabled server in parallel (at most `concurrency` at once).
-   * Never throws: failures are in each server's state and error.
+   * Connect every enabled server (or those of them named in `only`) in parallel, at most
+   * `concurrency` at once. Never throws: failures are in each server's state and error.
    */
-  async connectAll(options: { readonly signal?: AbortSignal } = {}): Promise<ServerStatus[]> {
-    const enabled = [...this.#entries.values()].filter((e) => e.config.enabled);
+  async connectAll(
+    options: { readonly signal?: AbortSignal; readonly only?: readonly string[] } = {},
+  ): Promise<ServerStatus[]> {
+    const only = options.only && new Set(options.only);
+    const enabled = [...this.#entries.values()].filter(
+      (e) => e.config.enabled && (!only || only.has(e.config.name)),
+    );
     await Promise.all(
       enabled.map((e) => this.#limit(() => this.#ensureConnected(e, options.signal)).catch(() => undefined)),
     );
@@ -326,6 +332,7 @@ export class ServerRegistry {
     this.#setState(entry, 'starting');
     let connection: ServerConnection;
     try {
+      assertApproved(entry.config);
       connection = await this.#connector(entry.config, {
         onListChanged: (kind) => this.#onListChanged(entry, kind),
         ...(signal ? { signal } : {}),

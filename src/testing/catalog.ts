@@ -270,10 +270,17 @@ export const builtinTools: readonly TestTool[] = [
   defineTool({
     name: 'env',
     title: 'Environment variable',
-    description: 'The value of an environment variable in the server process, or "(unset)".',
-    input: z.object({ name: z.string().min(1).describe('Variable name') }),
+    description:
+      'The value of an environment variable in the server process, or "(unset)"; after a wait if asked (a slow call that shows whose environment it ran in).',
+    input: z.object({
+      name: z.string().min(1).describe('Variable name'),
+      delay_ms: z.number().int().min(0).max(600_000).default(0).describe('Milliseconds to wait first'),
+    }),
     annotations: readOnly,
-    run: ({ name }, ctx) => text(ctx.env[name] ?? '(unset)'),
+    async run({ name, delay_ms }, ctx) {
+      if (delay_ms > 0) await delay(delay_ms, undefined, { signal: ctx.signal });
+      return text(ctx.env[name] ?? '(unset)');
+    },
   }),
   defineTool({
     name: 'log',

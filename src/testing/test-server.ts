@@ -16,10 +16,13 @@
  * - `MCPX_TEST_METHOD_LOG=FILE` appends the method of every request and notification it
  *   receives to FILE, one a line (tests count a client's round trips).
  * - `MCPX_TEST_CANCEL_LOG=FILE` appends a line when `slow_operation` is cancelled by the client.
+ * - `MCPX_TEST_LOG_EVERY_MS=N` sends a log message (`notifications/message`, info, logger
+ *   `chatter`, data `chatter <n> from pid <pid>`) every N ms, as chatty servers do unasked.
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
  */
 import { appendFileSync } from 'node:fs';
+import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ChangingResource, createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
 import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
@@ -54,6 +57,23 @@ function logMethods(file: string): void {
   });
 }
 
+/** The server, sending a log message every `everyMs` (when set) for as long as it is open. */
+function chatty(server: Server, everyMs: number | undefined): Server {
+  if (everyMs === undefined) return server;
+  let n = 0;
+  const timer = setInterval(() => {
+    const data = `chatter ${++n} from pid ${process.pid}`;
+    void server.sendLoggingMessage({ level: 'info', logger: 'chatter', data }).catch(() => {});
+  }, everyMs);
+  timer.unref();
+  const previous = server.onclose;
+  server.onclose = () => {
+    clearInterval(timer);
+    previous?.();
+  };
+  return server;
+}
+
 async function main(): Promise<void> {
   if (process.env.MCPX_TEST_START_LOG) appendFileSync(process.env.MCPX_TEST_START_LOG, `${process.pid}\n`);
   if (process.env.MCPX_TEST_METHOD_LOG) logMethods(process.env.MCPX_TEST_METHOD_LOG);
@@ -71,6 +91,7 @@ async function main(): Promise<void> {
   const pageSize = count('MCP_PAGE_SIZE', 1);
   const discoverTtlMs = count('MCPX_TEST_DISCOVER_TTL_MS', 0);
   const tickMs = count('MCPX_TEST_TICK_MS', 1);
+  const logEveryMs = count('MCPX_TEST_LOG_EVERY_MS', 1);
   const counter = new ChangingResource();
   if (tickMs !== undefined) setInterval(() => counter.touch(), tickMs).unref();
   const faults = createFaults(modes, {
@@ -99,7 +120,7 @@ async function main(): Promise<void> {
     ...(pageSize !== undefined ? { pageSize } : {}),
     ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),
   };
-  serveStdio(() => createTestServer(options), {
+  serveStdio(() => chatty(createTestServer(options), logEveryMs), {
     transport: new StdioServerTransport(faults.input(), process.stdout),
     onerror: (error) => process.stderr.write(`${TEST_SERVER_NAME}: ${error.message}\n`),
   });

@@ -198,7 +198,7 @@ describe('a warm call through the daemon (the light caller)', () => {
     expect(run.filter((f) => !/\.(sock|pid)$/.test(f))).toEqual([]);
   });
 
-  it("gives a server its caller's env_passthrough values: a caller with other values restarts it", {
+  it("gives a server its caller's env_passthrough values: a caller with other values gets its own instance", {
     timeout: 90_000,
   }, async () => {
     const colour = async (value: string) =>
@@ -213,6 +213,9 @@ describe('a warm call through the daemon (the light caller)', () => {
     expect(await colour('blue')).toBe('blue\n');
     expect(await starts()).toBe(2);
     expect(await colour('blue')).toBe('blue\n');
+    expect(await starts()).toBe(2);
+    // Red's instance is still warm: going back to it starts nothing.
+    expect(await colour('red')).toBe('red\n');
     expect(await starts()).toBe(2);
   });
 

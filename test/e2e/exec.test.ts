@@ -295,6 +295,77 @@ describe('mcpx exec', () => {
     expect(await readdir(w.runFolder)).toEqual([live.split('/').at(-1)]);
   });
 
+  describe('where the flags go (issue 24, item 4)', () => {
+    /** A `claude` on PATH that is the recording stub: mcpx knows Claude Code by its name. */
+    async function claudeOnPath(w: Awaited<ReturnType<typeof workspace>>) {
+      const bin = join(w.cwd, '..', 'bin');
+      await mkdir(bin, { recursive: true });
+      await writeFile(join(bin, 'claude'), `#!/bin/sh\nexec '${process.execPath}' '${stub}' "$@"\n`, {
+        mode: 0o755,
+      });
+      return (args: string[], extra: Record<string, string> = {}) =>
+        runCli(['exec', ...args], {
+          cwd: w.cwd,
+          home: w.home,
+          env: w.env({ PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, ...extra }),
+        });
+    }
+
+    it('claude -p …: the hand-over goes before the prompt, in one word, so the prompt stays a prompt', async () => {
+      const w = await workspace();
+      const exec = await claudeOnPath(w);
+      const run = await exec(['--', 'claude', 'summarize the open issues', '-p', '--model', 'x']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const record = await w.readRecord();
+      expect(record.argv).toEqual([
+        `--mcp-config=${record.file}`,
+        '--strict-mcp-config',
+        'summarize the open issues',
+        '-p',
+        '--model',
+        'x',
+      ]);
+      expect(Object.keys(record.contents.mcpServers)).toEqual(['local', 'remote', 'sse']);
+      expect(existsSync(record.file)).toBe(false);
+    });
+
+    it('claude mcp list: nothing after its subcommand, a notice that no servers are handed over, its exit code', async () => {
+      const w = await workspace();
+      const exec = await claudeOnPath(w);
+      const run = await exec(['--', 'claude', 'mcp', 'list'], { STUB_EXIT: '3' });
+      expect(run.code).toBe(3);
+      expect(run.stdout).toBe('stub ran\n');
+      expect(run.stderr).toContain("'claude mcp' takes no --mcp-config");
+      expect(run.stderr).toContain('no servers are handed over');
+      const record = await w.readRecord();
+      expect(record.argv).toEqual(['mcp', 'list']);
+      expect(record.file).toBeUndefined();
+      // No file of resolved secrets was written for a command that would not read it.
+      expect(existsSync(w.runFolder) ? await readdir(w.runFolder) : []).toEqual([]);
+    });
+
+    it('claude agents takes the hand-over after its name (it dispatches sessions with it)', async () => {
+      const w = await workspace();
+      const exec = await claudeOnPath(w);
+      const run = await exec(['--no-strict', '--', 'claude', 'agents', '--json']);
+      expect(run.code).toBe(0);
+      const record = await w.readRecord();
+      expect(record.argv).toEqual(['agents', `--mcp-config=${record.file}`, '--json']);
+    });
+
+    it("another agent's own `--` ends its flags: the hand-over goes before it", async () => {
+      const w = await workspace();
+      const run = await runCli(
+        ['exec', '--config-flag', '--mcp', '--', process.execPath, stub, 'run', '--', '--not-a-flag'],
+        { cwd: w.cwd, home: w.home, env: w.env({ STUB_FLAG: '--mcp' }) },
+      );
+      expect(run.code).toBe(0);
+      const record = await w.readRecord();
+      expect(record.argv).toEqual(['run', '--mcp', record.file, '--strict-mcp-config', '--', '--not-a-flag']);
+    });
+  });
+
   it('a command that does not exist: an error naming it, and no file left', async () => {
     const w = await workspace();
     const run = await runCli(['exec', '--', 'no-such-agent-cli'], { cwd: w.cwd, home: w.home, env: w.env() });

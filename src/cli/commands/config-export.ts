@@ -1,6 +1,6 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isTrusted, loadTrustStore } from '../../config/index.js';
+import { readConfigText } from '../../config/read-config-text.js';
 import { exportServers, HOSTS } from '../../interop/index.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { ExitCode } from '../exit-codes.js';
@@ -30,16 +30,16 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const defined = [...config.servers, ...config.unapproved];
   for (const name of wanted ?? []) {
-    if (!config.servers.some((s) => s.name === name))
+    if (!defined.some((s) => s.name === name))
       throw usageError(`no server named '${name}'`, 'run `mcpx list` to see the configured servers');
   }
-  const store = await loadTrustStore(session.home);
-  const chosen = config.servers.filter((s) =>
+  const chosen = defined.filter((s) =>
     wanted ? wanted.includes(s.name) : s.origin.layer !== 'builtin' && s.origin.layer !== 'adhoc',
   );
   const trusted = chosen.filter((s) => {
-    if (isTrusted(store, s)) return true;
+    if (!s.unapproved) return true;
     io.stderr.write(
       `skipped '${forTerminal(s.name)}' from ${forTerminal(s.origin.file ?? '')}: not trusted yet — review it and run \`mcpx config trust\`\n`,
     );
@@ -54,10 +54,13 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     io.stdout.write(result.text);
     return ExitCode.Ok;
   }
-  const base = await readFile(file.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const base = await readConfigText(file.path).then(
+    (read) => read.text,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    },
+  );
   const result = exportServers(host, trusted, ctx, base);
   for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
   if (host === 'codex' && base !== undefined)

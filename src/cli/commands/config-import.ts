@@ -1,6 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { globalConfigPath } from '../../config/index.js';
+import { readProjectFile, scopeFile, writeProjectFile } from '../../config/edit-file.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { findHostFiles } from '../../interop/find-hosts.js';
@@ -61,17 +59,10 @@ export async function runConfigImport(session: CliSession, names: readonly strin
     if (f.error) io.stderr.write(`warning: ${HOSTS[f.host].label}: ${forTerminal(f.error.message)}\n`);
     for (const w of f.read?.warnings ?? []) io.stderr.write(`warning: ${forTerminal(w)}\n`);
   }
-  const target =
-    scope === 'global' ? globalConfigPath(session.home) : join(resolve(io.cwd), '.mcpx', 'mcp.json');
+  const target = scopeFile(scope, io.cwd, session.home);
   const layer = scope === 'global' ? 'global' : 'project';
   const home = createHomeFiles(session.home);
-  const current =
-    scope === 'global'
-      ? await home.readText('mcp.json')
-      : await readFile(target, 'utf8').catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined;
-          throw error;
-        });
+  const current = scope === 'global' ? await home.readText('mcp.json') : await readProjectFile(target);
   const plan = planImport(found, current, target, {
     targetLayer: layer,
     ...(flags.overwrite ? { overwrite: true } : {}),
@@ -112,10 +103,7 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   }
   const text = applyImport(current, target, layer, plan);
   if (scope === 'global') await home.writeText('mcp.json', text);
-  else {
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, text);
-  }
+  else await writeProjectFile(target, text);
   if (!options.json) {
     io.stdout.write(`wrote ${plural(writing.length, 'server')} to ${target}\n`);
     if (scope === 'project')

@@ -5,7 +5,6 @@ import {
   describeSettingsForTrust,
   loadTrustStore,
   trustServers,
-  untrustedServers,
   validateConfig,
 } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
@@ -74,10 +73,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   const { io } = session;
   const config = await session.config();
   const store = await loadTrustStore(session.home);
-  const pending = untrustedServers(
-    store,
-    config.servers.filter((s) => s.requiresTrust),
-  );
+  const pending = config.unapproved;
   const settings = config.heldSettings.filter((held) => held.reason === 'untrusted');
   for (const held of config.heldSettings.filter((h) => h.reason === 'raises')) {
     io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);

@@ -147,12 +147,15 @@ async function status(session: CliSession): Promise<number> {
   }
   const rows = current.servers.map((s) => [
     forTerminal(s.name),
+    forTerminal(s.envTag ?? '-'),
     s.state,
     s.uptimeMs === undefined ? '-' : duration(s.uptimeMs),
     String(s.calls),
     s.lastError ? forTerminal(s.lastError) : '-',
   ]);
-  session.io.stdout.write(`${renderTable(['SERVER', 'STATE', 'UPTIME', 'CALLS', 'LAST ERROR'], rows)}\n`);
+  session.io.stdout.write(
+    `${renderTable(['SERVER', 'ENV', 'STATE', 'UPTIME', 'CALLS', 'LAST ERROR'], rows)}\n`,
+  );
   return ExitCode.Ok;
 }
 
@@ -176,9 +179,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   session.reconnectLazily();
   let server: DaemonServer | undefined;
   const configFiles = createConfigFileCache();
-  // A server's questions (elicitation, sampling) go to the CLI whose call is in flight there.
-  session.useFeatures((config) => server?.featuresFor(config.name) ?? {});
-  const registry = await session.registry();
+  // A server's questions (elicitation, sampling) go to the CLI whose call is in flight on that instance.
+  session.useFeatures((config) => server?.featuresFor(config) ?? {});
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -186,7 +188,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   if (session.io.signal.aborted) stop();
   session.io.signal.addEventListener('abort', () => stop(), { once: true });
   server = await startDaemonServer({
-    registry,
+    // One registry per instance (one per distinct environment of a server), closed by the daemon.
+    createRegistry: (config) => session.createRegistry([config]),
     home: createHomeFiles(session.home),
     paths,
     identity: await identify(process.pid),
@@ -210,8 +213,6 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
           : {}),
       }),
   });
-  // Warm from the start: the first call finds its server ready (failures are in `status`).
-  if (options.all) void registry.connectAll();
   await stopped;
   await server.close();
   return ExitCode.Ok;

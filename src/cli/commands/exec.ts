@@ -3,7 +3,8 @@ import { constants } from 'node:os';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
-import { claudeCodeServers } from '../../interop/index.js';
+import { claudeCodeServers, planHandOver } from '../../interop/index.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
 
@@ -22,9 +23,11 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * `mcpx exec [--servers a,b] [--no-strict] [--config-flag F] -- <command> [args…]`:
  * hand the servers to an agent CLI in a private temporary file
  * (`{"mcpServers": …}` in Claude Code's dialect), run it with
- * `--mcp-config <file> --strict-mcp-config` appended, pass stdin, stdout,
- * stderr and signals through, and exit with its exit code (128+n when a
- * signal ended it). The file is removed however the command ends.
+ * `--mcp-config <file> --strict-mcp-config` where its grammar takes them
+ * (`planHandOver`: before Claude Code's prompt, never into `claude mcp …`),
+ * pass stdin, stdout, stderr and signals through, and exit with its exit code
+ * (128+n when a signal ended it). The file is removed however the command ends.
+ * A subcommand that takes no hand-over runs as given, after a notice saying so.
  */
 export async function runExec(
   session: CliSession,
@@ -37,6 +40,17 @@ export async function runExec(
   const flag = flags.configFlag ?? '--mcp-config';
   if (!/^-{1,2}[A-Za-z0-9][A-Za-z0-9-]*$/.test(flag))
     throw usageError(`--config-flag takes a flag such as --mcp-config, got '${flag}'`);
+  const strict = flags.strict !== false;
+  // Where the flags would go, known before any secret is written.
+  const placement = planHandOver(executable, args, { flag, file: '', strict });
+  if (!placement.handsOver) {
+    session.notice(
+      `mcpx: '${forTerminal(`claude ${placement.subcommand}`)}' takes no --mcp-config (it reads Claude Code's own ` +
+        'files, ~/.claude.json and .mcp.json): no servers are handed over, it runs as given. ' +
+        'A session gets them: mcpx exec -- claude, or mcpx exec -- claude -p "…"',
+    );
+    return await runChild(session, executable, args);
+  }
   // A killed mcpx left its file (resolved secrets) behind: clear those first.
   await removeStaleHandovers(session.home, isAlive);
   const servers = await chosenServers(session, flags.servers);
@@ -48,13 +62,8 @@ export async function runExec(
     text,
   );
   try {
-    const childArgs = [
-      ...args,
-      flag,
-      handover.file,
-      ...(flags.strict === false ? [] : ['--strict-mcp-config']),
-    ];
-    return await runChild(session, executable, childArgs);
+    const plan = planHandOver(executable, args, { flag, file: handover.file, strict });
+    return await runChild(session, executable, plan.args);
   } finally {
     await handover.remove();
   }

@@ -37,7 +37,7 @@ export async function runList(session: CliSession): Promise<number> {
     for (const s of await session.untrustedServers()) {
       rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'untrusted', error: undefined });
     }
-    for (const s of config.servers.filter((server) => !server.enabled)) {
+    for (const s of [...config.servers, ...config.unapproved].filter((server) => !server.enabled)) {
       rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'disabled', error: undefined });
     }
     for (const [name, error] of config.unusable) {

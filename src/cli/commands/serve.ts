@@ -38,6 +38,8 @@ export interface ServeOptions {
   readonly ssePoll?: string;
   /** With --http: seconds a 2025-11-25 session may sit unused before it is ended. */
   readonly sessionIdle?: string;
+  /** Milliseconds a list request waits for servers still starting before it answers without them. */
+  readonly listWait?: string;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
@@ -45,6 +47,10 @@ const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
 // SIGTERM waits this long for calls in flight before closing the upstreams anyway.
 const DRAIN_LIMIT_MS = 30_000;
+// A list request waits this long for servers still starting: hosts give a request a few
+// seconds (Claude Code's `claude mcp list` fails a tools/list it waited on for 5 s), and nine
+// `npx` servers take longer than that to start.
+const DEFAULT_LIST_WAIT_MS = 2_000;
 
 /**
  * `mcpx serve`: the configured servers as one MCP server, on stdio or (with
@@ -98,6 +104,11 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     '600',
   );
   const pageSize = positiveWhole('--page-size', options.pageSize, 'a positive whole number');
+  const listWaitMs =
+    options.listWait === '0'
+      ? 0
+      : (positiveWhole('--list-wait', options.listWait, 'a number of milliseconds', '2000') ??
+        DEFAULT_LIST_WAIT_MS);
   const configured = session.adhoc() ? undefined : (await session.config()).permission;
   const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
   if (!LEVELS.includes(level))
@@ -118,6 +129,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     servers: served,
     ...(options.server ? { transparent: options.server } : {}),
     ...(stateKey ? { stateKey } : {}),
+    listWaitMs,
     policy: {
       level,
       ...(options.allow ? { allowServers: splitList(options.allow) } : {}),
@@ -135,11 +147,13 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     capabilities = { tools, resources, prompts, completions, logging };
     instructions = connection.instructions;
   } else {
-    // Connected at start: the first client's tools/list finds every catalogue ready, and a
-    // server that cannot start is reported now, not in the middle of a client's session.
-    void registry.connectAll().then((statuses) => {
+    // Connected at start, only the served ones: the first client's tools/list finds what is
+    // ready (the rest are announced as they come), and a server that cannot start is reported
+    // now, not in the middle of a client's session.
+    const names = new Set(served.map((s) => s.name));
+    void registry.connectAll({ only: [...names] }).then((statuses) => {
       for (const s of statuses)
-        if (s.state === 'error' && s.error)
+        if (names.has(s.name) && s.state === 'error' && s.error)
           session.notice(forTerminal(`mcpx serve: '${s.name}' is not available: ${s.error.message}`));
     });
   }
@@ -187,7 +201,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       onListChanged: (l) => gateway.onListChanged(l),
       onLog: (l) => gateway.onLog(l),
       subscribe: (uri, onUpdated) => gateway.subscribe(uri, onUpdated),
-      toolInputSchema: async (name) => (await gateway.tools()).routes.get(name)?.tool.inputSchema,
+      toolInputSchema: async (name) =>
+        (await gateway.toolRoute(name).catch(() => undefined))?.tool.inputSchema,
       ...(token !== undefined ? { token } : {}),
       ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
       ...(ssePollMs !== undefined ? { ssePollMs } : {}),

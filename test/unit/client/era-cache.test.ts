@@ -43,6 +43,27 @@ describe('the era cache', () => {
     expect(cache.get('k')).toBeUndefined();
   });
 
+  it('says which era a server was last seen speaking, and how long ago, for a week', () => {
+    const c = clock();
+    const cache = createMemoryEraCache(c.now);
+    cache.set('m', { kind: 'modern', discover: discover(0) });
+    cache.set('l', { kind: 'legacy' });
+    c.advance(DAY);
+    // The discover result of `m` may not be reused, but the era it spoke is known.
+    expect(cache.get('m')).toBeUndefined();
+    expect(cache.lastSeen?.('m')).toEqual({ kind: 'modern', checkedMsAgo: DAY });
+    expect(cache.lastSeen?.('l')).toEqual({ kind: 'legacy', checkedMsAgo: DAY });
+    // A recheck asked: the next one waits its turn, but the verdict still dates from when it was reached.
+    cache.markChecked?.('l');
+    c.advance(1000);
+    expect(cache.lastSeen?.('l')).toEqual({ kind: 'legacy', checkedMsAgo: 1000 });
+    c.advance(6 * DAY - 1000);
+    expect(cache.get('l')).toBeUndefined();
+    expect(cache.lastSeen?.('l')).toBeUndefined();
+    expect(cache.lastSeen?.('m')).toBeUndefined();
+    expect(cache.lastSeen?.('nothing')).toBeUndefined();
+  });
+
   it('does not reuse a server/discover result with ttlMs 0 (ask again) at all', () => {
     const cache = createMemoryEraCache(clock().now);
     cache.set('k', { kind: 'modern', discover: discover(0) });

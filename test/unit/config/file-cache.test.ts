@@ -75,6 +75,7 @@ describe('the config file cache', () => {
     const fileCache = createConfigFileCache();
     const load = (env: Record<string, string>) =>
       loadConfig({
+        includeUnapproved: true,
         cwd: dir,
         env,
         home: join(dir, 'home'),
@@ -120,7 +121,13 @@ describe('the trust store kept by the config file cache', () => {
     const dir = await tempDir();
     const file = join(dir, '.mcp.json');
     await writeFile(file, entry('proj'));
-    const loaded = await loadConfig({ cwd: dir, env: {}, home, includeBuiltin: false });
+    const loaded = await loadConfig({
+      includeUnapproved: true,
+      cwd: dir,
+      env: {},
+      home,
+      includeBuiltin: false,
+    });
     await trustServers(home, loaded.servers);
     const approved = await cache.trustStore(home, read);
     expect(reads).toBe(2);

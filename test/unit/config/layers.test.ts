@@ -32,7 +32,7 @@ describe('config layers', () => {
       'a/b/c/.mcp.json': file({ shared: server('project') }),
     });
     const cwd = join(root, 'a', 'b', 'c');
-    const config = await loadConfig({ cwd, env: {}, home, includeBuiltin: false });
+    const config = await loadConfig({ includeUnapproved: true, cwd, env: {}, home, includeBuiltin: false });
     expect(config.servers.map((s) => [s.name, s.command])).toEqual([
       ['shared', 'project'],
       ['g', 'g'],
@@ -69,6 +69,7 @@ describe('config layers', () => {
       'proj/.mcp.json': file({ fs: '{"command": "fs", "disabled": true}' }),
     });
     const config = await loadConfig({
+      includeUnapproved: true,
       cwd: join(root, 'proj'),
       env: {},
       home: join(root, 'home'),
@@ -86,6 +87,7 @@ describe('config layers', () => {
       'proj/.mcp.json': file({ a: server('a'), b: '{"command": "${NOT_SET_B}"}' }),
     });
     const config = await loadConfig({
+      includeUnapproved: true,
       cwd: join(root, 'proj'),
       env: {},
       home: join(root, 'home'),
@@ -104,7 +106,7 @@ describe('config layers', () => {
     await writeFiles(root, { 'user/.mcpx/mcp.json': file({ g: server('g') }) });
     const cwd = join(userHome, 'project');
     await mkdir(cwd, { recursive: true });
-    const config = await loadConfig({ cwd, env: {}, home, includeBuiltin: false });
+    const config = await loadConfig({ includeUnapproved: true, cwd, env: {}, home, includeBuiltin: false });
     expect(config.files.map((f) => f.layer)).toEqual(['global']);
     expect(config.servers[0]?.requiresTrust).toBe(false);
     expect(
@@ -118,7 +120,13 @@ describe('config layers', () => {
     const root = await tempDir();
     await writeFiles(root, { 'custom/mcp.json': file({ c: server('c') }) });
     const home = resolveMcpxHome({ MCPX_HOME: join(root, 'custom') }, join(root, 'nobody'));
-    const config = await loadConfig({ cwd: root, env: {}, home, includeBuiltin: false });
+    const config = await loadConfig({
+      includeUnapproved: true,
+      cwd: root,
+      env: {},
+      home,
+      includeBuiltin: false,
+    });
     expect(config.servers.map((s) => [s.name, s.origin.layer, s.origin.file])).toEqual([
       ['c', 'global', join(root, 'custom', 'mcp.json')],
     ]);
@@ -149,9 +157,13 @@ describe('config layers', () => {
 
   it('reports a missing --config file as ConfigNotFound with the path', async () => {
     const root = await tempDir();
-    const error = await loadConfig({ cwd: root, env: {}, home: root, configFile: 'nope.json' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await loadConfig({
+      includeUnapproved: true,
+      cwd: root,
+      env: {},
+      home: root,
+      configFile: 'nope.json',
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpxError);
     expect((error as McpxError).code).toBe(ErrorCode.ConfigNotFound);
     expect((error as McpxError).message).toBe(`config file not found: ${join(root, 'nope.json')}`);
@@ -162,7 +174,12 @@ describe('config layers', () => {
     const root = await tempDir();
     await writeFiles(root, { 'home/mcp.json': '{}' });
     await chmod(join(root, 'home', 'mcp.json'), 0o000);
-    const error = await loadConfig({ cwd: root, env: {}, home: join(root, 'home') }).catch((e: unknown) => e);
+    const error = await loadConfig({
+      includeUnapproved: true,
+      cwd: root,
+      env: {},
+      home: join(root, 'home'),
+    }).catch((e: unknown) => e);
     expect((error as McpxError).code).toBe(ErrorCode.ConfigUnreadable);
     expect((error as McpxError).message).toBe(
       `cannot read config file ${join(root, 'home', 'mcp.json')}: permission denied`,
@@ -172,9 +189,12 @@ describe('config layers', () => {
   it('reports a directory in place of a config file', async () => {
     const root = await tempDir();
     await mkdir(join(root, 'proj', '.mcp.json'), { recursive: true });
-    const error = await loadConfig({ cwd: join(root, 'proj'), env: {}, home: join(root, 'home') }).catch(
-      (e: unknown) => e,
-    );
+    const error = await loadConfig({
+      includeUnapproved: true,
+      cwd: join(root, 'proj'),
+      env: {},
+      home: join(root, 'home'),
+    }).catch((e: unknown) => e);
     expect((error as McpxError).code).toBe(ErrorCode.ConfigUnreadable);
     expect((error as McpxError).message).toContain('it is a directory');
   });
@@ -212,10 +232,15 @@ describe('config layers', () => {
     expect(testServerPath('file:///repo/src/config/builtin.ts')).toBe('/repo/dist/testing/test-server.js');
 
     const root = await tempDir();
-    const plain = await loadConfig({ cwd: root, env: {}, home: join(root, 'home') });
+    const plain = await loadConfig({ includeUnapproved: true, cwd: root, env: {}, home: join(root, 'home') });
     expect(plain.servers.map((s) => s.name)).toEqual(['demo']);
     await writeFiles(root, { 'home/mcp.json': file({ demo: server('mine') }) });
-    const replaced = await loadConfig({ cwd: root, env: {}, home: join(root, 'home') });
+    const replaced = await loadConfig({
+      includeUnapproved: true,
+      cwd: root,
+      env: {},
+      home: join(root, 'home'),
+    });
     expect(replaced.servers.map((s) => [s.name, s.command])).toEqual([['demo', 'mine']]);
     expect(replaced.shadowed[0]).toMatchObject({
       name: 'demo',

@@ -47,12 +47,19 @@ describe("other hosts' files are read leniently", () => {
         claudeOnly: true,
       }),
     });
-    const config = await loadConfig({ cwd: dir, env: {}, home: join(dir, 'home'), includeBuiltin: false });
+    const config = await loadConfig({
+      includeUnapproved: true,
+      cwd: dir,
+      env: {},
+      home: join(dir, 'home'),
+      includeBuiltin: false,
+    });
     expect(config.servers.map((s) => s.name)).toEqual(['a']);
     await writeFiles(dir, {
       '.mcpx/mcp.json': JSON.stringify({ mcpServers: { b: { command: 'x', comand: 'y' } } }),
     });
     const error = await loadConfig({
+      includeUnapproved: true,
       cwd: dir,
       env: {},
       home: join(dir, 'home'),

@@ -3,6 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  assertApproved,
   FIELD_TRUST,
   fingerprintEntry,
   isTrusted,
@@ -17,6 +18,7 @@ import { tempDir, writeFiles } from './helpers.js';
 async function projectServers(root: string, entry: object, env: Record<string, string> = {}) {
   await writeFiles(root, { 'proj/.mcp.json': JSON.stringify({ mcpServers: { tool: entry } }) });
   const config = await loadConfig({
+    includeUnapproved: true,
     cwd: join(root, 'proj'),
     env,
     home: join(root, 'home'),
@@ -143,6 +145,27 @@ describe('trust store', () => {
     });
   });
 
+  it('leaves an entry nobody approved out of servers, marked in unapproved, until it is approved', async () => {
+    const root = await tempDir();
+    const home = join(root, 'home');
+    const options = { cwd: join(root, 'proj'), env: {}, home, includeBuiltin: false };
+    await projectServers(root, { command: 'srv' });
+    const before = await loadConfig(options);
+    expect(before.servers).toEqual([]);
+    expect(before.unapproved.map((s) => [s.name, s.unapproved])).toEqual([['tool', true]]);
+    expect(() => assertApproved(before.unapproved[0]!)).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_UNTRUSTED',
+        message: expect.stringContaining("server 'tool'"),
+      }),
+    );
+
+    await trustServers(home, before.unapproved);
+    const after = await loadConfig(options);
+    expect(after.unapproved).toEqual([]);
+    expect(after.servers.map((s) => [s.name, s.unapproved])).toEqual([['tool', undefined]]);
+  });
+
   it('asks again when the entry changes', async () => {
     const root = await tempDir();
     const home = join(root, 'home');
@@ -166,8 +189,15 @@ describe('trust store', () => {
     const first = await projectServers(root, { command: 'one' });
     await trustServers(home, first);
     await writeFiles(root, { 'other/.mcp.json': '{"mcpServers": {"two": {"command": "two"}}}' });
-    const second = (await loadConfig({ cwd: join(root, 'other'), env: {}, home, includeBuiltin: false }))
-      .servers;
+    const second = (
+      await loadConfig({
+        includeUnapproved: true,
+        cwd: join(root, 'other'),
+        env: {},
+        home,
+        includeBuiltin: false,
+      })
+    ).servers;
     await trustServers(home, second);
     const store = await loadTrustStore(home);
     expect(untrustedServers(store, [...first, ...second])).toEqual([]);
@@ -180,8 +210,14 @@ describe('trust store', () => {
       'home/mcp.json': '{"mcpServers": {"g": {"command": "g"}}}',
       'x.json': '{"servers": {"x": {"command": "x"}}}',
     });
-    const global = await loadConfig({ cwd: root, env: {}, home });
-    const explicit = await loadConfig({ cwd: root, env: {}, home, configFile: 'x.json' });
+    const global = await loadConfig({ includeUnapproved: true, cwd: root, env: {}, home });
+    const explicit = await loadConfig({
+      includeUnapproved: true,
+      cwd: root,
+      env: {},
+      home,
+      configFile: 'x.json',
+    });
     const store = await loadTrustStore(home);
     expect(untrustedServers(store, [...global.servers, ...explicit.servers])).toEqual([]);
     expect(global.servers.every((s) => !s.requiresTrust)).toBe(true);

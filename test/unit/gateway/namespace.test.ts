@@ -33,11 +33,18 @@ describe('namespacedNames', () => {
     expect(ns.parseUri('mcpx://%E0%A4%A/x')).toBeUndefined();
   });
 
+  it('names the servers an unlisted name may belong to: its prefix, else every one', () => {
+    expect(ns.candidates('a__b__c')).toEqual(['a', 'a__b']);
+    expect(ns.candidates('my server__echo')).toEqual(['my server']);
+    expect(ns.candidates('x_3f2a9c_hashed')).toEqual(['a', 'a__b', 'my server']);
+  });
+
   it('transparent names change nothing', () => {
     const t = transparentNames('one');
     expect([...t.names([{ server: 'one', name: 'echo' }]).keys()]).toEqual(['echo']);
     expect(t.uri('one', 'test://x')).toBe('test://x');
     expect(t.parseUri('test://x')).toEqual({ server: 'one', name: 'test://x' });
+    expect(t.candidates('echo')).toEqual(['one']);
   });
 });
 

@@ -1,0 +1,216 @@
+import type { ServerConfig } from '../config/types.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { GatewayHost } from '../gateway/host.js';
+import { Paginator } from '../gateway/paginate.js';
+import type { ServerRegistry } from '../registry/index.js';
+import { createInstanceKeys, type InstanceKey } from './instance-key.js';
+
+/**
+ * One server process the daemon holds for one resolved entry: its own
+ * registry (so no other caller's entry can ever replace what runs there) and
+ * its own transparent host, with the figures `daemon status` shows.
+ */
+export interface Instance {
+  readonly key: InstanceKey;
+  readonly config: ServerConfig;
+  readonly registry: ServerRegistry;
+  readonly host: GatewayHost;
+  /** Pages of its lists, shared by its clients (as the gateway's are). */
+  readonly pages: Paginator;
+  calls: number;
+  clients: number;
+  lastUsed: number;
+  connectedAt?: number;
+  lastError?: string;
+  /** Why it stopped since the last call (a crash), told to the next caller. */
+  crashed?: string;
+  /** Handed to no new caller; stopped when its last caller leaves. */
+  retired: boolean;
+  idle?: NodeJS.Timeout;
+  unsubscribe: () => void;
+}
+
+export interface InstancePoolOptions {
+  /** A registry holding exactly this entry, wired like the daemon's own (its connector, lazy reconnects). */
+  readonly createRegistry: (config: ServerConfig) => Promise<ServerRegistry>;
+  /** An instance stops after this long without a client, unless its `keep_alive_idle` says otherwise. */
+  readonly serverIdleMs: number;
+  /** While a server runs for more than one environment, an idle instance goes sooner: after this. */
+  readonly extraIdleMs?: number;
+  /** Instances of one server at most (one per environment); the least recently used idle one makes room. */
+  readonly maxPerServer?: number;
+  readonly now: () => number;
+}
+
+export interface InstancePool {
+  /**
+   * The instance for this resolved entry, counted as one more client until
+   * `release`: the one already running for the same values, else a new one.
+   * Never stops an instance that has a client; an edited entry retires the
+   * old instances (each stops when its last client leaves).
+   */
+  acquire(config: ServerConfig): Promise<Instance>;
+  release(instance: Instance): void;
+  /** Held from the start (`--all`): created, not connected, no client. */
+  hold(config: ServerConfig): Promise<Instance>;
+  /** The instance whose registry holds this very entry object (its connector asks). */
+  owning(config: ServerConfig): Instance | undefined;
+  list(): Instance[];
+  /** Stop every instance; resolves when no server process remains. */
+  close(): Promise<void>;
+}
+
+/** Instances of one server at once, unless told otherwise: room for a few profiles, not a fork bomb. */
+export const DEFAULT_MAX_INSTANCES = 4;
+/** An idle instance beside others of its server stops after this (unless its own idle time is shorter). */
+export const DEFAULT_EXTRA_IDLE_MS = 120_000;
+
+/**
+ * The daemon's servers, one instance per distinct environment. Two callers
+ * whose entries resolve to different values (an `env_passthrough` variable,
+ * a `${VAR}`) get separate processes, so neither's call runs with the other's
+ * values and neither's arrival restarts what the other is using; callers with
+ * the same values share one.
+ */
+export function createInstancePool(options: InstancePoolOptions): InstancePool {
+  const keyOf = createInstanceKeys();
+  const maxPerServer = options.maxPerServer ?? DEFAULT_MAX_INSTANCES;
+  const extraIdleMs = options.extraIdleMs ?? DEFAULT_EXTRA_IDLE_MS;
+  const instances = new Map<string, Instance>();
+  const stopping = new Set<Promise<void>>();
+  let closed = false;
+
+  const siblings = (instance: Instance) =>
+    [...instances.values()].filter(
+      (i) => i !== instance && !i.retired && i.config.name === instance.config.name,
+    );
+
+  const create = async (config: ServerConfig, key: InstanceKey): Promise<Instance> => {
+    const registry = await options.createRegistry(config);
+    const instance: Instance = {
+      key,
+      config,
+      registry,
+      host: new GatewayHost({
+        registry,
+        servers: [config],
+        transparent: config.name,
+        policy: { level: 'yolo' },
+        carryErrors: true,
+      }),
+      pages: new Paginator(),
+      calls: 0,
+      clients: 0,
+      lastUsed: options.now(),
+      retired: false,
+      unsubscribe: () => {},
+    };
+    instance.unsubscribe = registry.on((event) => {
+      if (event.type !== 'state') return;
+      if (event.state === 'ready' && event.previous === 'starting') instance.connectedAt = options.now();
+      if (event.state === 'stopped' || event.state === 'error') instance.connectedAt = undefined;
+      if (event.state === 'error' && event.error) {
+        instance.lastError = event.error.message;
+        if (event.previous === 'ready' || event.previous === 'busy') instance.crashed = event.error.message;
+      }
+    });
+    instances.set(key.id, instance);
+    // With a second environment about, the idle ones wait only the shorter time.
+    for (const sibling of siblings(instance)) armIdle(sibling);
+    return instance;
+  };
+
+  const stop = (instance: Instance) => {
+    if (instances.get(instance.key.id) !== instance) return;
+    instances.delete(instance.key.id);
+    clearTimeout(instance.idle);
+    instance.unsubscribe();
+    instance.host.dispose();
+    const done = instance.registry.close().catch(() => {});
+    stopping.add(done);
+    void done.finally(() => stopping.delete(done));
+  };
+
+  const retire = (instance: Instance) => {
+    instance.retired = true;
+    if (instance.clients === 0) stop(instance);
+  };
+
+  const armIdle = (instance: Instance) => {
+    clearTimeout(instance.idle);
+    if (instance.clients > 0 || closed) return;
+    const own = instance.config.keepAliveIdleMs ?? options.serverIdleMs;
+    const others = siblings(instance).length > 0;
+    instance.idle = setTimeout(
+      () => {
+        if (instance.clients > 0 || instances.get(instance.key.id) !== instance) return;
+        // The last instance of a server stays listed (stopped) and starts again on the next call.
+        if (siblings(instance).length > 0) stop(instance);
+        else void instance.registry.disconnect(instance.config.name).catch(() => {});
+      },
+      others ? Math.min(own, extraIdleMs) : own,
+    );
+    instance.idle.unref();
+  };
+
+  const acquireNow = async (config: ServerConfig): Promise<Instance> => {
+    if (closed) throw new McpxError(ErrorCode.DaemonUnavailable, 'the mcpx daemon is stopping');
+    const key = keyOf(config);
+    let instance = instances.get(key.id);
+    if (!instance || instance.retired) {
+      const same = [...instances.values()].filter((i) => !i.retired && i.config.name === config.name);
+      // An edited entry: the old definition's instances go as soon as nobody uses them.
+      for (const other of same) if (other.key.definition !== key.definition) retire(other);
+      const live = same.filter((i) => !i.retired);
+      if (live.length >= maxPerServer) {
+        const idle = live.filter((i) => i.clients === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+        if (!idle) throw tooMany(config.name, maxPerServer);
+        retire(idle);
+      }
+      instance = await create(config, key);
+    }
+    instance.clients += 1;
+    instance.lastUsed = options.now();
+    clearTimeout(instance.idle);
+    return instance;
+  };
+
+  // One at a time: two callers must not both make room, or both start the same instance.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work);
+    queue = next.catch(() => {});
+    return next;
+  };
+
+  return {
+    acquire: (config) => serially(() => acquireNow(config)),
+    release(instance) {
+      instance.clients -= 1;
+      instance.lastUsed = options.now();
+      if (instance.retired) {
+        if (instance.clients === 0) stop(instance);
+      } else armIdle(instance);
+    },
+    hold: (config) => serially(() => create(config, keyOf(config))),
+    owning: (config) => [...instances.values()].find((i) => i.config === config),
+    list: () => [...instances.values()],
+    async close() {
+      closed = true;
+      for (const instance of [...instances.values()]) stop(instance);
+      await Promise.all([...stopping]);
+    },
+  };
+}
+
+function tooMany(server: string, max: number): McpxError {
+  return new McpxError(
+    ErrorCode.DaemonUnavailable,
+    `the mcpx daemon already runs '${server}' for ${max} other environments, each of them in a call`,
+    {
+      server,
+      causes: [`callers with ${max + 1} different env_passthrough values (or \${VAR}s) used it at once`],
+      fixes: ['nothing to do: this command starts it directly, with its own environment'],
+    },
+  );
+}
