@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { gatewayWorld } from '../helpers/gateway.js';
 import { type PtyRun, runInPty } from '../helpers/pty.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -88,6 +89,29 @@ describe('a server whose tool listing fails', () => {
     expect(run.stdout).toContain('simulated tools/list failure');
     expect(run.stdout).toContain('`mcpx retry bad` lists its tools again');
     expect(run.stdout).toContain("'noprompts' is connected, but listing its prompts failed");
+  }, 60_000);
+});
+
+describe('mcpx serve', () => {
+  it('says which upstream offers no tools, and starts with a disabled one whose ${VAR} is unset', async () => {
+    const world = await gatewayWorld({
+      mcpServers: {
+        bad: server('tools-list-fails'),
+        github: { ...server(), env: { TOKEN: '${MCPX_FAILURES_UNSET_TOKEN}' }, enabled: false },
+      },
+    });
+    try {
+      const gateway = await world.serve();
+      const deadline = Date.now() + 30_000;
+      while (!gateway.stderr().includes("'bad' offers no tools") && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(gateway.stderr()).toContain(
+        "mcpx serve: 'bad' offers no tools: 'bad' is connected, but listing",
+      );
+      expect(gateway.stderr()).not.toContain('MCPX_FAILURES_UNSET_TOKEN');
+    } finally {
+      await world.close();
+    }
   }, 60_000);
 });
 
