@@ -45,6 +45,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.SpawnFailed]: ExitCode.Unreachable,
   [Codes.ServerCrashed]: ExitCode.Unreachable,
   [Codes.ConnectTimeout]: ExitCode.Unreachable,
+  [Codes.PackageInstallTimeout]: ExitCode.Unreachable,
+  [Codes.NpxCacheDamaged]: ExitCode.Unreachable,
   [Codes.RequestTimeout]: ExitCode.Unreachable,
   [Codes.MessageTooLarge]: ExitCode.Unreachable,
   [Codes.InvalidServerOutput]: ExitCode.Unreachable,

@@ -39,6 +39,11 @@ export interface CliIo {
    */
   readonly onInterrupt?: (handler: () => void) => () => void;
   /**
+   * Run `handler` (synchronously) when a second Ctrl-C ends the command at once,
+   * before the process exits.
+   */
+  readonly onForcedExit?: (handler: () => void) => void;
+  /**
    * Take SIGHUP for a while: until the returned function is called, a hang-up
    * calls `handler` instead of cancelling the command (`mcpx serve` reloads its config).
    */

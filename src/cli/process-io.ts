@@ -14,6 +14,7 @@ export function createProcessIo(): CliIo {
   let interrupts = 0;
   // A console (mcpx shell) takes Ctrl-C while a call runs, to cancel that call only.
   let interruptHandler: (() => void) | undefined;
+  const forcedExitHandlers = new Set<() => void>();
   /** Ctrl-C, as a signal or as a key a prompt in raw mode read. */
   const interrupt = (): void => {
     if (interruptHandler) {
@@ -22,7 +23,16 @@ export function createProcessIo(): CliIo {
     }
     interrupts += 1;
     // First Ctrl-C cancels the request politely; a second one leaves at once.
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) {
+      for (const handler of forcedExitHandlers) {
+        try {
+          handler();
+        } catch {
+          // leaving all the same
+        }
+      }
+      process.exit(130);
+    }
     controller.abort();
   };
   process.on('SIGINT', interrupt);
@@ -83,6 +93,9 @@ export function createProcessIo(): CliIo {
       return () => {
         if (interruptHandler === handler) interruptHandler = undefined;
       };
+    },
+    onForcedExit: (handler) => {
+      forcedExitHandlers.add(handler);
     },
     onHangup: (handler) => {
       hangupHandler = handler;

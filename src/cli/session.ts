@@ -24,11 +24,13 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
+import { type PackageInstallEvent, rollBackInstallsNow } from '../transport/stdio/runner/install-watch.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';
 import type { StdioTransport } from '../transport/stdio/stdio-transport.js';
 import { adhocFlags } from './adhoc-flags.js';
 import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
 import type { CliIo } from './io.js';
+import { installNotice } from './output/install-notice.js';
 
 /**
  * What one CLI invocation knows: the loaded config (after trust), the servers
@@ -60,6 +62,9 @@ export class CliSession {
     readonly options: GlobalOptions,
   ) {
     this.home = resolveMcpxHome(io.env, io.homedir);
+    // A second Ctrl-C leaves at once: a package runner still installing is ended and its
+    // unfinished folder removed first, never left half written.
+    io.onForcedExit?.(rollBackInstallsNow);
   }
 
   /** The merged config (global → ancestors → project, or --config), plus an ad-hoc --stdio server. */
@@ -584,10 +589,17 @@ export class CliSession {
     };
     // A garbled message is a server's failure: told by default, not only with --verbose.
     const onMalformedMessage = (error: McpxError) => this.notice(`warning: ${forTerminal(error.message)}`);
-    if (this.options.verbose !== true) return { hostEnv: this.io.env, ...remote, onMalformedMessage };
+    // A package runner's install is shown at a terminal (and with --verbose), never inside --json's stderr.
+    const install =
+      this.options.verbose === true || (this.io.stderrIsTTY && this.options.json !== true)
+        ? { onPackageInstall: (event: PackageInstallEvent) => this.notice(installNotice(event)) }
+        : {};
+    if (this.options.verbose !== true)
+      return { hostEnv: this.io.env, ...remote, ...install, onMalformedMessage };
     return {
       hostEnv: this.io.env,
       ...remote,
+      ...install,
       onMalformedMessage,
       http: {
         onRetry: (retry) =>

@@ -48,6 +48,12 @@ export interface ManagedTransport extends Transport {
   /** The connect starts, with this budget: retries of a busy server must fit in it (HTTP). */
   beginConnect?(budgetMs: number): void;
   /**
+   * Work before the handshake with a budget of its own — a package runner's
+   * first install (stdio). Its time does not count against the connect
+   * timeout; it resolves with extra time a first start may take on top.
+   */
+  prepare?(signal?: AbortSignal): Promise<number>;
+  /**
    * A transport that relays a connection held elsewhere (the daemon's socket, which itself
    * speaks 2025-11-25) names the version that connection negotiated with the server.
    */
@@ -211,13 +217,40 @@ async function negotiate(
 /** The one deadline every step of a connect shares. */
 interface ConnectBudget {
   readonly totalMs: number;
-  readonly startedAt: number;
   remainingMs(): number;
+  /** Time that does not count against the deadline (a package runner's install, which has a budget of its own). */
+  credit(ms: number): void;
 }
 
 function connectBudget(totalMs: number): ConnectBudget {
-  const startedAt = performance.now();
-  return { totalMs, startedAt, remainingMs: () => Math.max(0, totalMs - (performance.now() - startedAt)) };
+  let startedAt = performance.now();
+  return {
+    totalMs,
+    remainingMs: () => Math.max(0, totalMs - (performance.now() - startedAt)),
+    credit: (ms) => {
+      startedAt += ms;
+    },
+  };
+}
+
+/** The transport's own preparation (see ManagedTransport.prepare), kept out of the connect budget. */
+async function prepareTransport(
+  transport: ManagedTransport,
+  budget: ConnectBudget,
+  firstStart: boolean,
+  server: ServerConfig,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (!transport.prepare) return;
+  const began = performance.now();
+  let extraMs: number;
+  try {
+    extraMs = await transport.prepare(signal);
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw error instanceof McpxError ? locate(error, server) : error;
+  }
+  budget.credit(performance.now() - began + (firstStart ? extraMs : 0));
 }
 
 function eraCacheKey(server: ServerConfig): string {
@@ -340,6 +373,8 @@ async function attemptConnect(
 ): Promise<SdkServerConnection> {
   const connectTimeoutMs = budget.totalMs;
   const transport = await options.createTransport();
+  // A remembered verdict means the server has started before: a runner has nothing left to install.
+  await prepareTransport(transport, budget, prior === undefined, server, options.signal);
   const remainingMs = Math.max(1, budget.remainingMs());
   const negotiating = server.protocol === 'auto' && prior === undefined;
   const witness = negotiating ? witnessEraProbe(transport, MODERN_VERSION) : undefined;

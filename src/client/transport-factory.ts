@@ -2,6 +2,7 @@ import type { SignInOptions } from '../auth/sign-in.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { HttpTransportHooks } from '../transport/http/index.js';
+import type { PackageInstallEvent } from '../transport/stdio/runner/install-watch.js';
 import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
 import type { ManagedTransport } from './server-connection.js';
 
@@ -13,6 +14,8 @@ export interface TransportHooks {
   readonly onInvalidLine?: (line: string) => void;
   /** A stdio line that looks like a JSON-RPC reply but is malformed, and answers no known request. */
   readonly onMalformedMessage?: (error: McpxError) => void;
+  /** A package runner's install (npx, uvx, …): started, finished, waited for, rolled back. */
+  readonly onPackageInstall?: (event: PackageInstallEvent) => void;
   /** Remote servers: retry reporting, size cap and (tests) network fakes. */
   readonly http?: HttpTransportHooks;
   /** The mcpx home: remote servers use the OAuth tokens stored under it (`mcpx auth`). */

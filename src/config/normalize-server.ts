@@ -126,7 +126,7 @@ export function normalizeServer(
         target: 'key',
         fixes: [
           guess ? `rename '${key}' to '${guess}'` : `remove '${key}'`,
-          'server fields: command, args, env, env_passthrough, cwd, url, type, headers, enabled, fail_if_no_tools, connect_timeout, request_timeout, http_max_retries, http_retry_backoff, allowed_tools, disabled_tools, protocol, max_line_bytes, oauth, allowed_hosts, keep_alive, keep_alive_idle',
+          'server fields: command, args, env, env_passthrough, cwd, url, type, headers, enabled, fail_if_no_tools, connect_timeout, install_timeout, request_timeout, http_max_retries, http_retry_backoff, allowed_tools, disabled_tools, protocol, max_line_bytes, oauth, allowed_hosts, keep_alive, keep_alive_idle',
         ],
       });
       continue;
@@ -202,6 +202,7 @@ export function normalizeServer(
   const settings = {
     failIfNoTools: readers.boolean(given.get('failIfNoTools')) ?? false,
     connectTimeoutMs: readers.seconds(given.get('connectTimeout'), false),
+    installTimeoutMs: readers.seconds(given.get('installTimeout'), false),
     requestTimeoutMs: readers.seconds(given.get('requestTimeout'), false),
     httpMaxRetries: readers.integer(given.get('httpMaxRetries'), 0),
     httpRetryBackoffMs: readers.seconds(given.get('httpRetryBackoff'), true),

@@ -12,6 +12,7 @@ export type CanonicalField =
   | 'disabled'
   | 'failIfNoTools'
   | 'connectTimeout'
+  | 'installTimeout'
   | 'requestTimeout'
   | 'httpMaxRetries'
   | 'httpRetryBackoff'
@@ -47,6 +48,7 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   enabled: 'enabled',
   fail_if_no_tools: 'failIfNoTools',
   connect_timeout: 'connectTimeout',
+  install_timeout: 'installTimeout',
   request_timeout: 'requestTimeout',
   http_max_retries: 'httpMaxRetries',
   http_retry_backoff: 'httpRetryBackoff',
@@ -63,6 +65,7 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   env_passthru: 'envPassthrough',
   failIfNoTools: 'failIfNoTools',
   connectTimeout: 'connectTimeout',
+  installTimeout: 'installTimeout',
   requestTimeout: 'requestTimeout',
   timeout: 'requestTimeout',
   httpMaxRetries: 'httpMaxRetries',
@@ -113,6 +116,7 @@ export const FIELD_TRUST: Readonly<Record<CanonicalField, 'fingerprinted' | 'har
   disabled: 'harmless',
   failIfNoTools: 'harmless',
   connectTimeout: 'harmless',
+  installTimeout: 'harmless',
   requestTimeout: 'harmless',
   httpMaxRetries: 'harmless',
   httpRetryBackoff: 'harmless',

@@ -42,6 +42,8 @@ export interface ServerConfig {
   readonly enabled: boolean;
   readonly failIfNoTools: boolean;
   readonly connectTimeoutMs?: number;
+  /** A server started through a package runner (npx, uvx, …): how long its first install may take. */
+  readonly installTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly httpMaxRetries?: number;
   readonly httpRetryBackoffMs?: number;

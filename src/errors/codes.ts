@@ -38,6 +38,10 @@ export const ErrorCode = {
   SpawnFailed: 'SPAWN_FAILED',
   ServerCrashed: 'SERVER_CRASHED',
   ConnectTimeout: 'CONNECT_TIMEOUT',
+  /** A package runner (`npx`, `uvx`, …) still installing the server's package when its install budget ran out. */
+  PackageInstallTimeout: 'PACKAGE_INSTALL_TIMEOUT',
+  /** npx's `_npx/<hash>` folder for the server holds an unfinished install (a killed npx left it). */
+  NpxCacheDamaged: 'NPX_CACHE_DAMAGED',
   RequestTimeout: 'REQUEST_TIMEOUT',
   MessageTooLarge: 'MESSAGE_TOO_LARGE',
   InvalidServerOutput: 'INVALID_SERVER_OUTPUT',

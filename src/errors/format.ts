@@ -65,6 +65,7 @@ export function formatErrorVerbose(error: unknown, options: FormatOptions = {}):
   add('received', c.received);
   add('command', c.command);
   add('url', c.url);
+  add('folder', c.folder);
   add('tool', c.tool);
   add('exit code', c.exitCode);
   add('signal', c.signal);

@@ -22,6 +22,8 @@ export interface ErrorContext {
   readonly received?: string;
   readonly command?: string;
   readonly url?: string;
+  /** A folder on disk the error is about (a damaged npx cache folder). */
+  readonly folder?: string;
   readonly tool?: string;
   readonly exitCode?: number | null;
   readonly signal?: string | null;

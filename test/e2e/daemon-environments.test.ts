@@ -1,17 +1,9 @@
-/**
- * The keep-alive daemon keeps callers apart (issue 24, item 8): two shells with
- * different env_passthrough values calling one keep-alive server at once each
- * get an instance of their own, neither's call runs with the other's value or
- * is killed by the other's arrival, callers with the same values share one
- * process, and `daemon status` tells the instances apart without the values.
- */
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js';
-import { isAlive, listProcesses, waitForExit } from '../helpers/processes.js';
+import { daemonPids, isAlive, waitForExit } from '../helpers/processes.js';
 
 let root: { path: string; remove: () => Promise<void> };
 let home: string;
@@ -47,7 +39,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await runCli(['daemon', 'stop'], { cwd: work, home });
-  for (const pid of daemonPids()) process.kill(pid, 'SIGKILL');
+  for (const pid of ourDaemons()) process.kill(pid, 'SIGKILL');
   await root.remove();
 });
 
@@ -74,22 +66,8 @@ async function starts(): Promise<number[]> {
   return text.split('\n').filter(Boolean).map(Number);
 }
 
-/** mcpx daemons of this test's home (their environment names it), found in /proc. */
-function daemonPids(): number[] {
-  const mcpxHome = `MCPX_HOME=${join(home, '.mcpx')}`;
-  return listProcesses()
-    .filter((p) => p.state !== 'Z')
-    .filter((p) => {
-      try {
-        const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
-        if (!(cmdline.includes('daemon') && cmdline.includes('run'))) return false;
-        return readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0').includes(mcpxHome);
-      } catch {
-        return false;
-      }
-    })
-    .map((p) => p.pid);
-}
+/** mcpx daemons of this test's home. */
+const ourDaemons = () => daemonPids(join(home, '.mcpx'));
 
 describe('the daemon keeps callers with different environments apart', () => {
   it("runs one instance per environment: a slow call survives another caller's arrival, each sees its own value, equal values share", {

@@ -1,15 +1,8 @@
-/**
- * The keep-alive daemon through the built CLI: on-demand start, one daemon for
- * many simultaneous first callers, identical results direct vs through the
- * daemon, status, cancellation, a changed entry, a crash, idleness, the
- * socket's safety, and zero leaked processes.
- */
-import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js';
-import { isAlive, listProcesses, waitForExit } from '../helpers/processes.js';
+import { daemonPids, isAlive, waitForExit } from '../helpers/processes.js';
 
 interface World {
   dir: string;
@@ -59,7 +52,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await mcpx(['daemon', 'stop']);
-  for (const pid of daemonPids()) process.kill(pid, 'SIGKILL');
+  for (const pid of ourDaemons()) process.kill(pid, 'SIGKILL');
   await world.remove();
 });
 
@@ -77,23 +70,8 @@ async function liveServers(name: string): Promise<number[]> {
   return (await starts(name)).filter((pid) => isAlive(pid));
 }
 
-/** mcpx daemons of this test's home (their environment names it), found in /proc. */
-function daemonPids(): number[] {
-  const mcpxHome = `MCPX_HOME=${join(world.home, '.mcpx')}`;
-  return listProcesses()
-    .filter((p) => p.state !== 'Z')
-    .filter((p) => {
-      try {
-        const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
-        if (!(cmdline.includes('daemon') && cmdline.includes('run'))) return false;
-        const environ = readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0');
-        return environ.includes(mcpxHome);
-      } catch {
-        return false;
-      }
-    })
-    .map((p) => p.pid);
-}
+/** mcpx daemons of this test's home. */
+const ourDaemons = () => daemonPids(join(world.home, '.mcpx'));
 
 async function status(): Promise<{
   running: boolean;
@@ -134,7 +112,7 @@ describe('mcpx daemon', () => {
     expect((await starts('a')).length).toBe(1 + cases.length);
     const now = await status();
     expect(now.running).toBe(true);
-    expect(daemonPids()).toEqual([now.pid]);
+    expect(ourDaemons()).toEqual([now.pid]);
     const a = now.servers?.find((s) => s.name === 'a');
     expect(a?.state).toBe('ready');
     // Five calls reached it: `call a.no_such_tool` has no arguments to type, so it is sent as is
@@ -152,7 +130,7 @@ describe('mcpx daemon', () => {
     );
     expect(runs.filter((r) => r.code !== 0).map((r) => r.stderr)).toEqual([]);
     expect(runs.map((r) => r.stdout)).toEqual(runs.map((_, i) => `caller ${i}\n`));
-    expect(daemonPids()).toHaveLength(1);
+    expect(ourDaemons()).toHaveLength(1);
     expect(await starts('a')).toHaveLength(1);
   }, 180_000);
 
@@ -209,7 +187,7 @@ describe('mcpx daemon', () => {
     const all = [...(await starts('a')), ...(await starts('b')), ...(await starts('c'))];
     expect((await mcpx(['daemon', 'stop'])).code).toBe(0);
     for (const pid of all) expect(await waitForExit(pid, 5_000)).toBe(true);
-    expect(daemonPids()).toEqual([]);
+    expect(ourDaemons()).toEqual([]);
     expect((await status()).running).toBe(false);
   }, 180_000);
 
@@ -218,19 +196,19 @@ describe('mcpx daemon', () => {
     await mcpx(['call', 'b.echo', 'message=1']);
     const servers = [...(await liveServers('a')), ...(await liveServers('b'))];
     expect(servers).toHaveLength(2);
-    const [daemon] = daemonPids();
+    const [daemon] = ourDaemons();
     process.kill(daemon as number, 'SIGKILL');
     for (const pid of servers) expect(await waitForExit(pid, 5_000)).toBe(true);
 
     const again = await mcpx(['call', 'a.echo', 'message=after']);
     expect(again.stdout).toBe('after\n');
-    expect(daemonPids()).toHaveLength(1);
-    expect(daemonPids()[0]).not.toBe(daemon);
+    expect(ourDaemons()).toHaveLength(1);
+    expect(ourDaemons()[0]).not.toBe(daemon);
   }, 120_000);
 
   it('`daemon run` typed by hand while a daemon serves is refused and leaves that daemon serving', async () => {
     expect((await mcpx(['call', 'a.echo', 'message=1'])).code).toBe(0);
-    const [daemon] = daemonPids();
+    const [daemon] = ourDaemons();
     const second = await mcpx(['daemon', 'run']);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(
@@ -238,7 +216,7 @@ describe('mcpx daemon', () => {
     );
     expect(second.stderr).toContain('mcpx daemon stop');
     expect((await mcpx(['call', 'a.echo', 'message=2'])).stdout).toBe('2\n');
-    expect(daemonPids()).toEqual([daemon]);
+    expect(ourDaemons()).toEqual([daemon]);
     expect(await starts('a')).toHaveLength(1);
   }, 120_000);
 
@@ -249,7 +227,7 @@ describe('mcpx daemon', () => {
     const direct = protocolOf(await mcpx(['--json', 'list'], { MCPX_DAEMON: 'off' }));
     expect(direct).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const warm = protocolOf(await mcpx(['--json', 'list']));
-    expect(daemonPids()).toHaveLength(1);
+    expect(ourDaemons()).toHaveLength(1);
     expect(warm).toBe(direct);
   }, 120_000);
 
@@ -304,7 +282,7 @@ describe('mcpx daemon', () => {
     await mcpx(['call', 'b.echo', 'message=1'], { MCPX_DAEMON_IDLE: '4' });
     const [a] = await starts('a');
     const [b] = await starts('b');
-    const [daemon] = daemonPids();
+    const [daemon] = ourDaemons();
     expect(await waitForExit(a as number, 6_000)).toBe(true);
     expect(isAlive(b as number)).toBe(true);
     expect(await waitForExit(daemon as number, 15_000)).toBe(true);
@@ -315,7 +293,7 @@ describe('mcpx daemon', () => {
   it('start --all keeps a server without keep_alive warm while it runs; without it that server starts per command', async () => {
     await writeConfig({ plain: { keep_alive: false } });
     expect((await mcpx(['call', 'plain.echo', 'message=1'])).stdout).toBe('1\n');
-    expect(daemonPids()).toEqual([]);
+    expect(ourDaemons()).toEqual([]);
     expect((await mcpx(['daemon', 'start', '--all'])).code).toBe(0);
     // --all connects every server at start; the calls then find it warm.
     expect((await mcpx(['call', 'plain.echo', 'message=2'])).stdout).toBe('2\n');

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { findOnPath } from './resolve-command.js';
+import { diagnoseNpxDamage } from './runner/npx-damage.js';
 import { getEnv } from './safe-env.js';
 
 /** What every stdio error names. */
@@ -194,6 +195,13 @@ export function exitError(
   exitedBeforeInput = false,
 ): McpxError {
   const { serverName } = scene;
+  // A killed npx install's folder: `npm install` advice cannot help, removing the folder does.
+  const damaged = diagnoseNpxDamage(scene, stderrTail, {
+    command: commandLine(scene),
+    exitCode: exit.code,
+    signal: exit.signal,
+  });
+  if (damaged) return damaged;
   const hints = hintsFromStderr(
     invalidStdoutLine === undefined ? stderrTail : [...stderrTail, invalidStdoutLine],
   );

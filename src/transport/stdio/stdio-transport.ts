@@ -8,6 +8,8 @@ import { asJsonRpcMessage } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
 import { looksLikeJsonRpc, PendingRequests } from './pending-requests.js';
 import { resolveCommand } from './resolve-command.js';
+import type { PackageInstallEvent } from './runner/install-watch.js';
+import { type RunnerPlan, watchPackageRunner } from './runner/watch-runner.js';
 import { buildServerEnv } from './safe-env.js';
 import { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 import {
@@ -78,6 +80,13 @@ export interface StdioTransportOptions {
   readonly killGraceMs?: number;
   /** Default: `process.platform` (injectable for tests). */
   readonly platform?: NodeJS.Platform;
+  /**
+   * A server started through a package runner (`npx`, `uvx`, …): how long its
+   * install may take, apart from the connect timeout. Default 5 minutes.
+   */
+  readonly installTimeoutMs?: number;
+  /** A package runner's install started, finished, is waited for at a stop, or was rolled back. */
+  readonly onPackageInstall?: (event: PackageInstallEvent) => void;
 }
 
 /** How the server process ended. */
@@ -141,6 +150,8 @@ export class StdioTransport implements Transport {
   readonly #pending = new PendingRequests();
   /** The malformed replies a request failed with, by the key in its error answer's `data`. */
   readonly #malformed = new Map<string, McpxError>();
+  /** Set when the server is started through a package runner (see runner/). */
+  readonly #runner: RunnerPlan | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -158,6 +169,10 @@ export class StdioTransport implements Transport {
       env,
       platform: this.#platform,
     };
+    this.#runner = watchPackageRunner(this.#scene, {
+      budgetMs: options.installTimeoutMs,
+      onEvent: options.onPackageInstall,
+    });
   }
 
   /** The server's process id once spawned. */
@@ -213,6 +228,29 @@ export class StdioTransport implements Transport {
     this.#spawning.catch(() => {}); // start() reports it
   }
 
+  /**
+   * Before the handshake: spawns the server and, when a package runner
+   * installs it first, resolves once the install is done — a wait with a
+   * budget of its own (`installTimeoutMs`), apart from the connect timeout.
+   * Rejects with Cancelled on `signal` (a stop then lets the install finish)
+   * or PackageInstallTimeout (a stop then rolls it back). Resolves with the
+   * time a first start may take beyond the connect timeout: the install budget
+   * for a runner whose install cannot be watched, else 0.
+   */
+  async prepare(signal?: AbortSignal): Promise<number> {
+    this.spawnEarly();
+    try {
+      await this.#spawning;
+    } catch {
+      return 0; // start() reports it
+    }
+    const runner = this.#runner;
+    if (!runner) return 0;
+    if (!runner.watch) return runner.budgetMs;
+    await runner.watch.untilRunning(signal);
+    return 0;
+  }
+
   /** Spawns the server (unless spawnEarly() did). Rejects with an McpxError when it cannot be started. */
   async start(): Promise<void> {
     if (this.#started) throw new Error('StdioTransport already started');
@@ -252,6 +290,7 @@ export class StdioTransport implements Transport {
     }
     this.#child = child;
     this.#wire(child);
+    this.#runner?.watch?.spawned({ pid: child.pid, exited: () => this.#exit !== undefined });
 
     await new Promise<void>((resolve, reject) => {
       const onSpawn = () => {
@@ -312,12 +351,15 @@ export class StdioTransport implements Transport {
       const child = this.#child;
       if (child) {
         try {
+          // Never end a package runner mid-install: that leaves a half-written folder npx reuses.
+          await this.#runner?.watch?.beforeKill();
           await killTree(child, {
             platform: this.#platform,
             closeGraceMs: this.#options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
             killGraceMs: this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
           });
           await this.#flushed();
+          await this.#runner?.watch?.afterKill();
         } finally {
           child.stdin.destroy();
           child.stdout.destroy();
