@@ -51,6 +51,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.RequestTimeout]: ExitCode.Unreachable,
   [Codes.MessageTooLarge]: ExitCode.Unreachable,
   [Codes.InvalidServerOutput]: ExitCode.Unreachable,
+  [Codes.MalformedReply]: ExitCode.Unreachable,
   [Codes.ConnectionClosed]: ExitCode.Unreachable,
   [Codes.UnsupportedTransport]: ExitCode.Config,
   [Codes.HttpUnreachable]: ExitCode.Unreachable,

@@ -7,6 +7,11 @@ export interface CliIo {
   /** Text, or bytes (`read --raw`). */
   readonly stdout: { write(chunk: string | Uint8Array): unknown };
   readonly stderr: { write(chunk: string): unknown };
+  /**
+   * With --json: the one JSON object stderr carries, written when the command
+   * ends (`stderr` then writes into its `warnings`; errors go to it whole).
+   */
+  readonly jsonStderr?: import('./json-stderr.js').JsonStderr;
   /** Lines for interactive commands (`mcpx chat`). */
   readonly stdin?: NodeJS.ReadableStream;
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -16,12 +16,12 @@ export function reportFailures(session: CliSession, outcomes: readonly ServerOut
 /**
  * Several servers' errors at once. With --json they stay one JSON object, as
  * promised for stderr: `error` is the first (what a one-failure reader expects)
- * and `errors` lists them all when there is more than one.
+ * and `errors` lists them all when there is more than one (see `json-stderr.ts`).
  */
 export function writeErrors(session: Pick<CliSession, 'io' | 'options'>, errors: readonly McpxError[]): void {
   const [first] = errors;
   if (!first) return;
-  if (!session.options.json || errors.length === 1) {
+  if (session.io.jsonStderr || !session.options.json || errors.length === 1) {
     for (const error of errors) writeError(session, error);
     return;
   }
@@ -41,6 +41,10 @@ export function renderError(error: McpxError, verbose: boolean): string {
 /** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */
 export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: McpxError): void {
   const { io, options } = session;
+  if (io.jsonStderr) {
+    io.jsonStderr.error(error);
+    return;
+  }
   // JSON keeps what the server said, with every control character escaped.
   const text = options.json
     ? toJson(errorToJson(error), 0)

@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
+import { JsonStderr } from './json-stderr.js';
 import { writeError } from './report.js';
 import type { CliSession } from './session.js';
 
@@ -14,26 +15,49 @@ type Action = (session: CliSession) => Promise<number>;
  * code. Command modules load lazily so `mcpx --version` loads almost nothing.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  // --json: whatever goes to stderr is gathered into one JSON object, written at the end.
+  const flag = argv.indexOf('--');
+  const jsonStderr = (flag === -1 ? argv : argv.slice(0, flag)).includes('--json')
+    ? new JsonStderr(io.stderr)
+    : undefined;
+  try {
+    return await runCommand(argv, io, jsonStderr);
+  } finally {
+    jsonStderr?.flush();
+  }
+}
+
+async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonStderr | undefined) {
   let action: Action | undefined;
   const program = buildProgram((a) => {
     action = a;
   });
-  program.configureOutput({
-    writeOut: (s) => io.stdout.write(s),
-    writeErr: (s) => io.stderr.write(s),
-  });
-  program.exitOverride();
+  // Subcommands copy these settings only when created, so each one is given them here.
+  const output = {
+    writeOut: (s: string) => raw.stdout.write(s),
+    writeErr: (s: string) => (jsonStderr?.stream ?? raw.stderr).write(s),
+  };
+  for (const command of everyCommand(program)) command.configureOutput(output).exitOverride();
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version "fail" with exit code 0.
-      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+      if (error.exitCode === 0) return ExitCode.Ok;
+      const said = jsonStderr?.takeText().replace(/^error: /, '');
+      jsonStderr?.error(
+        new McpxError(ErrorCode.Usage, said || error.message, { fixes: ['run mcpx --help'] }),
+      );
+      return ExitCode.Usage;
     }
     throw error;
   }
   if (!action) return ExitCode.Ok;
   const options = program.opts<GlobalOptions>();
+  const json = options.json === true ? jsonStderr : undefined;
+  const early = json ? '' : (jsonStderr?.takeText() ?? ''); // `--json` was an argument's value
+  if (early) raw.stderr.write(`${early}\n`);
+  const io: CliIo = json ? withJsonStderr(raw, json) : raw;
   // Loaded only when a command runs: `--version` and `--help` need none of it.
   const { CliSession } = await import('./session.js');
   const session = new CliSession(io, options);
@@ -49,6 +73,22 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+function everyCommand(command: Command): Command[] {
+  return [command, ...command.commands.flatMap((sub) => everyCommand(sub))];
+}
+
+/** `raw` with stderr gathered into `json`; getters (a lazily opened stdin) stay getters. */
+function withJsonStderr(raw: CliIo, json: JsonStderr): CliIo {
+  return Object.defineProperties(
+    {},
+    {
+      ...Object.getOwnPropertyDescriptors(raw),
+      stderr: { value: json.stream, enumerable: true },
+      jsonStderr: { value: json, enumerable: true },
+    },
+  ) as CliIo;
 }
 
 function buildProgram(select: (action: Action) => void): Command {

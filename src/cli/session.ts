@@ -619,16 +619,20 @@ export class CliSession {
       ...(signIn ? { signIn } : {}),
       ...(this.#isDaemon ? { callerSignsIn: true } : {}),
     };
+    // A garbled message is a server's failure: told by default, not only with --verbose.
+    const onMalformedMessage = (error: McpxError) => this.notice(`warning: ${forTerminal(error.message)}`);
     // A package runner's install is shown at a terminal (and with --verbose), never inside --json's stderr.
     const install =
       this.options.verbose === true || (this.io.stderrIsTTY && this.options.json !== true)
         ? { onPackageInstall: (event: PackageInstallEvent) => this.notice(installNotice(event)) }
         : {};
-    if (this.options.verbose !== true) return { hostEnv: this.io.env, ...remote, ...install };
+    if (this.options.verbose !== true)
+      return { hostEnv: this.io.env, ...remote, ...install, onMalformedMessage };
     return {
       hostEnv: this.io.env,
       ...remote,
       ...install,
+      onMalformedMessage,
       http: {
         onRetry: (retry) =>
           this.notice(

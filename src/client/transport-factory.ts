@@ -12,6 +12,8 @@ export interface TransportHooks {
   readonly platform?: NodeJS.Platform;
   readonly onStderrLine?: (line: string) => void;
   readonly onInvalidLine?: (line: string) => void;
+  /** A stdio line that looks like a JSON-RPC reply but is malformed, and answers no known request. */
+  readonly onMalformedMessage?: (error: McpxError) => void;
   /** A package runner's install (npx, uvx, …): started, finished, waited for, rolled back. */
   readonly onPackageInstall?: (event: PackageInstallEvent) => void;
   /** Remote servers: retry reporting, size cap and (tests) network fakes. */

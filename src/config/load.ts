@@ -8,7 +8,7 @@ import type { InputRequest } from './input-variable.js';
 import { variablesIn } from './interpolate.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ServerDraft } from './normalize-server.js';
-import { resolveServer } from './resolve-server.js';
+import { asWritten, resolveServer } from './resolve-server.js';
 import { isTrusted, loadTrustStore, markUnapproved } from './trust.js';
 import type {
   ConfigFileInfo,
@@ -28,6 +28,8 @@ interface Definition {
   readonly origin: ServerOrigin;
   /** `off`: switch off the earlier definition of this name (`builtin`: only the built-in one). */
   readonly result: ServerConfig | McpxError | { readonly off: 'any' | 'builtin' };
+  /** The entry as written, uninterpolated: what a later layer's switch-off shows as disabled. */
+  readonly inert?: ServerConfig;
 }
 
 /** The host-wide settings one file sets. */
@@ -127,6 +129,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       name: draft.base.name,
       origin: draft.base.origin,
       result: resolveServer(draft, env),
+      inert: asWritten(draft),
     };
   }
   return { files, problems, definitions, settings, warnings };
@@ -247,15 +250,16 @@ function merge(definitions: readonly Definition[]) {
       // Switched off where it was turned off, so "disabled" names the file that did it.
       const target = earlier?.result;
       if (target === undefined || 'off' in target) continue;
-      // A server that could not be used anyway (a missing ${VAR}) is simply gone.
-      if (target instanceof McpxError) {
+      // Switched off, a server is inert: one whose ${VAR} is unset is shown as written, not as an error.
+      const off = target instanceof McpxError ? earlier?.inert : target;
+      if (!off) {
         byName.set(definition.name, definition);
         continue;
       }
-      if (result.off === 'builtin' && target.origin.layer !== 'builtin') continue;
+      if (result.off === 'builtin' && off.origin.layer !== 'builtin') continue;
       byName.set(definition.name, {
         ...definition,
-        result: { ...target, enabled: false, origin: definition.origin },
+        result: { ...off, enabled: false, origin: definition.origin },
       });
       continue;
     }

@@ -17,8 +17,12 @@ import type { ServerConfig } from './types.js';
  *
  * Returns an error instead of throwing: a variable missing for one server
  * must not stop the others from loading.
+ *
+ * A disabled entry is inert: nothing is interpolated (its variables may be
+ * unset on purpose) and it never fails; it keeps its strings as written.
  */
 export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig | McpxError {
+  if (!draft.base.enabled) return asWritten(draft);
   const { site } = draft;
   const failures: Array<{ at: DraftString; reason: string; variable: string }> = [];
   const missing = new Set<string>();
@@ -104,6 +108,31 @@ export function resolveServer(draft: ServerDraft, env: EnvLookup): ServerConfig 
     ...(cwd === undefined ? {} : { cwd }),
     ...(url === undefined ? {} : { url }),
     ...(oauthStrings ? { oauth: { ...draft.base.oauth, ...Object.fromEntries(oauthStrings) } } : {}),
+  };
+}
+
+/**
+ * The entry with its strings as written, for a server that will not run
+ * (switched off, here or by a later layer): shown by `mcpx list`, never started.
+ */
+export function asWritten(draft: ServerDraft): ServerConfig {
+  const text = (s: DraftString) => s.value;
+  const written = (pairs: ReadonlyArray<readonly [string, DraftString]>) =>
+    Object.fromEntries(pairs.map(([k, v]) => [k, v.value]));
+  const command = draft.command && text(draft.command);
+  const args = draft.args.map(text);
+  const cwd = draft.cwd && text(draft.cwd);
+  const url = draft.url && text(draft.url);
+  return {
+    ...draft.base,
+    fingerprint: fingerprintEntry({ written: draft.base.asWritten, runs: { command, args, cwd, url } }),
+    ...(command === undefined ? {} : { command }),
+    args,
+    env: written(draft.env),
+    headers: written(draft.headers),
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(url === undefined ? {} : { url }),
+    ...(draft.oauth ? { oauth: { ...draft.base.oauth, ...written(draft.oauth) } } : {}),
   };
 }
 

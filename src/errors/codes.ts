@@ -47,6 +47,8 @@ export const ErrorCode = {
   RequestTimeout: 'REQUEST_TIMEOUT',
   MessageTooLarge: 'MESSAGE_TOO_LARGE',
   InvalidServerOutput: 'INVALID_SERVER_OUTPUT',
+  /** A server answered a request with a line that is not a valid JSON-RPC message. */
+  MalformedReply: 'MALFORMED_REPLY',
   ConnectionClosed: 'CONNECTION_CLOSED',
   UnsupportedTransport: 'UNSUPPORTED_TRANSPORT',
   // remote (HTTP) servers

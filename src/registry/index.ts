@@ -19,5 +19,5 @@ export {
   type ServerStatus,
   type Visibility,
 } from './registry.js';
-export { canTransition, type ServerState } from './server-state.js';
+export { canTransition, type ServerCondition, type ServerState } from './server-state.js';
 export { filterTools } from './tool-filter.js';

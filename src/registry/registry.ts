@@ -7,7 +7,7 @@ import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';
-import { canTransition, type ServerState } from './server-state.js';
+import { canTransition, type ServerCondition, type ServerState } from './server-state.js';
 import { filterTools } from './tool-filter.js';
 
 /** Opens one connection; the registry passes the hooks it needs. */
@@ -68,7 +68,17 @@ export interface ServerStatus {
   readonly config: ServerConfig;
   readonly state: ServerState;
   readonly error?: McpxError;
-  /** Tools after the config's allow/deny lists; empty until listed. */
+  /**
+   * The state to show: `state`, or `listing-failed` while `listingError` is set on a
+   * connected server. Every front end shows this one, so none re-derives it.
+   */
+  readonly condition: ServerCondition;
+  /**
+   * Why a listing failed (tools first, then resources, then prompts) while the
+   * connection is up; cleared once a listing of that kind works again.
+   */
+  readonly listingError?: McpxError;
+  /** Tools after the config's allow/deny lists; empty until listed (and after a failed listing). */
   readonly tools: readonly Tool[];
   readonly connection?: ServerConnection;
   readonly owner?: string;
@@ -103,6 +113,8 @@ interface Entry {
   toolsRefresh?: Promise<void>;
   /** A re-listing is queued and not started yet: it covers every change announced before it starts. */
   refreshQueued?: boolean;
+  /** The last listing of each kind that failed, until one of that kind works. */
+  listingErrors: Map<ListKind, McpxError>;
 }
 
 /**
@@ -152,6 +164,7 @@ export class ServerRegistry {
       shared: true,
       stopped: false,
       lost: false,
+      listingErrors: new Map(),
     });
   }
 
@@ -338,6 +351,7 @@ export class ServerRegistry {
       throw notConnected(entry);
     }
     entry.connection = connection;
+    entry.listingErrors.clear();
     connection.onClose((reason) =>
       this.#onConnectionLost(entry, connection, reason ? toMcpxError(reason) : undefined),
     );
@@ -369,18 +383,65 @@ export class ServerRegistry {
   ): Promise<void> {
     try {
       entry.tools = filterTools(entry.config, await connection.listTools());
+      entry.listingErrors.delete('tools');
       this.#emit({ type: 'catalog', server: entry.config.name, kind: 'tools', tools: entry.tools });
     } catch (error) {
-      const failure = toMcpxError(error);
+      const failure = this.#listingFailed(entry, 'tools', toMcpxError(error));
       entry.tools = [];
-      this.#emit({
-        type: 'warning',
-        server: entry.config.name,
-        message: `connected to '${entry.config.name}' but listing its tools failed: ${failure.message} — \`mcpx retry ${entry.config.name}\` tries again`,
-        error: failure,
-      });
       if (options.throwOnFailure) throw failure;
     }
+  }
+
+  /**
+   * List what `name` declares beyond its tools (resources and prompts), so a
+   * listing that fails shows in its status (`mcpx doctor`). Never throws: a
+   * failure is kept as the server's `listingError`. A server not connected is left alone.
+   */
+  async checkListings(name: string): Promise<void> {
+    const entry = this.#entry(name);
+    const connection = entry.connection;
+    if (!connection || connection.closed) return;
+    const { resources, prompts } = connection.capabilities;
+    const checks: Array<[ListKind, () => Promise<unknown>]> = [];
+    if (resources) checks.push(['resources', () => connection.listResources()]);
+    if (prompts) checks.push(['prompts', () => connection.listPrompts()]);
+    await Promise.all(
+      checks.map(async ([kind, list]) => {
+        try {
+          await list();
+          entry.listingErrors.delete(kind);
+        } catch (error) {
+          this.#listingFailed(entry, kind, toMcpxError(error));
+        }
+      }),
+    );
+  }
+
+  /** Keep a failed listing in the server's status (and say so to listeners); returns the error kept. */
+  #listingFailed(entry: Entry, kind: ListKind, failure: McpxError): McpxError {
+    const { name } = entry.config;
+    const error = locate(
+      new McpxError(
+        failure.code,
+        `'${name}' is connected, but listing its ${kind} failed: ${failure.message}`,
+        {
+          ...failure.context,
+          server: name,
+          cause: failure,
+          causes: failure.causes,
+          fixes: [
+            ...failure.fixes,
+            'run the command again with --verbose to see what the server says on stderr',
+            ...(kind === 'tools' ? [`\`mcpx retry ${name}\` lists its tools again`] : []),
+          ],
+        },
+      ),
+      entry.config,
+    );
+    entry.listingErrors.set(kind, error);
+    const retry = kind === 'tools' ? ` — \`mcpx retry ${name}\` tries again` : '';
+    this.#emit({ type: 'warning', server: name, message: `${error.message}${retry}`, error });
+    return error;
   }
 
   #onListChanged(entry: Entry, kind: ListKind): void {
@@ -499,11 +560,21 @@ function isVisible(entry: Entry, agentId: string | undefined): boolean {
   return entry.shared || agentId === undefined || entry.owner === agentId;
 }
 
+/** The first listing failure that counts: only a connected server's (a down one has its own error). */
+function listingError(entry: Entry): McpxError | undefined {
+  if (!entry.connection || (entry.state !== 'ready' && entry.state !== 'busy')) return undefined;
+  const errors = entry.listingErrors;
+  return errors.get('tools') ?? errors.get('resources') ?? errors.get('prompts');
+}
+
 function snapshot(entry: Entry): Omit<ServerStatus, 'usable'> {
+  const listing = listingError(entry);
   return {
     name: entry.config.name,
     config: entry.config,
     state: entry.state,
+    condition: listing ? 'listing-failed' : entry.state,
+    ...(listing ? { listingError: listing } : {}),
     tools: entry.tools,
     shared: entry.shared,
     attempts: entry.attempts,

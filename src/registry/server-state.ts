@@ -19,3 +19,11 @@ const transitions: Record<ServerState, readonly ServerState[]> = {
 export function canTransition(from: ServerState, to: ServerState): boolean {
   return from === to || transitions[from].includes(to);
 }
+
+/**
+ * What a front end shows for a server: its lifecycle state, except that a
+ * server connected but unable to list what it offers (its tools, or the
+ * resources or prompts it declares) is `listing-failed` — a failure, never
+ * `ready` with nothing in it.
+ */
+export type ServerCondition = ServerState | 'listing-failed';

@@ -129,7 +129,8 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
       const name = await needServer();
       // Without --shared the connection is the console's own (NEXUS3's private connection).
       await registry.connect(name, flags.has('--shared') ? { shared: true } : { owner: ctx.agentId });
-      const { tools } = registry.status(name);
+      const { tools, listingError } = registry.status(name);
+      if (listingError) throw listingError;
       if (flags.has('--allow-all')) ctx.guard.allowAll(name, tools);
       ctx.out(
         `${name}: connected, ${plural(tools.length, 'tool')}${flags.has('--allow-all') ? ', all allowed for the model' : ''}\n`,
@@ -246,7 +247,10 @@ export async function toolsOf(ctx: Pick<ShellContext, 'registry'>, name: string)
     await ctx.registry.connect(name);
   }
   await ctx.registry.toolsSettled(name);
-  return ctx.registry.status(name).tools;
+  const { tools, listingError } = ctx.registry.status(name);
+  // No tools because listing them failed is a failure to tell, not an empty server.
+  if (listingError) throw listingError;
+  return tools;
 }
 
 async function runAt(

@@ -7,18 +7,26 @@ import { formatOrigin } from '../errors/index.js';
 import type { ServerStatus } from '../registry/index.js';
 import { forTerminal } from '../tools/sanitize.js';
 
-/** `/mcp`: each server, its state, tool count (once listed) and where it is configured. */
+/**
+ * `/mcp`: each server, its condition, tool count (once listed) and where it is
+ * configured; then, for each failing server, why (one line each).
+ */
 export function renderServers(statuses: readonly ServerStatus[]): string {
   if (statuses.length === 0) return 'no servers are configured\n';
-  return `${renderTable(
+  const table = renderTable(
     ['SERVER', 'STATE', 'TOOLS', 'ORIGIN'],
     statuses.map((s) => [
       s.name,
-      s.state === 'created' ? 'not connected' : s.state,
-      s.connection ? String(s.tools.length) : '-',
+      s.condition === 'created' ? 'not connected' : s.condition,
+      s.connection && !s.listingError ? String(s.tools.length) : '-',
       formatOrigin(s.config.origin) || `${s.config.origin.layer} config`,
     ]),
-  )}\n`;
+  );
+  const reasons = statuses.flatMap((s) => {
+    const problem = s.listingError ?? (s.state === 'error' ? s.error : undefined);
+    return problem ? [`${s.name}: ${forTerminal(problem.message)}\n`] : [];
+  });
+  return `${table}\n${reasons.length ? `\n${reasons.join('')}` : ''}`;
 }
 
 /** `@server ?`: one line per tool (as `mcpx tools` draws them), then how to go on. */

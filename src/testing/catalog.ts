@@ -36,8 +36,8 @@ export type ListMethod = 'tools/list' | 'resources/list' | 'resources/templates/
 
 /** Interception points the misbehaviour modes use; a hook may throw, exit or write to stdout. */
 export interface TestServerHooks {
-  /** Runs before every `tools/call` is dispatched, known tool or not. */
-  readonly beforeToolCall?: (name: string) => void | Promise<void>;
+  /** Runs before every `tools/call` is dispatched, known tool or not; `id` is the request's JSON-RPC id. */
+  readonly beforeToolCall?: (name: string, id: string | number) => void | Promise<void>;
   /** Runs before every list request is answered. */
   readonly beforeList?: (method: ListMethod) => void | Promise<void>;
 }
@@ -586,7 +586,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    await hooks.beforeToolCall?.(name);
+    await hooks.beforeToolCall?.(name, ctx.mcpReq.id);
     const tool = toolsByName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     await ctx.mcpReq.log('info', `tool ${name} called`, TEST_SERVER_NAME).catch(() => {});

@@ -21,6 +21,8 @@ export const FAULT_MODES = [
   'stderr-noise',
   'list-fails-once',
   'tools-list-fails', // every tools/list fails (a broken schema generator) while tools/call works
+  'prompts-list-fails', // every prompts/list fails, though the server declares prompts
+  'malformed-reply', // `echo`: a garbled notification, then its answer cut short (id readable), never a proper one
   // Like many 2025-era servers in the wild, these know nothing of `server/discover`:
   'silent-until-initialize', // ignores every request until `initialize`
   'idless-error-before-initialize', // answers them with an error that has no id
@@ -103,7 +105,15 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
   let listFailures = modes.has('list-fails-once') ? 1 : 0;
   const garbage = modes.has('garbage-stdout');
   const hooks: TestServerHooks = {
-    async beforeToolCall(name) {
+    async beforeToolCall(name, id) {
+      if (modes.has('malformed-reply') && name === 'echo') {
+        // A notification gone wrong first (params must be an object): told, but no reply to pin.
+        io.stdout.write('{"jsonrpc":"2.0","method":"notifications/message","params":"not an object"}\n');
+        io.stdout.write(
+          `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"half an answ\n`,
+        );
+        await new Promise(() => {}); // the real answer never comes
+      }
       if (modes.has('crash-mid-call')) {
         io.stderr.write('fatal: simulated crash\n');
         io.exit(3);
@@ -122,6 +132,12 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,
           'simulated tools/list failure (tools-list-fails)',
+        );
+      }
+      if (method === 'prompts/list' && modes.has('prompts-list-fails')) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'simulated prompts/list failure (prompts-list-fails)',
         );
       }
       if (method === 'tools/list' && listFailures > 0) {

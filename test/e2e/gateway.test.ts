@@ -174,6 +174,16 @@ describe('mcpx itself as the client', () => {
 });
 
 describe('the gateway process', () => {
+  it('with --json says where it listens as a JSON line at once, not when it stops', async () => {
+    const json = await world.serve(['--json']);
+    const [first] = json.stderr().trim().split('\n');
+    expect(JSON.parse(first ?? '')).toEqual({
+      warning: expect.stringMatching(/^mcpx serve: listening on http:/),
+    });
+    json.child.kill('SIGTERM');
+    await json.exited;
+  });
+
   it('wrote nothing but its own lines to stderr (no process warning)', () => {
     expect(gateway.stderr()).not.toMatch(/Warning|MaxListeners|\(node:\d+\)/);
     expect(gateway.stderr()).toMatch(/^mcpx serve: listening on /);

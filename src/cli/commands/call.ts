@@ -18,6 +18,7 @@ import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
+import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
 import { unknownToolError } from '../tool-help/unknown-tool.js';
@@ -84,9 +85,7 @@ export async function runCall(
   if (result.isError) {
     if (options.json) {
       const text = renderContent(result.content ?? []);
-      io.stderr.write(
-        toJson({ error: { code: ErrorCode.ToolError, message: text, server: server.name, tool: name } }, 0),
-      );
+      writeError(session, new McpxError(ErrorCode.ToolError, text, { server: server.name, tool: name }));
     }
     return ExitCode.ToolError;
   }

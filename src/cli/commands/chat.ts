@@ -13,7 +13,7 @@ import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { runShell } from '../../shell/shell.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal, stripTerminalControls } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
@@ -86,8 +86,11 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     await registry.connectAll({ signal: io.signal });
     for (const status of registry.list()) {
       if (status.error) {
-        session.notice(`${status.name}: not available — ${status.error.message}`);
+        session.notice(forTerminal(`${status.name}: not available — ${status.error.message}`));
         record?.addError(status.error);
+      } else if (status.listingError) {
+        session.notice(forTerminal(`${status.name}: no tools offered — ${status.listingError.message}`));
+        record?.addError(status.listingError);
       }
     }
   }

@@ -27,7 +27,10 @@ interface Check {
 export async function runDoctor(session: CliSession): Promise<number> {
   const { io, options } = session;
   const registry = await session.registry();
-  const statuses = await registry.connectAll({ signal: io.signal });
+  await registry.connectAll({ signal: io.signal });
+  // Resources and prompts a server declares must list too: a failure there is a failure of the server.
+  await Promise.all(registry.list().map((s) => registry.checkListings(s.name)));
+  const statuses = registry.list();
   const { TokenStore } = await import('../../auth/token-store.js');
   const store = new TokenStore(session.home);
   const signedIn = new Set<string>();
@@ -59,8 +62,8 @@ export async function runDoctor(session: CliSession): Promise<number> {
             : 'none';
   const checks: Check[] = statuses.map((s) => ({
     server: s.name,
-    healthy: s.state === 'ready' && !s.error,
-    state: s.state,
+    healthy: s.condition === 'ready' && !s.error,
+    state: s.condition,
     transport: s.config.transport,
     target: s.config.url ?? [s.config.command, ...s.config.args].join(' '),
     origin: s.config.origin.file ?? s.config.origin.layer,
@@ -69,10 +72,10 @@ export async function runDoctor(session: CliSession): Promise<number> {
       ? {
           connectMs: Math.round(s.connection.connectMs),
           protocol: s.connection.protocolVersion ?? 'unknown',
-          tools: s.tools.length,
+          ...(s.listingError ? {} : { tools: s.tools.length }),
         }
       : {}),
-    ...(s.error ? { error: s.error } : {}),
+    ...(s.listingError || s.error ? { error: s.listingError ?? s.error } : {}),
   }));
   if (!session.adhoc()) {
     for (const [name, error] of (await session.config()).unusable) {

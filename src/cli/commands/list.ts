@@ -25,13 +25,13 @@ export async function runList(session: CliSession): Promise<number> {
   const statuses = await registry.connectAll({ signal: io.signal });
   const rows: ListRow[] = statuses.map((s) => ({
     name: s.name,
-    state: s.state,
+    state: s.condition,
     transport: s.config.transport,
     protocol: s.connection?.protocolVersion,
-    tools: s.connection ? s.tools.length : undefined,
+    tools: s.connection && !s.listingError ? s.tools.length : undefined,
     layer: s.config.origin.layer,
     file: originFile(s.config.origin),
-    error: s.error,
+    error: s.listingError ?? s.error,
   }));
   if (!session.adhoc()) {
     const config = await session.config();

@@ -29,7 +29,10 @@ export async function runRead(
   const server = await session.server(serverName);
   // Reading a resource needs no tool definitions: no tools/list round trip.
   const connection = await session.connect(server, { listTools: false });
-  if (flags.watch) return watch(session, connection, uri);
+  if (flags.watch) {
+    session.io.jsonStderr?.writeEachLine(); // it runs until Ctrl-C: notices as they come
+    return watch(session, connection, uri);
+  }
   if (flags.raw) {
     writeRaw(session, serverName, uri, await connection.readResource(uri, { signal: io.signal }));
     return ExitCode.Ok;

@@ -85,6 +85,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     throw usageError(
       '--session-idle goes with --http: a stdio client is one session, for as long as it runs',
     );
+  // It runs until stopped: a script waits on its notices (where it listens) as they come.
+  io.jsonStderr?.writeEachLine();
   // Read before anything starts: a key file others can read is refused, not used.
   const stateKey =
     options.stateKeyFile === undefined ? undefined : readStateKey(options.stateKeyFile, process.getuid?.());
@@ -152,9 +154,13 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     // now, not in the middle of a client's session.
     const names = new Set(served.map((s) => s.name));
     void registry.connectAll({ only: [...names] }).then((statuses) => {
-      for (const s of statuses)
-        if (names.has(s.name) && s.state === 'error' && s.error)
+      for (const s of statuses) {
+        if (!names.has(s.name)) continue;
+        if (s.state === 'error' && s.error)
           session.notice(forTerminal(`mcpx serve: '${s.name}' is not available: ${s.error.message}`));
+        else if (s.listingError)
+          session.notice(forTerminal(`mcpx serve: '${s.name}' offers no tools: ${s.listingError.message}`));
+      }
     });
   }
   const log =

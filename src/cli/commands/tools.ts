@@ -21,7 +21,12 @@ export async function runTools(
   // Connecting listed the tools (filtered by the config's allowed_tools / disabled_tools);
   // the registry keeps that list, so asking the server again would be a second round trip.
   const registry = await session.registry();
-  const outcomes = await forServers(session, name, async (c) => registry.status(c.server.name).tools);
+  const outcomes = await forServers(session, name, async (c) => {
+    const { tools, listingError } = registry.status(c.server.name);
+    // A listing that failed is that server's failure (its reason on stderr, a non-zero exit), not "0 tools".
+    if (listingError) throw listingError;
+    return tools;
+  });
   const { io, options } = session;
   if (options.json) {
     io.stdout.write(

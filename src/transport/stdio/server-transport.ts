@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../../config/types.js';
+import type { McpxError } from '../../errors/index.js';
 import { resolveCommand } from './resolve-command.js';
 import type { PackageInstallEvent } from './runner/install-watch.js';
 import { buildServerEnv } from './safe-env.js';
@@ -11,6 +12,7 @@ export interface StdioServerHooks {
   readonly platform?: NodeJS.Platform;
   readonly onStderrLine?: (line: string) => void;
   readonly onInvalidLine?: (line: string) => void;
+  readonly onMalformedMessage?: (error: McpxError) => void;
   /** A package runner's install (npx, uvx, …): started, finished, waited for, rolled back. */
   readonly onPackageInstall?: (event: PackageInstallEvent) => void;
 }
@@ -48,6 +50,7 @@ export function createStdioServerTransport(
     ...(server.maxLineBytes ? { maxLineBytes: server.maxLineBytes } : {}),
     ...(hooks.onStderrLine ? { onStderrLine: hooks.onStderrLine } : {}),
     ...(hooks.onInvalidLine ? { onInvalidLine: hooks.onInvalidLine } : {}),
+    ...(hooks.onMalformedMessage ? { onMalformedMessage: hooks.onMalformedMessage } : {}),
     ...(server.installTimeoutMs ? { installTimeoutMs: server.installTimeoutMs } : {}),
     ...(hooks.onPackageInstall ? { onPackageInstall: hooks.onPackageInstall } : {}),
   });

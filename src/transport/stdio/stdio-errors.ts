@@ -293,6 +293,35 @@ export function invalidLineError(scene: StdioErrorScene, line: string, reason: s
   );
 }
 
+/**
+ * A line that answers `method` (it names its id, or it was the only request
+ * waiting) but is not a valid JSON-RPC message; without `method`, a line that
+ * looks like a reply to no request mcpx can tell.
+ */
+export function malformedReplyError(
+  scene: StdioErrorScene,
+  method: string | undefined,
+  line: string,
+  reason: string,
+): McpxError {
+  const what = method
+    ? `answered ${method} with a malformed line`
+    : 'wrote a malformed JSON-RPC message to stdout';
+  return new McpxError(
+    ErrorCode.MalformedReply,
+    `server '${scene.serverName}' ${what} (${reason}): ${preview(line)}`,
+    {
+      server: scene.serverName,
+      command: commandLine(scene),
+      causes: [
+        'a bug in the server: its reply is cut short, or not the JSON-RPC 2.0 shape',
+        'the server writes other output into the middle of its replies on stdout',
+      ],
+      fixes: ["report the line above to the server's authors", 'try a newer version of the server'],
+    },
+  );
+}
+
 /** send() on a transport whose server is gone or not started. */
 export function notConnectedError(scene: StdioErrorScene, reason: McpxError | undefined): McpxError {
   return new McpxError(ErrorCode.ConnectionClosed, `server '${scene.serverName}' is not running`, {

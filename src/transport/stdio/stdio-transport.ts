@@ -7,6 +7,7 @@ import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader
 import { asJsonRpcMessage } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
 import { type OrphanWatchdog, processWatchdog } from './orphan-watchdog.js';
+import { looksLikeJsonRpc, PendingRequests } from './pending-requests.js';
 import { resolveCommand } from './resolve-command.js';
 import type { PackageInstallEvent } from './runner/install-watch.js';
 import { type RunnerPlan, watchPackageRunner } from './runner/watch-runner.js';
@@ -16,6 +17,7 @@ import { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 import {
   exitError,
   invalidLineError,
+  malformedReplyError,
   messageTooLargeError,
   notConnectedError,
   type StdioErrorScene,
@@ -23,6 +25,13 @@ import {
 } from './stdio-errors.js';
 import { spawnInvocation } from './windows-shim.js';
 import { WriteQueue } from './write-queue.js';
+
+/**
+ * The JSON-RPC error code of the answer the transport gives a request in the
+ * server's place when the server's own answer was malformed (-32700, "parse
+ * error"); `data` carries the key `failureFor()` knows it by.
+ */
+const MALFORMED_REPLY_CODE = -32700;
 
 /** Longest stderr line kept; longer ones are truncated (stderr is for people, not framing). */
 const STDERR_MAX_LINE_BYTES = 64 * 1024;
@@ -59,6 +68,14 @@ export interface StdioTransportOptions {
    * InvalidServerOutput error instead — it is never dropped silently.
    */
   readonly onInvalidLine?: (line: string) => void;
+  /**
+   * A line that looks like a JSON-RPC message (it names `jsonrpc`) but is not a
+   * valid one, and answers no request the transport can tell:
+   * a MALFORMED_REPLY diagnostic; the transport stays open. (A line that answers a
+   * known request fails that request instead.) Without this callback it is
+   * handled as any other invalid line.
+   */
+  readonly onMalformedMessage?: (error: McpxError) => void;
   /** close(): how long the server gets to exit after its stdin closes. Default 1000 ms. */
   readonly closeGraceMs?: number;
   /** close(): how long the tree gets after SIGTERM before SIGKILL. Default 2000 ms. */
@@ -139,6 +156,9 @@ export class StdioTransport implements Transport {
   #firstInvalidLine: string | undefined;
   #shutdown: Promise<void> | undefined;
   #closeFired = false;
+  readonly #pending = new PendingRequests();
+  /** The malformed replies a request failed with, by the key in its error answer's `data`. */
+  readonly #malformed = new Map<string, McpxError>();
   /** Set when the server is started through a package runner (see runner/). */
   readonly #runner: RunnerPlan | undefined;
 
@@ -192,6 +212,17 @@ export class StdioTransport implements Transport {
   /** The error that closed the transport (spawn failure, crash, oversized message); `undefined` after a plain close(). */
   closeReason(): McpxError | undefined {
     return this.#closeReason;
+  }
+
+  /**
+   * The transport's own account of a request that failed: a reply the server
+   * garbled (MALFORMED_REPLY, with the line), which the SDK only sees as the
+   * error answer the transport gave in the server's place.
+   */
+  failureFor(error: unknown): McpxError | undefined {
+    const data = (error as { data?: { mcpxMalformedReply?: unknown } } | null)?.data;
+    const key = data?.mcpxMalformedReply;
+    return typeof key === 'string' ? this.#malformed.get(key) : undefined;
   }
 
   /** The server's last stderr lines, oldest first. */
@@ -299,6 +330,7 @@ export class StdioTransport implements Transport {
     if (!this.#writer || this.#exit || this.#shutdown) {
       throw notConnectedError(this.#scene, this.#closeReason);
     }
+    this.#pending.sent(message);
     try {
       await this.#writer.write(`${JSON.stringify(message)}\n`);
     } catch {
@@ -435,14 +467,19 @@ export class StdioTransport implements Transport {
     try {
       parsed = JSON.parse(line);
     } catch {
-      this.#invalid(line, 'not JSON');
+      this.#invalid(line, 'not JSON', undefined);
       return;
     }
     const message = asJsonRpcMessage(parsed);
     if (!message) {
-      this.#invalid(line, 'JSON, but not JSON-RPC 2.0');
+      this.#invalid(line, 'JSON, but not JSON-RPC 2.0', parsed);
       return;
     }
+    this.#pending.received(message);
+    this.#hand(message);
+  }
+
+  #hand(message: JSONRPCMessage): void {
     if (this.#started) this.#deliver(message);
     else this.#held.push(message);
   }
@@ -455,8 +492,31 @@ export class StdioTransport implements Transport {
     }
   });
 
-  #invalid(line: string, reason: string): void {
+  #invalid(line: string, reason: string, parsed: unknown): void {
     this.#firstInvalidLine ??= line;
+    // A garbled answer fails its request now, naming the line, rather than after the whole timeout.
+    const request = this.#pending.answeredBy(line, parsed);
+    if (request) {
+      this.#pending.settle(request.id);
+      const key = globalThis.crypto.randomUUID();
+      const error = malformedReplyError(this.#scene, request.method, line, reason);
+      this.#malformed.set(key, error);
+      this.#hand({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: MALFORMED_REPLY_CODE, message: error.message, data: { mcpxMalformedReply: key } },
+      });
+      return;
+    }
+    const malformed = this.#options.onMalformedMessage;
+    if (malformed && looksLikeJsonRpc(line, parsed)) {
+      try {
+        malformed(malformedReplyError(this.#scene, undefined, line, reason));
+      } catch (error) {
+        this.#report(error);
+      }
+      return;
+    }
     const callback = this.#options.onInvalidLine;
     if (!callback) {
       this.#report(invalidLineError(this.#scene, line, reason));

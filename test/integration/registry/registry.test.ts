@@ -150,10 +150,18 @@ describe('ServerRegistry with real servers', () => {
     );
     registry.on((e) => e.type === 'warning' && warnings.push(e.message));
     await registry.connectAll();
-    expect(registry.status('flaky')).toMatchObject({ state: 'ready', tools: [] });
+    // Connected, but not `ready` to a front end: the failed listing is its condition, with the reason.
+    expect(registry.status('flaky')).toMatchObject({
+      state: 'ready',
+      condition: 'listing-failed',
+      tools: [],
+    });
+    expect(registry.status('flaky').listingError?.message).toContain('list-fails-once');
     expect(warnings.join()).toContain('mcpx retry flaky');
     const tools = await registry.retry('flaky');
     expect(tools.map((t) => t.name)).toContain('echo');
+    expect(registry.status('flaky')).toMatchObject({ condition: 'ready' });
+    expect(registry.status('flaky').listingError).toBeUndefined();
     expect(registry.findTool('echo')).toEqual(['flaky']);
   });
 

@@ -43,8 +43,26 @@ describe('switching a server off', () => {
       command: 'fs',
       origin: { layer: 'project' },
     });
-    expect(config.servers.some((s) => s.name === 'gh')).toBe(false);
+    // Switched off, it is inert: shown as disabled, as written, never an error.
+    expect(config.servers.find((s) => s.name === 'gh')).toMatchObject({
+      enabled: false,
+      command: '${NO_SUCH_VAR}',
+      origin: { layer: 'project' },
+    });
     expect(config.unusable.has('gh')).toBe(false);
+  });
+
+  it('an entry disabled where it is defined is not interpolated: an unset ${VAR} in it is no error', async () => {
+    const config = await load({
+      'home/mcp.json': {
+        mcpServers: { gh: { command: 'gh-mcp', env: { TOKEN: '${NO_SUCH_VAR}' }, enabled: false } },
+      },
+    });
+    expect(config.unusable.size).toBe(0);
+    expect(config.servers.find((s) => s.name === 'gh')).toMatchObject({
+      enabled: false,
+      env: { TOKEN: '${NO_SUCH_VAR}' },
+    });
   });
 
   it('an entry with "enabled": true and no command is still an error', async () => {

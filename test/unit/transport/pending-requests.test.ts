@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { PendingRequests } from '../../../src/transport/stdio/pending-requests.js';
+
+const request = (id: number | string, method: string) => ({ jsonrpc: '2.0' as const, id, method });
+const parse = (line: string): unknown => {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+};
+
+function waitingOn(...requests: Array<[number | string, string]>): PendingRequests {
+  const pending = new PendingRequests();
+  for (const [id, method] of requests) pending.sent(request(id, method));
+  return pending;
+}
+
+describe('PendingRequests: which request a malformed line answers', () => {
+  it('the one whose id the line names, even when the JSON is cut short', () => {
+    const pending = waitingOn([3, 'tools/list'], [4, 'tools/call']);
+    const line = '{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"te';
+    expect(pending.answeredBy(line, parse(line))).toEqual({ id: 4, method: 'tools/call' });
+    const wrong = '{"jsonrpc":"2.0","id":"a\\"b","result":"not an object"}';
+    pending.sent(request('a"b', 'prompts/list'));
+    expect(pending.answeredBy(wrong, parse(wrong))).toEqual({ id: 'a"b', method: 'prompts/list' });
+  });
+
+  it('the only request waiting, when the line looks like a reply without an id', () => {
+    const pending = waitingOn([1, 'tools/call'], [0, 'subscriptions/listen']);
+    const line = '{"jsonrpc":"2.0","result":{"content":[]}}';
+    expect(pending.answeredBy(line, parse(line))).toEqual({ id: 1, method: 'tools/call' });
+    pending.sent(request(2, 'tools/list'));
+    expect(pending.answeredBy(line, parse(line))).toBeUndefined(); // two waiting: cannot tell
+  });
+
+  it('never a log line (plain or JSON), a garbled notification, or a server/discover probe', () => {
+    const pending = waitingOn([1, 'initialize']);
+    const logs = [
+      'Server running on stdio',
+      '{"level":30,"msg":"ready","pid":7}',
+      '{"level":"error","error":"boom"}',
+      '[info] {"id": 1, "result": 2}',
+      '{"jsonrpc":"2.0","method":"notifications/message","params":"not an object"}',
+    ];
+    for (const line of logs) expect(pending.answeredBy(line, parse(line)), line).toBeUndefined();
+    const probe = waitingOn([0, 'server/discover']);
+    const garbled = '{"jsonrpc":"2.0","id":0,"result":"?"}';
+    expect(probe.answeredBy(garbled, parse(garbled))).toBeUndefined();
+  });
+
+  it('forgets a request once answered or cancelled', () => {
+    const pending = waitingOn([1, 'tools/call'], [2, 'tools/call']);
+    pending.received({ jsonrpc: '2.0', id: 1, result: {} });
+    pending.sent({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+    const line = '{"jsonrpc":"2.0","id":1,"result":1}';
+    expect(pending.answeredBy(line, parse(line))).toBeUndefined();
+    expect(pending.answeredBy('{"jsonrpc":"2.0",', undefined)).toBeUndefined();
+  });
+});
