@@ -13,7 +13,7 @@ import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { runShell } from '../../shell/shell.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
-import { stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
@@ -124,7 +124,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         ? {
             onText: (delta: string) => {
               streamed = true;
-              io.stdout.write(stripTerminalControls(delta));
+              io.stdout.write(forTerminal(delta));
             },
           }
         : {}),
@@ -136,7 +136,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       },
     });
   };
-  const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${stripTerminalControls(answer)}\n`);
+  const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${forTerminal(answer)}\n`);
   if (options.once !== undefined) {
     try {
       if (!record) {
@@ -279,6 +279,6 @@ function missingKey(): McpxError {
 }
 
 function preview(text: string): string {
-  const clean = stripTerminalControls(text).replace(/\s+/g, ' ');
+  const clean = forTerminal(text).replace(/\s+/g, ' ');
   return clean.length > 160 ? `${clean.slice(0, 160)}…` : clean;
 }
