@@ -74,7 +74,7 @@ export class ListWalk {
       throw this.#tooLarge(method, `more than ${this.#limits.maxItems} items`);
     }
     if (this.#bytes > this.#limits.maxBytes) {
-      throw this.#tooLarge(method, `more than ${Math.round(this.#limits.maxBytes / 1024 / 1024)} MB`);
+      throw this.#tooLarge(method, `more than ${size(this.#limits.maxBytes)}`);
     }
     const next = result.nextCursor;
     if (typeof next === 'string' && this.#cursors.has(next)) {
@@ -95,7 +95,7 @@ export class ListWalk {
       server: this.#server,
       causes: [
         ...(cause ? [cause] : []),
-        `mcpx reads at most ${this.#limits.maxPages} pages, ${this.#limits.maxItems} items and ${Math.round(this.#limits.maxBytes / 1024 / 1024)} MB of one list`,
+        `mcpx reads at most ${this.#limits.maxPages} pages, ${this.#limits.maxItems} items and ${size(this.#limits.maxBytes)} of one list`,
       ],
       fixes: [
         `report it to the server's authors`,
@@ -103,6 +103,10 @@ export class ListWalk {
       ],
     });
   }
+}
+
+function size(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${bytes} bytes`;
 }
 
 const walks = new WeakMap<object, ListWalk>();
