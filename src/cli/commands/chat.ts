@@ -136,6 +136,11 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       },
     });
   };
+  const showTools = (): void => {
+    io.stdout.write(
+      forTerminal(`${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`),
+    );
+  };
   const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${forTerminal(answer)}\n`);
   if (options.once !== undefined) {
     try {
@@ -185,11 +190,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         extra: {
           tools: {
             help: 'the tools the model is offered',
-            run: () => {
-              io.stdout.write(
-                `${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`,
-              );
-            },
+            run: showTools,
           },
           clear: { help: 'forget the conversation so far', run: () => void history.splice(1) },
         },
@@ -206,9 +207,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       const text = line.trim();
       if (!text) continue;
       if (text === '/tools') {
-        io.stdout.write(
-          `${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`,
-        );
+        showTools();
         continue;
       }
       if (text === '/clear') {
