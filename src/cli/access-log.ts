@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import type { RequestEvent } from '../gateway/index.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { toJson } from './output/json.js';
 
 /** `mcpx serve --access-log FILE|-`: one JSON line per request a client made. */
 export interface AccessLog {
@@ -26,13 +26,18 @@ export interface AccessLogOptions {
  * client's reply for a file system call.
  */
 export function openAccessLog(options: AccessLogOptions): AccessLog {
+  // Tool names come from servers and clients: escaped as --json escapes them (C1 controls,
+  // bidi, zero-width and tag characters too), so a terminal tailing the log shows them inert.
   const line = (event: RequestEvent) => {
     const { arguments: args, ...rest } = event;
-    return `${JSON.stringify({
-      time: new Date().toISOString(),
-      ...rest,
-      ...(options.logArguments && args !== undefined ? { arguments: args } : {}),
-    })}\n`;
+    return toJson(
+      {
+        time: new Date().toISOString(),
+        ...rest,
+        ...(options.logArguments && args !== undefined ? { arguments: args } : {}),
+      },
+      0,
+    );
   };
   if (options.target === '-')
     return { record: (event) => void options.stderr.write(line(event)), close: async () => {} };
@@ -42,9 +47,7 @@ export function openAccessLog(options: AccessLogOptions): AccessLog {
     if (failed) return;
     failed = true;
     options.notice(
-      forTerminal(
-        `mcpx serve: the access log ${options.target} cannot be written, logging stops: ${error.message}`,
-      ),
+      `mcpx serve: the access log ${options.target} cannot be written, logging stops: ${error.message}`,
     );
   });
   return {

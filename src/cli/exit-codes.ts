@@ -64,6 +64,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.ServerRejected]: ExitCode.ToolError,
   [Codes.ToolError]: ExitCode.ToolError,
   [Codes.InvalidToolOutput]: ExitCode.ToolError,
+  [Codes.ListPaginationBroken]: ExitCode.ToolError,
+  [Codes.ListTooLarge]: ExitCode.ToolError,
   [Codes.PermissionDenied]: ExitCode.Denied,
   [Codes.Cancelled]: ExitCode.Cancelled,
   [Codes.Internal]: ExitCode.Usage,

@@ -697,9 +697,13 @@ export class CliSession {
     return transport;
   }
 
-  /** A line for the person on stderr (never stdout, which --json reserves for the result). */
+  /**
+   * A line for the person on stderr (never stdout, which --json reserves for the result).
+   * Notices quote servers (logs, errors, tool results): every one is made fit for a terminal
+   * here, whatever its caller did.
+   */
   notice(line: string): void {
-    this.io.stderr.write(`${line}\n`);
+    this.io.stderr.write(`${forTerminal(line)}\n`);
   }
 
   /** What the SDK said about a server (--verbose); it quotes the server, so it is sanitized. */

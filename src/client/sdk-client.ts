@@ -6,6 +6,7 @@ import {
   type ResultTypeMap,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
+import { LIST_METHODS, type ListWalk, listWalkOf } from './list-bounds.js';
 
 /** The part of the SDK's era codec (`Protocol#_wireCodec()`) a result validator reads. */
 interface ResultCodec {
@@ -59,11 +60,25 @@ export class SdkClient extends Client {
     options?: RequestOptions,
   ): Promise<unknown> {
     const sdk = super.request as (...rest: unknown[]) => Promise<unknown>;
+    const walk = LIST_METHODS.has(request.method) ? listWalkOf(options ?? schemaOrOptions) : undefined;
+    if (walk) return this.#page(walk, request, () => sdk.call(this, request, schemaOrOptions, options));
     if (!PER_CALL_METHODS.has(request.method) || isStandardSchema(schemaOrOptions))
       return sdk.call(this, request, schemaOrOptions, options);
     const validator = this.#validator(this._wireCodec() as ResultCodec, request.method);
     if (!validator) return sdk.call(this, request, schemaOrOptions);
     return sdk.call(this, request, validator, schemaOrOptions);
+  }
+
+  /** One page of a bounded list walk (see `list-bounds.ts`). */
+  async #page(
+    walk: ListWalk,
+    request: { method: string; params?: Record<string, unknown> },
+    send: () => Promise<unknown>,
+  ): Promise<unknown> {
+    walk.beforePage(request.method, request.params?.cursor);
+    const page = await send();
+    walk.afterPage(request.method, page);
+    return page;
   }
 
   #validator(codec: ResultCodec, method: string): StandardSchemaV1 | undefined {

@@ -29,6 +29,7 @@ import {
   checkFormSchema,
   urlElicitationProblem,
 } from './features.js';
+import { DEFAULT_LIST_LIMITS, ListWalk, withListWalk } from './list-bounds.js';
 import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
 import { type ProbeWitness, witnessEraProbe } from './probe-witness.js';
@@ -92,9 +93,8 @@ export const ERA_PROBE_TIMEOUT_MS = 2_000;
 // legacy server at most): enough for a server that is starting to answer, little for a person.
 const ERA_RECHECK_GRACE_MS = 1_000;
 
-// A server whose cursors never converge must not loop forever, but 250 tools
-// at page size 7 (36 pages) is normal.
-const LIST_MAX_PAGES = 1_000;
+// The SDK's own cap, a step behind ours (list-bounds.ts), which says more.
+const LIST_MAX_PAGES = DEFAULT_LIST_LIMITS.maxPages + 1;
 const MODERN_VERSION = '2026-07-28';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
@@ -658,7 +658,9 @@ class SdkServerConnection implements ServerConnection {
 
   async listTools(options?: RequestControl) {
     if (!this.capabilities.tools) return [];
-    const tools = (await this.#run('tools/list', options, (o) => this.client.listTools(undefined, o))).tools;
+    const tools = (
+      await this.#run('tools/list', options, (o) => this.client.listTools(undefined, this.#bounded(o)))
+    ).tools;
     this.#tools = Promise.resolve(tools);
     return tools;
   }
@@ -675,22 +677,27 @@ class SdkServerConnection implements ServerConnection {
 
   async listResources(options?: RequestControl) {
     if (!this.capabilities.resources) return [];
-    return (await this.#run('resources/list', options, (o) => this.client.listResources(undefined, o)))
-      .resources;
+    return (
+      await this.#run('resources/list', options, (o) =>
+        this.client.listResources(undefined, this.#bounded(o)),
+      )
+    ).resources;
   }
 
   async listResourceTemplates(options?: RequestControl) {
     if (!this.capabilities.resources) return [];
     return (
       await this.#run('resources/templates/list', options, (o) =>
-        this.client.listResourceTemplates(undefined, o),
+        this.client.listResourceTemplates(undefined, this.#bounded(o)),
       )
     ).resourceTemplates;
   }
 
   async listPrompts(options?: RequestControl) {
     if (!this.capabilities.prompts) return [];
-    return (await this.#run('prompts/list', options, (o) => this.client.listPrompts(undefined, o))).prompts;
+    return (
+      await this.#run('prompts/list', options, (o) => this.client.listPrompts(undefined, this.#bounded(o)))
+    ).prompts;
   }
 
   async callTool(
@@ -818,6 +825,11 @@ class SdkServerConnection implements ServerConnection {
       this.#closed = true;
     })();
     return this.#closing;
+  }
+
+  /** Options for one list walk, bounded in pages, items and bytes (see `list-bounds.ts`). */
+  #bounded(options: RequestOptions): RequestOptions {
+    return withListWalk(options, new ListWalk(this.server.name));
   }
 
   async #run<T>(

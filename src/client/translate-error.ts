@@ -81,6 +81,13 @@ export function translateRequestError(error: unknown, scene: FailureScene): Mcpx
             cause: error,
           },
         );
+      // The SDK's page cap (a list walked without mcpx's bounds, see list-bounds.ts).
+      case SdkErrorCode.ListPaginationExceeded:
+        return new McpxError(
+          ErrorCode.ListTooLarge,
+          `server '${server}' returned more pages than mcpx reads in ${method}`,
+          { server, cause: error, causes: ['its pagination may never end (a new cursor on every page)'] },
+        );
       default:
         return new McpxError(ErrorCode.ServerRejected, `${method} failed on '${server}': ${error.message}`, {
           server,

@@ -63,6 +63,10 @@ export const ErrorCode = {
   ServerRejected: 'SERVER_REJECTED',
   ToolError: 'TOOL_ERROR',
   InvalidToolOutput: 'INVALID_TOOL_OUTPUT',
+  /** A list whose cursors never end or come back (the server's pagination is broken). */
+  ListPaginationBroken: 'LIST_PAGINATION_BROKEN',
+  /** A list past mcpx's caps on pages, items or bytes. */
+  ListTooLarge: 'LIST_TOO_LARGE',
   // permissions and consent
   PermissionDenied: 'PERMISSION_DENIED',
   // the user

@@ -61,14 +61,16 @@ export async function runShell(options: ShellOptions): Promise<void> {
     registry,
     guard: options.guard,
     agentId: options.agentId,
-    out: (text) => io.stdout.write(text),
+    // What the shell prints quotes servers; its own drawing (prompt, progress) goes elsewhere.
+    out: (text) => io.stdout.write(forTerminal(text)),
     err: (text) => io.stderr.write(text),
     columns: io.columns ?? 100,
     terminal: io.stderrIsTTY,
     ...(options.extra ? { extra: options.extra } : {}),
   };
   let editor: Interface | undefined;
-  const showNotice = (line: string) => {
+  const showNotice = (text: string) => {
+    const line = forTerminal(text);
     if (!editor) {
       // A line is running: say it now, in place of a progress bar if one is drawn.
       io.stderr.write(io.stderrIsTTY ? `\r\u001b[2K${line}\n` : `${line}\n`);
@@ -82,7 +84,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
   };
   const unsubscribe = registry.on((event) => {
     const line = describeEvent(event, registry);
-    if (line) showNotice(forTerminal(line));
+    if (line) showNotice(line);
   });
   // The CLI's signal ends the session (the terminal hung up): the editor closes, the running line
   // is cancelled, and leaving closes every server.

@@ -40,6 +40,8 @@ export interface TestServerHooks {
   readonly beforeToolCall?: (name: string, id: string | number) => void | Promise<void>;
   /** Runs before every list request is answered. */
   readonly beforeList?: (method: ListMethod) => void | Promise<void>;
+  /** A `tools/list` page served instead of the catalogue's (broken pagination); `undefined` serves the real one. */
+  readonly toolsPage?: (cursor: string | undefined) => { tools: Tool[]; nextCursor?: string } | undefined;
 }
 
 /** Options for {@link createTestServer}; every field is optional. */
@@ -581,6 +583,8 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   };
 
   server.setRequestHandler('tools/list', async (request) => {
+    const replaced = hooks.toolsPage?.(request.params?.cursor);
+    if (replaced) return replaced;
     const { items, nextCursor } = await list('tools/list', toolList, request.params?.cursor);
     return { tools: items, nextCursor };
   });

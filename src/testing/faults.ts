@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type Readable, Transform, type Writable } from 'node:stream';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type BrokenListMode, brokenToolsPage, DEFAULT_HUGE_LIST_BYTES } from './broken-lists.js';
 import type { TestServerHooks } from './catalog.js';
 
 /** Every mode `MCPX_TEST_FAULT` accepts. */
@@ -30,6 +31,10 @@ export const FAULT_MODES = [
   'exit-after',
   // Hand-written schemas ($ref, nullable, unions) and a tool that answers with what it got.
   'wild-schemas',
+  // tools/list pagination gone wrong (see broken-lists.ts); MCPX_TEST_HUGE_LIST_BYTES sizes the huge one.
+  'endless-cursor',
+  'repeated-cursor',
+  'huge-list',
 ] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -104,7 +109,16 @@ async function writeHugeLine(out: Writable, bytes: number): Promise<void> {
 export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults {
   let listFailures = modes.has('list-fails-once') ? 1 : 0;
   const garbage = modes.has('garbage-stdout');
+  const broken = BROKEN_LIST_MODES.find((mode) => modes.has(mode));
   const hooks: TestServerHooks = {
+    ...(broken
+      ? {
+          toolsPage: brokenToolsPage(
+            broken,
+            positiveInt(io.env.MCPX_TEST_HUGE_LIST_BYTES, DEFAULT_HUGE_LIST_BYTES),
+          ),
+        }
+      : {}),
     async beforeToolCall(name, id) {
       if (modes.has('malformed-reply') && name === 'echo') {
         // A notification gone wrong first (params must be an object): told, but no reply to pin.
@@ -202,6 +216,8 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
 
   return { modes, hooks, outlivesStdin: modes.has('ignore-sigterm'), beforeServe, input };
 }
+
+const BROKEN_LIST_MODES: readonly BrokenListMode[] = ['endless-cursor', 'repeated-cursor', 'huge-list'];
 
 const PRE_INITIALIZE_MODES = [
   'silent-until-initialize',

@@ -1,7 +1,8 @@
 /**
  * `mcpx-hostile-server`: a stdio MCP server whose every string is poisoned with a
  * right-to-left override (U+202E), a zero-width space (U+200B), a Unicode tag character
- * (U+E0041) and terminal escape sequences (a colour, a screen clear, an OSC title). It is what a
+ * (U+E0041) and terminal escape sequences (a colour, a screen clear, an OSC title, and an 8-bit
+ * C1 CSI, U+009B, that terminals honouring C1 read as ESC [). It is what a
  * malicious or compromised server sends to disguise itself on a person's terminal; tests drive
  * every command of the CLI against it. Run it as `node dist/testing/hostile-server.js`.
  *
@@ -24,7 +25,7 @@ import {
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 
 /** What every string of this server carries. */
-export const POISON = '\u202Eevil\u200Bzw\u{E0041}tag\u001b[31mred\u001b[2J\u001b]0;title\u0007';
+export const POISON = '\u202Eevil\u200Bzw\u{E0041}tag\u001b[31mred\u001b[2J\u001b]0;title\u0007\u009b33mc1';
 
 /** A poisoned string: `label` followed by {@link POISON}. */
 export const poisoned = (label: string): string => `${label}${POISON}`;

@@ -9,8 +9,8 @@
  * - `MCPX_TEST_TICK_MS=N` changes `test://counter` every N ms (subscribers are told), as a
  *   server watching a file or a feed would.
  * - `MCPX_TEST_FAULT=mode[,mode…]` switches on misbehaviour (see `faults.ts`), with
- *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_SLOW_START_MS` and `MCPX_TEST_EXIT_AFTER_MS`
- *   tuning three of them.
+ *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_HUGE_LIST_BYTES`, `MCPX_TEST_SLOW_START_MS` and
+ *   `MCPX_TEST_EXIT_AFTER_MS` tuning four of them.
  * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
  * - `MCPX_TEST_METHOD_LOG=FILE` appends the method of every request and notification it

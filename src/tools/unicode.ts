@@ -1,14 +1,15 @@
 /**
  * Characters that change how text reads without being seen: bidirectional
  * overrides and isolates (U+202A–202E, U+2066–2069, U+200E/F, U+061C),
- * zero-width characters (U+200B–200D, U+2060, U+FEFF, U+180E), Unicode tags
+ * zero-width characters (U+200B–200D, U+2060, U+FEFF, U+180E), the line and paragraph
+ * separators (U+2028/2029, invisible line breaks), Unicode tags
  * (U+E0000–E007F, invisible ASCII), variation selectors used to smuggle
  * bytes, other format (Cf) characters, and control (Cc) characters other than
  * tab, line feed and carriage return. A server can hide instructions to the
  * model in a tool description with them.
  */
 const HIDDEN =
-  /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\u{E0000}-\u{E007F}]|[\ufe00-\ufe0f]|[\u{E0100}-\u{E01EF}]|\p{Cf}|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/gu;
+  /[\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\u{E0000}-\u{E007F}]|[\ufe00-\ufe0f]|[\u{E0100}-\u{E01EF}]|\p{Cf}|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/gu;
 
 /** True when `text` holds any hidden or direction-changing character. */
 export function hasHiddenCharacters(text: string): boolean {

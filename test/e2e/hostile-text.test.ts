@@ -1,6 +1,6 @@
 /**
  * Every command of the built CLI against a server whose every string carries a right-to-left
- * override, a zero-width space, a tag character and escape sequences: human output shows them as
+ * override, a zero-width space, a tag character and escape sequences (7-bit and C1): human output shows them as
  * `<U+XXXX>` (and drops the escapes), `--json` keeps the exact text.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { POISON } from '../../src/testing/hostile-server.js';
 import { type CliRun, cliPath, repoRoot, runCli, tempDir } from '../helpers/cli.js';
 
 const hostileServerPath = join(repoRoot, 'dist/testing/hostile-server.js');
-const RAW = ['\u202E', '\u200B', '\u{E0041}', '\u001b', '\u0007'];
+const RAW = ['\u202E', '\u200B', '\u{E0041}', '\u001b', '\u0007', '\u009b'];
 /** How the poison reads once neutralised: hidden characters shown, escape sequences gone. */
 const SHOWN = '<U+202E>evil<U+200B>zw<U+E0041>tag';
 

@@ -13,7 +13,7 @@ import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { runShell } from '../../shell/shell.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
-import { forTerminal, stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
@@ -127,7 +127,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         ? {
             onText: (delta: string) => {
               streamed = true;
-              io.stdout.write(stripTerminalControls(delta));
+              io.stdout.write(forTerminal(delta));
             },
           }
         : {}),
@@ -139,7 +139,12 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       },
     });
   };
-  const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${stripTerminalControls(answer)}\n`);
+  const showTools = (): void => {
+    io.stdout.write(
+      forTerminal(`${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`),
+    );
+  };
+  const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${forTerminal(answer)}\n`);
   if (options.once !== undefined) {
     try {
       if (!record) {
@@ -188,11 +193,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         extra: {
           tools: {
             help: 'the tools the model is offered',
-            run: () => {
-              io.stdout.write(
-                `${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`,
-              );
-            },
+            run: showTools,
           },
           clear: { help: 'forget the conversation so far', run: () => void history.splice(1) },
         },
@@ -209,9 +210,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       const text = line.trim();
       if (!text) continue;
       if (text === '/tools') {
-        io.stdout.write(
-          `${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`,
-        );
+        showTools();
         continue;
       }
       if (text === '/clear') {
@@ -282,6 +281,6 @@ function missingKey(): McpxError {
 }
 
 function preview(text: string): string {
-  const clean = stripTerminalControls(text).replace(/\s+/g, ' ');
+  const clean = forTerminal(text).replace(/\s+/g, ' ');
   return clean.length > 160 ? `${clean.slice(0, 160)}…` : clean;
 }

@@ -26,7 +26,7 @@ export function createProgressBar(write: (chunk: string) => void, width = 30) {
     },
     /** A status line in the bar's place (a task's state), sanitized and cut to the width. */
     status(text: string): void {
-      write(`\r\u001b[2K${stripTerminalControls(text).slice(0, 120)}`);
+      write(`\r\u001b[2K${forTerminal([...stripTerminalControls(text)].slice(0, 120).join(''))}`);
       drawn = true;
     },
     clear(): void {
