@@ -68,6 +68,19 @@ export class PendingRequests {
     const only = waiting.length === 1 ? waiting[0] : undefined;
     return only ? { id: only[0], method: only[1] } : undefined;
   }
+
+  /**
+   * A reply with no id while a `server/discover` probe waits: how some 2025
+   * servers refuse the probe. Expected, and handled by the probe's fallback,
+   * so not worth a warning.
+   */
+  refusesProbe(line: string, parsed: unknown): boolean {
+    return (
+      looksLikeReply(line, parsed) &&
+      idOf(line, parsed) === undefined &&
+      [...this.#byId.values()].includes('server/discover')
+    );
+  }
 }
 
 function isId(value: unknown): value is RequestId {

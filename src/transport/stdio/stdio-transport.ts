@@ -509,7 +509,7 @@ export class StdioTransport implements Transport {
       return;
     }
     const malformed = this.#options.onMalformedMessage;
-    if (malformed && looksLikeJsonRpc(line, parsed)) {
+    if (malformed && looksLikeJsonRpc(line, parsed) && !this.#pending.refusesProbe(line, parsed)) {
       try {
         malformed(malformedReplyError(this.#scene, undefined, line, reason));
       } catch (error) {

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { locate } from '../../../src/client/locate.js';
 import { connectServer } from '../../../src/client/server-connection.js';
 import { createServerTransport } from '../../../src/client/transport-factory.js';
-import { loadConfig } from '../../../src/config/index.js';
+import { loadConfig, markApproved } from '../../../src/config/index.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { ErrorCode, formatError, McpxError } from '../../../src/errors/index.js';
 import { startHttpTestServer } from '../../../src/testing/http-test-server.js';
@@ -40,8 +40,11 @@ async function project(
   await writeFile(file, `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`);
   return {
     file,
+    // A project file's entries, taken as approved: these tests are about what a failure says.
     load: async () =>
-      (await loadConfig({ cwd: dir, env: {}, home: join(dir, 'home'), includeBuiltin: false })).servers,
+      (
+        await loadConfig({ cwd: dir, env: {}, home: join(dir, 'home'), includeBuiltin: false })
+      ).unapproved.map(markApproved),
   };
 }
 

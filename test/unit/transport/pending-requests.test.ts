@@ -57,4 +57,12 @@ describe('PendingRequests: which request a malformed line answers', () => {
     expect(pending.answeredBy(line, parse(line))).toBeUndefined();
     expect(pending.answeredBy('{"jsonrpc":"2.0",', undefined)).toBeUndefined();
   });
+
+  it('takes an id-less error while a probe waits for a 2025 server refusing it, not a malformed reply', () => {
+    const idless = '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"}}';
+    expect(waitingOn([0, 'server/discover']).refusesProbe(idless, parse(idless))).toBe(true);
+    expect(waitingOn([1, 'tools/call']).refusesProbe(idless, parse(idless))).toBe(false);
+    const withId = '{"jsonrpc":"2.0","id":0,"error":{"code":-32601}}';
+    expect(waitingOn([0, 'server/discover']).refusesProbe(withId, parse(withId))).toBe(false);
+  });
 });
