@@ -146,10 +146,19 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
     // corrupt: start empty
   }
   let dirty = false;
-  const inner = memoryBacked(entries, now, async () => {
+  // One write at a time, each taking the entries as they are when it starts: servers connect in
+  // parallel and each flushes, and two renames racing could leave the older snapshot on disk
+  // (with `dirty` already cleared, so nothing would write the lost verdict again).
+  let writing = Promise.resolve();
+  const write = async () => {
     if (!dirty) return;
     dirty = false;
     await files.writeText(ERA_FILE, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }));
+  };
+  const inner = memoryBacked(entries, now, () => {
+    const next = writing.then(write);
+    writing = next.catch(() => {});
+    return next;
   });
   return {
     ...inner,

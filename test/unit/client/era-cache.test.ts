@@ -96,6 +96,24 @@ describe('the era cache', () => {
     }
   });
 
+  it('keeps every verdict when servers connecting in parallel each flush', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mcpx-era-'));
+    try {
+      const cache = await openFileEraCache(home);
+      const names = Array.from({ length: 20 }, (_, i) => `server-${i}`);
+      const flushes: Promise<void>[] = [];
+      for (const name of names) {
+        cache.set(name, { kind: 'legacy' });
+        flushes.push(cache.flush());
+      }
+      await Promise.all(flushes);
+      const reopened = await openFileEraCache(home);
+      expect(names.filter((name) => reopened.get(name) === undefined)).toEqual([]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('keeps the date a verdict was reached when a connect confirms it, so it still ends a week later', () => {
     const c = clock();
     const cache = createMemoryEraCache(c.now);
