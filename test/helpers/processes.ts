@@ -201,3 +201,20 @@ export async function assertNoLeakedProcesses(tracker: ProcessTreeTracker, optio
   const list = leaked.map((p) => `${p.pid} (${p.command}, parent ${p.ppid})`).join(', ');
   throw new Error(`test leaked ${leaked.length} process(es), now killed: ${list}`);
 }
+
+/** Live `mcpx daemon run` processes whose MCPX_HOME is `mcpxHome` (their environment names it). */
+export function daemonPids(mcpxHome: string): number[] {
+  const marker = `MCPX_HOME=${mcpxHome}`;
+  return listProcesses()
+    .filter((p) => running(p))
+    .filter((p) => {
+      try {
+        const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
+        if (!(cmdline.includes('daemon') && cmdline.includes('run'))) return false;
+        return readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => p.pid);
+}
