@@ -107,7 +107,7 @@ export function daemonSocket(
 /** A folder owned by `uid` that no one else can enter. */
 function privateFolder(path: string, uid: number): boolean {
   const info = lstatSync(path, { throwIfNoEntry: false });
-  return info !== undefined && info.isDirectory() && info.uid === uid && (info.mode & 0o077) === 0;
+  return info?.isDirectory() === true && info.uid === uid && (info.mode & 0o077) === 0;
 }
 
 export function daemonPaths(home: HomeFiles, key: string, host?: DaemonHost): DaemonPaths {
