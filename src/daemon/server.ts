@@ -331,7 +331,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   }
   await home.writeText(
     paths.pidFile,
-    JSON.stringify({ ...options.identity, all: options.all, key: paths.key }),
+    // The socket's path too: a caller whose environment names another socket folder finds it here.
+    JSON.stringify({ ...options.identity, all: options.all, key: paths.key, socket: paths.absolute.socket }),
   );
   touchDaemon();
   const held: Instance[] = [];

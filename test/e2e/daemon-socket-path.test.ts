@@ -77,6 +77,20 @@ describe("the daemon's socket under a 100-character HOME", () => {
   }, 120_000);
 });
 
+describe('callers whose environment names another socket folder', () => {
+  it('reach the running daemon where its pid file says it listens', async () => {
+    const other = join(root.path, 'tmp');
+    await mkdir(other);
+    expect((await mcpx(['call', 'a.echo', 'message=one'])).code).toBe(0);
+    // Another TMPDIR (a cron job, sudo, another session): its own socket folder holds no daemon.
+    const elsewhere = await mcpx(['call', 'a.echo', 'message=two'], { env: { TMPDIR: other } });
+    expect(elsewhere).toMatchObject({ code: 0, stdout: 'two\n' });
+    const status = await mcpx(['--json', 'daemon', 'status'], { env: { TMPDIR: other } });
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true });
+    expect(await servers()).toHaveLength(1);
+  }, 120_000);
+});
+
 describe('SIGTERM ends the daemon and its servers, always', () => {
   it('while a call is in flight', async () => {
     expect((await mcpx(['call', 'a.echo', 'message=warm'])).code).toBe(0);
