@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { HomeFiles } from '../home/index.js';
@@ -99,9 +99,14 @@ export function daemonSocket(
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && isAbsolute(runtime) && privateFolder(runtime, uid) && fits(join(runtime, 'mcpx')))
     return { dir: join(runtime, 'mcpx'), socket: join(runtime, 'mcpx', name) };
-  const temp = env.TMPDIR && isAbsolute(env.TMPDIR) ? env.TMPDIR : '/tmp';
+  // A TMPDIR that names no folder would leave the daemon nowhere to listen.
+  const temp = env.TMPDIR && isAbsolute(env.TMPDIR) && isFolder(env.TMPDIR) ? env.TMPDIR : '/tmp';
   const dir = fits(join(temp, `mcpx-${uid}`)) ? join(temp, `mcpx-${uid}`) : join('/tmp', `mcpx-${uid}`);
   return { dir, socket: join(dir, name) };
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /** A folder owned by `uid` that no one else can enter. */

@@ -68,7 +68,8 @@ describe("the daemon's socket path", () => {
         daemonSocket('/h/.mcpx', 'k', { platform: 'linux', uid: uid + 1, env: { XDG_RUNTIME_DIR: dir.path } })
           .dir,
       ).toBe(`/tmp/mcpx-${uid + 1}`);
-      expect(at({ TMPDIR: '/var/tmp' }).dir).toBe(`/var/tmp/mcpx-${uid}`);
+      expect(at({ TMPDIR: dir.path }).dir).toBe(join(dir.path, `mcpx-${uid}`));
+      expect(at({ TMPDIR: join(dir.path, 'absent') }).dir).toBe(`/tmp/mcpx-${uid}`);
       expect(at({ TMPDIR: `/${'t'.repeat(80)}` }).dir).toBe(`/tmp/mcpx-${uid}`);
       for (const env of [{}, { XDG_RUNTIME_DIR: `/${'r'.repeat(120)}` }] as Record<string, string>[])
         expect(Buffer.byteLength(at(env).socket)).toBeLessThanOrEqual(91);
