@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
-import { daemonKey, daemonSocketPath, RUN_DIR, thisHost } from '../daemon/paths.js';
+import { daemonKey, daemonSocket, thisHost } from '../daemon/paths.js';
 import {
   DAEMON_PROTOCOL,
   type GivenAnswer,
@@ -38,12 +37,8 @@ export async function runThroughDaemon(
   const home = resolveMcpxHome(io.env, io.homedir);
   const files = configFiles(io.cwd, home, command.configFile);
   const key = daemonKey(files);
-  const dir = join(home, RUN_DIR);
-  const host = thisHost();
-  const paths = {
-    absolute: { dir, socket: daemonSocketPath(dir, key, host) },
-    namedPipe: host.platform === 'win32',
-  };
+  const host = thisHost(io.env);
+  const paths = { absolute: daemonSocket(home, key, host), namedPipe: host.platform === 'win32' };
   // A socket someone else could reach is refused by the direct path, with its full report.
   if (socketState(paths, process.getuid?.()) !== 'safe') return undefined;
   const socket = await dial(paths.absolute.socket);

@@ -377,6 +377,10 @@ function buildProgram(select: (action: Action) => void): Command {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--overwrite', 'replace existing servers of the same name')
+    .option(
+      '--copy-values',
+      'copy env and header values and credentials in args and URLs in clear (default: variable references to set)',
+    )
     .action((hosts: string[], opts: import('./commands/config-import.js').ImportFlags) =>
       select(async (s) => (await import('./commands/config-import.js')).runConfigImport(s, hosts, opts)),
     );

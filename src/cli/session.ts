@@ -433,7 +433,7 @@ export class CliSession {
       import('../home/index.js'),
     ]);
     const files = (await this.config()).files.map((f) => f.path);
-    return daemonPaths(createHomeFiles(this.home), daemonKey(files), thisHost());
+    return daemonPaths(createHomeFiles(this.home), daemonKey(files), thisHost(this.io.env));
   }
 
   /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */

@@ -1,9 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
+import { dirname, isAbsolute } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { HomeFiles } from '../home/index.js';
-import { identify, isAlive, parseIdentity } from './liveness.js';
+import { identify, isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
 import { checkSocketSafe } from './socket-safety.js';
 import {
@@ -53,6 +54,11 @@ export async function openDaemon(
     for (let attempt = 0; ; attempt++) {
       const opened = await dial(request, options);
       if (opened) return opened;
+      // A daemon started from another environment (another XDG_RUNTIME_DIR or TMPDIR: a cron
+      // job, sudo, another session) listens where its pid file says: dial it there.
+      const elsewhere = await recordedSocket(home, paths);
+      const there = elsewhere && (await dial(request, { ...options, paths: elsewhere }));
+      if (there) return there;
       if (!options.start) throw notRunning(paths);
       if (Date.now() > deadline) throw didNotStart(paths);
       if (!holdsLock) {
@@ -116,6 +122,16 @@ async function dial(
     throw errorFromWire(reply.error);
   }
   return { socket, reply };
+}
+
+/** The paths with the socket a live daemon recorded, when it is not where this caller looked. */
+async function recordedSocket(home: HomeFiles, paths: DaemonPaths): Promise<DaemonPaths | undefined> {
+  if (paths.namedPipe) return undefined;
+  const running = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
+  const socket = running?.socket;
+  if (typeof socket !== 'string' || socket === paths.absolute.socket || !isAbsolute(socket)) return undefined;
+  if (!(await isAlive(running as ProcessIdentity))) return undefined;
+  return { ...paths, absolute: { dir: dirname(socket), socket } };
 }
 
 async function removeSocket(paths: DaemonPaths): Promise<void> {

@@ -1,17 +1,20 @@
+import { lstatSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { HomeFiles } from '../home/index.js';
 
-/** Where one daemon keeps its socket, pid file and start lock, relative to the mcpx home. */
+/** Where one daemon keeps its socket, pid file and start lock. */
 export interface DaemonPaths {
   /** Names the resolved config the daemon serves. */
   readonly key: string;
-  /** `run`: the 0700 folder every daemon file lives in. */
+  /** `run`, in the mcpx home: the 0700 folder of the pid file and the start lock. */
   readonly dir: string;
-  readonly socket: string;
   readonly pidFile: string;
   readonly lockFile: string;
-  /** Absolute paths of the above. */
+  /**
+   * The socket and its private folder, outside the mcpx home (see `daemonSocket`):
+   * a socket's path must fit in 104 bytes, a home's need not.
+   */
   readonly absolute: { readonly dir: string; readonly socket: string };
   /** The socket is a Windows named pipe (`\\.\pipe\…`), not a file in `dir`. */
   readonly namedPipe?: boolean;
@@ -22,15 +25,19 @@ export interface DaemonHost {
   readonly platform: NodeJS.Platform;
   /** The user's login name: a named pipe is machine-wide, so its name says whose it is. */
   readonly user?: string;
+  /** The user's id: the temporary socket folder is named for it. */
+  readonly uid?: number;
+  /** `XDG_RUNTIME_DIR` and `TMPDIR`, from the command's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export const RUN_DIR = 'run';
 
-/** This machine: on Windows the user's name goes into the named pipe's. */
-export function thisHost(): DaemonHost {
+/** This machine, for a command with environment `env`: on Windows the user's name goes into the named pipe's. */
+export function thisHost(env: Readonly<Record<string, string | undefined>>): DaemonHost {
   return process.platform === 'win32'
     ? { platform: 'win32', user: userInfo().username }
-    : { platform: process.platform };
+    : { platform: process.platform, env, ...(process.getuid ? { uid: process.getuid() } : {}) };
 }
 
 /**
@@ -57,28 +64,65 @@ const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
 const UINT64 = (1n << 64n) - 1n;
 
+// sun_path holds 108 bytes on Linux and 104 on macOS, with its NUL; the staging name adds
+// `.<pid>.tmp` (at most 12 bytes) to the socket's.
+const SOCKET_PATH_MAX = 103 - 12;
+
 /**
- * The socket's absolute path: `<run dir>/<key>.sock`, or on Windows the named
- * pipe `\\.\pipe\mcpx-<user>-<key>` (pipes live in their own namespace, not in
- * a folder; the user's name keeps two users' daemons for the same config apart).
+ * The socket's folder and path. Not in the mcpx home: a Unix socket's path must
+ * fit in 104 bytes, and a home 100 characters long is a home like any other.
+ * The folder is `$XDG_RUNTIME_DIR/mcpx` when that variable names a folder of
+ * the user's own that nobody else can reach (as the XDG spec requires), else
+ * `mcpx-<uid>` in the temporary folder (`$TMPDIR`, or `/tmp` when that is too
+ * long); the daemon makes it 0700 and callers refuse one that is not the
+ * user's own and private (socket-safety.ts). The name is a hash of the mcpx
+ * home and the config key, so two homes never share a socket. On Windows: the
+ * named pipe `\\.\pipe\mcpx-<user>-<key>` (pipes live in their own namespace,
+ * not in a folder; the user's name keeps two users' daemons apart).
+ *
+ * Synchronous and classless: the light caller computes it on every warm call.
  */
-export function daemonSocketPath(runDir: string, key: string, host?: DaemonHost): string {
-  if (host?.platform !== 'win32') return join(runDir, `${key}.sock`);
-  const user = (host.user ?? 'user').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'user';
-  return `\\\\.\\pipe\\mcpx-${user}-${key}`;
+export function daemonSocket(
+  mcpxHome: string,
+  key: string,
+  host?: DaemonHost,
+): { dir: string; socket: string } {
+  const runDir = join(mcpxHome, RUN_DIR);
+  if (host?.platform === 'win32') {
+    const user = (host.user ?? 'user').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'user';
+    return { dir: runDir, socket: `\\\\.\\pipe\\mcpx-${user}-${key}` };
+  }
+  const name = `${daemonKey([mcpxHome, key])}.sock`;
+  const fits = (dir: string) => Buffer.byteLength(join(dir, name)) <= SOCKET_PATH_MAX;
+  const uid = host?.uid ?? process.getuid?.() ?? 0;
+  const env = host?.env ?? {};
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && isAbsolute(runtime) && privateFolder(runtime, uid) && fits(join(runtime, 'mcpx')))
+    return { dir: join(runtime, 'mcpx'), socket: join(runtime, 'mcpx', name) };
+  // A TMPDIR that names no folder would leave the daemon nowhere to listen.
+  const temp = env.TMPDIR && isAbsolute(env.TMPDIR) && isFolder(env.TMPDIR) ? env.TMPDIR : '/tmp';
+  const dir = fits(join(temp, `mcpx-${uid}`)) ? join(temp, `mcpx-${uid}`) : join('/tmp', `mcpx-${uid}`);
+  return { dir, socket: join(dir, name) };
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** A folder owned by `uid` that no one else can enter. */
+function privateFolder(path: string, uid: number): boolean {
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  return info?.isDirectory() === true && info.uid === uid && (info.mode & 0o077) === 0;
 }
 
 export function daemonPaths(home: HomeFiles, key: string, host?: DaemonHost): DaemonPaths {
-  const socket = `${RUN_DIR}/${key}.sock`;
-  const dir = home.path(RUN_DIR);
   const namedPipe = host?.platform === 'win32';
   return {
     key,
     dir: RUN_DIR,
-    socket,
     pidFile: `${RUN_DIR}/${key}.pid`,
     lockFile: `${RUN_DIR}/${key}.lock`,
-    absolute: { dir, socket: namedPipe ? daemonSocketPath(dir, key, host) : home.path(socket) },
+    absolute: daemonSocket(home.root, key, host),
     ...(namedPipe ? { namedPipe } : {}),
   };
 }

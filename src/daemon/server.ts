@@ -14,6 +14,7 @@ import { createInstancePool, type Instance } from './instance-pool.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
 import { type RunCommand, serveRun } from './run-host.js';
+import { ensureSocketFolder } from './socket-safety.js';
 import {
   DAEMON_PROTOCOL,
   type DaemonReply,
@@ -285,6 +286,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     );
 
   await home.ensureDir(paths.dir);
+  await ensureSocketFolder(paths, process.getuid?.());
   // Listened on under a temporary name and renamed once private: a caller never sees a socket
   // with the umask's mode (which checkSocketSafe would rightly refuse).
   // A Windows named pipe has no mode to set and cannot be renamed: it is listened on as it is
@@ -317,12 +319,20 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     });
   });
   if (!paths.namedPipe) {
-    await chmod(staging, 0o600);
-    await rename(staging, paths.absolute.socket);
+    try {
+      await chmod(staging, 0o600);
+      await rename(staging, paths.absolute.socket);
+    } catch (error) {
+      // A daemon that cannot publish its socket must not stay behind listening on nothing.
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      await rm(staging, { force: true });
+      throw error;
+    }
   }
   await home.writeText(
     paths.pidFile,
-    JSON.stringify({ ...options.identity, all: options.all, key: paths.key }),
+    // The socket's path too: a caller whose environment names another socket folder finds it here.
+    JSON.stringify({ ...options.identity, all: options.all, key: paths.key, socket: paths.absolute.socket }),
   );
   touchDaemon();
   const held: Instance[] = [];

@@ -1,4 +1,4 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, type Stats } from 'node:fs';
 import type { McpxError } from '../errors/index.js';
 import type { DaemonPaths } from './paths.js';
 
@@ -46,6 +46,29 @@ export function socketState(paths: SocketPaths, uid: number | undefined): Socket
   const socketProblem = problemOf(socket, uid, 'socket');
   if (socketProblem) return { path: paths.absolute.socket, problem: socketProblem, folder: false };
   return 'safe';
+}
+
+/**
+ * The daemon's side: the socket's folder made 0700 when absent, and refused
+ * (`DAEMON_UNSAFE`) when it exists and is not a private folder of the user's
+ * own. In a shared temporary folder anyone may have made it first, so it is
+ * never used, chmodded or chowned when someone else did.
+ */
+export async function ensureSocketFolder(paths: SocketPaths, uid: number | undefined): Promise<void> {
+  if (paths.namedPipe) return;
+  const dir = paths.absolute.dir;
+  let made = false;
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    made = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // mkdir's mode passes through the umask: made here, it ends up exactly 0700.
+  if (made) chmodSync(dir, 0o700);
+  const info = lstatSync(dir);
+  const problem = problemOf(info, uid, 'folder');
+  if (problem) throw await unsafe(dir, problem, true);
 }
 
 function problemOf(info: Stats, uid: number | undefined, kind: 'folder' | 'socket'): string | undefined {

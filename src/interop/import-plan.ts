@@ -7,7 +7,7 @@ import type { McpxError } from '../errors/index.js';
 import { canonicalEntry, isRecord, readableEntry, sameEntry } from './entry.js';
 import type { FoundHostFile } from './find-hosts.js';
 import { HOSTS } from './index.js';
-import { protectSecrets } from './protect-secrets.js';
+import { type ImportedSecret, protectSecrets } from './protect-secrets.js';
 import type { HostId, McpxEntry } from './types.js';
 
 /** Where an imported server came from. */
@@ -24,7 +24,12 @@ export interface ImportItem {
   /** Its name in mcpx's file. */
   readonly name: string;
   readonly from: ImportSource;
+  /** What is written: its env, header, argument and URL credentials as `${VAR}` references, unless `copyValues`. */
   readonly entry: McpxEntry;
+  /** The entry with references in place of every value found: what a preview may print. */
+  readonly shown: McpxEntry;
+  /** The values found in places credentials sit, named, never with their value. */
+  readonly secrets: readonly ImportedSecret[];
   readonly action: 'add' | 'replace' | 'skip';
   readonly reason?: string;
 }
@@ -40,6 +45,8 @@ export interface ImportOptions {
    * otherwise become trusted by being copied.
    */
   readonly targetLayer: ConfigLayer;
+  /** `--copy-values`: write env, header, argument and URL values as the host had them (still named). */
+  readonly copyValues?: boolean;
 }
 
 export interface ImportPlan {
@@ -69,8 +76,9 @@ function existingServers(text: string | undefined, file: string) {
 /**
  * What importing the servers of `found` into mcpx's file (`targetText`, at
  * `targetFile`) would do: each server added, replacing one (only with
- * `overwrite`) or skipped with the reason. Secrets written in clear become
- * `${VAR}` references (see `protectSecrets`).
+ * `overwrite`) or skipped with the reason. Every env and header value, and
+ * credentials in args and URLs, become `${VAR}` references unless
+ * `copyValues` (see `protectSecrets`); the notes name each variable to set.
  */
 export function planImport(
   found: readonly FoundHostFile[],
@@ -82,6 +90,7 @@ export function planImport(
   const items: ImportItem[] = [];
   const notes: string[] = [];
   const taken = new Map<string, ImportItem>();
+  const chosen = new Map<string, string>();
   const repositoryTarget = options.targetLayer === 'project' || options.targetLayer === 'ancestor';
   for (const { host, file, read } of found) {
     if (!read) continue;
@@ -94,12 +103,22 @@ export function planImport(
         ...(server.line ? { line: server.line } : {}),
       };
       const name = options.rename?.get(server.name) ?? server.name;
-      const guarded = protectSecrets(name, server.entry, file.path);
+      const guarded = protectSecrets(
+        name,
+        server.entry,
+        `${file.path}${server.line ? `:${server.line}` : ''}`,
+        {
+          chosen,
+          ...(options.copyValues ? { copyValues: true } : {}),
+        },
+      );
       const entry = canonicalEntry(guarded.entry);
       const item = (action: ImportItem['action'], reason?: string): ImportItem => ({
         name,
         from,
         entry,
+        shown: canonicalEntry(guarded.shown),
+        secrets: guarded.secrets,
         action,
         ...(reason ? { reason } : {}),
       });
@@ -141,11 +160,18 @@ export function planImport(
           `mcpx already has a different '${name}': use --rename ${server.name}=<new-name> or --overwrite`,
         );
       items.push(planned);
-      if (planned.action !== 'skip') notes.push(...guarded.notes);
+      if (planned.action !== 'skip') notes.push(...guarded.secrets.map(secretNote));
       taken.set(name, planned);
     }
   }
   return { items, notes: [...new Set(notes)] };
+}
+
+/** What the preview says of one value: where it was and which variable to set, never the value. */
+function secretNote(secret: ImportedSecret): string {
+  return secret.copied
+    ? `${secret.server}: ${secret.where} from ${secret.source} copied in clear (--copy-values)`
+    : `${secret.server}: ${secret.where} from ${secret.source} not copied — set ${secret.variable} to it`;
 }
 
 const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };

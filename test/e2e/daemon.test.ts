@@ -1,5 +1,5 @@
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { daemonPids, isAlive, waitForExit } from '../helpers/processes.js';
@@ -57,7 +57,9 @@ afterEach(async () => {
 });
 
 function mcpx(args: readonly string[], env: Record<string, string> = {}, extra = {}): Promise<CliRun> {
-  return runCli(args, { cwd: world.dir, home: world.home, env, timeoutMs: 60_000, ...extra });
+  // The socket's folder is this test's own (mcpx-<uid> in TMPDIR), so a test may make it unsafe.
+  const tmp = { TMPDIR: dirname(world.dir), ...env };
+  return runCli(args, { cwd: world.dir, home: world.home, env: tmp, timeoutMs: 60_000, ...extra });
 }
 
 /** Live server processes started for `name` (pids from the test server's start log). */
@@ -151,7 +153,10 @@ describe('mcpx daemon', () => {
       trust: await loadTrustStore(mcpxHome),
     });
     const home = createHomeFiles(mcpxHome);
-    const paths = daemonPaths(home, daemonKey(config.files.map((f) => f.path)));
+    const paths = daemonPaths(home, daemonKey(config.files.map((f) => f.path)), {
+      platform: process.platform,
+      env: { TMPDIR: dirname(world.dir) },
+    });
     const names = ['a', 'b', 'c'];
     const caller = async (i: number) => {
       const server = config.servers.find((s) => s.name === names[i % 3]);
@@ -304,12 +309,12 @@ describe('mcpx daemon', () => {
   }, 120_000);
 
   it('refuses a socket folder or socket another user could reach', async () => {
-    const run = join(world.home, '.mcpx', 'run');
+    const run = join(dirname(world.dir), `mcpx-${process.getuid?.() ?? 0}`);
     await mkdir(run, { mode: 0o700 });
     await chmod(run, 0o755);
     const refused = await mcpx(['call', 'a.echo', 'message=1']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/daemon's folder .*run is reachable by other users \(mode 755\)/);
+    expect(refused.stderr).toMatch(/daemon's folder .*mcpx-\d+ is reachable by other users \(mode 755\)/);
     expect(await starts('a')).toEqual([]);
 
     await chmod(run, 0o700);

@@ -79,15 +79,20 @@ describe('config import → list → call, and export → import, for every host
       const written = await readFile(w.globalFile, 'utf8');
       expect(written).toContain(`// imported from ${HOSTS[host].label}: ${source}:`);
 
-      const list = await w.cli(['list']);
+      // The host's env values are not copied: the preview names the variables, which are then set.
+      const variables = Object.fromEntries(
+        [...imported.stdout.matchAll(/ not copied — set (\w+) to it/g)].map((m) => [m[1] as string, 'set']),
+      );
+      expect(written).not.toMatch(/"(info|debug)"/);
+      const list = await w.cli(['list'], variables);
       expect(list.code).toBe(0);
       expect(list.stdout).toMatch(new RegExp(`^${server}\\s+ready\\s+\\d+`, 'm'));
-      const call = await w.cli(['call', `${server}.echo`, `message=from ${host}`]);
+      const call = await w.cli(['call', `${server}.echo`, `message=from ${host}`], variables);
       expect(call).toMatchObject({ code: 0, stdout: `from ${host}\n` });
 
       // Round trip: mcpx's servers in the host's dialect, read back in a fresh home, are the same servers.
       const before = await w.servers();
-      const exported = await w.cli(['config', 'export', '--to', host]);
+      const exported = await w.cli(['config', 'export', '--to', host], variables);
       expect(exported.code).toBe(0);
       const again = await workspace();
       const path = HOSTS[host].files(again.ctx)[0]?.path ?? '';
@@ -202,6 +207,84 @@ describe('config import', () => {
       const vs = await v.cli(['config', 'import', 'vscode', '--yes']);
       expect(vs.stdout).toContain('set MCPX_INPUT_API_KEY');
       expect(await readFile(v.globalFile, 'utf8')).toContain('${MCPX_INPUT_API_KEY}');
+    },
+  );
+
+  it(
+    'masks secrets by where they sit: env and headers whatever their shape, credentials in args and URLs; --copy-values copies them',
+    slow,
+    async () => {
+      const clear = ['plain-openai-1', 'stripe2', 'argkey3', 'argtoken4', 'urlpass5', 'urlkey6', 'hdr7'];
+      const hostFile = {
+        mcpServers: {
+          ai: {
+            command: 'node',
+            args: [testServerPath, '--api-key=argkey3', '--token', 'argtoken4'],
+            env: { OPENAI_KEY: 'plain-openai-1', STRIPE_KEY: 'stripe2' },
+          },
+          remote: {
+            url: 'https://bob:urlpass5@example.test/mcp?key=urlkey6&region=eu',
+            headers: { 'X-Api': 'hdr7' },
+          },
+        },
+      };
+      const place = async (w: Workspace) => {
+        const path = HOSTS.cursor.files(w.ctx)[0]?.path ?? '';
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, JSON.stringify(hostFile, null, 2));
+        return path;
+      };
+      const w = await workspace();
+      const path = await place(w);
+      const run = await w.cli(['config', 'import', 'cursor', '--yes']);
+      expect(run.code, run.stderr).toBe(0);
+      for (const value of clear) expect(run.stdout + run.stderr).not.toContain(value);
+      const text = await readFile(w.globalFile, 'utf8');
+      for (const value of clear) expect(text).not.toContain(value);
+      const servers = await w.servers();
+      expect(servers.ai).toMatchObject({
+        args: [testServerPath, '--api-key=${AI_API_KEY}', '--token', '${AI_TOKEN}'],
+        env: { OPENAI_KEY: '${OPENAI_KEY}', STRIPE_KEY: '${STRIPE_KEY}' },
+      });
+      expect(servers.remote).toMatchObject({
+        url: 'https://bob:${REMOTE_PASSWORD}@example.test/mcp?key=${REMOTE_KEY}&region=eu',
+        headers: { 'X-Api': '${REMOTE_X_API}' },
+      });
+      // The preview names each variable and where its value was, never the value.
+      for (const [where, variable] of [
+        ['ai: env OPENAI_KEY', 'OPENAI_KEY'],
+        ['ai: env STRIPE_KEY', 'STRIPE_KEY'],
+        ['ai: args --api-key', 'AI_API_KEY'],
+        ['ai: args --token', 'AI_TOKEN'],
+        ['remote: url password', 'REMOTE_PASSWORD'],
+        ['remote: url query key', 'REMOTE_KEY'],
+        ['remote: header X-Api', 'REMOTE_X_API'],
+      ])
+        expect(run.stdout).toMatch(
+          new RegExp(`${where} from ${path}:\\d+ not copied — set ${variable} to it`),
+        );
+      // The variables set, the imported server runs with the host's values.
+      const call = await w.cli(['call', 'ai.echo', 'message=hi'], {
+        OPENAI_KEY: 'x',
+        STRIPE_KEY: 'x',
+        AI_API_KEY: 'x',
+        AI_TOKEN: 'x',
+      });
+      expect(call).toMatchObject({ code: 0, stdout: 'hi\n' });
+
+      // --copy-values: copied as the host had them, still named; the JSON preview shows references only.
+      const c = await workspace();
+      await place(c);
+      const preview = await c.cli(['--json', 'config', 'import', 'cursor', '--copy-values', '--dry-run']);
+      expect(preview.code).toBe(0);
+      for (const value of clear) expect(preview.stdout).not.toContain(value);
+      const copied = await c.cli(['config', 'import', 'cursor', '--yes', '--copy-values']);
+      expect(copied.code).toBe(0);
+      expect(copied.stdout).toContain('ai: env OPENAI_KEY from');
+      expect(copied.stdout).toContain('copied in clear (--copy-values)');
+      for (const value of clear) expect(copied.stdout).not.toContain(value);
+      const copiedText = await readFile(c.globalFile, 'utf8');
+      for (const value of clear) expect(copiedText).toContain(value);
     },
   );
 

@@ -19,6 +19,7 @@ export interface ImportFlags {
   readonly yes?: boolean;
   readonly rename?: readonly string[];
   readonly overwrite?: boolean;
+  readonly copyValues?: boolean;
 }
 
 function renames(flags: readonly string[] = []): Map<string, string> {
@@ -66,11 +67,14 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   const plan = planImport(found, current, target, {
     targetLayer: layer,
     ...(flags.overwrite ? { overwrite: true } : {}),
+    ...(flags.copyValues ? { copyValues: true } : {}),
     rename: renames(flags.rename),
   });
   const writing = plan.items.filter((i) => i.action !== 'skip');
   if (options.json) {
-    io.stdout.write(toJson({ target, dryRun: flags.dryRun === true, items: plan.items, notes: plan.notes }));
+    // The preview never prints a value: each entry as it reads with references (`secrets` says which were copied).
+    const items = plan.items.map(({ shown, ...item }) => ({ ...item, entry: shown }));
+    io.stdout.write(toJson({ target, dryRun: flags.dryRun === true, items, notes: plan.notes }));
   } else {
     const files = found.filter((f) => f.read).map((f) => `${HOSTS[f.host].label}: ${f.file.path}`);
     io.stdout.write(

@@ -187,35 +187,52 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   });
   if (session.io.signal.aborted) stop();
   session.io.signal.addEventListener('abort', () => stop(), { once: true });
-  server = await startDaemonServer({
-    // One registry per instance (one per distinct environment of a server), closed by the daemon.
-    createRegistry: (config) => session.createRegistry([config]),
-    home: createHomeFiles(session.home),
-    paths,
-    identity: await identify(process.pid),
-    all: options.all === true,
-    servers: held,
-    idleMs: idle * 1000,
-    serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
-    onStop: () => stop(),
-    // Its commands reach the servers it holds in memory, not through its own socket.
-    runCommand: async (request, terminal) =>
-      (await import('../daemon-run.js')).runForCaller(request, terminal, {
-        configFiles,
-        ...(server
-          ? {
-              link: {
-                key: paths.key,
-                all: options.all === true,
-                open: (config: ServerConfig) => (server as DaemonServer).link(config),
-              },
-            }
-          : {}),
-      }),
-  });
+  // This process is the daemon alone: once told to stop (SIGTERM, `daemon stop`, idle) or failed
+  // to start, it ends, whatever is left open or slow to close. SIGTERM only aborts the CLI's signal
+  // (process-io.ts), so a daemon that stopped listening to it would otherwise ignore it for good.
+  void stopped.then(exitSoon);
+  try {
+    server = await startDaemonServer({
+      // One registry per instance (one per distinct environment of a server), closed by the daemon.
+      createRegistry: (config) => session.createRegistry([config]),
+      home: createHomeFiles(session.home),
+      paths,
+      identity: await identify(process.pid),
+      all: options.all === true,
+      servers: held,
+      idleMs: idle * 1000,
+      serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
+      onStop: () => stop(),
+      // Its commands reach the servers it holds in memory, not through its own socket.
+      runCommand: async (request, terminal) =>
+        (await import('../daemon-run.js')).runForCaller(request, terminal, {
+          configFiles,
+          ...(server
+            ? {
+                link: {
+                  key: paths.key,
+                  all: options.all === true,
+                  open: (config: ServerConfig) => (server as DaemonServer).link(config),
+                },
+              }
+            : {}),
+        }),
+    });
+  } catch (error) {
+    exitSoon();
+    throw error;
+  }
   await stopped;
   await server.close();
   return ExitCode.Ok;
+}
+
+// Time for the servers' process groups to be closed before the daemon exits regardless.
+const EXIT_GRACE_MS = 10_000;
+
+/** The process exits (with the command's exit code) at most EXIT_GRACE_MS from now; unref'd, so a clean end comes first. */
+function exitSoon(): void {
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
 }
 
 function idleSeconds(value: string | undefined): number | undefined {

@@ -1,7 +1,9 @@
+import { lstatSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { daemonKey, daemonPaths, daemonSocketPath } from '../../../src/daemon/paths.js';
-import { checkSocketSafe, socketState } from '../../../src/daemon/socket-safety.js';
+import { daemonKey, daemonPaths, daemonSocket } from '../../../src/daemon/paths.js';
+import { checkSocketSafe, ensureSocketFolder, socketState } from '../../../src/daemon/socket-safety.js';
 import { createHomeFiles } from '../../../src/home/index.js';
 import { tempDir } from '../../helpers/cli.js';
 
@@ -32,14 +34,66 @@ describe("the daemon's key", () => {
 });
 
 describe("the daemon's socket path", () => {
-  it('is a Unix socket in the run folder on Linux and macOS', () => {
+  it('is a short Unix socket in a private temporary folder on Linux and macOS, whatever the home', () => {
+    const long = createHomeFiles(join('/home', 'a'.repeat(100), '.mcpx'));
     for (const platform of ['linux', 'darwin'] as const) {
-      const paths = daemonPaths(home, '0123abcd', { platform });
-      expect(paths.absolute.socket).toBe(join('/home', 'ada', '.mcpx', 'run', '0123abcd.sock'));
+      const paths = daemonPaths(long, '0123abcd', { platform, uid: 1000, env: {} });
+      expect(paths.absolute.dir).toBe('/tmp/mcpx-1000');
+      expect(paths.absolute.socket).toMatch(/^\/tmp\/mcpx-1000\/[0-9a-f]{16}\.sock$/);
       expect(paths.namedPipe).toBeUndefined();
+      // The pid file and the lock stay in the home's run folder.
+      expect(paths.pidFile).toBe('run/0123abcd.pid');
     }
-    // Without a host (as the library's callers had it): a Unix socket.
-    expect(daemonPaths(home, 'k').absolute.socket).toBe(join('/home', 'ada', '.mcpx', 'run', 'k.sock'));
+    // Two homes never share a socket for the same key; one home always gets the same.
+    const host = { platform: 'linux' as const, uid: 1000, env: {} };
+    expect(daemonPaths(home, 'k', host).absolute.socket).not.toBe(
+      daemonPaths(long, 'k', host).absolute.socket,
+    );
+    expect(daemonPaths(home, 'k', host).absolute.socket).toBe(daemonPaths(home, 'k', host).absolute.socket);
+  });
+
+  it('is under $XDG_RUNTIME_DIR when it is a private folder of the user, else in $TMPDIR (or /tmp when that is long)', async () => {
+    const dir = await tempDir('mcpx-xdg-');
+    try {
+      const uid = lstatSync(dir.path).uid;
+      const runtime = join(dir.path, 'rt');
+      await mkdir(runtime, { mode: 0o700 });
+      await chmod(runtime, 0o700);
+      const at = (env: Record<string, string>) =>
+        daemonSocket('/h/.mcpx', 'k', { platform: 'linux', uid, env });
+      expect(at({ XDG_RUNTIME_DIR: runtime }).dir).toBe(join(runtime, 'mcpx'));
+      await chmod(runtime, 0o755);
+      expect(at({ XDG_RUNTIME_DIR: runtime }).dir).toBe(`/tmp/mcpx-${uid}`);
+      expect(
+        daemonSocket('/h/.mcpx', 'k', { platform: 'linux', uid: uid + 1, env: { XDG_RUNTIME_DIR: dir.path } })
+          .dir,
+      ).toBe(`/tmp/mcpx-${uid + 1}`);
+      expect(at({ TMPDIR: dir.path }).dir).toBe(join(dir.path, `mcpx-${uid}`));
+      expect(at({ TMPDIR: join(dir.path, 'absent') }).dir).toBe(`/tmp/mcpx-${uid}`);
+      expect(at({ TMPDIR: `/${'t'.repeat(80)}` }).dir).toBe(`/tmp/mcpx-${uid}`);
+      for (const env of [{}, { XDG_RUNTIME_DIR: `/${'r'.repeat(120)}` }] as Record<string, string>[])
+        expect(Buffer.byteLength(at(env).socket)).toBeLessThanOrEqual(91);
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it("the daemon makes the folder 0700 and refuses one that is not the user's own and private", async () => {
+    const dir = await tempDir('mcpx-sockdir-');
+    try {
+      const socketDir = join(dir.path, 'mcpx-x');
+      const paths = { absolute: { dir: socketDir, socket: join(socketDir, 'k.sock') } };
+      const uid = process.getuid?.();
+      await ensureSocketFolder(paths, uid);
+      expect(lstatSync(socketDir).mode & 0o777).toBe(0o700);
+      await ensureSocketFolder(paths, uid);
+      await chmod(socketDir, 0o755);
+      await expect(ensureSocketFolder(paths, uid)).rejects.toMatchObject({ code: 'DAEMON_UNSAFE' });
+      await chmod(socketDir, 0o700);
+      await expect(ensureSocketFolder(paths, (uid ?? 0) + 1)).rejects.toThrow(/owned by another user/);
+    } finally {
+      await dir.remove();
+    }
   });
 
   it('is a named pipe named for the user and the config on Windows; pid and lock stay in the run folder', () => {
@@ -51,10 +105,10 @@ describe("the daemon's socket path", () => {
   });
 
   it("keeps a user name's backslashes and other odd characters out of the pipe's name", () => {
-    expect(daemonSocketPath('/x', 'k', { platform: 'win32', user: 'CORP\\ada lovelace' })).toBe(
+    expect(daemonSocket('/x', 'k', { platform: 'win32', user: 'CORP\\ada lovelace' }).socket).toBe(
       '\\\\.\\pipe\\mcpx-CORP_ada_lovelace-k',
     );
-    expect(daemonSocketPath('/x', 'k', { platform: 'win32' })).toBe('\\\\.\\pipe\\mcpx-user-k');
+    expect(daemonSocket('/x', 'k', { platform: 'win32' }).socket).toBe('\\\\.\\pipe\\mcpx-user-k');
   });
 });
 
