@@ -70,6 +70,21 @@ function sampleCommandLines(root: () => number | undefined) {
   };
 }
 
+/** `mcpx <args>` in `cwd`, with every command line spawned below it (see sampleCommandLines). */
+async function runSampled(args: readonly string[], cwd: string) {
+  let pid: number | undefined;
+  const sampler = sampleCommandLines(() => pid);
+  const run = await runCli(args, {
+    cwd,
+    home,
+    env: env(),
+    onSpawn: (p) => {
+      pid = p;
+    },
+  });
+  return { run, spawned: sampler.stop() };
+}
+
 /** A project folder with `.mcp.json` holding `servers`, approved with `mcpx config trust`. */
 async function trustedProject(name: string, servers: Record<string, unknown>): Promise<string> {
   const project = join(dir.path, name);
@@ -89,17 +104,7 @@ describe.runIf(procAvailable)('mcpx never starts itself', () => {
 
   it('a trusted .mcp.json entry that runs mcpx is skipped with a notice; no second mcpx is ever spawned', async () => {
     const project = await trustedProject('self', selfEntries);
-    let pid: number | undefined;
-    const sampler = sampleCommandLines(() => pid);
-    const run = await runCli(['tools', 'mcpx'], {
-      cwd: project,
-      home,
-      env: env(),
-      onSpawn: (p) => {
-        pid = p;
-      },
-    });
-    const spawned = sampler.stop();
+    const { run, spawned } = await runSampled(['tools', 'mcpx'], project);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
       `skipped server 'mcpx' from ${join(project, '.mcp.json')}: it runs mcpx itself (mcpx)`,
@@ -108,17 +113,7 @@ describe.runIf(procAvailable)('mcpx never starts itself', () => {
     expect(run.stderr).toContain('error: mcpx: it runs mcpx itself');
     expect(spawned).toEqual([]);
 
-    pid = undefined;
-    const all = sampleCommandLines(() => pid);
-    const list = await runCli(['list', '--json'], {
-      cwd: project,
-      home,
-      env: env(),
-      onSpawn: (p) => {
-        pid = p;
-      },
-    });
-    const listed = all.stop();
+    const { run: list, spawned: listed } = await runSampled(['list', '--json'], project);
     expect(list.code, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as { name: string; state: string; reason?: string }[];
     for (const name of Object.keys(selfEntries)) {
@@ -139,17 +134,7 @@ describe.runIf(procAvailable)('mcpx never starts itself', () => {
     await writeFile(wrapper, `#!/bin/sh\nexec mcpx serve\n`);
     await chmod(wrapper, 0o755);
     const project = await trustedProject('chain', { wrapped: { command: wrapper } });
-    let pid: number | undefined;
-    const sampler = sampleCommandLines(() => pid);
-    const run = await runCli(['tools', 'wrapped'], {
-      cwd: project,
-      home,
-      env: env(),
-      onSpawn: (p) => {
-        pid = p;
-      },
-    });
-    const spawned = sampler.stop();
+    const { run, spawned } = await runSampled(['tools', 'wrapped'], project);
     expect(run.code, run.stderr).toBe(0);
     // The inner gateway serves the demo: it left out the entry it was started through.
     expect(run.stdout).toContain('demo__echo');
