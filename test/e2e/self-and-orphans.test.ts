@@ -52,20 +52,24 @@ const env = () => ({ PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` });
  * caught between fork and exec still shows its parent's command line: those are left out.
  */
 function sampleCommandLines(root: () => number | undefined) {
-  const seen = new Map<number, string>();
+  // Every line each process showed: one pid goes from the wrapper's shell to node by exec, and a
+  // process that has exited (a zombie) shows an empty line, which must not hide what it ran.
+  const seen = new Map<number, Set<string>>();
   const timer = setInterval(() => {
     const pid = root();
     if (pid === undefined) return;
     const own = readCommandLine(pid)?.join(' ');
     for (const child of descendantPids(pid)) {
       const line = readCommandLine(child)?.join(' ');
-      if (line !== undefined && line !== own) seen.set(child, line);
+      if (!line || line === own) continue;
+      const lines = seen.get(child) ?? new Set<string>();
+      seen.set(child, lines.add(line));
     }
   }, 10);
   return {
     stop: () => {
       clearInterval(timer);
-      return [...seen.values()];
+      return [...seen.values()].flatMap((lines) => [...lines]);
     },
   };
 }
