@@ -1,7 +1,7 @@
 /**
  * `mcpx serve --http` bounds the work one request, and one client, can cause:
  * a body's JSON nesting and element count are checked as it arrives, before
- * anything parses it; a client has at most 32 requests in flight; `/healthz`
+ * anything parses it; a client has at most 32 requests uploading at once; `/healthz`
  * stays prompt while nesting bombs arrive (issue 28, item 4).
  */
 import { readFileSync } from 'node:fs';
@@ -125,7 +125,7 @@ describe('mcpx serve --http bounds its work per request', () => {
     expect(answer.status).toBe(200);
   });
 
-  it('allows a client 32 requests in flight; the 33rd gets 429 with Retry-After', async () => {
+  it('allows a client 32 requests uploading at once; the 33rd gets 429 with Retry-After', async () => {
     // Requests whose bodies never finish stay in flight as long as the test holds them.
     const held: ClientRequest[] = [];
     for (let i = 0; i < 32; i++) {
@@ -161,4 +161,13 @@ describe('mcpx serve --http bounds its work per request', () => {
     }
     expect(after).not.toBe(429);
   }, 30_000);
+
+  it('counts no call whose body is in: one session with 100 slow calls in flight is served', async () => {
+    const client = await world.client(gateway.url, 'legacy');
+    const calls = Array.from({ length: 100 }, () =>
+      client.callTool({ name: 'local__slow_operation', arguments: { steps: 1, delay_ms: 1000 } }),
+    );
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.isError)).toEqual([]);
+  }, 60_000);
 });

@@ -2,9 +2,10 @@
 export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 
 /**
- * Requests in flight per client (a 2025-11-25 session by its id, else the
- * remote address), so one client cannot take every slot of the event loop and
- * memory: `enter` returns the release, or undefined when the client is at `max`.
+ * Requests per client (a 2025-11-25 session by its id, else the remote
+ * address) whose bodies are being read, so one client cannot make the gateway
+ * buffer and scan without bound: `enter` returns the release, or undefined
+ * when the client is at `max`.
  */
 export function createClientLimit(max: number): { enter(client: string): (() => void) | undefined } {
   const inFlight = new Map<string, number>();

@@ -28,7 +28,7 @@ import { takeOverStream } from './stream-takeover.js';
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** Requests one client (a session, else an address) may have in flight at once (429 beyond). */
+/** Requests one client (a session, else an address) may have uploading at once (429 beyond). */
 export const DEFAULT_MAX_IN_FLIGHT_PER_CLIENT = 32;
 
 /** How long a 2025-11-25 session may sit unused (no request, no open stream) before it is ended. */
@@ -268,6 +268,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       if (read instanceof Response) return writeWebResponse(res, read);
       body = read;
     }
+    // The slot bounds what a client can make the gateway buffer and scan at once; a request
+    // whose body is in waits on its server at no such cost, so many concurrent calls still go.
+    release();
     const request = toWebRequest(req, safeOrigin(origin), body);
     const isLegacy = await isLegacyRequest(request.clone());
     // Read once for the gateway's own checks; a body that does not parse is the SDK's to answer.
