@@ -5,7 +5,7 @@
  * (`npx` → `node`, `uv` → `python`, a server's worker processes).
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { procStats } from './proc-stats.js';
 
 /** Time a server gets to exit on its own once its stdin is closed (the MCP spec's first shutdown step). */
 export const DEFAULT_CLOSE_GRACE_MS = 1_000;
@@ -80,24 +80,9 @@ export function defaultGroupAlive(pgid: number, signalGroup = defaultSignalGroup
     // EPERM: a member we may not signal (it changed user) — it exists, but we cannot end it either.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command: state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-  }
+  const processes = procStats();
+  if (!processes) return true;
+  for (const p of processes) if (p.pgrp === pgid && p.state !== 'Z' && p.state !== 'X') return true;
   return false;
 }
 

@@ -3,7 +3,8 @@
  * starts the package's program as a child once the package is installed.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { procStats } from '../proc-stats.js';
 
 function linuxHasChild(pid: number): boolean | undefined {
   try {
@@ -12,22 +13,9 @@ function linuxHasChild(pid: number): boolean | undefined {
   } catch {
     // Kernels without CONFIG_PROC_CHILDREN: scan /proc for a parent id of pid.
   }
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      // Fields after the parenthesised command: state ppid …
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ', 2)[1]) === pid) return true;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
+  const processes = procStats();
+  if (!processes) return undefined;
+  for (const p of processes) if (p.ppid === pid) return true;
   return false;
 }
 
