@@ -201,14 +201,8 @@ export class CliSession {
         }
       }
       if (approved.length) await trustServers(this.home, approved);
-      // In the config's order: an approved entry takes its place among the rest.
-      const runnable = new Map(approved.map((s) => [s.name, s]));
-      for (const server of config.servers.filter(runs)) runnable.set(server.name, server);
-      const order = [...config.servers, ...config.unapproved].map((s) => s.name);
-      const usable = order.flatMap((name) => {
-        const server = runnable.get(name);
-        return server ? [server] : [];
-      });
+      // The entries approved just now come after those approved before.
+      const usable = [...config.servers.filter(runs), ...approved];
       const own = usable.filter((s) => s.origin.layer !== 'builtin');
       return this.#builtinOnlyAlone && own.length > 0 ? own : usable;
     })();
