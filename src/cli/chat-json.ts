@@ -14,7 +14,7 @@ export interface ChatJsonToolCall {
 
 /**
  * What `mcpx chat --once … --json` prints on stdout, always exactly one object
- * (documented in README, "chat --once --json"):
+ * (documented in docs/cli.md, "`mcpx chat --once --json`"):
  * `answer` is the model's final answer, or null when the turn failed;
  * `toolCalls` every tool call in order; `errors` what went wrong outside a tool
  * result — servers that could not be used and the failure that ended the turn —

@@ -1,5 +1,5 @@
 /**
- * Whether a server entry runs mcpx itself. The README tells people to give Claude Code
+ * Whether a server entry runs mcpx itself. docs/gateway.md tells people to give Claude Code
  * `{"command": "mcpx", "args": ["serve"]}` in a project's `.mcp.json`, and mcpx reads that
  * file too: run as one of mcpx's own servers, that entry starts an mcpx which reads the
  * same file and starts another, without end. Recognised by what the command line runs,

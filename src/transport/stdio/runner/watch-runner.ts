@@ -23,7 +23,7 @@ export interface RunnerPlan {
  * The plan for a server's command, or `undefined` when it is not started
  * through a package runner. Only npm's runners are watched; for the others
  * mcpx cannot tell an install from a start, so a first start gets the
- * install budget on top of the connect timeout (see ARCHITECTURE.md).
+ * install budget on top of the connect timeout (see docs/design-notes.md, "Package-runner starts").
  */
 export function watchPackageRunner(
   scene: RunnerScene,
