@@ -2,7 +2,8 @@
  * `test_sampling_tool_loop`: a tool that runs its own agent loop on the
  * client's model (SEP-1577). It samples with a photo and a `get_weather` tool,
  * runs each tool the model calls, and samples again with the results until
- * the model answers in words. The conversation rides in the sealed
+ * the model answers in words (`audio: <MIME type>` adds a sound clip to the
+ * first question). The conversation rides in the sealed
  * `requestState`, so the loop works in both eras: as `input_required` rounds
  * on 2026-07-28, through the SDK's legacy shim as real requests on 2025.
  */
@@ -18,8 +19,9 @@ import {
   type ServerContext,
   type ToolResultContent,
 } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { type ConformanceState, text } from './conformance-kit.js';
-import { MEDIA_PNG } from './media-tool.js';
+import { MEDIA_PNG, MEDIA_WAV } from './media-tool.js';
 
 /** Model calls before the tool gives up on a model that never stops calling tools. */
 const MAX_ROUNDS = 4;
@@ -61,8 +63,11 @@ export function registerSamplingLoopTool(server: McpServer, state: ConformanceSt
     {
       description:
         'Samples with a photo and a get_weather tool, runs the tools the model calls, and samples again until it answers (SEP-1577)',
+      inputSchema: z.object({
+        audio: z.string().optional().describe('Also send a sound clip declared as this MIME type'),
+      }),
     },
-    (async (ctx: ServerContext): Promise<unknown> => {
+    (async ({ audio }: { audio?: string }, ctx: ServerContext): Promise<unknown> => {
       const previous = ctx.mcpReq.requestState<Record<string, unknown>>() as LoopState | undefined;
       if (previous?.kind !== 'sampling-tool-loop') {
         return next(1, [
@@ -71,6 +76,7 @@ export function registerSamplingLoopTool(server: McpServer, state: ConformanceSt
             content: [
               { type: 'text', text: 'What is the weather where this photo was taken?' },
               { type: 'image', data: MEDIA_PNG.toString('base64'), mimeType: 'image/png' },
+              ...(audio ? [{ type: 'audio' as const, data: MEDIA_WAV.toString('base64'), mimeType: audio }] : []),
             ],
           },
         ]);
