@@ -186,9 +186,7 @@ function previewOf(message: SamplingMessage | undefined): string {
   const texts = blocksOf(message).flatMap((block) => {
     if (block.type === 'text') return [block.text];
     if (block.type === 'tool_result')
-      return [
-        `(tool result) ${block.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(' ')}`,
-      ];
+      return [`(tool result) ${block.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(' ')}`];
     if (block.type === 'tool_use') return [`(calls ${block.name})`];
     return [];
   });
@@ -199,7 +197,10 @@ function modelToolChoice(params: CreateMessageRequestParams, hasTools: boolean):
   const mode = params.toolChoice?.mode;
   if (mode === undefined) return undefined;
   if (mode !== 'auto' && mode !== 'required' && mode !== 'none')
-    throw samplingUnsupported(`toolChoice mode '${String(mode)}'`, 'the model API knows auto, required and none');
+    throw samplingUnsupported(
+      `toolChoice mode '${String(mode)}'`,
+      'the model API knows auto, required and none',
+    );
   if (mode === 'required' && !hasTools)
     throw samplingUnsupported("toolChoice 'required'", 'the request offers no tools to call');
   return hasTools ? mode : undefined;
@@ -282,7 +283,10 @@ export function fromModelReply(
   const names = new Map((params.tools ?? []).map((t) => [modelToolName(t.name), t.name]));
   const uses = (reply.tool_calls ?? []).map((call): ToolUseContent => {
     if (call.type !== 'function')
-      throw new RequestRefused(INTERNAL_ERROR, `the model made a ${call.type} tool call, not a function call`);
+      throw new RequestRefused(
+        INTERNAL_ERROR,
+        `the model made a ${call.type} tool call, not a function call`,
+      );
     const name = names.get(call.function.name) ?? call.function.name;
     let input: unknown;
     try {
@@ -297,7 +301,8 @@ export function fromModelReply(
       );
     return { type: 'tool_use', id: call.id, name, input: input as Record<string, unknown> };
   });
-  if (!uses.length) return { model, role: 'assistant', content: { type: 'text', text }, stopReason: 'endTurn' };
+  if (!uses.length)
+    return { model, role: 'assistant', content: { type: 'text', text }, stopReason: 'endTurn' };
   return {
     model,
     role: 'assistant',

@@ -76,7 +76,9 @@ export function registerSamplingLoopTool(server: McpServer, state: ConformanceSt
             content: [
               { type: 'text', text: 'What is the weather where this photo was taken?' },
               { type: 'image', data: MEDIA_PNG.toString('base64'), mimeType: 'image/png' },
-              ...(audio ? [{ type: 'audio' as const, data: MEDIA_WAV.toString('base64'), mimeType: audio }] : []),
+              ...(audio
+                ? [{ type: 'audio' as const, data: MEDIA_WAV.toString('base64'), mimeType: audio }]
+                : []),
             ],
           },
         ]);
@@ -89,7 +91,8 @@ export function registerSamplingLoopTool(server: McpServer, state: ConformanceSt
         const words = blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ');
         return text(`Final answer after ${previous.round - 1} tool round(s): ${words}`);
       }
-      if (previous.round >= MAX_ROUNDS) return failed(`the model still called tools after ${MAX_ROUNDS} rounds`);
+      if (previous.round >= MAX_ROUNDS)
+        return failed(`the model still called tools after ${MAX_ROUNDS} rounds`);
       const results: ToolResultContent[] = blocks.flatMap((b) =>
         b.type === 'tool_use'
           ? [

@@ -124,7 +124,11 @@ describe('sampling request → model request', () => {
         role: 'assistant',
         content: 'Let me look.',
         tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Paris"}' } },
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'weather_get', arguments: '{"city":"Paris"}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_1', content: 'Sunny, 22 °C' },
@@ -148,7 +152,12 @@ describe('sampling request → model request', () => {
           {
             role: 'user',
             content: [
-              { type: 'tool_result', toolUseId: 'a', content: [{ type: 'text', text: 'boom' }], isError: true },
+              {
+                type: 'tool_result',
+                toolUseId: 'a',
+                content: [{ type: 'text', text: 'boom' }],
+                isError: true,
+              },
             ],
           },
         ],
@@ -335,7 +344,10 @@ describe('modelSampling', () => {
     ]);
     expect(samplingExtras(questions[0] as SamplingQuestion)).toBe(', 1 image, 1 tool (weather.get)');
     expect(sent[0]).toMatchObject({ toolChoice: 'auto', maxTokens: 100, tools: [{ type: 'function' }] });
-    expect(result).toMatchObject({ stopReason: 'toolUse', content: [{ type: 'tool_use', name: 'weather.get' }] });
+    expect(result).toMatchObject({
+      stopReason: 'toolUse',
+      content: [{ type: 'tool_use', name: 'weather.get' }],
+    });
     expect(handler.maxTokens).toBe(64);
   });
 
@@ -349,12 +361,14 @@ describe('modelSampling', () => {
     const { handler, sent, questions, refusals } = setup();
     const refused = handler
       .createMessage(
-        request({ messages: [{ role: 'user', content: { type: 'audio', data: WAV, mimeType: 'audio/flac' } }] }),
+        request({
+          messages: [{ role: 'user', content: { type: 'audio', data: WAV, mimeType: 'audio/flac' } }],
+        }),
         { signal },
       )
       .catch((e: unknown) => e);
     expect(await refused).toMatchObject({ code: -32602, message: expect.stringMatching(/audio\/flac/) });
-    expect(refusals).toEqual([(await refused as Error).message]);
+    expect(refusals).toEqual([((await refused) as Error).message]);
     expect(questions).toHaveLength(0);
     expect(sent).toHaveLength(0);
   });
