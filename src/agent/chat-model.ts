@@ -16,7 +16,12 @@ export interface ChatModel {
   complete(request: {
     readonly messages: readonly ChatCompletionMessageParam[];
     readonly tools: readonly ChatCompletionFunctionTool[];
+    /** Whether the model may (`auto`, the default), must (`required`) or must not (`none`) call a tool. */
+    readonly toolChoice?: 'auto' | 'required' | 'none';
     readonly maxTokens?: number;
+    readonly temperature?: number;
+    /** Sequences that end the answer. */
+    readonly stop?: readonly string[];
     readonly signal?: AbortSignal;
     /** Each piece of the answer's text as it streams in. */
     readonly onText?: (delta: string) => void;
@@ -45,14 +50,16 @@ export function openAICompatibleModel(options: OpenAICompatibleOptions): ChatMod
   });
   return {
     model: options.model,
-    async complete({ messages, tools, maxTokens, signal, onText }) {
+    async complete({ messages, tools, toolChoice, maxTokens, temperature, stop, signal, onText }) {
       try {
         const stream = client.chat.completions.stream(
           {
             model: options.model,
             messages: [...messages],
-            ...(tools.length ? { tools: [...tools], tool_choice: 'auto' as const } : {}),
+            ...(tools.length ? { tools: [...tools], tool_choice: toolChoice ?? 'auto' } : {}),
             ...(maxTokens ? { max_completion_tokens: maxTokens } : {}),
+            ...(temperature === undefined ? {} : { temperature }),
+            ...(stop?.length ? { stop: [...stop] } : {}),
           },
           signal ? { signal } : {},
         );

@@ -4,8 +4,8 @@
  * at the terminal first. Without a terminal nobody can consent: sampling is
  * refused and forms are declined.
  */
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatModel } from '../agent/chat-model.js';
+import { modelSampling, samplingExtras } from '../agent/sampling.js';
 import {
   type ClientFeatures,
   createRoots,
@@ -125,56 +125,29 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
   };
   return (server) => ({
     roots,
-    sampling: {
+    sampling: modelSampling({
+      model: options.model,
       maxTokens: options.maxSamplingTokens ?? 1024,
-      async createMessage(params, { signal }) {
+      onRefused: (message) =>
+        options.output.write(`${show(`Server '${server.name}' asked the model: refused, ${message}`)}\n`),
+      async approve(question) {
         if (!options.interactive)
           throw samplingRefused('no terminal: nobody could approve the sampling request');
         const { confirm } = await import('@inquirer/prompts');
-        const last = params.messages.at(-1)?.content;
-        const preview =
-          last && 'text' in last && typeof last.text === 'string' ? last.text : '(non-text content)';
-        const hints = (params.modelPreferences?.hints ?? []).map((h) => h.name).filter(Boolean);
-        const wants = hints.length
-          ? `; it prefers ${show(hints.join(', '))}, you use ${show(options.model.model)}`
+        const wants = question.hints.length
+          ? `; it prefers ${show(question.hints.join(', '))}, you use ${show(question.model)}`
           : '';
-        const allowed = await asked(
+        return asked(
           confirm(
             {
-              message: `Server '${show(server.name)}' asks the model (up to ${params.maxTokens} tokens${wants}):\n  ${show(preview).slice(0, 500)}\nAllow?`,
+              message: `Server '${show(server.name)}' asks the model (up to ${question.maxTokens} tokens${show(samplingExtras(question))}${wants}):\n  ${show(question.preview || '(no text)').slice(0, 500)}\nAllow?`,
               default: false,
             },
             streams,
           ),
         );
-        if (!allowed) throw samplingRefused();
-        const messages: ChatCompletionMessageParam[] = [
-          ...(params.systemPrompt ? [{ role: 'system' as const, content: params.systemPrompt }] : []),
-          ...params.messages.map((m) => {
-            const content = m.content as { type?: string; text?: string };
-            const text =
-              content.type === 'text' && typeof content.text === 'string'
-                ? content.text
-                : '(non-text content)';
-            return m.role === 'assistant'
-              ? { role: 'assistant' as const, content: text }
-              : { role: 'user' as const, content: text };
-          }),
-        ];
-        const reply = await options.model.complete({
-          messages,
-          tools: [],
-          maxTokens: params.maxTokens,
-          signal,
-        });
-        return {
-          model: options.model.model,
-          role: 'assistant',
-          content: { type: 'text', text: typeof reply.content === 'string' ? reply.content : '' },
-          stopReason: 'endTurn',
-        };
       },
-    },
+    }),
     elicitation: {
       async form(params) {
         if (!options.interactive) return { action: 'decline' };

@@ -10,6 +10,7 @@ import type {
   ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
+  CreateMessageResultWithTools,
   ElicitRequestFormParams,
   ElicitRequestURLParams,
   ElicitResult,
@@ -50,9 +51,14 @@ export interface SamplingHandler {
   createMessage(
     params: CreateMessageRequestParams,
     options: { signal: AbortSignal },
-  ): Promise<CreateMessageResult>;
+  ): Promise<CreateMessageResult | CreateMessageResultWithTools>;
   /** The most tokens a server may ask for, whatever it requests. */
   readonly maxTokens?: number;
+  /**
+   * The model behind it takes the request's `tools` and `toolChoice` and can
+   * answer with `tool_use` (SEP-1577): declared to servers as `sampling.tools`.
+   */
+  readonly tools?: boolean;
 }
 
 export interface ElicitationHandlers {
@@ -72,7 +78,7 @@ export interface ClientFeatures {
 export function capabilitiesFor(features: ClientFeatures | undefined): ClientCapabilities {
   const capabilities: ClientCapabilities = {};
   if (features?.roots) capabilities.roots = { listChanged: true };
-  if (features?.sampling) capabilities.sampling = {};
+  if (features?.sampling) capabilities.sampling = features.sampling.tools ? { tools: {} } : {};
   const { form, url } = features?.elicitation ?? {};
   if (form || url) {
     capabilities.elicitation = {

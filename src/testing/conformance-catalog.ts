@@ -26,6 +26,7 @@ import {
   text,
 } from './conformance-kit.js';
 import { registerInputRequiredTools } from './conformance-mrtr.js';
+import { registerSamplingLoopTool } from './conformance-sampling-loop.js';
 
 /** A 1×1 PNG: the image every image scenario expects some valid base64 of. */
 export const TEST_IMAGE_BASE64 =
@@ -108,6 +109,7 @@ export function createConformanceServer(state: ConformanceState): McpServer {
   registerContentTools(server);
   registerInteractiveTools(server);
   registerInputRequiredTools(server, state);
+  registerSamplingLoopTool(server, state);
   registerResources(server, state);
   registerPrompts(server);
   return server;
