@@ -15,7 +15,7 @@ import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { renderContent, renderContentBlock } from '../tools/render-content.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { forTerminal } from '../text/index.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';
 import { parseJsonArguments, type ShellLine } from './parse-line.js';
 import { renderServers, renderToolHelp, renderToolList } from './render.js';

@@ -5,7 +5,7 @@ import { renderToolHelp as renderCliToolHelp } from '../cli/tool-help/render-too
 import { renderToolLine } from '../cli/tool-help/tool-line.js';
 import { formatOrigin } from '../errors/index.js';
 import type { ServerStatus } from '../registry/index.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { forTerminal } from '../text/index.js';
 
 /**
  * `/mcp`: each server, its condition, tool count (once listed) and where it is

@@ -5,7 +5,7 @@ import { toMcpxError } from '../errors/index.js';
 import { createHomeFiles } from '../home/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { RegistryEvent, ServerRegistry } from '../registry/index.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { forTerminal } from '../text/index.js';
 import { commandNames, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';

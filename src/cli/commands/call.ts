@@ -5,7 +5,7 @@ import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { filterTools } from '../../registry/tool-filter.js';
 import { renderContent } from '../../tools/render-content.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,

@@ -4,7 +4,7 @@ import { createHomeFiles } from '../../home/index.js';
 import { findHostFiles } from '../../interop/find-hosts.js';
 import { applyImport, type ImportItem, planImport, sourceComment } from '../../interop/import-plan.js';
 import { HOST_IDS, HOSTS } from '../../interop/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';

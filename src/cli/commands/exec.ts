@@ -4,7 +4,7 @@ import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
 import { claudeCodeServers, planHandOver } from '../../interop/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
 

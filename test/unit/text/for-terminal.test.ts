@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../../src/cli/output/json.js';
-import { forTerminal } from '../../../src/tools/sanitize.js';
+import { forTerminal } from '../../../src/text/sanitize.js';
 
 const u = (code: number) => `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripTerminalControls } from '../../../src/tools/sanitize.js';
+import { stripTerminalControls } from '../../../src/text/sanitize.js';
 
 describe('stripTerminalControls', () => {
   it.each([

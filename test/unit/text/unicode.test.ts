@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasHiddenCharacters, revealHidden, stripHidden } from '../../../src/tools/unicode.js';
+import { hasHiddenCharacters, revealHidden, stripHidden } from '../../../src/text/unicode.js';
 
 const tagged = (ascii: string) =>
   [...ascii].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
