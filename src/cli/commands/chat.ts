@@ -12,8 +12,8 @@ import {
 import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { runShell } from '../../shell/shell.js';
-import { createAgentTools } from '../../tools/agent-tools.js';
 import { forTerminal } from '../../text/index.js';
+import { createAgentTools } from '../../tools/agent-tools.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,4 +1,4 @@
-import type { InputRequest } from '../config/input-variable.js';
+import type { InputRequest } from '../input-variable.js';
 
 /** The hosts whose config files mcpx reads and writes. */
 export const HOST_IDS = [

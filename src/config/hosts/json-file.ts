@@ -1,6 +1,6 @@
 import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser';
-import { type ParsedDocument, parseJsonc } from '../config/parse-jsonc.js';
-import { suggest } from '../config/suggest.js';
+import { type ParsedDocument, parseJsonc } from '../parse-jsonc.js';
+import { suggest } from '../suggest.js';
 import { isRecord } from './entry.js';
 import type { HostServer, McpxEntry } from './types.js';
 

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the syntax under test
 import { describe, expect, it } from 'vitest';
-import { exportServers } from '../../../src/index.js';
-import { loadText } from '../config/helpers.js';
+import { exportServers } from '../../../../src/index.js';
+import { loadText } from '../helpers.js';
 
 describe('exportServers (the library hand-over, e.g. for claude --mcp-config)', () => {
   it('writes Claude Code\'s {"mcpServers": …} with ${VAR} references as written, never their values', async () => {

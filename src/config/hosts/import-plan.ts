@@ -1,9 +1,9 @@
 import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
-import { collectEntries } from '../config/collect-entries.js';
-import { normalizeServer } from '../config/normalize-server.js';
-import { parseJsonc } from '../config/parse-jsonc.js';
-import type { ConfigLayer } from '../config/types.js';
-import type { McpxError } from '../errors/index.js';
+import type { McpxError } from '../../errors/index.js';
+import { collectEntries } from '../collect-entries.js';
+import { normalizeServer } from '../normalize-server.js';
+import { parseJsonc } from '../parse-jsonc.js';
+import type { ConfigLayer } from '../types.js';
 import { canonicalEntry, isRecord, readableEntry, sameEntry } from './entry.js';
 import type { FoundHostFile } from './find-hosts.js';
 import { HOSTS } from './index.js';

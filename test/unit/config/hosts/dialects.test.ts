@@ -9,8 +9,8 @@ import {
   type HostContext,
   type HostId,
   type McpxEntry,
-} from '../../../src/interop/index.js';
-import { repoRoot } from '../../helpers/cli.js';
+} from '../../../../src/config/hosts/index.js';
+import { repoRoot } from '../../../helpers/cli.js';
 
 const ctx: HostContext = { homedir: '/home/ada', platform: 'linux', env: {}, cwd: '/work/app' };
 

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax this module translates
 import { join } from 'node:path';
 import { parse, stringify, TomlError } from 'smol-toml';
-import { ErrorCode, McpxError } from '../../errors/index.js';
+import { ErrorCode, McpxError } from '../../../errors/index.js';
 import { canonicalEntry, isRecord, stringList, stringRecord } from '../entry.js';
 import { typoWarnings } from '../json-file.js';
 import type { HostDialect, HostServer, McpxEntry } from '../types.js';

@@ -1,6 +1,6 @@
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../types.js';
+import { claudeCode } from './dialects/claude-code.js';
 import { entryFromServer } from './from-config.js';
-import { claudeCode } from './hosts/claude-code.js';
 
 /**
  * The `mcpServers` object Claude Code reads (`--mcp-config`, `.mcp.json`),

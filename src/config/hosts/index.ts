@@ -4,20 +4,20 @@
  * writer back. `mcpx config import` and `mcpx config export` are built on
  * these; `exportServers` hands servers to another agent (`mcpx exec`).
  */
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../types.js';
+import { claudeCode } from './dialects/claude-code.js';
+import { claudeDesktop } from './dialects/claude-desktop.js';
+import { codex } from './dialects/codex.js';
+import { cursor } from './dialects/cursor.js';
+import { gemini } from './dialects/gemini.js';
+import { opencode } from './dialects/opencode.js';
+import { vscode } from './dialects/vscode.js';
+import { windsurf } from './dialects/windsurf.js';
+import { zed } from './dialects/zed.js';
 import { entryFromServer } from './from-config.js';
-import { claudeCode } from './hosts/claude-code.js';
-import { claudeDesktop } from './hosts/claude-desktop.js';
-import { codex } from './hosts/codex.js';
-import { cursor } from './hosts/cursor.js';
-import { gemini } from './hosts/gemini.js';
-import { opencode } from './hosts/opencode.js';
-import { vscode } from './hosts/vscode.js';
-import { windsurf } from './hosts/windsurf.js';
-import { zed } from './hosts/zed.js';
 import { HOST_IDS, type HostContext, type HostDialect, type HostId } from './types.js';
 
-export { inputVariable } from '../config/input-variable.js';
+export { inputVariable } from '../input-variable.js';
 export { canonicalEntry, sameEntry } from './entry.js';
 export { entryFromServer } from './from-config.js';
 export type {

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../types.js';
 import { canonicalEntry } from './entry.js';
 import type { McpxEntry } from './types.js';
 

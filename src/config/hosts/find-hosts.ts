@@ -1,5 +1,5 @@
-import { type ConfigText, hideLinkedContent, readConfigText } from '../config/read-config-text.js';
-import { type McpxError, toMcpxError } from '../errors/index.js';
+import { type McpxError, toMcpxError } from '../../errors/index.js';
+import { type ConfigText, hideLinkedContent, readConfigText } from '../read-config-text.js';
 import { HOSTS } from './index.js';
 import type { HostContext, HostFile, HostId, HostRead } from './types.js';
 
