@@ -1,11 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { plural } from '../cli/output/plural.js';
-import { renderTable } from '../cli/output/table.js';
-import { renderToolHelp as renderCliToolHelp } from '../cli/tool-help/render-tool-help.js';
-import { renderToolLine } from '../cli/tool-help/tool-line.js';
-import { formatOrigin } from '../errors/index.js';
-import type { ServerStatus } from '../registry/index.js';
-import { forTerminal } from '../text/index.js';
+import { formatOrigin } from '../../errors/index.js';
+import type { ServerStatus } from '../../registry/index.js';
+import { forTerminal } from '../../text/index.js';
+import { plural } from '../output/plural.js';
+import { renderTable } from '../output/table.js';
+import { renderToolHelp as renderCliToolHelp } from '../tool-help/render-tool-help.js';
+import { renderToolLine } from '../tool-help/tool-line.js';
 
 /**
  * `/mcp`: each server, its condition, tool count (once listed) and where it is

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { McpxError } from '../../../src/errors/index.js';
-import { parseJsonArguments, parseLine, tokenize } from '../../../src/shell/parse-line.js';
+import { parseJsonArguments, parseLine, tokenize } from '../../../../src/cli/shell/parse-line.js';
+import { McpxError } from '../../../../src/errors/index.js';
 
 describe('parseLine', () => {
   it('reads / commands with their words', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderToolHelp, renderToolList } from '../../../src/shell/render.js';
+import { renderToolHelp, renderToolList } from '../../../../src/cli/shell/render.js';
 
 describe('renderToolHelp', () => {
   it('is the full signature of mcpx tools server.tool, written as console calls', () => {

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { type CompletionSource, complete } from '../../../src/shell/completer.js';
+import { type CompletionSource, complete } from '../../../../src/cli/shell/completer.js';
 
 const echo: Tool = {
   name: 'echo',

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { forTerminal } from '../text/index.js';
+import { forTerminal } from '../../text/index.js';
 
 /** What completion needs to know; tool lists may connect the server (first use). */
 export interface CompletionSource {

@@ -1,4 +1,4 @@
-import type { HomeFiles } from '../home/index.js';
+import type { HomeFiles } from '../../home/index.js';
 
 /** The file under the mcpx home that keeps the console's lines between sessions. */
 export const HISTORY_FILE = 'history';

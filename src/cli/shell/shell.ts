@@ -1,11 +1,11 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
-import { writeError } from '../cli/report.js';
-import type { CliSession } from '../cli/session.js';
-import { toMcpxError } from '../errors/index.js';
-import { createHomeFiles } from '../home/index.js';
-import type { PermissionGuard } from '../permissions/index.js';
-import type { RegistryEvent, ServerRegistry } from '../registry/index.js';
-import { forTerminal } from '../text/index.js';
+import { toMcpxError } from '../../errors/index.js';
+import { createHomeFiles } from '../../home/index.js';
+import type { PermissionGuard } from '../../permissions/index.js';
+import type { RegistryEvent, ServerRegistry } from '../../registry/index.js';
+import { forTerminal } from '../../text/index.js';
+import { writeError } from '../report.js';
+import type { CliSession } from '../session.js';
 import { commandNames, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';

@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHomeFiles } from '../../../src/home/index.js';
-import { loadHistory } from '../../../src/shell/history.js';
-import { tempDir } from '../../helpers/cli.js';
+import { loadHistory } from '../../../../src/cli/shell/history.js';
+import { createHomeFiles } from '../../../../src/home/index.js';
+import { tempDir } from '../../../helpers/cli.js';
 
 let dir: { path: string; remove: () => Promise<void> } | undefined;
 afterEach(() => dir?.remove());

@@ -1,21 +1,21 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { cliArgumentSources } from '../cli/arguments/cli-sources.js';
+import { suggest } from '../../config/index.js';
+import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
+import type { PermissionGuard } from '../../permissions/index.js';
+import type { ServerRegistry } from '../../registry/index.js';
+import { forTerminal } from '../../text/index.js';
+import { renderContent, renderContentBlock } from '../../tools/render-content.js';
+import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
   parseArgumentWords,
   promptArguments,
   readArgumentSources,
   typeArguments,
-} from '../cli/arguments/type-arguments.js';
-import { createProgressBar } from '../cli/output/progress-bar.js';
-import { writeError } from '../cli/report.js';
-import type { CliSession } from '../cli/session.js';
-import { suggest } from '../config/index.js';
-import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
-import type { PermissionGuard } from '../permissions/index.js';
-import type { ServerRegistry } from '../registry/index.js';
-import { forTerminal } from '../text/index.js';
-import { renderContent, renderContentBlock } from '../tools/render-content.js';
+} from '../arguments/type-arguments.js';
+import { createProgressBar } from '../output/progress-bar.js';
+import { writeError } from '../report.js';
+import type { CliSession } from '../session.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';
 import { parseJsonArguments, type ShellLine } from './parse-line.js';
 import { renderServers, renderToolHelp, renderToolList } from './render.js';
