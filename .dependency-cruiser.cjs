@@ -66,9 +66,11 @@ const allowedDeep = DEEP_IMPORTS_ALLOWED.map((path) => `^src/${escapeRegExp(path
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: 'no-upward-import',
-  comment: `${layer.name} may import only the layers below it, not ${LAYERS.slice(i + 1)
-    .map((l) => l.name)
-    .join(', ')}`,
+  comment:
+    `${layer.name} may import only the layers below it, not ${LAYERS.slice(i + 1)
+      .map((l) => l.name)
+      .join(', ')}: move the code to the layer that owns it, or pass it in from above ` +
+    '(LAYERS in .dependency-cruiser.cjs is the order)',
   severity: 'error',
   from: { path: anyOf(layer.members) },
   to: { path: anyOf(LAYERS.slice(i + 1).flatMap((l) => l.members)) },
@@ -76,7 +78,7 @@ const upward = LAYERS.slice(0, -1).map((layer, i) => ({
 
 const sideways = LAYERS.filter((layer) => layer.members.length > 1).map((layer) => ({
   name: 'no-sibling-import',
-  comment: `the folders of the ${layer.name} layer (${layer.members.join(', ')}) do not import each other`,
+  comment: `the folders of the ${layer.name} layer (${layer.members.join(', ')}) do not import each other: move what both need into a layer below`,
   severity: 'error',
   from: { path: anyOf(layer.members) },
   // $1 is the importing member, as matched: a module may of course import its own folder.
@@ -87,7 +89,9 @@ module.exports = {
   forbidden: [
     {
       name: 'no-folder-cycle',
-      comment: 'folders of src/ form a hierarchy: no two of them import each other, even through others',
+      comment:
+        'folders of src/ form a hierarchy: no two of them import each other, even through others; ' +
+        'cut the import that runs up (the no-upward-import errors name it)',
       severity: 'error',
       scope: 'folder',
       from: { path: '^src/' },
@@ -97,7 +101,9 @@ module.exports = {
     ...sideways,
     {
       name: 'no-import-of-cli',
-      comment: 'cli/ is a front end: nothing outside it imports it (the library never prints)',
+      comment:
+        'cli/ is a front end: nothing outside it imports it (the library never prints); ' +
+        'move what the library needs out of cli/ into the layer that owns it',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/cli/' },
       to: { path: '^src/cli/' },
@@ -118,7 +124,9 @@ module.exports = {
     },
     {
       name: 'not-through-index',
-      comment: "another folder's modules are reached through its index.ts (or the allow-list, with a reason)",
+      comment:
+        "import another folder's modules from its index.ts (export them there), or add the module to " +
+        'DEEP_IMPORTS_ALLOWED in .dependency-cruiser.cjs with the reason',
       severity: 'error',
       from: { path: '^src/([^/]+)/' },
       to: {
@@ -128,7 +136,9 @@ module.exports = {
     },
     {
       name: 'not-through-index',
-      comment: "the library's entry files reach a folder through its index.ts (or the allow-list)",
+      comment:
+        "the library's entry files import a folder from its index.ts (export it there), or add the " +
+        'module to DEEP_IMPORTS_ALLOWED in .dependency-cruiser.cjs with the reason',
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
       to: {
