@@ -45,24 +45,31 @@ const DEEP_IMPORTS_ALLOWED = [
   // Other hosts' dialects (nine of them and a TOML parser), kept off config/index.ts so that
   // loading a config loads none of them until a file imports a host.
   'config/hosts/index.ts',
-  // Imported lazily (`await import`) after the early spawn, so a cold `mcpx call` starts the
-  // server before it loads the protocol stack; rolldown.config.mjs's chunk groups name them.
+  // The provider adapters are package entries of their own (mcpx/openai, mcpx/anthropic,
+  // mcpx/ai-sdk), kept off tools/index.ts so that a program pays only for the one it uses.
+  'tools/providers/openai.ts',
+];
+
+/**
+ * Modules that may be reached past index.ts by a lazy `await import(…)` only: a static import,
+ * type-only ones included, goes through index.ts like any other.
+ */
+const LAZY_IMPORTS_ALLOWED = [
+  // After the early spawn, so a cold `mcpx call` starts the server before it loads the protocol
+  // stack (rolldown.config.mjs's chunk groups name these modules).
   'client/server-connection.ts',
   'client/transport-factory.ts',
   'client/era-cache.ts',
   // The HTTP stack, loaded only when a server is remote (transport/index.ts is stdio's).
   'transport/http/index.ts',
-  // The provider adapters are package entries of their own (mcpx/openai, mcpx/anthropic,
-  // mcpx/ai-sdk), kept off tools/index.ts so that a program pays only for the one it uses.
-  'tools/providers/openai.ts',
-  'tools/providers/anthropic.ts',
-  'tools/providers/ai-sdk.ts',
 ];
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const anyOf = (members) => `^src/(${members.join('|')})`;
 const allMembers = LAYERS.flatMap((layer) => layer.members);
-const allowedDeep = DEEP_IMPORTS_ALLOWED.map((path) => `^src/${escapeRegExp(path)}$`);
+const exactly = (paths) => paths.map((path) => `^src/${escapeRegExp(path)}$`);
+const allowedDeep = exactly(DEEP_IMPORTS_ALLOWED);
+const allowedLazy = exactly(LAZY_IMPORTS_ALLOWED);
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: 'no-upward-import',
@@ -84,6 +91,32 @@ const sideways = LAYERS.filter((layer) => layer.members.length > 1).map((layer) 
   // $1 is the importing member, as matched: a module may of course import its own folder.
   to: { path: anyOf(layer.members), pathNot: '^src/$1' },
 }));
+
+const throughIndexComment =
+  "import another folder's modules from its index.ts (export them there), or add the module to " +
+  'DEEP_IMPORTS_ALLOWED (or LAZY_IMPORTS_ALLOWED) in .dependency-cruiser.cjs with the reason';
+// Two kinds of importer: a module in a folder (which may of course reach into its own folder,
+// $1), and the library's entry files at the root of src/.
+const importers = [
+  { from: { path: '^src/([^/]+)/' }, own: ['^src/$1/'] },
+  { from: { path: '^src/[^/]+\\.ts$' }, own: [] },
+];
+const throughIndex = importers.flatMap(({ from, own }) => [
+  {
+    name: 'not-through-index',
+    comment: throughIndexComment,
+    severity: 'error',
+    from,
+    to: { path: '^src/[^/]+/', pathNot: [...own, '^src/[^/]+/index\\.ts$', ...allowedDeep, ...allowedLazy] },
+  },
+  {
+    name: 'not-through-index',
+    comment: `${throughIndexComment} (this module is allowed past index.ts by a lazy \`await import\` only)`,
+    severity: 'error',
+    from,
+    to: { path: allowedLazy, ...(own.length ? { pathNot: own } : {}), dynamic: false },
+  },
+]);
 
 module.exports = {
   forbidden: [
@@ -122,30 +155,7 @@ module.exports = {
       from: { path: '^src/' },
       to: { path: '^src/', pathNot: anyOf(allMembers) },
     },
-    {
-      name: 'not-through-index',
-      comment:
-        "import another folder's modules from its index.ts (export them there), or add the module to " +
-        'DEEP_IMPORTS_ALLOWED in .dependency-cruiser.cjs with the reason',
-      severity: 'error',
-      from: { path: '^src/([^/]+)/' },
-      to: {
-        path: '^src/[^/]+/',
-        pathNot: [`^src/$1/`, '^src/[^/]+/index\\.ts$', ...allowedDeep],
-      },
-    },
-    {
-      name: 'not-through-index',
-      comment:
-        "the library's entry files import a folder from its index.ts (export it there), or add the " +
-        'module to DEEP_IMPORTS_ALLOWED in .dependency-cruiser.cjs with the reason',
-      severity: 'error',
-      from: { path: '^src/[^/]+\\.ts$' },
-      to: {
-        path: '^src/[^/]+/',
-        pathNot: ['^src/[^/]+/index\\.ts$', ...allowedDeep],
-      },
-    },
+    ...throughIndex,
   ],
   options: {
     includeOnly: '^src/',

@@ -48,7 +48,9 @@ describe('the layer rule on a planted tree', () => {
       // Clean: down through an index.ts, and down past one through the allow-list.
       'src/config/index.ts': "import { e } from '../errors/index.js';\nexport const c = e;\n",
       'src/config/load.ts': 'export const load = 1;\n',
+      'src/config/discover.ts': 'export const discover = 1;\n',
       'src/client/era-cache.ts': 'export const cache = 1;\n',
+      'src/client/server-connection.ts': 'export type Connection = number;\n',
       // (a) a folder cycle: registry and permissions import each other.
       'src/registry/index.ts':
         "import type { p } from '../permissions/index.js';\nexport const r: typeof p = 1;\n",
@@ -56,12 +58,16 @@ describe('the layer rule on a planted tree', () => {
       // (b) an upward import, with no cycle: home is below agent.
       'src/agent/index.ts': 'export const a = 1;\n',
       'src/home/upward.ts': "import { a } from '../agent/index.js';\nexport const u = a;\n",
-      // (c) a new import past another folder's index.ts (client/era-cache.ts is on the allow-list).
+      // (c) a new import past another folder's index.ts, beside allowed ones: config/discover.ts
+      // (on the allow-list) and client/era-cache.ts (on the lazy list: by `await import` only, so
+      // the static import of server-connection.ts, on the same list, is reported).
       'src/tools/index.ts': [
         "import { c } from '../config/index.js';",
         "import { load } from '../config/load.js';",
-        "import { cache } from '../client/era-cache.js';",
-        'export const t = c + load + cache;',
+        "import { discover } from '../config/discover.js';",
+        "import type { Connection } from '../client/server-connection.js';",
+        'export const t: Connection = c + load + discover;',
+        "export const cache = () => import('../client/era-cache.js');",
         '',
       ].join('\n'),
       // (d) cli/ imported from outside it, by a sibling front door.
@@ -91,8 +97,10 @@ describe('the layer rule on a planted tree', () => {
     expect(found).toContain('no-upward-import: src/registry/index.ts → src/permissions/index.ts');
   });
 
-  it("reports a new import past a folder's index.ts, not one on the allow-list", () => {
+  it("reports a new import past a folder's index.ts, not one on the allow-lists", () => {
     expect(found).toContain('not-through-index: src/tools/index.ts → src/config/load.ts');
+    expect(found).toContain('not-through-index: src/tools/index.ts → src/client/server-connection.ts');
+    expect(found.join('\n')).not.toContain('discover');
     expect(found.join('\n')).not.toContain('era-cache');
   });
 
@@ -114,6 +122,7 @@ describe('the layer rule on a planted tree', () => {
       'no-upward-import: src/home/upward.ts → src/agent/index.ts',
       'no-upward-import: src/registry/index.ts → src/permissions/index.ts',
       'not-through-index: src/testing/server.ts → src/cli/output/table.ts',
+      'not-through-index: src/tools/index.ts → src/client/server-connection.ts',
       'not-through-index: src/tools/index.ts → src/config/load.ts',
       'undeclared-folder: src/extras/a.ts → src/errors/index.ts',
     ]);
