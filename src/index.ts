@@ -10,8 +10,6 @@
  */
 export * from './auth/index.js';
 export * from './client/index.js';
-export * from './config/index.js';
-export * from './errors/index.js';
 export {
   type ExportResult,
   entryFromServer,
@@ -22,7 +20,9 @@ export {
   type HostDialect,
   type HostId,
   type McpxEntry,
-} from './interop/index.js';
+} from './config/hosts/index.js';
+export * from './config/index.js';
+export * from './errors/index.js';
 export * from './permissions/index.js';
 export * from './registry/index.js';
 export * from './tools/index.js';

@@ -22,7 +22,7 @@ import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { RequestRefused } from '../client/features.js';
+import { RequestRefused } from '../client/index.js';
 
 /** JSON-RPC's "Invalid params": the request asks for something this model API cannot take. */
 const INVALID_PARAMS = -32602;

@@ -5,7 +5,7 @@
  * model cannot take is refused, and whoever runs the host is told as well as
  * the server.
  */
-import { RequestRefused, type SamplingHandler, samplingRefused } from '../client/features.js';
+import { RequestRefused, type SamplingHandler, samplingRefused } from '../client/index.js';
 import type { ChatModel } from './chat-model.js';
 import { fromModelReply, toModelRequest } from './sampling-messages.js';
 

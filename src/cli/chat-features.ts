@@ -15,7 +15,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { promptFailure } from '../permissions/approver.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { forTerminal } from '../text/index.js';
 
 export interface ChatFeatureOptions {
   readonly model: ChatModel;

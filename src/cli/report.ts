@@ -1,5 +1,5 @@
 import { errorToJson, formatError, type McpxError } from '../errors/index.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { forTerminal } from '../text/index.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { ServerOutcome } from './fan-out.js';
 import { toJson } from './output/json.js';

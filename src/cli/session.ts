@@ -22,7 +22,7 @@ import type { ServerConfig } from '../config/types.js';
 import type { CallerSignIn } from '../daemon/socket-transport.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
-import { forTerminal, stripTerminalControls } from '../tools/sanitize.js';
+import { forTerminal, stripTerminalControls } from '../text/index.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { type PackageInstallEvent, rollBackInstallsNow } from '../transport/stdio/runner/install-watch.js';
 import { createStdioServerTransport, type StdioServerHooks } from '../transport/stdio/server-transport.js';

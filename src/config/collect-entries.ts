@@ -1,6 +1,6 @@
 import type { McpxError } from '../errors/index.js';
-import { HOST_IDS, type HostId } from '../interop/types.js';
 import { configProblem, describeValue, type ProblemSite } from './config-problem.js';
+import { HOST_IDS, type HostId } from './hosts/types.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';

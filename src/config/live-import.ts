@@ -1,9 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import type { McpxError } from '../errors/index.js';
-import { findHostFiles } from '../interop/find-hosts.js';
-import { HOSTS } from '../interop/index.js';
-import type { HostContext, HostServer } from '../interop/types.js';
 import type { CollectResult } from './collect-entries.js';
+import { findHostFiles } from './hosts/find-hosts.js';
+import { HOSTS } from './hosts/index.js';
+import type { HostContext, HostServer } from './hosts/types.js';
 import type { InputRequest } from './input-variable.js';
 import { normalizeServer, type ServerDraft } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { forTerminal } from '../tools/sanitize.js';
+import { forTerminal } from '../text/index.js';
 import { type ConnectToolsView, describeConnectTools } from './connect-question.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import { forTerminal } from '../tools/sanitize.js';
-import { mapHidden } from '../tools/unicode.js';
+import { forTerminal, mapHidden } from '../text/index.js';
 import { toolFingerprint } from './tool-fingerprint.js';
 
 /** Characters of a description shown on its tool's line before it is folded. */

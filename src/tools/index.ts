@@ -4,6 +4,14 @@
  * host's own functions; a search mode for large tool sets. The provider
  * formats live in `providers/` (`mcpx/openai`, `mcpx/anthropic`, `mcpx/ai-sdk`).
  */
+
+export {
+  forTerminal,
+  hasHiddenCharacters,
+  revealHidden,
+  stripHidden,
+  stripTerminalControls,
+} from '../text/index.js';
 export {
   type AgentTool,
   type AgentToolSet,
@@ -25,7 +33,6 @@ export {
   truncateText,
 } from './result.js';
 export { type RoutedTool, ToolRouter } from './router.js';
-export { forTerminal, stripTerminalControls } from './sanitize.js';
 export { type SearchHit, searchTools, tokenize } from './tool-search.js';
 export {
   type InProcessTool,
@@ -35,5 +42,4 @@ export {
   type ToolDescriptor,
   type ToolSource,
 } from './tool-source.js';
-export { hasHiddenCharacters, revealHidden, stripHidden } from './unicode.js';
 export { checkAgainstSchema, formatProblems, type SchemaCheck, type SchemaProblem } from './validate.js';

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stripTerminalControls } from './sanitize.js';
-import { stripHidden } from './unicode.js';
+import { stripHidden, stripTerminalControls } from '../text/index.js';
 
 /**
  * How agent tool names are built: `mcp_<server>_<tool>` (valid for every LLM

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/client';
-import { stripTerminalControls } from './sanitize.js';
+import { stripTerminalControls } from '../text/index.js';
 
 function describeBytes(base64: string): string {
   const bytes = Math.floor((base64.length * 3) / 4);

@@ -1,8 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import { stripHidden, stripTerminalControls } from '../text/index.js';
 import { assignToolNames, type NamingStyle } from './naming.js';
-import { stripTerminalControls } from './sanitize.js';
 import type { ToolSource } from './tool-source.js';
-import { stripHidden } from './unicode.js';
 
 /** A tool as an agent is shown it, and where it really lives. */
 export interface RoutedTool {

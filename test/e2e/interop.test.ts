@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_IDS, HOSTS, type HostContext, type HostId } from '../../src/interop/index.js';
+import { HOST_IDS, HOSTS, type HostContext, type HostId } from '../../src/config/hosts/index.js';
 import { repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
 

@@ -4,8 +4,8 @@ import type { TaskStatusEvent } from '../../client/types.js';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { filterTools } from '../../registry/tool-filter.js';
+import { forTerminal } from '../../text/index.js';
 import { renderContent } from '../../tools/render-content.js';
-import { forTerminal } from '../../tools/sanitize.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,

@@ -11,9 +11,8 @@ import {
 } from '../../permissions/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
-import { runShell } from '../../shell/shell.js';
+import { forTerminal } from '../../text/index.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
-import { forTerminal } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
@@ -22,6 +21,7 @@ import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
+import { runShell } from '../shell/shell.js';
 
 export interface ChatOptions {
   readonly model?: string;

@@ -5,7 +5,7 @@ import {
   type NewServerEntry,
   type ServerEdit,
 } from '../../config/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { exportServers, HOSTS } from '../../config/hosts/index.js';
 import { readConfigText } from '../../config/read-config-text.js';
-import { exportServers, HOSTS } from '../../interop/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { plural } from '../output/plural.js';

@@ -1,10 +1,10 @@
 import { readProjectFile, scopeFile, writeProjectFile } from '../../config/edit-file.js';
+import { findHostFiles } from '../../config/hosts/find-hosts.js';
+import { applyImport, type ImportItem, planImport, sourceComment } from '../../config/hosts/import-plan.js';
+import { HOST_IDS, HOSTS } from '../../config/hosts/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
-import { findHostFiles } from '../../interop/find-hosts.js';
-import { applyImport, type ImportItem, planImport, sourceComment } from '../../interop/import-plan.js';
-import { HOST_IDS, HOSTS } from '../../interop/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';

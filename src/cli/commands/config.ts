@@ -8,7 +8,7 @@ import {
   validateConfig,
 } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';

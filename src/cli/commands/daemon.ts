@@ -5,7 +5,7 @@ import type { DaemonPaths, DaemonStatus } from '../../daemon/caller.js';
 import type { DaemonServer } from '../../daemon/server.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { claimConsole } from '../../transport/sdk-diagnostics.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';

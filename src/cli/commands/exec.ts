@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { claudeCodeServers, planHandOver } from '../../config/hosts/index.js';
 import type { ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
-import { claudeCodeServers, planHandOver } from '../../interop/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
 

@@ -1,5 +1,5 @@
+import { HOST_IDS, type HostContext, type HostId, isHostId } from '../../config/hosts/index.js';
 import { suggest } from '../../config/index.js';
-import { HOST_IDS, type HostContext, type HostId, isHostId } from '../../interop/index.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
 

@@ -1,5 +1,5 @@
+import { forTerminal } from '../../text/index.js';
 import { renderContentBlock } from '../../tools/render-content.js';
-import { forTerminal } from '../../tools/sanitize.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,7 +1,7 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { ServerConnection } from '../../client/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';

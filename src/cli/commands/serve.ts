@@ -7,7 +7,7 @@ import type { LoadedConfig, ServerConfig } from '../../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { ReloadResult } from '../../gateway/index.js';
 import type { PermissionLevel } from '../../permissions/types.js';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { claimConsole } from '../../transport/sdk-diagnostics.js';
 import { coalescingWriter } from '../../transport/stdio/coalescing-writer.js';
 import { ServingStdioTransport } from '../../transport/stdio/serving-transport.js';

@@ -1,8 +1,8 @@
 import { createPermissionGuard, terminalApprover } from '../../permissions/index.js';
-import { runShell } from '../../shell/shell.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
+import { runShell } from '../shell/shell.js';
 
 /** The console's agent id: servers it connects without --shared are its own. */
 const AGENT_ID = 'shell';

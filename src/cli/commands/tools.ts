@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';

@@ -1,4 +1,4 @@
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import type { PackageInstallEvent } from '../../transport/stdio/runner/install-watch.js';
 
 /** The line a person sees about a package runner's install ("installing @x/y…"). */

@@ -1,4 +1,4 @@
-import { mapHidden } from '../../tools/unicode.js';
+import { mapHidden } from '../../text/index.js';
 
 /**
  * Machine output: one JSON document and a newline. JSON.stringify escapes C0

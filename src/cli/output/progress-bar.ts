@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../../client/types.js';
-import { forTerminal, stripTerminalControls } from '../../tools/sanitize.js';
+import { forTerminal, stripTerminalControls } from '../../text/index.js';
 
 /**
  * A one-line progress bar on a terminal's stderr, redrawn in place. With no

@@ -1,4 +1,4 @@
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 
 /** Left-aligned columns separated by two spaces; cells are sanitized. */
 export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { forTerminal } from '../../tools/sanitize.js';
+import { forTerminal } from '../../text/index.js';
 import { truncate } from '../output/table.js';
 import { describeType, objectProperties } from './describe-type.js';
 

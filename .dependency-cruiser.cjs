@@ -1,0 +1,171 @@
+// The layer rule: which folder of src/ may import which. `npm run check` runs it
+// (`npm run layers` alone); test/unit/layer-rule.test.ts shows each rule catches
+// a planted violation.
+//
+// A layer may import only the layers below it. Folders in one layer are
+// siblings and may not import each other. Type-only imports count: a type is
+// as much a dependency on a folder's concepts as a value is.
+
+/** Bottom to top. Each member is a pattern after `src/`: a folder ('name/') or root files ('…\\.ts$'). */
+const LAYERS = [
+  // Pure leaves: the one error model, text made fit for a terminal, the version string.
+  { name: 'base', members: ['errors/', 'text/', 'version\\.ts$'] },
+  // mcpx's own files under ~/.mcpx (trust store, era cache, tokens, run/).
+  { name: 'home', members: ['home/'] },
+  // A config is loaded (with other hosts' dialects in config/hosts/); `mcpx exec`'s hand-over file.
+  { name: 'config', members: ['config/', 'handover/'] },
+  { name: 'transport', members: ['transport/'] },
+  { name: 'auth', members: ['auth/'] },
+  { name: 'client', members: ['client/'] },
+  { name: 'registry', members: ['registry/'] },
+  { name: 'permissions', members: ['permissions/'] },
+  { name: 'tools', members: ['tools/'] },
+  { name: 'agent', members: ['agent/'] },
+  // The gateway and the daemon are servers a front end starts (`mcpx serve`, the keep-alive
+  // daemon, both run from cli/), not front ends themselves: the daemon's instance pool serves
+  // through the gateway's GatewayHost, and the host routes calls through the daemon
+  // (daemon/route.ts), so the true order is gateway < daemon < host.
+  { name: 'gateway', members: ['gateway/'] },
+  { name: 'daemon', members: ['daemon/'] },
+  // The one composition root: config → trust → servers → policy → catalogue → features.
+  { name: 'host', members: ['host/'] },
+  // The front doors, which never import each other: the CLI (with its console in cli/shell/),
+  // the shipped test servers (programs of their own), and the library's entry files at src/.
+  { name: 'front', members: ['cli/', 'testing/', '(?!version\\.ts$)[^/]+\\.ts$'] },
+];
+
+/**
+ * Cross-folder imports that may reach past the folder's index.ts, each for a reason. Keep it
+ * short: anything else goes through index.ts (or is in the baseline, the list of what is left).
+ */
+const DEEP_IMPORTS_ALLOWED = [
+  // The light caller and the compile cache are bundled into mcpx.cjs, which answers a warm
+  // daemon call without the ES module side: config/index.ts would bring the whole loader along.
+  'config/discover.ts',
+  // Other hosts' dialects (nine of them and a TOML parser), kept off config/index.ts so that
+  // loading a config loads none of them until a file imports a host.
+  'config/hosts/index.ts',
+  // The provider adapters are package entries of their own (mcpx/openai, mcpx/anthropic,
+  // mcpx/ai-sdk), kept off tools/index.ts so that a program pays only for the one it uses.
+  'tools/providers/openai.ts',
+];
+
+/**
+ * Modules that may be reached past index.ts by a lazy `await import(…)` only: a static import,
+ * type-only ones included, goes through index.ts like any other.
+ */
+const LAZY_IMPORTS_ALLOWED = [
+  // After the early spawn, so a cold `mcpx call` starts the server before it loads the protocol
+  // stack (rolldown.config.mjs's chunk groups name these modules).
+  'client/server-connection.ts',
+  'client/transport-factory.ts',
+  'client/era-cache.ts',
+  // The HTTP stack, loaded only when a server is remote (transport/index.ts is stdio's).
+  'transport/http/index.ts',
+];
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const anyOf = (members) => `^src/(${members.join('|')})`;
+const allMembers = LAYERS.flatMap((layer) => layer.members);
+const exactly = (paths) => paths.map((path) => `^src/${escapeRegExp(path)}$`);
+const allowedDeep = exactly(DEEP_IMPORTS_ALLOWED);
+const allowedLazy = exactly(LAZY_IMPORTS_ALLOWED);
+
+const upward = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: 'no-upward-import',
+  comment:
+    `${layer.name} may import only the layers below it, not ${LAYERS.slice(i + 1)
+      .map((l) => l.name)
+      .join(', ')}: move the code to the layer that owns it, or pass it in from above ` +
+    '(LAYERS in .dependency-cruiser.cjs is the order)',
+  severity: 'error',
+  from: { path: anyOf(layer.members) },
+  to: { path: anyOf(LAYERS.slice(i + 1).flatMap((l) => l.members)) },
+}));
+
+const sideways = LAYERS.filter((layer) => layer.members.length > 1).map((layer) => ({
+  name: 'no-sibling-import',
+  comment: `the folders of the ${layer.name} layer (${layer.members.join(', ')}) do not import each other: move what both need into a layer below`,
+  severity: 'error',
+  from: { path: anyOf(layer.members) },
+  // $1 is the importing member, as matched: a module may of course import its own folder.
+  to: { path: anyOf(layer.members), pathNot: '^src/$1' },
+}));
+
+const throughIndexComment =
+  "import another folder's modules from its index.ts (export them there), or add the module to " +
+  'DEEP_IMPORTS_ALLOWED (or LAZY_IMPORTS_ALLOWED) in .dependency-cruiser.cjs with the reason';
+// Two kinds of importer: a module in a folder (which may of course reach into its own folder,
+// $1), and the library's entry files at the root of src/.
+const importers = [
+  { from: { path: '^src/([^/]+)/' }, own: ['^src/$1/'] },
+  { from: { path: '^src/[^/]+\\.ts$' }, own: [] },
+];
+const throughIndex = importers.flatMap(({ from, own }) => [
+  {
+    name: 'not-through-index',
+    comment: throughIndexComment,
+    severity: 'error',
+    from,
+    to: { path: '^src/[^/]+/', pathNot: [...own, '^src/[^/]+/index\\.ts$', ...allowedDeep, ...allowedLazy] },
+  },
+  {
+    name: 'not-through-index',
+    comment: `${throughIndexComment} (this module is allowed past index.ts by a lazy \`await import\` only)`,
+    severity: 'error',
+    from,
+    to: { path: allowedLazy, ...(own.length ? { pathNot: own } : {}), dynamic: false },
+  },
+]);
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycle',
+      comment:
+        'folders of src/ form a hierarchy: no two of them import each other, even through others; ' +
+        'cut the import that runs up (the no-upward-import errors name it)',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { path: '^src/', circular: true },
+    },
+    ...upward,
+    ...sideways,
+    {
+      name: 'no-import-of-cli',
+      comment:
+        'cli/ is a front end: nothing outside it imports it (the library never prints); ' +
+        'move what the library needs out of cli/ into the layer that owns it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'undeclared-folder',
+      comment: 'every folder of src/ has a layer in .dependency-cruiser.cjs: add the new one there',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/', pathNot: anyOf(allMembers) },
+      to: { pathNot: '^src/$1/' },
+    },
+    {
+      name: 'undeclared-folder',
+      comment: 'every folder of src/ has a layer in .dependency-cruiser.cjs: add the new one there',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: anyOf(allMembers) },
+    },
+    ...throughIndex,
+  ],
+  options: {
+    includeOnly: '^src/',
+    tsConfig: { fileName: 'tsconfig.json' },
+    // `import type` counts (see the top of this file).
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts'],
+    },
+  },
+};

@@ -1,0 +1,151 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, tempDir } from '../helpers/cli.js';
+
+// The layer rule `npm run check` runs (.dependency-cruiser.cjs), run here through dependency-cruiser's
+// API on a planted tree, where each rule must catch its violation, and on the real tree.
+
+const configFile = join(repoRoot, '.dependency-cruiser.cjs');
+const baselineFile = join(repoRoot, '.dependency-cruiser-known-violations.json');
+
+let options: ICruiseOptions;
+
+beforeAll(async () => {
+  options = await extractDepcruiseOptions(configFile);
+});
+
+async function cruiseTree(baseDir: string): Promise<ICruiseResult> {
+  const tsConfig = join(baseDir, 'tsconfig.json');
+  // As the CLI does: the tsconfig named in the options, parsed for the transpiler.
+  const { output } = await cruise(
+    ['src'],
+    { ...options, baseDir, tsConfig: { fileName: tsConfig } },
+    {},
+    { tsConfig: extractTSConfig(tsConfig) },
+  );
+  return output as ICruiseResult;
+}
+
+const described = (violations: readonly IViolation[]) =>
+  violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+
+describe('the layer rule on a planted tree', () => {
+  let tree: { path: string; remove: () => Promise<void> };
+  let found: string[];
+
+  beforeAll(async () => {
+    tree = await tempDir('mcpx-layers-');
+    const files: Record<string, string> = {
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true },
+        include: ['src'],
+      }),
+      'src/errors/index.ts': 'export const e = 1;\n',
+      // Clean: down through an index.ts, and down past one through the allow-list.
+      'src/config/index.ts': "import { e } from '../errors/index.js';\nexport const c = e;\n",
+      'src/config/load.ts': 'export const load = 1;\n',
+      'src/config/discover.ts': 'export const discover = 1;\n',
+      'src/client/era-cache.ts': 'export const cache = 1;\n',
+      'src/client/server-connection.ts': 'export type Connection = number;\n',
+      // (a) a folder cycle: registry and permissions import each other.
+      'src/registry/index.ts':
+        "import type { p } from '../permissions/index.js';\nexport const r: typeof p = 1;\n",
+      'src/permissions/index.ts': "import { r } from '../registry/index.js';\nexport const p = r;\n",
+      // (b) an upward import, with no cycle: home is below agent.
+      'src/agent/index.ts': 'export const a = 1;\n',
+      'src/home/upward.ts': "import { a } from '../agent/index.js';\nexport const u = a;\n",
+      // (c) a new import past another folder's index.ts, beside allowed ones: config/discover.ts
+      // (on the allow-list) and client/era-cache.ts (on the lazy list: by `await import` only, so
+      // the static import of server-connection.ts, on the same list, is reported).
+      'src/tools/index.ts': [
+        "import { c } from '../config/index.js';",
+        "import { load } from '../config/load.js';",
+        "import { discover } from '../config/discover.js';",
+        "import type { Connection } from '../client/server-connection.js';",
+        'export const t: Connection = c + load + discover;',
+        "export const cache = () => import('../client/era-cache.js');",
+        '',
+      ].join('\n'),
+      // (d) cli/ imported from outside it, by a sibling front door.
+      'src/cli/output/table.ts': 'export const table = 1;\n',
+      'src/testing/server.ts': "import { table } from '../cli/output/table.js';\nexport const s = table;\n",
+      // A folder no layer declares.
+      'src/extras/a.ts': "import { e } from '../errors/index.js';\nexport const x = e;\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(tree.path, path)), { recursive: true });
+      await writeFile(join(tree.path, path), text);
+    }
+    found = described((await cruiseTree(tree.path)).summary.violations);
+  });
+
+  afterAll(async () => {
+    await tree?.remove();
+  });
+
+  it('reports a folder cycle', () => {
+    expect(found).toContain('no-folder-cycle: src/registry → src/permissions');
+    expect(found).toContain('no-folder-cycle: src/permissions → src/registry');
+  });
+
+  it('reports an import from a lower layer to a higher one', () => {
+    expect(found).toContain('no-upward-import: src/home/upward.ts → src/agent/index.ts');
+    expect(found).toContain('no-upward-import: src/registry/index.ts → src/permissions/index.ts');
+  });
+
+  it("reports a new import past a folder's index.ts, not one on the allow-lists", () => {
+    expect(found).toContain('not-through-index: src/tools/index.ts → src/config/load.ts');
+    expect(found).toContain('not-through-index: src/tools/index.ts → src/client/server-connection.ts');
+    expect(found.join('\n')).not.toContain('discover');
+    expect(found.join('\n')).not.toContain('era-cache');
+  });
+
+  it('reports an import of cli/ from outside it, and between front doors', () => {
+    expect(found).toContain('no-import-of-cli: src/testing/server.ts → src/cli/output/table.ts');
+    expect(found).toContain('no-sibling-import: src/testing/server.ts → src/cli/output/table.ts');
+  });
+
+  it('reports a folder no layer declares', () => {
+    expect(found).toContain('undeclared-folder: src/extras/a.ts → src/errors/index.ts');
+  });
+
+  it('reports nothing else (the clean imports pass)', () => {
+    expect(found).toEqual([
+      'no-folder-cycle: src/permissions → src/registry',
+      'no-folder-cycle: src/registry → src/permissions',
+      'no-import-of-cli: src/testing/server.ts → src/cli/output/table.ts',
+      'no-sibling-import: src/testing/server.ts → src/cli/output/table.ts',
+      'no-upward-import: src/home/upward.ts → src/agent/index.ts',
+      'no-upward-import: src/registry/index.ts → src/permissions/index.ts',
+      'not-through-index: src/testing/server.ts → src/cli/output/table.ts',
+      'not-through-index: src/tools/index.ts → src/client/server-connection.ts',
+      'not-through-index: src/tools/index.ts → src/config/load.ts',
+      'undeclared-folder: src/extras/a.ts → src/errors/index.ts',
+    ]);
+  });
+});
+
+describe('the layer rule on the real tree', () => {
+  let baseline: IViolation[];
+  let withoutBaseline: ICruiseResult;
+
+  beforeAll(async () => {
+    baseline = JSON.parse(await readFile(baselineFile, 'utf8'));
+    withoutBaseline = await cruiseTree(repoRoot);
+  });
+
+  it('holds every rule but not-through-index with no baseline', () => {
+    const others = withoutBaseline.summary.violations.filter((v) => v.rule.name !== 'not-through-index');
+    expect(described(others)).toEqual([]);
+  });
+
+  it('the baseline holds only imports past index.ts, each still there (npm run layers:baseline)', () => {
+    expect(new Set(baseline.map((v) => v.rule.name))).toEqual(new Set(['not-through-index']));
+    const now = described(withoutBaseline.summary.violations);
+    expect(now).toEqual(described(baseline));
+  });
+});
