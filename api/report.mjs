@@ -8,7 +8,7 @@
 //
 // `--project DIR` checks the package in DIR (its package.json and dist/) against this
 // repository's reports: how the test plants a violation in a copy.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
@@ -44,6 +44,19 @@ if (unbuilt.length > 0) {
   const list = unbuilt.map((e) => `'${e.specifier}' (${shown(e.types)})`).join(', ');
   process.stderr.write(`api: no declarations for ${list}: run \`npm run build\` first\n`);
   process.exit(2);
+}
+
+// A check of yesterday's build would pass whatever src/ says now.
+const sources = join(project, 'src');
+if (existsSync(sources)) {
+  const newest = readdirSync(sources, { recursive: true })
+    .map((file) => join(sources, file))
+    .reduce((latest, file) => Math.max(latest, statSync(file).mtimeMs), 0);
+  const built = Math.min(...entries.map((e) => statSync(e.types).mtimeMs));
+  if (newest > built) {
+    process.stderr.write('api: the declarations in dist/ are older than src/: run `npm run build` first\n');
+    process.exit(2);
+  }
 }
 
 // API Extractor's default rules are for a package with release tags (@public, @beta…) and strict
