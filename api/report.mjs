@@ -8,7 +8,8 @@
 //
 // `--project DIR` checks the package in DIR (its package.json and dist/) against this
 // repository's reports: how the test plants a violation in a copy.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
@@ -19,7 +20,6 @@ const local = args.includes('--local');
 const projectAt = args.indexOf('--project');
 const project = projectAt >= 0 && args[projectAt + 1] ? args[projectAt + 1] : root;
 const reportFolder = join(root, 'api');
-const tempFolder = join(project, 'dist', 'api');
 const shown = (path) => relative(process.cwd(), path) || '.';
 if (local && project !== root) {
   process.stderr.write("api: --local rewrites this repository's reports: not with --project\n");
@@ -106,6 +106,9 @@ function configFor(entry) {
   });
 }
 
+// Where API Extractor writes the report it compares: not dist/, which is published.
+const tempFolder = mkdtempSync(join(tmpdir(), 'mcpx-api-'));
+process.on('exit', () => rmSync(tempFolder, { recursive: true, force: true }));
 const configs = entries.map(configFor);
 // One TypeScript program for every entry point: the analysis is most of the time.
 const compilerState = CompilerState.create(configs[0], {
