@@ -39,6 +39,7 @@ export {
   samplingRefused,
   type TaskStatusEvent,
 } from './client/index.js';
+
 // Config: find, parse, validate and merge the config files; an ad-hoc server from a command or URL.
 export {
   type AdhocStdioOptions,
@@ -63,6 +64,7 @@ export {
   type ValidationResult,
   validateConfig,
 } from './config/index.js';
+
 // Errors: one class, a stable code per kind, one formatter.
 export {
   ErrorCode,
@@ -78,6 +80,7 @@ export {
   type McpxErrorOptions,
   toMcpxError,
 } from './errors/index.js';
+
 // The host. HOST: createHost, Host, HostOptions (and Ask, TrustQuestion, nobody) come from
 // './host/index.js' once it exists; until then the one part of it that is here.
 export { type Ask, nobody, type TrustQuestion } from './host/ask.js';

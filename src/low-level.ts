@@ -117,6 +117,7 @@ export {
   stripTerminalControls,
   ToolRouter,
 } from './tools/index.js';
+
 // The remote transport's hooks, as `createServerTransport` takes them (types only: HTTP loads on first use).
 export type {
   AuthChallenge,
@@ -125,6 +126,7 @@ export type {
   Resolver,
   RetryInfo,
 } from './transport/http/index.js';
+
 // The stdio transport: a server's process tree, its environment, its bounded output.
 export {
   type BuildServerEnvOptions,
