@@ -118,23 +118,20 @@ export {
   ToolRouter,
 } from './tools/index.js';
 
-// The remote transport's hooks, as `createServerTransport` takes them (types only: HTTP loads on first use).
-export type {
-  AuthChallenge,
-  FetchLike,
-  HttpTransportHooks,
-  Resolver,
-  RetryInfo,
-} from './transport/http/index.js';
-
-// The stdio transport: a server's process tree, its environment, its bounded output.
+// The stdio transport: a server's process tree, its environment, its bounded output; the remote
+// transport's hooks, as `createServerTransport` takes them.
 export {
+  type AuthChallenge,
   type BuildServerEnvOptions,
   buildServerEnv,
   type ExitInfo,
+  type FetchLike,
+  type HttpTransportHooks,
   type OrphanWatchdog,
   type PackageInstallEvent,
   type PackageRunnerName,
+  type Resolver,
+  type RetryInfo,
   SAFE_ENV_KEYS,
   StdioTransport,
   type StdioTransportOptions,
