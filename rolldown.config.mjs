@@ -18,6 +18,7 @@ const modules = {
   input: {
     cli: 'dist/cli/cli-entry.js',
     index: 'dist/index.js',
+    'low-level': 'dist/low-level.js',
     openai: 'dist/tools/providers/openai.js',
     anthropic: 'dist/tools/providers/anthropic.js',
     'ai-sdk': 'dist/tools/providers/ai-sdk.js',

@@ -2,20 +2,14 @@
 // The client under test for the official MCP conformance suite. The suite
 // starts a scenario server and runs `node conformance/client.mjs <url>` with
 // MCP_CONFORMANCE_SCENARIO set. This adapter drives mcpx's public library API
-// (dist/index.js) the way a user's code would: an ad-hoc remote server, the
-// automatic protocol-era negotiation, every tool listed and called.
+// (dist/index.js, and dist/low-level.js for one connection without a registry)
+// the way a user's code would: an ad-hoc remote server, the automatic
+// protocol-era negotiation, every tool listed and called.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  adhocHttpServer,
-  connectServer,
-  createServerTransport,
-  formatErrorVerbose,
-  signIn,
-  TokenStore,
-  VERSION,
-} from '../dist/index.js';
+import { adhocHttpServer, formatErrorVerbose, VERSION } from '../dist/index.js';
+import { connectServer, createServerTransport, signIn, TokenStore } from '../dist/low-level.js';
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';

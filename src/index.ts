@@ -1,15 +1,45 @@
 /**
- * mcpx as a library: load configs, connect many MCP servers, and use their
- * tools, resources and prompts. The library never prints; every failure is an
- * `McpxError` with a stable `code`, rendered by `formatError`.
+ * mcpx as a library: load configs, connect many MCP servers, and give their
+ * tools to an agent under a permission policy. The library never prints;
+ * every failure is an `McpxError` with a stable `code`, rendered by
+ * `formatError`. The provider formats are `mcpx/openai`, `mcpx/anthropic`
+ * and `mcpx/ai-sdk`; transports, the connector, OAuth and the sanitizers are
+ * `mcpx/low-level`.
+ *
+ * Every export added here becomes public API, checked against
+ * `api/mcpx.api.md` by `npm run api`: named exports only, never `export *`.
  *
  * @example
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, homedir()) });
- * const registry = new ServerRegistry(config.servers, { connector: defaultConnector({ hostEnv: process.env }) });
+ * const registry = new ServerRegistry(config.servers, { connector: defaultConnector({ hostEnv: process.env }) }); // from 'mcpx/low-level'
  * await registry.connectAll();
+ *
+ * @packageDocumentation
  */
-export * from './auth/index.js';
-export * from './client/index.js';
+
+// Client features: what a server may ask of the host (roots, sampling, elicitation), and a connection.
+export {
+  type CallToolOptions,
+  type ClientFeatures,
+  createRoots,
+  type ElicitationHandlers,
+  type InputRound,
+  type ListKind,
+  type ProgressEvent,
+  type ProtocolEra,
+  type RequestControl,
+  RequestRefused,
+  type ResourceSubscription,
+  type RootsProvider,
+  rootsForDirectories,
+  type SamplingHandler,
+  type ServerConnection,
+  type ServerLogEvent,
+  type SubscriptionEnd,
+  samplingRefused,
+  type TaskStatusEvent,
+} from './client/index.js';
+// Interop: mcpx's servers written in another host's config dialect.
 export {
   type ExportResult,
   entryFromServer,
@@ -18,13 +48,107 @@ export {
   HOSTS,
   type HostContext,
   type HostDialect,
+  type HostFile,
   type HostId,
+  type HostRead,
+  type HostServer,
+  type HostWrite,
   type McpxEntry,
 } from './config/hosts/index.js';
-export * from './config/index.js';
-export * from './errors/index.js';
-export * from './permissions/index.js';
-export * from './registry/index.js';
-export * from './tools/index.js';
-export * from './transport/index.js';
+// Config: find, parse, validate and merge the config files; an ad-hoc server from a command or URL.
+export {
+  type AdhocStdioOptions,
+  adhocHttpServer,
+  adhocStdioServer,
+  type ConfigFileInfo,
+  type ConfigLayer,
+  type ConfigPathInfo,
+  type ConfigWarning,
+  type HeldSettings,
+  type InputRequest,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  type PermissionName,
+  type ProtocolPin,
+  resolveMcpxHome,
+  type ServerConfig,
+  type ServerOrigin,
+  type ShadowedServer,
+  type TransportKind,
+  type ValidationResult,
+  validateConfig,
+} from './config/index.js';
+// Errors: one class, a stable code per kind, one formatter.
+export {
+  ErrorCode,
+  type ErrorContext,
+  type ErrorOrigin,
+  errorToJson,
+  type FormatOptions,
+  formatError,
+  formatErrorLine,
+  formatErrorVerbose,
+  isMcpxError,
+  McpxError,
+  type McpxErrorOptions,
+  toMcpxError,
+} from './errors/index.js';
+// The host. HOST: createHost, Host, HostOptions (and Ask, TrustQuestion, nobody) come from
+// './host/index.js' once it exists; until then the one part of it that is here.
+export { type Ask, nobody, type TrustQuestion } from './host/ask.js';
+
+// Permissions: one guard decides every call an agent makes; an approver answers its questions.
+export {
+  type Approver,
+  type CallQuestion,
+  type ChangedQuestion,
+  type ConnectQuestion,
+  type ConsentRequest,
+  createPermissionGuard,
+  denyingApprover,
+  type PermissionGuard,
+  type PermissionGuardOptions,
+  type PermissionLevel,
+  scriptedApprover,
+  type ToolCallGuard,
+  type ToolCallRequest,
+} from './permissions/index.js';
+
+// Registry: many servers at once, their lifecycle and events.
+export {
+  type ConnectOptions,
+  type Connector,
+  DEFAULT_RECONNECT_POLICY,
+  type ReconnectMode,
+  type ReconnectPolicy,
+  type RegistryEvent,
+  type ServerCondition,
+  ServerRegistry,
+  type ServerRegistryOptions,
+  type ServerState,
+  type ServerStatus,
+  type Visibility,
+} from './registry/index.js';
+
+// Agent tools: MCP tools (and the host's own functions) for a model, validated, guarded, converted.
+export {
+  type AgentTool,
+  type AgentToolResult,
+  type AgentToolSet,
+  type AgentToolsOptions,
+  type AgentToolWarning,
+  CALL_TOOL,
+  createAgentTools,
+  type InProcessTool,
+  inProcessToolSource,
+  type NamingStyle,
+  type RoutedTool,
+  SEARCH_TOOL,
+  type ToolCallOptions,
+  type ToolDescriptor,
+  type ToolResultPart,
+  type ToolSource,
+} from './tools/index.js';
+
 export { VERSION } from './version.js';

@@ -3,7 +3,8 @@
 // `node library-call.mjs CONFIG SERVER TOOL MESSAGE` prints the text and exits.
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import { defaultConnector, loadConfig, resolveMcpxHome, ServerRegistry } from 'mcpx';
+import { loadConfig, resolveMcpxHome, ServerRegistry } from 'mcpx';
+import { defaultConnector } from 'mcpx/low-level';
 
 const [configFile, server, tool, message] = process.argv.slice(2);
 const config = await loadConfig({

@@ -19,7 +19,7 @@ export {
   type SamplingHandler,
   samplingRefused,
 } from './features.js';
-export type { ConnectServerOptions, ManagedTransport } from './server-connection.js';
+export type { ConnectServerOptions, ListKind, ManagedTransport } from './server-connection.js';
 export { createServerTransport, type TransportHooks } from './transport-factory.js';
 export type {
   CallToolOptions,
@@ -27,6 +27,9 @@ export type {
   ProgressEvent,
   ProtocolEra,
   RequestControl,
+  ResourceSubscription,
   ServerConnection,
   ServerLogEvent,
+  SubscriptionEnd,
+  TaskStatusEvent,
 } from './types.js';

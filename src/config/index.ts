@@ -6,12 +6,13 @@
  * Everything here is pure of `process.env` and the console: callers pass the
  * environment and the mcpx home in.
  */
-export { adhocHttpServer, adhocStdioServer } from './adhoc.js';
+export { type AdhocStdioOptions, adhocHttpServer, adhocStdioServer } from './adhoc.js';
 export { builtinServers, testServerPath } from './builtin.js';
 export {
   type ConfigCandidate,
   configCandidates,
   configPaths,
+  type FileDialect,
   globalConfigPath,
   resolveMcpxHome,
 } from './discover.js';
@@ -31,6 +32,7 @@ export {
 } from './edit-text.js';
 export { type ConfigFileCache, createConfigFileCache } from './file-cache.js';
 export { canonicalJson, type FingerprintInput, fingerprintEntry } from './fingerprint.js';
+export type { InputRequest } from './input-variable.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
@@ -57,6 +59,7 @@ export type {
   ConfigFileInfo,
   ConfigLayer,
   ConfigPathInfo,
+  ConfigWarning,
   HeldSettings,
   LoadConfigOptions,
   LoadedConfig,

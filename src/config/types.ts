@@ -131,6 +131,8 @@ export interface LoadConfigOptions {
    * Parsed files kept between loads (`createConfigFileCache`), for a long-lived
    * process that loads the config again and again; each file is still checked
    * for changes on every load, and interpolated with this load's `env`.
+   * The keep-alive daemon's: left out of the published types (its entries are internal).
+   * @internal
    */
   readonly fileCache?: ConfigFileCache;
 }

@@ -3,6 +3,16 @@
  * `http/` (imported from `./http/index.js`) dials remote ones. Both give the
  * SDK a `Transport` that can also say why it closed (`closeReason()`).
  */
+
+// The remote transport's hooks, for the library's `mcpx/low-level` (types only: the HTTP stack
+// still loads on first use, from `./http/index.js`).
+export type {
+  AuthChallenge,
+  FetchLike,
+  HttpTransportHooks,
+  Resolver,
+  RetryInfo,
+} from './http/index.js';
 export {
   BoundedLineReader,
   type BoundedLineReaderOptions,
@@ -17,6 +27,9 @@ export {
   findOnPath,
   type KillTreeOptions,
   killTree,
+  type OrphanWatchdog,
+  type PackageInstallEvent,
+  type PackageRunnerName,
   type ResolveCommandOptions,
   type ResolvedCommand,
   resolveCommand,

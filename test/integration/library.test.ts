@@ -3,11 +3,11 @@ import { afterEach, expect, it } from 'vitest';
 import {
   createAgentTools,
   createPermissionGuard,
-  defaultConnector,
   loadConfig,
   ServerRegistry,
   scriptedApprover,
 } from '../../src/index.js';
+import { defaultConnector } from '../../src/low-level.js';
 import { runOpenAIChatToolCall, toOpenAIChatTools } from '../../src/tools/providers/openai.js';
 import { tempDir } from '../helpers/cli.js';
 

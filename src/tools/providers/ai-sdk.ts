@@ -5,6 +5,8 @@
  * RUN-TIME IMPORT OF `ai`: unlike the OpenAI and Anthropic adapters (types
  * only), this module loads the `ai` package. Only import it (`mcpx/ai-sdk`)
  * in a project that depends on the AI SDK.
+ *
+ * @packageDocumentation
  */
 import { jsonSchema, type Tool, tool } from 'ai';
 import type { AgentToolSet } from '../agent-tools.js';

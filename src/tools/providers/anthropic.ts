@@ -2,6 +2,8 @@
  * Anthropic formats: Messages API tool definitions, and a `tool_use` block
  * turned into an mcpx call and back into a `tool_result` (images kept as
  * image blocks). Typed with the official `@anthropic-ai/sdk` (types only).
+ *
+ * @packageDocumentation
  */
 import type {
   Tool as AnthropicTool,

@@ -3,6 +3,8 @@
  * model's tool call turned into an mcpx call and back into the message the
  * API expects. Typed with the official `openai` package (types only: nothing
  * of it is loaded at run time).
+ *
+ * @packageDocumentation
  */
 import type {
   ChatCompletionFunctionTool,

@@ -16,6 +16,7 @@ export {
   type KillTreeOptions,
   killTree,
 } from './kill-tree.js';
+export type { OrphanWatchdog } from './orphan-watchdog.js';
 export {
   DEFAULT_PATHEXT,
   findOnPath,
@@ -24,6 +25,8 @@ export {
   type ResolvedCommand,
   resolveCommand,
 } from './resolve-command.js';
+export type { PackageInstallEvent } from './runner/install-watch.js';
+export type { PackageRunnerName } from './runner/recognise-runner.js';
 export { type BuildServerEnvOptions, buildServerEnv, getEnv, SAFE_ENV_KEYS } from './safe-env.js';
 export { createStdioServerTransport, type StdioServerHooks } from './server-transport.js';
 export { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
