@@ -1,7 +1,8 @@
 /**
  * MCP tools for agents: provider-valid names, validated arguments, permission
  * checks, typed results; tool sources and a router to mix MCP servers with the
- * host's own functions; a search mode for large tool sets. The provider
+ * host's own functions; a search mode for large tool sets; resources (an
+ * opt-in tool pair) and prompts (`promptMessages`) for a model's context. The provider
  * formats live in `providers/` (`mcpx/openai`, `mcpx/anthropic`, `mcpx/ai-sdk`).
  */
 export {
@@ -14,8 +15,24 @@ export {
   SEARCH_TOOL,
 } from './agent-tools.js';
 export { callForModel } from './call-for-model.js';
+export {
+  type ChatMessage,
+  type ChatPart,
+  type ChatPartsOptions,
+  chatParts,
+  describeParts,
+  isImageType,
+  resourceContentBlocks,
+} from './chat-parts.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
+export { type PromptMessages, type PromptMessagesOptions, promptMessages } from './prompt-messages.js';
 export { renderContent, renderContentBlock } from './render-content.js';
+export {
+  LIST_RESOURCES_TOOL,
+  READ_RESOURCE_TOOL,
+  RESOURCE_ACTIONS,
+  RESOURCE_PAGE_SIZE,
+} from './resource-tools.js';
 export {
   type AgentToolResult,
   type ConvertOptions,
@@ -25,7 +42,7 @@ export {
   truncateText,
 } from './result.js';
 export { type RoutedTool, ToolRouter } from './router.js';
-export { forTerminal, stripTerminalControls } from './sanitize.js';
+export { forModel, forTerminal, stripTerminalControls } from './sanitize.js';
 export { type SearchHit, searchTools, tokenize } from './tool-search.js';
 export {
   type InProcessTool,
