@@ -112,9 +112,11 @@ function checkArguments(server: string, prompt: Prompt, args: Readonly<Record<st
     server,
     causes,
     fixes: [
-      names.length
-        ? `its arguments: ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}`
-        : `'${prompt.name}' takes no arguments`,
+      missing.length
+        ? `give ${missing.map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`).join(', ')}`
+        : names.length
+          ? `its arguments: ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}`
+          : `'${prompt.name}' takes no arguments`,
     ],
   });
 }
