@@ -33,11 +33,13 @@ export function isImageType(mimeType: string | undefined): mimeType is string {
   return mimeType !== undefined && IMAGE_TYPE.test(mimeType);
 }
 
+/** Server text cleaned for a model and cut at the limit. */
+function bounded(raw: string, options: ChatPartsOptions): string {
+  return truncateText(forModel(raw), options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH).text;
+}
+
 function text(raw: string, options: ChatPartsOptions): ChatPart {
-  return {
-    type: 'text',
-    text: truncateText(forModel(raw), options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH).text,
-  };
+  return { type: 'text', text: bounded(raw, options) };
 }
 
 /**
@@ -55,8 +57,11 @@ export function chatParts(block: ContentBlock, options: ChatPartsOptions = {}): 
     case 'resource': {
       const resource = block.resource;
       if ('text' in resource && typeof resource.text === 'string') {
-        const mime = resource.mimeType ? ` (${resource.mimeType})` : '';
-        return [text(`[resource ${resource.uri}${mime}]\n${resource.text}`, options)];
+        // The label stays whole however long the text: the limit applies to the text.
+        const label = forModel(
+          `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]`,
+        );
+        return [{ type: 'text', text: `${label}\n${bounded(resource.text, options)}` }];
       }
       return [text(renderContentBlock(block), options)];
     }
