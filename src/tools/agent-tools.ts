@@ -19,7 +19,7 @@ export interface AgentTool {
   /** Tagged with its server (`[server] …`); hidden Unicode and terminal controls removed. */
   readonly description: string;
   readonly parameters: Record<string, unknown>;
-  /** The MCP server (or in-process source) behind it; absent for the search mode's own two tools. */
+  /** The MCP server (or in-process source) behind it; absent for the search pair and the resource pair. */
   readonly server?: string;
   /** The tool's name on that server. */
   readonly toolName?: string;

@@ -15,24 +15,11 @@ export {
   SEARCH_TOOL,
 } from './agent-tools.js';
 export { callForModel } from './call-for-model.js';
-export {
-  type ChatMessage,
-  type ChatPart,
-  type ChatPartsOptions,
-  chatParts,
-  describeParts,
-  isImageType,
-  resourceContentBlocks,
-} from './chat-parts.js';
+export type { ChatMessage, ChatPart, ChatPartsOptions } from './chat-parts.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
 export { type PromptMessages, type PromptMessagesOptions, promptMessages } from './prompt-messages.js';
 export { renderContent, renderContentBlock } from './render-content.js';
-export {
-  LIST_RESOURCES_TOOL,
-  READ_RESOURCE_TOOL,
-  RESOURCE_ACTIONS,
-  RESOURCE_PAGE_SIZE,
-} from './resource-tools.js';
+export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, RESOURCE_ACTIONS } from './resource-tools.js';
 export {
   type AgentToolResult,
   type ConvertOptions,
