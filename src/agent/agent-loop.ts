@@ -38,6 +38,19 @@ export async function runAgentTurn(
   options: AgentTurnOptions = {},
 ): Promise<string> {
   history.push({ role: 'user', content: userText });
+  return continueAgentTurn(model, tools, history, options);
+}
+
+/**
+ * The same turn for a conversation whose last message is already the user's
+ * (a prompt template put into it): the model answers what `history` holds.
+ */
+export async function continueAgentTurn(
+  model: ChatModel,
+  tools: AgentToolSet,
+  history: ChatCompletionMessageParam[],
+  options: AgentTurnOptions = {},
+): Promise<string> {
   const maxSteps = options.maxSteps ?? 10;
   for (let step = 0; step < maxSteps; step++) {
     const reply = await model.complete({

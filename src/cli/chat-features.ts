@@ -5,7 +5,7 @@
  * refused and forms are declined.
  */
 import type { ChatModel } from '../agent/chat-model.js';
-import { modelSampling, samplingExtras } from '../agent/sampling.js';
+import { modelSampling, samplingExtras } from '../agent/index.js';
 import {
   type ClientFeatures,
   createRoots,

@@ -138,9 +138,19 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option('--max-steps <n>', 'model calls per turn before giving up (default 10)')
     .option('--once <question>', 'ask one question, print the final answer and exit (for scripts)')
+    .option(
+      '--resources',
+      "also offer the model list_resources and read_resource (the servers' resources; each read is decided like a tool call)",
+    )
     .action(
-      (opts: { model?: string; baseUrl?: string; permission?: string; maxSteps?: string; once?: string }) =>
-        select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
+      (opts: {
+        model?: string;
+        baseUrl?: string;
+        permission?: string;
+        maxSteps?: string;
+        once?: string;
+        resources?: boolean;
+      }) => select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
     );
 
   program

@@ -9,6 +9,8 @@ export const ErrorCode = {
   /** `mcpx config add` of a name the file already has. */
   ServerExists: 'SERVER_EXISTS',
   UnknownTool: 'UNKNOWN_TOOL',
+  /** A prompt name the server does not list. */
+  UnknownPrompt: 'UNKNOWN_PROMPT',
   InvalidArguments: 'INVALID_ARGUMENTS',
   // configuration
   ConfigNotFound: 'CONFIG_NOT_FOUND',

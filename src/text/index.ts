@@ -4,5 +4,5 @@
  * the shell, the permission prompts, the gateway's messages) goes through here,
  * so this folder sits at the bottom of the layers and imports nothing of mcpx.
  */
-export { forTerminal, stripTerminalControls } from './sanitize.js';
+export { forModel, forTerminal, stripTerminalControls } from './sanitize.js';
 export { hasHiddenCharacters, mapHidden, revealHidden, stripHidden } from './unicode.js';

@@ -1,4 +1,4 @@
-import { revealHidden } from './unicode.js';
+import { revealHidden, stripHidden } from './unicode.js';
 
 /**
  * Strip what a terminal would execute rather than show: CSI sequences
@@ -33,4 +33,15 @@ export function stripTerminalControls(text: string): string {
  */
 export function forTerminal(text: string): string {
   return revealHidden(stripTerminalControls(text));
+}
+
+/**
+ * Server text made fit for a model's context: terminal controls stripped and
+ * every invisible or reordering character removed, so a server cannot hide an
+ * instruction to the model where a person reading along would not see it.
+ *
+ * @example forModel('Greet Ada\u200b\u{E0041}') // 'Greet Ada'
+ */
+export function forModel(text: string): string {
+  return stripHidden(stripTerminalControls(text));
 }

@@ -3,7 +3,9 @@ import { suggest as suggestName } from '../config/suggest.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/types.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { argumentsObject } from './arguments-object.js';
 import type { NamingStyle } from './naming.js';
+import { createResourceTools } from './resource-tools.js';
 import { type AgentToolResult, convertToolResult } from './result.js';
 import { type RoutedTool, ToolRouter } from './router.js';
 import { searchTools } from './tool-search.js';
@@ -17,7 +19,7 @@ export interface AgentTool {
   /** Tagged with its server (`[server] …`); hidden Unicode and terminal controls removed. */
   readonly description: string;
   readonly parameters: Record<string, unknown>;
-  /** The MCP server (or in-process source) behind it; absent for the search mode's own two tools. */
+  /** The MCP server (or in-process source) behind it; absent for the search pair and the resource pair. */
   readonly server?: string;
   /** The tool's name on that server. */
   readonly toolName?: string;
@@ -47,6 +49,14 @@ export interface AgentToolsOptions {
    */
   readonly mode?: 'all' | 'search' | 'auto';
   readonly searchThreshold?: number;
+  /**
+   * Also offer `list_resources` and `read_resource` (off by default): the
+   * resources and templates of every server, paged, and one resource's
+   * contents. Each listing and read is decided by `guard` as a call of
+   * `resources/list` or `resources/read` on that server; the pair is offered
+   * while some server declares resources, in both modes.
+   */
+  readonly resources?: boolean;
   /**
    * Told of what does not stop a call but should not go unnoticed: a tool
    * whose inputSchema or outputSchema cannot be compiled, so it is called
@@ -209,7 +219,7 @@ export async function createAgentTools(
 
   const callRouted = async (offered: RoutedTool, rawArgs: unknown, callOptions: ToolCallOptions) => {
     const routed = await current(offered);
-    const args = argumentsObject(rawArgs, routed);
+    const args = argumentsObject(rawArgs, routed.name, { server: routed.source.id, tool: routed.tool.name });
     const check = checkAgainstSchema(routed.parameters, args);
     if (check.ok === 'unchecked') warnOnce(routed.parameters, routed, 'inputSchema', check.reason);
     if (check.ok === false) {
@@ -272,6 +282,15 @@ export async function createAgentTools(
     );
   };
 
+  const resources = options.resources
+    ? createResourceTools(registry, {
+        guard,
+        servers: serverNames,
+        ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
+        ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
+      })
+    : undefined;
+
   await refresh();
   const unsubscribe = registry.on((event) => {
     // A new catalogue, a server that came up or went away; not the busy ⇄ ready of every call.
@@ -286,16 +305,18 @@ export async function createAgentTools(
 
   return {
     get tools() {
-      return mode === 'search'
-        ? searchPair
-        : router.tools.map(({ name, description, parameters, source, tool }) => ({
-            name,
-            description,
-            parameters,
-            server: source.id,
-            toolName: tool.name,
-            tool,
-          }));
+      const offered =
+        mode === 'search'
+          ? searchPair
+          : router.tools.map(({ name, description, parameters, source, tool }) => ({
+              name,
+              description,
+              parameters,
+              server: source.id,
+              toolName: tool.name,
+              tool,
+            }));
+      return resources ? [...offered, ...resources.tools] : offered;
     },
     get catalog() {
       return router.tools;
@@ -307,6 +328,8 @@ export async function createAgentTools(
       return [...warnings];
     },
     async call(name, args, callOptions = {}) {
+      // No MCP tool can have these names (see naming.ts: every routed name has a prefix or a separator).
+      if (resources?.has(name)) return resources.call(name, args, callOptions);
       if (mode === 'search' && name === SEARCH_TOOL) {
         const { query, limit } = (args ?? {}) as { query?: unknown; limit?: unknown };
         const count = typeof limit === 'number' && Number.isFinite(limit) ? Math.floor(limit) : 8;
@@ -334,36 +357,4 @@ export async function createAgentTools(
     refresh,
     close: unsubscribe,
   };
-}
-
-/** Provider adapters hand over a JSON string or an object; anything else is the model's mistake. */
-function argumentsObject(raw: unknown, routed: RoutedTool): Record<string, unknown> {
-  let value = raw ?? {};
-  if (typeof value === 'string') {
-    try {
-      value = value.trim() === '' ? {} : JSON.parse(value);
-    } catch (error) {
-      throw new McpxError(
-        ErrorCode.InvalidArguments,
-        `the arguments for '${routed.name}' are not valid JSON: ${(error as Error).message}`,
-        {
-          server: routed.source.id,
-          tool: routed.tool.name,
-          fixes: ['send the arguments as one JSON object'],
-        },
-      );
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new McpxError(
-      ErrorCode.InvalidArguments,
-      `the arguments for '${routed.name}' must be a JSON object`,
-      {
-        server: routed.source.id,
-        tool: routed.tool.name,
-        fixes: ['send the arguments as one JSON object'],
-      },
-    );
-  }
-  return value as Record<string, unknown>;
 }

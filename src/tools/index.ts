@@ -1,11 +1,13 @@
 /**
  * MCP tools for agents: provider-valid names, validated arguments, permission
  * checks, typed results; tool sources and a router to mix MCP servers with the
- * host's own functions; a search mode for large tool sets. The provider
+ * host's own functions; a search mode for large tool sets; resources (an
+ * opt-in tool pair) and prompts (`promptMessages`) for a model's context. The provider
  * formats live in `providers/` (`mcpx/openai`, `mcpx/anthropic`, `mcpx/ai-sdk`).
  */
 
 export {
+  forModel,
   forTerminal,
   hasHiddenCharacters,
   revealHidden,
@@ -22,8 +24,18 @@ export {
   SEARCH_TOOL,
 } from './agent-tools.js';
 export { callForModel } from './call-for-model.js';
+export {
+  type ChatMessage,
+  type ChatPart,
+  type ChatPartsOptions,
+  chatParts,
+  describeParts,
+  resourceContentBlocks,
+} from './chat-parts.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
+export { type PromptMessages, type PromptMessagesOptions, promptMessages } from './prompt-messages.js';
 export { renderContent, renderContentBlock } from './render-content.js';
+export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, RESOURCE_ACTIONS } from './resource-tools.js';
 export {
   type AgentToolResult,
   type ConvertOptions,

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { stripHidden, stripTerminalControls } from '../text/index.js';
+import { forModel, stripHidden, stripTerminalControls } from '../text/index.js';
 import { assignToolNames, type NamingStyle } from './naming.js';
 import type { ToolSource } from './tool-source.js';
 
@@ -15,8 +15,6 @@ export interface RoutedTool {
   /** The definition as the source gave it (unsanitized: for approval prompts and fingerprints). */
   readonly tool: Tool;
 }
-
-const clean = (text: string) => stripHidden(stripTerminalControls(text));
 
 /**
  * Tool sources under one namespace: lists every source's tools with
@@ -47,10 +45,10 @@ export class ToolRouter {
     for (const [name, q] of names) {
       const entry = byKey.get(`${q.source}\0${q.tool}`);
       if (!entry) continue;
-      const description = clean(entry.tool.description ?? entry.tool.title ?? '');
+      const description = forModel(entry.tool.description ?? entry.tool.title ?? '');
       routed.set(name, {
         name,
-        description: `[${clean(entry.source.id)}] ${description}`.trim(),
+        description: `[${forModel(entry.source.id)}] ${description}`.trim(),
         parameters: (entry.tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
         source: entry.source,
         tool: entry.tool,

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { runAgentTurn } from '../../agent/agent-loop.js';
+import { type AgentTurnOptions, continueAgentTurn, runAgentTurn } from '../../agent/agent-loop.js';
 import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
 import {
@@ -13,6 +13,8 @@ import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
+import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from '../../tools/index.js';
+import { type ChatCommand, chatContextCommands } from '../chat-context.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
 import { ExitCode } from '../exit-codes.js';
@@ -21,6 +23,7 @@ import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
+import { parseLine } from '../shell/parse-line.js';
 import { runShell } from '../shell/shell.js';
 
 export interface ChatOptions {
@@ -30,6 +33,8 @@ export interface ChatOptions {
   readonly maxSteps?: string;
   /** One question, its final answer on stdout, then exit. */
   readonly once?: string;
+  /** Offer the model `list_resources` and `read_resource`. */
+  readonly resources?: boolean;
 }
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
@@ -104,6 +109,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const tools = await createAgentTools(registry, {
     agentId: 'chat',
     guard,
+    // Resource reads are decided by the guard like tool calls; sandboxed has no MCP access at all.
+    resources: options.resources === true && level !== 'sandboxed',
     ...(level === 'sandboxed'
       ? { servers: [] }
       : denied.size > 0
@@ -118,9 +125,10 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
   // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
   let streamed = false;
-  const ask = (text: string, signal: AbortSignal = io.signal) => {
+  /** A model turn on `text`, or on the conversation as it stands (a prompt just put into it). */
+  const ask = (text: string | undefined, signal: AbortSignal = io.signal) => {
     streamed = false;
-    return runAgentTurn(model, tools, history, text, {
+    const turnOptions: AgentTurnOptions = {
       maxSteps,
       signal,
       ...(io.stdoutIsTTY && !record
@@ -137,12 +145,34 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         if (event.type === 'tool-result')
           session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
       },
-    });
+    };
+    return text === undefined
+      ? continueAgentTurn(model, tools, history, turnOptions)
+      : runAgentTurn(model, tools, history, text, turnOptions);
   };
   const showTools = (): void => {
-    io.stdout.write(
-      forTerminal(`${tools.catalog.map((t) => `${t.name}  ${t.description}`).join('\n') || '(no tools)'}\n`),
-    );
+    const pair = tools.tools.filter((t) => t.name === LIST_RESOURCES_TOOL || t.name === READ_RESOURCE_TOOL);
+    const lines = [...tools.catalog, ...pair].map((t) => `${t.name}  ${t.description}`);
+    io.stdout.write(forTerminal(`${lines.join('\n') || '(no tools)'}\n`));
+  };
+  // Every chat command, on a terminal (the console's extra commands) and on piped lines alike.
+  // `run` resolves true when the model should answer the conversation now.
+  const commands: Record<string, ChatCommand | Omit<ChatCommand, 'usage' | 'complete'>> = {
+    tools: {
+      help: 'the tools the model is offered',
+      run: async () => {
+        showTools();
+        return false;
+      },
+    },
+    clear: {
+      help: 'forget the conversation so far',
+      run: async () => {
+        history.splice(1);
+        return false;
+      },
+    },
+    ...chatContextCommands({ session, registry, agentId: 'chat', history }),
   };
   const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${forTerminal(answer)}\n`);
   if (options.once !== undefined) {
@@ -164,6 +194,18 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       tools.close();
     }
   }
+  const answer = async (text: string | undefined, signal: AbortSignal) => {
+    const before = history.length;
+    try {
+      print(await ask(text, signal));
+    } catch (error) {
+      if (streamed) io.stdout.write('\n');
+      // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
+      // results, which a model API refuses on the next turn: the conversation goes back.
+      history.splice(before);
+      throw error;
+    }
+  };
   if (io.interactive) {
     // On a terminal, chat is the console (mcpx shell) with a model: plain text goes to the agent.
     try {
@@ -178,25 +220,24 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
           ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}),
         },
         banner: `mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
-        onText: async (text, signal) => {
-          const before = history.length;
-          try {
-            print(await ask(text, signal));
-          } catch (error) {
-            if (streamed) io.stdout.write('\n');
-            // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
-            // results, which a model API refuses on the next turn: the conversation goes back.
-            history.splice(before);
-            throw error;
-          }
-        },
-        extra: {
-          tools: {
-            help: 'the tools the model is offered',
-            run: showTools,
-          },
-          clear: { help: 'forget the conversation so far', run: () => void history.splice(1) },
-        },
+        onText: (text, signal) => answer(text, signal),
+        extra: Object.fromEntries(
+          Object.entries(commands).map(([name, command]) => [
+            name,
+            {
+              ...command,
+              run: async (args: readonly string[], signal: AbortSignal) => {
+                const before = history.length;
+                if (!(await command.run(args, signal))) return;
+                // A prompt whose model turn fails leaves the conversation as it was before it.
+                await answer(undefined, signal).catch((error: unknown) => {
+                  history.splice(before);
+                  throw error;
+                });
+              },
+            },
+          ]),
+        ),
       });
     } finally {
       tools.close();
@@ -209,16 +250,21 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       if (line.trim() === '/exit') break;
       const text = line.trim();
       if (!text) continue;
-      if (text === '/tools') {
-        showTools();
-        continue;
-      }
-      if (text === '/clear') {
-        history.splice(1);
-        continue;
+      let turn: string | undefined = text;
+      const command = commandOf(text, commands);
+      if (command) {
+        try {
+          if (!(await command.run(io.signal))) continue;
+          turn = undefined;
+        } catch (error) {
+          if (io.signal.aborted) throw error;
+          // A command that fails (an unknown server, a missing argument) is told; the chat goes on.
+          writeError(session, toMcpxError(error));
+          continue;
+        }
       }
       try {
-        print(await ask(text));
+        print(await ask(turn));
       } catch (error) {
         // Ctrl-C, as a signal or as a key at a menu, ends the chat (exit 130).
         if (io.signal.aborted || (error instanceof McpxError && error.code === ErrorCode.Cancelled))
@@ -265,6 +311,23 @@ async function askConsent(
     session.notice(`'${status.name}' denied: closed, and its tools are not offered`);
   }
   return denied;
+}
+
+/** A line naming one of the chat's commands, ready to run; anything else is for the model. */
+function commandOf(
+  text: string,
+  commands: Readonly<Record<string, Pick<ChatCommand, 'run'>>>,
+): { run(signal: AbortSignal): Promise<boolean> } | undefined {
+  if (!text.startsWith('/')) return undefined;
+  const name = /^\/(\S+)/.exec(text)?.[1] ?? '';
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!command) return undefined;
+  return {
+    run: (signal) => {
+      const parsed = parseLine(text);
+      return command.run(parsed.kind === 'command' ? parsed.args : [], signal);
+    },
+  };
 }
 
 function missingKey(): McpxError {

@@ -43,7 +43,12 @@ export interface ShellContext {
 export interface ExtraCommand {
   /** One line for /help. */
   readonly help: string;
-  run(args: readonly string[]): void | Promise<void>;
+  /** What follows the name in /help, e.g. `<server> <uri>`. */
+  readonly usage?: string;
+  /** `signal` is aborted by Ctrl-C while the command runs. */
+  run(args: readonly string[], signal: AbortSignal): void | Promise<void>;
+  /** Tab completion: candidates for the word after `words` (the operands typed so far). */
+  complete?(words: readonly string[]): Promise<readonly string[]>;
 }
 
 /** Every `/` command of this console, for completion and did-you-mean. */
@@ -84,7 +89,7 @@ export async function runShellLine(
     case 'help':
       ctx.out(
         `${HELP}${Object.entries(ctx.extra ?? {})
-          .map(([name, command]) => `  /${name.padEnd(35)} ${command.help}\n`)
+          .map(helpLine)
           .join('')}`,
       );
       return undefined;
@@ -94,7 +99,7 @@ export async function runShellLine(
     default: {
       const extra = ctx.extra?.[parsed.name];
       if (extra && Object.hasOwn(ctx.extra ?? {}, parsed.name)) {
-        await extra.run(parsed.args);
+        await extra.run(parsed.args, signal);
         return undefined;
       }
       const guess = suggest(`/${parsed.name}`, commandNames(ctx));
@@ -105,6 +110,25 @@ export async function runShellLine(
       );
     }
   }
+}
+
+/** `  /name usage   help`, the help on a line of its own when the left side is long. */
+function helpLine([name, command]: [string, ExtraCommand]): string {
+  const left = `/${name}${command.usage ? ` ${command.usage}` : ''}`;
+  return left.length > 36
+    ? `  ${left}\n${' '.repeat(39)}${command.help}\n`
+    : `  ${left.padEnd(36)} ${command.help}\n`;
+}
+
+/** Completion candidates for a front end's command, or none. */
+export async function completeExtra(
+  ctx: Pick<ShellContext, 'extra'>,
+  command: string,
+  words: readonly string[],
+): Promise<readonly string[]> {
+  const name = command.slice(1);
+  const extra = ctx.extra && Object.hasOwn(ctx.extra, name) ? ctx.extra[name] : undefined;
+  return (await extra?.complete?.(words)) ?? [];
 }
 
 async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortSignal): Promise<void> {

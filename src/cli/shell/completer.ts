@@ -7,6 +7,8 @@ export interface CompletionSource {
   commands?(): readonly string[];
   servers(): readonly string[];
   tools(server: string): Promise<readonly Tool[]>;
+  /** Candidates after a front end's own `/command` and the operands typed so far. */
+  commandArguments?(command: string, words: readonly string[]): Promise<readonly string[]>;
 }
 
 /** The console's `/` commands. */
@@ -26,8 +28,9 @@ export const MCP_SUBCOMMANDS = [
 
 /**
  * Tab completion for the console: `/` commands, `/mcp` subcommands, server
- * names after them and after `@`, tool names after `@server`, and a tool's
- * argument keys (`key=`) after `@server tool`, leaving out keys already given.
+ * names after them and after `@`, tool names after `@server`, a tool's
+ * argument keys (`key=`) after `@server tool`, leaving out keys already given,
+ * and what a front end's own commands offer (`commandArguments`).
  * Returns readline's `[candidates, the word they replace]`.
  */
 export async function complete(line: string, source: CompletionSource): Promise<[string[], string]> {
@@ -42,7 +45,10 @@ export async function complete(line: string, source: CompletionSource): Promise<
   ];
   if (line.startsWith('/')) {
     if (before.length === 0) return pick(source.commands?.() ?? COMMANDS);
-    if (before[0] !== '/mcp') return [[], word];
+    if (before[0] !== '/mcp') {
+      const candidates = await source.commandArguments?.(before[0] ?? '', before.slice(1)).catch(() => []);
+      return pick(candidates ?? []);
+    }
     if (before.length === 1) return pick(MCP_SUBCOMMANDS);
     if (before.length === 2) return pick(source.servers());
     return [[], word];

@@ -6,7 +6,7 @@ import type { RegistryEvent, ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
-import { commandNames, runShellLine, type ShellContext, toolsOf } from './commands.js';
+import { commandNames, completeExtra, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';
 import { parseLine } from './parse-line.js';
@@ -108,6 +108,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
             commands: () => commandNames(ctx),
             servers: () => registry.list().map((s) => s.name),
             tools: (server) => toolsOf(ctx, server),
+            commandArguments: (command, words) => completeExtra(ctx, command, words),
           }).then(
             (result) => callback(null, result),
             () => callback(null, [[], line]),

@@ -40,4 +40,27 @@ describe('complete', () => {
     expect(await complete('@h o', hostile)).toEqual([['ok'], 'o']);
     expect(await complete('@h ok k', hostile)).toEqual([['key='], 'k']);
   });
+
+  it("completes a front end's own commands by what they offer, never a hostile candidate", async () => {
+    const asked: [string, readonly string[]][] = [];
+    const chat: CompletionSource = {
+      ...source,
+      commands: () => ['/mcp', '/attach'],
+      commandArguments: async (command, words) => {
+        asked.push([command, words]);
+        return words.length === 0 ? ['demo', 'docs'] : ['test://readme.txt', 'test://r\u001b]0;x\u0007'];
+      },
+    };
+    expect(await complete('/attach d', chat)).toEqual([['demo', 'docs'], 'd']);
+    expect(await complete('/attach demo test://r', chat)).toEqual([['test://readme.txt'], 'test://r']);
+    expect(asked).toEqual([
+      ['/attach', []],
+      ['/attach', ['demo']],
+    ]);
+    const failing: CompletionSource = {
+      ...source,
+      commandArguments: () => Promise.reject(new Error('down')),
+    };
+    expect(await complete('/attach d', failing)).toEqual([[], 'd']);
+  });
 });
