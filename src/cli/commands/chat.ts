@@ -16,6 +16,7 @@ import { createAgentTools } from '../../tools/agent-tools.js';
 import { forTerminal } from '../../tools/sanitize.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
+import { sessionRoots } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -70,7 +71,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   session.useFeatures(
     chatFeatures({
       model,
-      roots: session.adhoc() ? [io.cwd] : ((await session.config()).roots ?? [io.cwd]),
+      roots: await sessionRoots(session),
       interactive: io.interactive,
       input: stdin,
       output: process.stderr,
