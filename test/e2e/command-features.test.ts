@@ -165,3 +165,57 @@ describe('without a terminal', () => {
     expect(run.code).toBe(5);
   });
 });
+
+describe('a keep-alive server the mcpx daemon holds', () => {
+  let repo: string;
+  let stopDaemon: (() => Promise<unknown>) | undefined;
+
+  beforeAll(async () => {
+    repo = join(dir.path, 'kept');
+    await mkdir(join(repo, 'home', '.mcpx'), { recursive: true });
+    await writeFile(
+      join(repo, 'home', '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { kept: { command: process.execPath, args: [backend], keep_alive: true } },
+      }),
+    );
+    expect((await runCli(['daemon', 'start'], { cwd: repo, home: join(repo, 'home') })).code).toBe(0);
+    stopDaemon = () => runCli(['daemon', 'stop'], { cwd: repo, home: join(repo, 'home') });
+  }, 30_000);
+  afterAll(() => stopDaemon?.());
+
+  it('gets the roots; a question to a call the daemon runs says how to be asked', {
+    timeout: 60_000,
+  }, async () => {
+    const repoUri = pathToFileURL(await realpath(repo)).href;
+    const roots = await runCli(['call', 'kept.test_list_roots'], { cwd: repo, home: join(repo, 'home') });
+    expect(roots.stdout).toBe(`Roots: ${repoUri}\n`);
+    // The warm call runs inside the daemon, which has the terminal's yes/no answers but no form.
+    const term = runInPty(['call', 'kept.test_elicitation', 'message=hi'], {
+      cwd: repo,
+      home: join(repo, 'home'),
+    });
+    running.push(term);
+    await term.waitFor(
+      "server 'kept' asked a question (elicitation), and mcpx call ran inside the mcpx daemon, which cannot ask it at your terminal — run it with MCPX_DAEMON=off",
+    );
+    expect(await term.exited).toBe(5);
+  });
+
+  it('the shell reaches it through the daemon and is asked all the same', { timeout: 60_000 }, async () => {
+    const term = runInPty(['shell'], { cwd: repo, home: join(repo, 'home') });
+    running.push(term);
+    await term.waitFor('mcpx> ');
+    await term.type('@kept test_elicitation {"message": "where to?"}', KEY.enter);
+    await term.waitFor("Server 'kept' asks: where to?");
+    await term.type(KEY.enter);
+    await term.waitFor("User's response");
+    await term.type('bo', KEY.enter);
+    await term.waitFor("User's email address");
+    await term.type('bo@example.com', KEY.enter);
+    await term.waitFor('User response: action=accept, content={"username":"bo","email":"bo@example.com"}');
+    await term.waitFor('mcpx> ');
+    await term.type(KEY.ctrlD);
+    expect(await term.exited).toBe(0);
+  });
+});
