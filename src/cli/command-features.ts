@@ -61,18 +61,21 @@ export async function useCommandFeatures(session: CliSession, turns?: TerminalTu
   const { io } = session;
   const roots = createRoots(rootsForDirectories(await sessionRoots(session)));
   // A light caller's command runs inside the daemon: it has the caller's answers to yes/no and
-  // text questions, not a terminal to draw a form on (io.stdin is absent there).
-  const stdin = io.interactive ? io.stdin : undefined;
+  // text questions, not a terminal to draw a form on.
+  const asks = io.interactive && io.daemonCaller === undefined;
   // The prompts load only where someone can answer them: a script's call stays as light as before.
-  const terminalElicitation = stdin
+  const terminalElicitation = asks
     ? (await import('./terminal-elicitation.js')).terminalElicitation
     : undefined;
   session.useFeatures((server) => ({
     roots,
-    ...(stdin && terminalElicitation
+    ...(terminalElicitation
       ? {
           elicitation: terminalElicitation(server, {
-            input: stdin,
+            // Opened only when a question comes: a call that asks nothing never pays for stdin.
+            get input() {
+              return io.stdin ?? process.stdin;
+            },
             output: process.stderr,
             interactive: true,
             ...(io.cancel ? { onInterrupt: io.cancel } : {}),

@@ -11,6 +11,7 @@ import { promptFailure } from '../permissions/approver.js';
 import { forTerminal } from '../tools/sanitize.js';
 
 export interface TerminalElicitationOptions {
+  /** Read when a question is asked, not before (a getter may open stdin only then). */
   readonly input: NodeJS.ReadableStream;
   readonly output: NodeJS.WritableStream;
   /** A person can be asked; without one every question is declined. */
@@ -108,7 +109,7 @@ export function terminalElicitation(
   server: ServerConfig,
   options: TerminalElicitationOptions,
 ): ElicitationHandlers {
-  const streams = { input: options.input, output: options.output };
+  const terminal = (): Streams => ({ input: options.input, output: options.output });
   const hold = options.hold ?? ((ask) => ask());
   // The server asked, but the person pressed Ctrl-C: that ends the command, not just this request.
   const asked = async <T>(question: Promise<T>): Promise<T> => {
@@ -124,6 +125,7 @@ export function terminalElicitation(
     async form(params) {
       if (!options.interactive) return { action: 'decline' };
       const prompts = await import('@inquirer/prompts');
+      const streams = terminal();
       return hold(async () => {
         const answer = await asked(
           prompts.select(
@@ -158,7 +160,7 @@ export function terminalElicitation(
               message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
               default: false,
             },
-            streams,
+            terminal(),
           ),
         ),
       );
