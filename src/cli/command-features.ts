@@ -6,7 +6,8 @@
  * that is not offered is not declared, so a server that can do without it
  * does; one that cannot fails with an error that says why (`explainUnanswered`).
  */
-import { createRoots, rootsForDirectories } from '../client/features.js';
+import { type ClientFeatures, createRoots, rootsForDirectories } from '../client/features.js';
+import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { CliSession } from './session.js';
 
@@ -54,10 +55,13 @@ export function createTerminalTurns(write: (chunk: string) => void) {
 export type TerminalTurns = ReturnType<typeof createTerminalTurns>;
 
 /**
- * Offer the servers of `session` roots, and elicitation when a person is at
- * this process's terminal. Must be called before the registry is first used.
+ * Roots for every server, and elicitation when a person is at this process's
+ * terminal: what `Ask.features` answers for a person's own command.
  */
-export async function useCommandFeatures(session: CliSession, turns?: TerminalTurns): Promise<void> {
+export async function commandFeatures(
+  session: CliSession,
+  turns?: TerminalTurns,
+): Promise<(server: ServerConfig) => ClientFeatures> {
   const { io } = session;
   const roots = createRoots(rootsForDirectories(await sessionRoots(session)));
   // A light caller's command runs inside the daemon: it has the caller's answers to yes/no and
@@ -67,7 +71,7 @@ export async function useCommandFeatures(session: CliSession, turns?: TerminalTu
   const terminalElicitation = asks
     ? (await import('./terminal-elicitation.js')).terminalElicitation
     : undefined;
-  session.useFeatures((server) => ({
+  return (server) => ({
     roots,
     ...(terminalElicitation
       ? {
@@ -83,7 +87,12 @@ export async function useCommandFeatures(session: CliSession, turns?: TerminalTu
           }),
         }
       : {}),
-  }));
+  });
+}
+
+/** Offer `commandFeatures` to the servers of `session`. Must be called before the registry is first used. */
+export async function useCommandFeatures(session: CliSession, turns?: TerminalTurns): Promise<void> {
+  session.useFeatures(await commandFeatures(session, turns));
 }
 
 /**
