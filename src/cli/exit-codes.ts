@@ -64,6 +64,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.AuthRequired]: ExitCode.Auth,
   [Codes.ServerRejected]: ExitCode.ToolError,
   [Codes.ToolError]: ExitCode.ToolError,
+  // The call did not complete, as a tool error does; the code (in --json) says why.
+  [Codes.ClientCapabilityMissing]: ExitCode.ToolError,
   [Codes.InvalidToolOutput]: ExitCode.ToolError,
   [Codes.ListPaginationBroken]: ExitCode.ToolError,
   [Codes.ListTooLarge]: ExitCode.ToolError,

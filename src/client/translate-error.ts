@@ -1,4 +1,10 @@
-import { OAuthError, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  OAuthError,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
 
 /** What the connection knows when a request fails, to say what really happened. */
@@ -95,6 +101,9 @@ export function translateRequestError(error: unknown, scene: FailureScene): Mcpx
         });
     }
   }
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
+    return capabilityMissing(error, scene);
+  }
   if (error instanceof ProtocolError) {
     return new McpxError(
       ErrorCode.ServerRejected,
@@ -107,4 +116,31 @@ export function translateRequestError(error: unknown, scene: FailureScene): Mcpx
     server,
     cause: error,
   });
+}
+
+/** What each client capability a server may ask for is, in the words of a message to a person. */
+const CAPABILITY_WORDS: Record<string, string> = {
+  elicitation: 'asked a question (elicitation)',
+  sampling: 'asked for a model completion (sampling)',
+  roots: 'asked for the folders it may work in (roots)',
+};
+
+/**
+ * -32021: the server needed to ask the client something mid-request, and the
+ * host declared no way to answer it. The front end knows why (no terminal, no
+ * model) and says so; this names the server and the capabilities it needed.
+ */
+function capabilityMissing(error: ProtocolError, scene: FailureScene): McpxError {
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  // The names come from the server: only the ones MCP defines are repeated.
+  const capabilities =
+    typeof required === 'object' && required !== null
+      ? Object.keys(required).filter((c) => Object.hasOwn(CAPABILITY_WORDS, c))
+      : [];
+  const asked = capabilities.map((c) => CAPABILITY_WORDS[c]);
+  return new McpxError(
+    ErrorCode.ClientCapabilityMissing,
+    `server '${scene.server}' ${asked.length ? asked.join(' and ') : 'needed a client capability'} during ${scene.method}, and nobody here can answer it`,
+    { server: scene.server, capabilities, cause: error },
+  );
 }

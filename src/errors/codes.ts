@@ -64,6 +64,11 @@ export const ErrorCode = {
   // what the server answered
   ServerRejected: 'SERVER_REJECTED',
   ToolError: 'TOOL_ERROR',
+  /**
+   * A server's request mid-call (elicitation, sampling, roots) needed a client capability the
+   * host did not declare, because nobody here can answer it (no terminal, no model): -32021.
+   */
+  ClientCapabilityMissing: 'CLIENT_CAPABILITY_MISSING',
   InvalidToolOutput: 'INVALID_TOOL_OUTPUT',
   /** A list whose cursors never end or come back (the server's pagination is broken). */
   ListPaginationBroken: 'LIST_PAGINATION_BROKEN',

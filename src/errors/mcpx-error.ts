@@ -25,6 +25,8 @@ export interface ErrorContext {
   /** A folder on disk the error is about (a damaged npx cache folder). */
   readonly folder?: string;
   readonly tool?: string;
+  /** The client capabilities a server's request needed and the host did not declare (`elicitation`, `sampling`, `roots`). */
+  readonly capabilities?: readonly string[];
   readonly exitCode?: number | null;
   readonly signal?: string | null;
   /** The last lines the server wrote to stderr, oldest first. */

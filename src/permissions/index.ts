@@ -5,6 +5,7 @@ export {
   type ConnectQuestion,
   denyingApprover,
   describeQuestion,
+  promptFailure,
   scriptedApprover,
   terminalApprover,
 } from './approver.js';

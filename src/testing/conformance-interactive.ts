@@ -1,8 +1,9 @@
 /**
  * The conformance backend's tools that talk back while they run: logging, progress, a stream
- * closed mid-call (`test_reconnection`), and the ones that need the client (sampling, the three
- * elicitations, a missing capability). The client is asked only through `inputRequired(...)`;
- * on a 2025 connection the SDK's legacy shim sends the real request and runs the handler again.
+ * closed mid-call (`test_reconnection`), the ones that need the client (sampling, the three
+ * elicitations, a missing capability), and two of mcpx's own (URL elicitation, the roots listed).
+ * The client is asked only through `inputRequired(...)`; on a 2025 connection the SDK's legacy
+ * shim sends the real request and runs the handler again.
  */
 import {
   type CallToolResult,
@@ -204,6 +205,28 @@ export function registerInteractiveTools(server: McpServer): void {
         }),
         (response) => text(`Elicitation completed: ${describeElicitation(response)}`),
       ),
+  );
+  // Not suite scenarios: mcpx's own end-to-end tests of URL elicitation and of the roots it gives.
+  server.registerTool(
+    'test_elicitation_url',
+    {
+      description: 'Asks the user to visit a URL (URL-mode elicitation) and says what they answered',
+      inputSchema: z.object({ url: z.string().describe('The URL to ask the user to visit') }),
+    },
+    ({ url }, ctx) =>
+      askThenAnswer(
+        ctx,
+        'visit',
+        inputRequired.elicitUrl({ message: 'Sign the form there', url }),
+        (response) => text(`User response: ${describeElicitation(response)}`),
+      ),
+  );
+  server.registerTool('test_list_roots', { description: "Lists the client's roots (their URIs)" }, (ctx) =>
+    askThenAnswer(ctx, 'roots', inputRequired.listRoots(), (response) => {
+      const view = inputResponse({ r: response }, 'r');
+      const uris = view.kind === 'roots' ? view.roots.map((root) => root.uri) : [];
+      return text(`Roots: ${uris.join(' ') || '(none)'}`);
+    }),
   );
   server.registerTool('test_missing_capability', { description: 'Test tool requiring sampling' }, (ctx) => {
     if (clientCapabilities(ctx, server).sampling) return text('Success');

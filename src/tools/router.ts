@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { forModel, stripHidden, stripTerminalControls } from '../text/index.js';
+import { forModel } from '../text/index.js';
 import { assignToolNames, type NamingStyle } from './naming.js';
 import type { ToolSource } from './tool-source.js';
 

@@ -14,6 +14,7 @@ import {
   readArgumentSources,
   typeArguments,
 } from '../arguments/type-arguments.js';
+import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
@@ -47,13 +48,16 @@ export async function runCall(
   const needsSchema = resolved.pairs.length > 0;
   refuseSwitchedOff(server, name);
   session.ignoreListChanges();
+  // The progress bar and a server's questions share stderr: a question clears the bar and holds it.
+  const turns = createTerminalTurns((s) => io.stderr.write(s));
+  await useCommandFeatures(session, turns);
   const connection = await session.connect(server, { listTools: needsSchema });
   const tool = needsSchema ? await findTool(session, connection, server.name, name) : undefined;
   const typed = typeArguments(resolved, tool?.inputSchema);
   if (!typed.ok)
     throw argumentsError(typed.problems, server.name, name, helpCommand(session, server.name, name));
   const args = typed.args;
-  const bar = io.stderrIsTTY && !options.json ? createProgressBar((s) => io.stderr.write(s)) : undefined;
+  const bar = io.stderrIsTTY && !options.json ? createProgressBar(turns.draw) : undefined;
   const onTaskStatus = taskStatusReporter(session, bar);
   let result: CallToolResult;
   try {
@@ -66,7 +70,7 @@ export async function runCall(
     if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
       throw (await explainFailedCall(session, connection, server.name, name, resolved)) ?? error;
     }
-    throw error;
+    throw explainUnanswered(error, session, 'mcpx call');
   } finally {
     bar?.clear();
   }

@@ -17,6 +17,7 @@ import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from '../../tools/index.js';
 import { type ChatCommand, chatContextCommands } from '../chat-context.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
+import { sessionRoots } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -75,7 +76,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   session.useFeatures(
     chatFeatures({
       model,
-      roots: session.adhoc() ? [io.cwd] : ((await session.config()).roots ?? [io.cwd]),
+      roots: await sessionRoots(session),
       interactive: io.interactive,
       input: stdin,
       output: process.stderr,

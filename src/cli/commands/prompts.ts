@@ -2,6 +2,7 @@ import { forTerminal } from '../../text/index.js';
 import { renderContentBlock } from '../../tools/render-content.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
+import { explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
@@ -43,9 +44,13 @@ export async function runPrompt(
   const { server, name } = await resolveTarget(session, target, 'prompt');
   const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
   const args = promptArguments(resolved);
+  // A prompt may ask its questions (elicitation) while it renders.
+  await useCommandFeatures(session);
   // Rendering a prompt needs no tool definitions: no tools/list round trip.
   const connection = await session.connect(server, { listTools: false });
-  const result = await connection.getPrompt(name, args, { signal: io.signal });
+  const result = await connection.getPrompt(name, args, { signal: io.signal }).catch((error: unknown) => {
+    throw explainUnanswered(error, session, 'mcpx prompt');
+  });
   if (options.json) {
     io.stdout.write(toJson(result));
     return ExitCode.Ok;

@@ -2,6 +2,7 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { ServerConnection } from '../../client/types.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal } from '../../text/index.js';
+import { explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -27,17 +28,23 @@ export async function runRead(
     );
   }
   const server = await session.server(serverName);
+  // A server may ask its questions (elicitation) while it reads.
+  await useCommandFeatures(session);
   // Reading a resource needs no tool definitions: no tools/list round trip.
   const connection = await session.connect(server, { listTools: false });
   if (flags.watch) {
     session.io.jsonStderr?.writeEachLine(); // it runs until Ctrl-C: notices as they come
     return watch(session, connection, uri);
   }
+  const read = () =>
+    connection.readResource(uri, { signal: io.signal }).catch((error: unknown) => {
+      throw explainUnanswered(error, session, 'mcpx read');
+    });
   if (flags.raw) {
-    writeRaw(session, serverName, uri, await connection.readResource(uri, { signal: io.signal }));
+    writeRaw(session, serverName, uri, await read());
     return ExitCode.Ok;
   }
-  print(session, await connection.readResource(uri, { signal: io.signal }), 2);
+  print(session, await read(), 2);
   return ExitCode.Ok;
 }
 

@@ -1,4 +1,5 @@
 import { createPermissionGuard, terminalApprover } from '../../permissions/index.js';
+import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
@@ -22,6 +23,9 @@ export async function runShellCommand(session: CliSession): Promise<number> {
   }
   // A console lives long: a server that crashes comes back on its next use.
   session.reconnectLazily();
+  // Roots, and a server's questions asked here; a progress bar gives way to them.
+  const turns = createTerminalTurns((s) => io.stderr.write(s));
+  await useCommandFeatures(session, turns);
   const registry = await session.registry();
   const output = process.stderr;
   const guard = createPermissionGuard({
@@ -36,6 +40,8 @@ export async function runShellCommand(session: CliSession): Promise<number> {
     guard,
     agentId: AGENT_ID,
     terminal: { input: io.stdin, output, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
+    status: turns.draw,
+    explain: (error) => explainUnanswered(error, session, 'mcpx shell'),
     banner: `mcpx shell — ${names.length} server${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}). /help for commands, Tab completes, Ctrl-D leaves.`,
     onText: async () => {
       session.notice(

@@ -35,6 +35,8 @@ export interface ShellContext {
   readonly columns: number;
   /** Progress bars and redraws only on a terminal. */
   readonly terminal: boolean;
+  /** Where a progress bar draws, when it must give way to a server's questions (else `err`). */
+  readonly status?: (chunk: string) => void;
   /** Commands a front end adds (chat's `/tools`, `/clear`), by name without the slash. */
   readonly extra?: Readonly<Record<string, ExtraCommand>>;
 }
@@ -312,7 +314,7 @@ async function runAt(
   const args = parsed.json
     ? parseJsonArguments(parsed.json, line)
     : await typedArguments(ctx, server, tool, parsed.pairs);
-  const bar = ctx.terminal ? createProgressBar((s) => ctx.err(s)) : undefined;
+  const bar = ctx.terminal ? createProgressBar(ctx.status ?? ((s) => ctx.err(s))) : undefined;
   let result: Awaited<ReturnType<ServerRegistry['callTool']>>;
   try {
     await connected(ctx, server);

@@ -40,6 +40,10 @@ export interface ShellOptions {
   readonly banner: string;
   /** `/` commands the front end adds. */
   readonly extra?: ShellContext['extra'];
+  /** Where progress bars draw (see `ShellContext.status`). */
+  readonly status?: ShellContext['status'];
+  /** A line's failure in the front end's own words, when it knows more (else the error as it is). */
+  readonly explain?: (error: unknown) => unknown;
 }
 
 /**
@@ -67,6 +71,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
     columns: io.columns ?? 100,
     terminal: io.stderrIsTTY,
     ...(options.extra ? { extra: options.extra } : {}),
+    ...(options.status ? { status: options.status } : {}),
   };
   let editor: Interface | undefined;
   const showNotice = (text: string) => {
@@ -173,7 +178,7 @@ async function runOne(options: ShellOptions, ctx: ShellContext, line: string): P
       options.session.notice(line.trim().startsWith('@') ? 'cancelled (the server was told)' : 'cancelled');
       return undefined;
     }
-    writeError(options.session, toMcpxError(error));
+    writeError(options.session, toMcpxError(options.explain ? options.explain(error) : error));
     return undefined;
   } finally {
     options.session.io.signal.removeEventListener('abort', hangUp);

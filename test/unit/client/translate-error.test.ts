@@ -39,6 +39,19 @@ describe('translateRequestError', () => {
     expect(error.context).toMatchObject({ server: 's', exitCode: 3 });
   });
 
+  it('classifies -32021 by its code, repeating only the capabilities MCP defines', () => {
+    const refused = new ProtocolError(-32021, 'Cannot request input', {
+      requiredCapabilities: { elicitation: {}, 'x\u001b]52;c;cHduZWQ=\u0007': {} },
+    });
+    const error = translateRequestError(refused, { server: 's', method: 'tools/call x' });
+    expect(error.code).toBe(ErrorCode.ClientCapabilityMissing);
+    expect(error.context.capabilities).toEqual(['elicitation']);
+    expect(error.message).toBe(
+      "server 's' asked a question (elicitation) during tools/call x, and nobody here can answer it",
+    );
+    expect(error.cause).toBe(refused);
+  });
+
   it('names the JSON-RPC error a server answered with', () => {
     const error = translateRequestError(new ProtocolError(-32602, 'Invalid params'), {
       server: 's',

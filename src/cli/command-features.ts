@@ -1,0 +1,130 @@
+/**
+ * What a person's own commands (`mcpx call`, `read`, `prompt`, the shell) offer
+ * the servers they connect: roots always (answering them needs nobody), and
+ * elicitation only when a person can answer (stdin and stderr are terminals
+ * of this process). Sampling never: these commands have no model. A capability
+ * that is not offered is not declared, so a server that can do without it
+ * does; one that cannot fails with an error that says why (`explainUnanswered`).
+ */
+import { type ClientFeatures, createRoots, rootsForDirectories } from '../client/features.js';
+import type { ServerConfig } from '../config/index.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import type { CliSession } from './session.js';
+
+/** The directories servers may work in: the config's `roots` where trusted, else the working directory. */
+export async function sessionRoots(session: CliSession): Promise<string[]> {
+  if (session.adhoc()) return [session.io.cwd];
+  // `roots` of an untrusted repository file are held back by loadConfig (see heldSettings).
+  return [...((await session.config()).roots ?? [session.io.cwd])];
+}
+
+/**
+ * One terminal shared by a redrawn status line (a progress bar) and a
+ * server's questions: a question clears the line and has the terminal to
+ * itself until answered, and questions (several servers, or several in one
+ * round) are asked one at a time.
+ */
+export function createTerminalTurns(write: (chunk: string) => void) {
+  let asking = false;
+  let drawn = false;
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    /** Draw on the status line, unless a question has the terminal. */
+    draw(chunk: string): void {
+      if (asking) return;
+      write(chunk);
+      drawn = true;
+    },
+    hold<T>(ask: () => Promise<T>): Promise<T> {
+      const turn = queue.then(async () => {
+        if (drawn) write('\r\u001b[2K');
+        drawn = false;
+        asking = true;
+        try {
+          return await ask();
+        } finally {
+          asking = false;
+        }
+      });
+      queue = turn.catch(() => {});
+      return turn;
+    },
+  };
+}
+
+export type TerminalTurns = ReturnType<typeof createTerminalTurns>;
+
+/**
+ * Roots for every server, and elicitation when a person is at this process's
+ * terminal: what `Ask.features` answers for a person's own command.
+ */
+export async function commandFeatures(
+  session: CliSession,
+  turns?: TerminalTurns,
+): Promise<(server: ServerConfig) => ClientFeatures> {
+  const { io } = session;
+  const roots = createRoots(rootsForDirectories(await sessionRoots(session)));
+  // A light caller's command runs inside the daemon: it has the caller's answers to yes/no and
+  // text questions, not a terminal to draw a form on.
+  const asks = io.interactive && io.daemonCaller === undefined;
+  // The prompts load only where someone can answer them: a script's call stays as light as before.
+  const terminalElicitation = asks
+    ? (await import('./terminal-elicitation.js')).terminalElicitation
+    : undefined;
+  return (server) => ({
+    roots,
+    ...(terminalElicitation
+      ? {
+          elicitation: terminalElicitation(server, {
+            // Opened only when a question comes: a call that asks nothing never pays for stdin.
+            get input() {
+              return io.stdin ?? process.stdin;
+            },
+            output: process.stderr,
+            interactive: true,
+            ...(io.cancel ? { onInterrupt: io.cancel } : {}),
+            ...(turns ? { hold: turns.hold } : {}),
+          }),
+        }
+      : {}),
+  });
+}
+
+/** Offer `commandFeatures` to the servers of `session`. Must be called before the registry is first used. */
+export async function useCommandFeatures(session: CliSession, turns?: TerminalTurns): Promise<void> {
+  session.useFeatures(await commandFeatures(session, turns));
+}
+
+/**
+ * A server's request this command could not answer, said in the command's
+ * terms: why nobody was asked, and what to do. Any other error is returned as it is.
+ */
+export function explainUnanswered(error: unknown, session: CliSession, command: string): unknown {
+  if (!(error instanceof McpxError) || error.code !== ErrorCode.ClientCapabilityMissing) return error;
+  const server = error.context.server ?? 'the server';
+  const needs = error.context.capabilities ?? [];
+  const context = { server, capabilities: needs, cause: error };
+  if (needs.includes('elicitation')) {
+    const inDaemon = session.io.daemonCaller !== undefined && session.io.interactive;
+    return new McpxError(
+      ErrorCode.ClientCapabilityMissing,
+      inDaemon
+        ? `server '${server}' asked a question (elicitation), and ${command} ran inside the mcpx daemon, which cannot ask it at your terminal`
+        : `server '${server}' asked a question (elicitation), and ${command} has no terminal to ask it`,
+      {
+        ...context,
+        fixes: inDaemon
+          ? [`run it with MCPX_DAEMON=off: mcpx then asks you here`]
+          : ['run it at a terminal (stdin and stderr): mcpx asks you there'],
+      },
+    );
+  }
+  if (needs.includes('sampling')) {
+    return new McpxError(
+      ErrorCode.ClientCapabilityMissing,
+      `server '${server}' asked for a model completion (sampling), and ${command} has no model`,
+      { ...context, fixes: ['use it from `mcpx chat`, whose model answers (you approve each request)'] },
+    );
+  }
+  return error;
+}

@@ -1,0 +1,170 @@
+/**
+ * A server's questions (elicitation) asked of the person at this terminal:
+ * a form field by field with the prompt that fits each field's type, or a URL
+ * shown (sanitized, never opened) with the question whether they will visit
+ * it. Used by every command that has a person to ask: chat, call, the shell.
+ */
+import type { ElicitationHandlers } from '../client/features.js';
+import type { ServerConfig } from '../config/index.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { promptFailure } from '../permissions/index.js';
+import { forTerminal } from '../text/index.js';
+
+export interface TerminalElicitationOptions {
+  /** Read when a question is asked, not before (a getter may open stdin only then). */
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  /** A person can be asked; without one every question is declined. */
+  readonly interactive: boolean;
+  /** Ctrl-C at one of these prompts: cancel the whole command, as Ctrl-C anywhere else does. */
+  readonly onInterrupt?: () => void;
+  /**
+   * Runs each question with the terminal to itself: what else draws there
+   * (a progress bar) is cleared first and held back until it is answered.
+   */
+  readonly hold?: <T>(ask: () => Promise<T>) => Promise<T>;
+}
+
+const show = forTerminal;
+
+/** One property of an elicitation form (the spec's restricted JSON Schema subset). */
+interface FormField {
+  readonly type?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  /** Titled single-select: `[{ const, title }]`. */
+  readonly oneOf?: readonly { const?: unknown; title?: string }[];
+  /** Multi-select: `{ type: "array", items: { enum } }` or titled `items.anyOf`. */
+  readonly items?: { enum?: readonly unknown[]; anyOf?: readonly { const?: unknown; title?: string }[] };
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+type Prompts = typeof import('@inquirer/prompts');
+type Streams = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+
+/** The choices of a select, from plain `enum` values or titled `{ const, title }` options. */
+function choicesOf(values: readonly unknown[] | undefined, titled: FormField['oneOf']) {
+  if (titled?.length)
+    return titled.map((o) => ({ name: show(String(o.title ?? o.const)), value: String(o.const) }));
+  return (values ?? []).map((v) => ({ name: show(String(v)), value: String(v) }));
+}
+
+/**
+ * Ask for one field with the prompt that fits its type; the prompt itself
+ * refuses what the schema would (an empty required field, a number out of
+ * range). An optional field left empty is left out.
+ */
+async function askField(
+  prompts: Prompts,
+  streams: Streams,
+  field: FormField,
+  name: string,
+  required: boolean,
+): Promise<string | number | boolean | string[] | undefined> {
+  const message = show(field.title ?? field.description ?? name) + (required ? '' : ' (optional)');
+  if (field.type === 'boolean') {
+    return prompts.confirm({ message, default: field.default === true }, streams);
+  }
+  if (field.type === 'array') {
+    const choices = choicesOf(field.items?.enum, field.items?.anyOf);
+    const defaults = new Set(Array.isArray(field.default) ? field.default.map(String) : []);
+    return prompts.checkbox(
+      { message, choices: choices.map((c) => ({ ...c, checked: defaults.has(c.value) })), required },
+      streams,
+    );
+  }
+  if (Array.isArray(field.enum) || field.oneOf?.length) {
+    const choices = choicesOf(field.enum, field.oneOf);
+    const preset = field.default === undefined ? undefined : String(field.default);
+    return prompts.select(
+      { message, choices, ...(choices.some((c) => c.value === preset) ? { default: preset } : {}) },
+      streams,
+    );
+  }
+  if (field.type === 'number' || field.type === 'integer') {
+    return prompts.number(
+      {
+        message,
+        required,
+        step: field.type === 'integer' ? 1 : 'any',
+        ...(typeof field.default === 'number' ? { default: field.default } : {}),
+        ...(field.minimum === undefined ? {} : { min: field.minimum }),
+        ...(field.maximum === undefined ? {} : { max: field.maximum }),
+      },
+      streams,
+    );
+  }
+  const text = await prompts.input(
+    { message, required, ...(field.default === undefined ? {} : { default: String(field.default) }) },
+    streams,
+  );
+  return text === '' && !required ? undefined : text;
+}
+
+/** Form and URL elicitation for `server`, asked at the terminal of `options`. */
+export function terminalElicitation(
+  server: ServerConfig,
+  options: TerminalElicitationOptions,
+): ElicitationHandlers {
+  const terminal = (): Streams => ({ input: options.input, output: options.output });
+  const hold = options.hold ?? ((ask) => ask());
+  // The server asked, but the person pressed Ctrl-C: that ends the command, not just this request.
+  const asked = async <T>(question: Promise<T>): Promise<T> => {
+    try {
+      return await question;
+    } catch (error) {
+      const failure = promptFailure(error);
+      if (failure instanceof McpxError && failure.code === ErrorCode.Cancelled) options.onInterrupt?.();
+      throw failure;
+    }
+  };
+  return {
+    async form(params) {
+      if (!options.interactive) return { action: 'decline' };
+      const prompts = await import('@inquirer/prompts');
+      const streams = terminal();
+      return hold(async () => {
+        const answer = await asked(
+          prompts.select(
+            {
+              message: `Server '${show(server.name)}' asks: ${show(params.message)}`,
+              choices: [
+                { name: 'Answer', value: 'accept' as const },
+                { name: 'Decline', value: 'decline' as const },
+                { name: 'Cancel', value: 'cancel' as const },
+              ],
+            },
+            streams,
+          ),
+        );
+        if (answer !== 'accept') return { action: answer };
+        const required = new Set(params.requestedSchema.required ?? []);
+        const content: Record<string, string | number | boolean | string[]> = {};
+        for (const [name, raw] of Object.entries(params.requestedSchema.properties ?? {})) {
+          const value = await asked(askField(prompts, streams, raw as FormField, name, required.has(name)));
+          if (value !== undefined) content[name] = value;
+        }
+        return { action: 'accept' as const, content };
+      });
+    },
+    async url(params) {
+      if (!options.interactive) return { action: 'decline' };
+      const { confirm } = await import('@inquirer/prompts');
+      const go = await hold(() =>
+        asked(
+          confirm(
+            {
+              message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
+              default: false,
+            },
+            terminal(),
+          ),
+        ),
+      );
+      return { action: go ? 'accept' : 'decline' };
+    },
+  };
+}
