@@ -4,14 +4,27 @@
  * `McpxError` with a stable `code`, rendered by `formatError`.
  *
  * @example
- * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, homedir()) });
- * const registry = new ServerRegistry(config.servers, { connector: defaultConnector({ hostEnv: process.env }) });
+ * const host = createHost({ ask: { who: 'this program', approveServer: async () => false } });
+ * const registry = await host.registry();
  * await registry.connectAll();
+ * await host.close();
  */
 export * from './auth/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
 export * from './errors/index.js';
+export {
+  type Ask,
+  createHost,
+  type DefaultConnectorOptions,
+  defaultConnector,
+  type Host,
+  type HostEvent,
+  type HostListener,
+  type HostOptions,
+  nobody,
+  type TrustQuestion,
+} from './host/index.js';
 export {
   type ExportResult,
   entryFromServer,

@@ -3,7 +3,6 @@
  * events, shared or agent-owned connections, reconnection policy.
  */
 
-export { type DefaultConnectorOptions, defaultConnector } from './default-connector.js';
 export {
   DEFAULT_RECONNECT_POLICY,
   type ReconnectMode,
