@@ -110,7 +110,7 @@ export interface Host {
   connect(server: ServerConfig, options?: ConnectOptions): Promise<ServerConnection>;
   /** The one permission engine: level from the options or the config, questions to `ask.approver`. */
   guard(): Promise<PermissionGuard>;
-  /** The servers' tools for an agent, behind `guard()`. */
+  /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
   /** The daemon's route, when `daemon` was given. */
   readonly daemon: DaemonRoute | undefined;
@@ -453,6 +453,11 @@ class McpxHost implements Host {
       this.registry(),
       this.guard(),
     ]);
+    // Each server connected in parallel; one that fails is left out (its status says why), never waited on by the others.
+    await registry.connectAll({
+      ...(this.#o.signal ? { signal: this.#o.signal } : {}),
+      ...(options.servers ? { only: options.servers } : {}),
+    });
     return createAgentTools(registry, { ...options, guard });
   }
 
