@@ -1,12 +1,9 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { LoadedConfig } from '../config/index.js';
-import { adhocHttpServer, adhocStdioServer } from '../config/index.js';
-import type { InputRequest } from '../config/input-variable.js';
 import type { ServerConfig } from '../config/types.js';
 import type { DaemonPaths } from '../daemon/paths.js';
 import type { McpxError } from '../errors/index.js';
 import {
-  type Ask,
   type ClientFeatures,
   createHost,
   formatSdkDiagnostic,
@@ -20,10 +17,12 @@ import {
 } from '../host/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../tools/sanitize.js';
-import { adhocFlags } from './adhoc-flags.js';
-import { type GlobalOptions, timeoutMs, usageError } from './global-options.js';
+import { adhocServer } from './adhoc-flags.js';
+import { type GlobalOptions, timeoutMs } from './global-options.js';
+import { heldSettingsNotices } from './held-settings.js';
 import type { CliIo } from './io.js';
 import { installNotice } from './output/install-notice.js';
+import { terminalAsk } from './terminal-ask.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -49,7 +48,11 @@ export class CliSession {
       env: io.env,
       homedir: io.homedir,
       ...(options.config ? { configFile: options.config } : {}),
-      ask: this.#terminalAsk(),
+      ask: terminalAsk(
+        io,
+        (line) => this.notice(line),
+        (server) => this.#features?.(server) ?? {},
+      ),
       signal: io.signal,
       // Parsed when first needed, so a bad flag fails the command where it used to.
       get adhoc() {
@@ -71,36 +74,6 @@ export class CliSession {
     io.onForcedExit?.(rollBackInstallsNow);
   }
 
-  /** The terminal's answers: trust and `${input:…}` questions, sign-ins, and the command's features. */
-  #terminalAsk(): Ask {
-    const { io } = this;
-    const { confirm, ask } = io;
-    const interactive = io.interactive;
-    return {
-      who: interactive ? 'the person at this terminal' : 'nobody: stdin is not a terminal',
-      ...(interactive && confirm
-        ? { approveServer: (question) => confirm(question.description.join('\n')) }
-        : {}),
-      ...(interactive && ask
-        ? { input: (request: InputRequest) => ask(inputQuestion(request), { secret: request.password }) }
-        : {}),
-      features: (server) => this.#features?.(server) ?? {},
-      ...(interactive ? { presentSignIn: (server, url) => this.#presentSignIn(server, url) } : {}),
-    };
-  }
-
-  /**
-   * A sign-in a command needs midway, shown at this command's terminal: the
-   * caller's, for a light caller's command the daemon runs (its browser opens
-   * on the caller's desktop, not in the daemon).
-   */
-  async #presentSignIn(serverName: string, url: string): Promise<void> {
-    const { showSignIn, signInAgainNotice } = await import('./sign-in-prompt.js');
-    this.notice(signInAgainNotice(serverName));
-    if (this.io.presentSignIn) await this.io.presentSignIn(serverName, url);
-    else await showSignIn((line) => this.notice(line), serverName, url, true);
-  }
-
   /** The merged config (global → ancestors → project, or --config). */
   config(): Promise<LoadedConfig> {
     return this.#host.config();
@@ -112,37 +85,12 @@ export class CliSession {
    */
   async noticeHeldSettings(): Promise<void> {
     if (this.adhoc()) return;
-    for (const held of (await this.config()).heldSettings) {
-      const what = [held.permission ? `permission "${held.permission}"` : '', held.roots ? 'roots' : '']
-        .filter(Boolean)
-        .join(' and ');
-      this.notice(
-        held.reason === 'untrusted'
-          ? `ignored ${what} from ${held.file}: not trusted yet — review it and run \`mcpx config trust\``
-          : `ignored permission "${held.permission}" from ${held.file}: a project file can only lower the level you set`,
-      );
-    }
+    for (const line of heldSettingsNotices(await this.config())) this.notice(line);
   }
 
   /** The ad-hoc server from --stdio or --url, if any. */
   adhoc(): ServerConfig | undefined {
-    const { stdio, url, sse } = this.options;
-    if (stdio !== undefined && url !== undefined) {
-      throw usageError('--stdio and --url each name the one ad-hoc server: give only one of them');
-    }
-    if (sse && url === undefined)
-      throw usageError('--sse goes with --url', 'e.g. --url https://example.com/sse --sse');
-    const { env, cwd, name } = adhocFlags(this.options, this.io.cwd);
-    if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http', name);
-    if (stdio === undefined) {
-      if (name !== undefined)
-        throw usageError(
-          '--name goes with --stdio or --url',
-          'e.g. --stdio "npx -y @modelcontextprotocol/server-everything" --name everything',
-        );
-      return undefined;
-    }
-    return adhocStdioServer(stdio, cwd, { ...(env ? { env } : {}), ...(name ? { name } : {}) });
+    return adhocServer(this.options, this.io.cwd);
   }
 
   /** Servers that may be started: enabled, and trusted or approved now at the terminal. */
@@ -248,11 +196,4 @@ export class CliSession {
 function describe(event: HostEvent): string {
   if (event.type === 'install') return installNotice(event.event);
   return event.type === 'warning' ? `warning: ${event.message}` : event.message;
-}
-
-function inputQuestion(request: InputRequest): string {
-  const what = request.description ? `${request.description} (${request.id})` : request.id;
-  return forTerminal(
-    `${what}${request.file ? ` for ${request.file}` : ''} — or set ${request.variable} next time:`,
-  );
 }

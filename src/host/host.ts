@@ -5,120 +5,25 @@
  * and its knobs, and listens to its events; the host never prints.
  */
 import { homedir as osHomedir } from 'node:os';
-import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { EraCache } from '../client/era-cache.js';
 import type { ManagedTransport } from '../client/server-connection.js';
 import type { TransportHooks } from '../client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../client/types.js';
-import {
-  approvedRecord,
-  describeForTrust,
-  type LoadedConfig,
-  loadConfig,
-  loadTrustStore,
-  markApproved,
-  resolveMcpxHome,
-  trustServers,
-} from '../config/index.js';
+import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import type { InputRequest } from '../config/input-variable.js';
 import type { ServerConfig } from '../config/types.js';
-import { type DaemonCaller, DaemonRoute, viaDaemon } from '../daemon/route.js';
+import { DaemonRoute, viaDaemon } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard } from '../permissions/guard.js';
-import type { PermissionLevel } from '../permissions/types.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
-import type { ReconnectMode } from '../registry/reconnect-policy.js';
 import type { AgentToolSet, AgentToolsOptions } from '../tools/agent-tools.js';
 import { forTerminal } from '../tools/sanitize.js';
 import { type Ask, nobody } from './ask.js';
 import { createConnector, type RoutableConnector, spawnEarly } from './connector.js';
-import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener, preview } from './events.js';
-import { selfReference } from './self-reference.js';
-import { findServer } from './server-lookup.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * What a host is made of. The knobs that shape servers and the registry are
- * read when those are first made (a front end may settle them until then).
- */
-export interface HostOptions {
-  /** Where the project config is looked for. Default: `process.cwd()`. */
-  readonly cwd?: string;
-  /** Default: `process.env`. A stdio server gets only its safe keys and `env_passthrough` names. */
-  readonly env?: Env;
-  /** For `~/.mcpx` when MCPX_HOME is unset. Default: `os.homedir()`. */
-  readonly homedir?: string;
-  /** One config file instead of the discovered ones. */
-  readonly configFile?: string;
-  /** Who answers the questions servers and repositories raise. Default: `nobody()`. */
-  readonly ask?: Ask;
-  /** Overrides the config's permission level for `guard()` and `agentTools()`. */
-  readonly permission?: PermissionLevel;
-  /** Cancels connects that are under way. */
-  readonly signal?: AbortSignal;
-  /** The one server instead of the config's (the CLI's `--stdio` / `--url`). */
-  readonly adhoc?: ServerConfig | undefined;
-  /** What a crashed server does: `never` come back until asked, or on its next use (`lazy`, the default). */
-  readonly reconnect?: ReconnectMode;
-  /** False: list-changed notifications are not listened for (a one-shot command exits anyway). */
-  readonly listChanges?: boolean;
-  /** Leave out the built-in `demo` server when the config has servers of its own. */
-  readonly omitBuiltinWhenConfigured?: boolean;
-  /** Wins over every server's connect and request timeouts. */
-  readonly timeoutMs?: number | undefined;
-  /** Every server's log messages from `level` up (default `info`). */
-  readonly serverLogs?: { readonly listener: (event: ServerLogEvent) => void; readonly level?: LoggingLevel };
-  /** `verbose` events: servers' stderr and logs, retries, the SDK's diagnostics, registry warnings. */
-  readonly verbose?: boolean;
-  /** `install` events for package runners' installs. */
-  readonly installs?: boolean;
-  /** The keep-alive daemon's route. Absent: this process starts every server itself. */
-  readonly daemon?: HostDaemonOptions;
-  readonly platform?: NodeJS.Platform;
-}
-
-export interface HostDaemonOptions {
-  /** This process is the daemon holding these servers (more as callers ask): it starts them itself. */
-  readonly held?: readonly ServerConfig[];
-  /** This command runs inside the daemon for a light caller: only servers the daemon holds are used. */
-  readonly caller?: DaemonCaller;
-}
-
-export interface Host {
-  /** The mcpx home (MCPX_HOME, or `~/.mcpx`). */
-  readonly home: string;
-  /** The merged config (global → ancestors → project, or `configFile`). */
-  config(): Promise<LoadedConfig>;
-  /**
-   * The servers that may start: enabled, and trusted or approved now. A
-   * project's unapproved entry is put to `ask.approveServer`; yes records the
-   * approval in the trust store, no (or nobody to ask) skips it with a notice.
-   */
-  servers(): Promise<ServerConfig[]>;
-  /** Project entries skipped because nobody approved them (known once `servers()` ran). */
-  untrusted(): Promise<ServerConfig[]>;
-  /** Entries skipped because they would start mcpx itself, each with why. */
-  selfSkipped(): Promise<ReadonlyMap<string, McpxError>>;
-  /** One usable server by name, or an error that says why it cannot be used. */
-  server(name: string): Promise<ServerConfig>;
-  /** The registry of `servers()`, closed by `close()`. */
-  registry(): Promise<ServerRegistry>;
-  /** Another registry wired as `registry()` is, for exactly `servers`; its maker closes it. */
-  createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry>;
-  /** Connect one server (a stdio one is spawned before the protocol code loads). */
-  connect(server: ServerConfig, options?: ConnectOptions): Promise<ServerConnection>;
-  /** The one permission engine: level from the options or the config, questions to `ask.approver`. */
-  guard(): Promise<PermissionGuard>;
-  /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
-  agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
-  /** The daemon's route, when `daemon` was given. */
-  readonly daemon: DaemonRoute | undefined;
-  /** Listen to notices, warnings and installs; returns the unsubscribe. */
-  on(listener: HostListener): () => void;
-  /** Close the registry and every process this host started. */
-  close(): Promise<void>;
-}
+import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
+import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
+import { transportHooks } from './transport-hooks.js';
+import type { Env, Host, HostDaemonOptions, HostOptions } from './types.js';
 
 /**
  * Make a host; nothing is read or started until asked for.
@@ -143,8 +48,7 @@ class McpxHost implements Host {
   #config: Promise<LoadedConfig> | undefined;
   #trust: ReturnType<typeof loadTrustStore> | undefined;
   #usable: Promise<ServerConfig[]> | undefined;
-  readonly #untrusted = new Map<string, ServerConfig>();
-  readonly #selfSkipped = new Map<string, McpxError>();
+  #choice: Omit<ServerChoice, 'usable'> = { untrusted: new Map(), selfSkipped: new Map() };
   /** `${input:id}` answers, asked once per host and kept only in memory. */
   readonly #inputs = new Map<string, Promise<string | undefined>>();
   #registry: Promise<ServerRegistry> | undefined;
@@ -237,54 +141,31 @@ class McpxHost implements Host {
     const { adhoc } = this.#o;
     if (adhoc) {
       // The person's own request; only a chain that keeps growing refuses it.
-      const refused = this.#selfReference(adhoc);
+      const refused = refusedAsSelf(adhoc, this.#env);
       if (refused) throw refused;
       return [adhoc];
     }
-    const config = await this.config();
-    // Refused before trust is asked: approving what will not run anyway would be a wasted question.
-    for (const server of [...config.servers, ...config.unapproved]) {
-      const refused = server.enabled ? this.#selfReference(server) : undefined;
-      if (!refused) continue;
-      this.#selfSkipped.set(server.name, refused);
-      this.#notice(
-        `skipped server '${server.name}' from ${server.origin.file ?? server.origin.layer}: ${refused.message}`,
-      );
-    }
-    const runs = (s: ServerConfig) => s.enabled && !this.#selfSkipped.has(s.name);
-    const store = await this.#trustStore();
-    const approve = this.#ask.approveServer;
-    const approved: ServerConfig[] = [];
-    for (const server of config.unapproved.filter(runs)) {
-      const description = describeForTrust(server, approvedRecord(store, server)).map(forTerminal);
-      if (approve && (await approve({ server, description }))) {
-        approved.push(markApproved(server));
-      } else {
-        this.#untrusted.set(server.name, server);
-        this.#notice(
-          `skipped server '${server.name}' from ${server.origin.file}: not trusted yet — review it and run \`mcpx config trust\``,
-        );
-      }
-    }
-    if (approved.length) await trustServers(this.home, approved);
-    // The entries approved just now come after those approved before.
-    const usable = [...config.servers.filter(runs), ...approved];
-    const own = usable.filter((s) => s.origin.layer !== 'builtin');
-    return this.#o.omitBuiltinWhenConfigured && own.length > 0 ? own : usable;
-  }
-
-  #selfReference(server: ServerConfig): McpxError | undefined {
-    return selfReference(server, { env: this.#env, selfScript: process.argv[1] });
+    const choice = await chooseServers({
+      config: await this.config(),
+      trust: await this.#trustStore(),
+      home: this.home,
+      env: this.#env,
+      approveServer: this.#ask.approveServer,
+      omitBuiltinWhenConfigured: this.#o.omitBuiltinWhenConfigured === true,
+      notice: (message) => this.#notice(message),
+    });
+    this.#choice = choice;
+    return choice.usable;
   }
 
   async untrusted(): Promise<ServerConfig[]> {
     await this.servers();
-    return [...this.#untrusted.values()];
+    return [...this.#choice.untrusted.values()];
   }
 
   async selfSkipped(): Promise<ReadonlyMap<string, McpxError>> {
     await this.servers();
-    return this.#selfSkipped;
+    return this.#choice.selfSkipped;
   }
 
   async server(name: string): Promise<ServerConfig> {
@@ -293,8 +174,8 @@ class McpxHost implements Host {
       usable,
       adhoc: this.#o.adhoc,
       config: () => this.config(),
-      selfSkipped: this.#selfSkipped,
-      untrusted: this.#untrusted,
+      selfSkipped: this.#choice.selfSkipped,
+      untrusted: this.#choice.untrusted,
     });
   }
 
@@ -361,36 +242,16 @@ class McpxHost implements Host {
   }
 
   #transportHooks(server: ServerConfig): TransportHooks {
-    const isDaemon = this.#o.daemon?.held !== undefined;
-    const present = this.#ask.presentSignIn;
-    // A signed-in server that asks for a wider scope (or moved to another authorization server)
-    // midway gets a new sign-in shown by whoever can be asked, then the request again. The daemon
-    // asks no one: its callers sign in at their own terminals (daemon/route.ts).
-    const signIn: TransportHooks['signIn'] =
-      present && !isDaemon ? { present: (url) => present(server.name, url.href) } : undefined;
-    const hooks: TransportHooks = {
-      hostEnv: this.#env,
+    return transportHooks(server, {
+      env: this.#env,
       ...(this.#o.platform ? { platform: this.#o.platform } : {}),
-      oauthHome: this.home,
-      ...(signIn ? { signIn } : {}),
-      ...(isDaemon ? { callerSignsIn: true } : {}),
-      // A garbled message is a server's failure: told always, not only when verbose.
-      onMalformedMessage: (error) => this.#emit({ type: 'warning', message: forTerminal(error.message) }),
-      ...(this.#o.installs ? { onPackageInstall: (event) => this.#emit({ type: 'install', event }) } : {}),
-    };
-    if (!this.#o.verbose) return hooks;
-    return {
-      ...hooks,
-      http: {
-        onRetry: (retry) =>
-          this.#verbose(
-            `${server.name}: ${retry.what} failed (${forTerminal(retry.reason)}), retry ${retry.attempt} of ${retry.maxRetries} in ${Math.round(retry.delayMs)} ms`,
-          ),
-      },
-      onInvalidLine: (line) =>
-        this.#verbose(`${server.name}: ignored a line that is not JSON-RPC: ${preview(line)}`),
-      onStderrLine: (line) => this.#verbose(`${server.name} stderr: ${preview(line)}`),
-    };
+      home: this.home,
+      isDaemon: this.#o.daemon?.held !== undefined,
+      presentSignIn: this.#ask.presentSignIn,
+      installs: this.#o.installs === true,
+      verbose: this.#o.verbose === true,
+      emit: (event) => this.#emit(event),
+    });
   }
 
   #daemonRoute(options: HostDaemonOptions): DaemonRoute {

@@ -21,4 +21,5 @@ export {
 } from './connector.js';
 export type { HostEvent, HostListener } from './events.js';
 export { formatSdkDiagnostic } from './events.js';
-export { createHost, type Host, type HostDaemonOptions, type HostOptions } from './host.js';
+export { createHost } from './host.js';
+export type { Host, HostDaemonOptions, HostOptions } from './types.js';
