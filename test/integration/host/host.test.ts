@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRoots, rootsForDirectories } from '../../../src/client/features.js';
-import { createHost, type Host } from '../../../src/host/index.js';
+import { type Ask, createHost, type Host } from '../../../src/host/index.js';
 import { tempDir } from '../../helpers/cli.js';
 import { everythingPath } from '../../helpers/servers.js';
 
@@ -24,7 +24,7 @@ afterEach(async () => {
   await dir.remove();
 });
 
-function hostWith(ask?: Parameters<typeof createHost>[0]['ask']): Host {
+function hostWith(ask?: Ask): Host {
   const host = createHost({
     cwd: dir.path,
     homedir: dir.path,
