@@ -54,13 +54,15 @@ export class CliSession {
         (server) => this.#features?.(server) ?? {},
       ),
       signal: io.signal,
-      // Parsed when first needed, so a bad flag fails the command where it used to.
+      // Flags parsed when first needed, so a bad one fails the command where it always did.
       get adhoc() {
         return session.adhoc();
       },
+      get timeoutMs() {
+        return timeoutMs(options);
+      },
       // A person's command makes one attempt; a long-lived command (chat) opts into lazy reconnects.
       reconnect: 'never',
-      timeoutMs: timeoutMs(options),
       verbose,
       // A package runner's install is shown at a terminal (and with --verbose), never inside --json's stderr.
       installs: verbose || (io.stderrIsTTY && options.json !== true),
