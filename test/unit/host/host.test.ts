@@ -120,3 +120,26 @@ it('tells config warnings as events, and never prints', async () => {
   await host.config();
   expect(events.some((e) => e.type === 'warning' && /argz/.test(e.message))).toBe(true);
 });
+
+it('fills `${input:…}` from ask.input, asked once however many entries use it', async () => {
+  const configFile = join(dir.path, 'mine.json');
+  const env = { API_KEY: '${input:api-key}' };
+  await writeFile(
+    configFile,
+    JSON.stringify({ mcpServers: { one: { command: 'one', env }, two: { command: 'two', env } } }),
+  );
+  const asked: string[] = [];
+  const { host } = hostIn({
+    configFile,
+    ask: {
+      who: 'a test',
+      input: async (request) => {
+        asked.push(request.id);
+        return 'the-key';
+      },
+    },
+  });
+  const servers = (await host.servers()).filter((s) => s.name !== 'demo');
+  expect(servers.map((s) => s.env?.API_KEY)).toEqual(['the-key', 'the-key']);
+  expect(asked).toEqual(['api_key']);
+});
