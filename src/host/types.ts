@@ -50,7 +50,10 @@ export interface HostOptions {
   readonly verbose?: boolean;
   /** `install` events for package runners' installs. */
   readonly installs?: boolean;
-  /** The keep-alive daemon's route. Absent: this process starts every server itself. */
+  /**
+   * The keep-alive daemon's route, for the mcpx CLI itself (a daemon it starts on demand runs
+   * this process's script as `… daemon run`). Absent: this process starts every server itself.
+   */
   readonly daemon?: HostDaemonOptions;
   readonly platform?: NodeJS.Platform;
 }

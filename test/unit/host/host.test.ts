@@ -121,9 +121,9 @@ it('tells config warnings as events, and never prints', async () => {
   expect(events.some((e) => e.type === 'warning' && /argz/.test(e.message))).toBe(true);
 });
 
-it('fills `${input:…}` from ask.input, asked once however many entries use it', async () => {
+it('fills input variables from ask.input, asked once however many entries use them', async () => {
   const configFile = join(dir.path, 'mine.json');
-  const env = { API_KEY: '${input:api-key}' };
+  const env = { API_KEY: `\${input:api-key}` };
   await writeFile(
     configFile,
     JSON.stringify({ mcpServers: { one: { command: 'one', env }, two: { command: 'two', env } } }),
