@@ -10,7 +10,7 @@ import type { ManagedTransport } from '../client/server-connection.js';
 import type { ConfigFileCache } from '../config/file-cache.js';
 import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { RoutableConnector } from '../host/connector.js';
+import type { RoutableConnector } from '../registry/routable-connector.js';
 import { forTerminal } from '../tools/sanitize.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import type { DaemonPaths } from './paths.js';

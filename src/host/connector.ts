@@ -16,19 +16,11 @@ import type { ServerConnection, ServerLogEvent } from '../client/types.js';
 import { assertApproved } from '../config/trust.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Connector } from '../registry/registry.js';
+import type { RoutableConnector } from '../registry/routable-connector.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
 
-/** What the registry hands a connector: list-changed notifications, and the connect's signal. */
-export type ConnectorHooks = Parameters<Connector>[1];
-
-/** A decorator's word on where the transports come from instead of the server's own (the daemon's socket). */
-export interface RoutedHooks extends ConnectorHooks {
-  readonly transports?: () => Promise<ManagedTransport>;
-}
-
-/** A connector a decorator can re-route; any such is a registry's `Connector`. */
-export type RoutableConnector = (server: ServerConfig, hooks: RoutedHooks) => Promise<ServerConnection>;
+export type { RoutableConnector, RoutedHooks } from '../registry/routable-connector.js';
 
 export interface ConnectorOptions {
   /** Transport hooks for one server: its environment, stderr, installs, sign-in. */
