@@ -51,6 +51,12 @@ const DEEP_IMPORTS_ALLOWED = [
   // Roots, sampling and elicitation handlers, for commands that declare them (call, read, prompt,
   // the shell) before they connect: client/index.ts would load the protocol stack before the early spawn.
   'client/features.ts',
+  // The keep-alive route the host's connector is decorated with: daemon/index.ts would load the
+  // daemon's own server (and the gateway under it) into every cold command.
+  'daemon/route.ts',
+  // The one connector builds a server's transport before the protocol stack loads (it imports no
+  // SDK); client/index.ts would load the SDK before the early spawn.
+  'client/transport-factory.ts',
 ];
 
 /**
@@ -61,10 +67,14 @@ const LAZY_IMPORTS_ALLOWED = [
   // After the early spawn, so a cold `mcpx call` starts the server before it loads the protocol
   // stack (rolldown.config.mjs's chunk groups name these modules).
   'client/server-connection.ts',
-  'client/transport-factory.ts',
   'client/era-cache.ts',
   // The HTTP stack, loaded only when a server is remote (transport/index.ts is stdio's).
   'transport/http/index.ts',
+  // The permission engine and the agent tools, loaded when a front end first asks the host for
+  // its guard or its agent tools (a person's own `mcpx call` needs neither).
+  'permissions/guard.ts',
+  'permissions/approver.ts',
+  'tools/agent-tools.ts',
 ];
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -10,9 +10,10 @@
  * `api/mcpx.api.md` by `npm run api`: named exports only, never `export *`.
  *
  * @example
- * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, homedir()) });
- * const registry = new ServerRegistry(config.servers, { connector: defaultConnector({ hostEnv: process.env }) }); // from 'mcpx/low-level'
+ * const host = createHost({ ask: { who: 'this program', approveServer: async () => false } });
+ * const registry = await host.registry();
  * await registry.connectAll();
+ * await host.close();
  *
  * @packageDocumentation
  */
@@ -94,9 +95,18 @@ export {
   type McpxErrorOptions,
   toMcpxError,
 } from './errors/index.js';
-// The host. HOST: createHost, Host, HostOptions (and Ask, TrustQuestion, nobody) come from
-// './host/index.js' once it exists; until then the one part of it that is here.
-export { type Ask, nobody, type TrustQuestion } from './host/ask.js';
+// The host: the one composition root (config → trust → servers → permissions → tools), handed
+// who can be asked.
+export {
+  type Ask,
+  createHost,
+  type Host,
+  type HostEvent,
+  type HostListener,
+  type HostOptions,
+  nobody,
+  type TrustQuestion,
+} from './host/index.js';
 
 // Permissions: one guard decides every call an agent makes; an approver answers its questions.
 export {

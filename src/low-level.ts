@@ -77,7 +77,8 @@ export {
   trustStorePath,
   untrustedServers,
 } from './config/index.js';
-
+// The registry's default connector: stdio spawned first, HTTP retried, features declared.
+export { type DefaultConnectorOptions, defaultConnector } from './host/index.js';
 // The policy under the guard, and what an approver shows.
 export {
   type CallDecision,
@@ -91,9 +92,6 @@ export {
   toolFingerprint,
   type Verdict,
 } from './permissions/index.js';
-
-// The registry's default connector: stdio spawned first, HTTP retried, features declared.
-export { type DefaultConnectorOptions, defaultConnector } from './registry/index.js';
 
 // Tools below createAgentTools: naming, results, schemas, routing; the text sanitizers.
 export {

@@ -3,8 +3,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions';
-import type { AgentToolSet } from '../tools/agent-tools.js';
 import { callForModel } from '../tools/call-for-model.js';
+import type { AgentToolSet } from '../tools/index.js';
 import { toOpenAIChatTools } from '../tools/providers/openai.js';
 import type { ChatModel } from './chat-model.js';
 

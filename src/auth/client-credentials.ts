@@ -5,7 +5,7 @@ import type {
   OAuthClientProvider,
   OAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { VERSION } from '../version.js';
 import { oauthSettings } from './oauth-provider.js';

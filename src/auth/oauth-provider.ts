@@ -6,7 +6,7 @@ import type {
   OAuthDiscoveryState,
   OAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { VERSION } from '../version.js';
 import type { StoredCredentials, TokenStore } from './token-store.js';

@@ -1,5 +1,5 @@
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { guardedHttpOptions } from '../transport/http/create-http-transport.js';
 import { GuardedHttp } from '../transport/http/guarded-fetch.js';

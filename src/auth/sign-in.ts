@@ -1,5 +1,5 @@
-import type { ServerConfig } from '../config/types.js';
-import type { Resolver } from '../transport/http/ssrf-guard.js';
+import type { ServerConfig } from '../config/index.js';
+import type { Resolver } from '../transport/index.js';
 import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
 import type { TokenStore } from './token-store.js';
 

@@ -1,5 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ServerConfig } from '../config/index.js';
+import { adhocHttpServer, adhocStdioServer } from '../config/index.js';
 import { type GlobalOptions, usageError } from './global-options.js';
 
 /** `--env`, `--cwd` and `--name` checked and read, for the ad-hoc server of --stdio or --url. */
@@ -53,4 +55,25 @@ export function adhocFlags(options: GlobalOptions, cwd: string): AdhocFlags {
     );
   }
   return { ...(env ? { env } : {}), cwd: dir, ...(name !== undefined ? { name } : {}) };
+}
+
+/** The ad-hoc server from --stdio or --url, if any, its flags checked. */
+export function adhocServer(options: GlobalOptions, cwd: string): ServerConfig | undefined {
+  const { stdio, url, sse } = options;
+  if (stdio !== undefined && url !== undefined) {
+    throw usageError('--stdio and --url each name the one ad-hoc server: give only one of them');
+  }
+  if (sse && url === undefined)
+    throw usageError('--sse goes with --url', 'e.g. --url https://example.com/sse --sse');
+  const { env, cwd: serverCwd, name } = adhocFlags(options, cwd);
+  if (url !== undefined) return adhocHttpServer(url, sse ? 'sse' : 'http', name);
+  if (stdio === undefined) {
+    if (name !== undefined)
+      throw usageError(
+        '--name goes with --stdio or --url',
+        'e.g. --stdio "npx -y @modelcontextprotocol/server-everything" --name everything',
+      );
+    return undefined;
+  }
+  return adhocStdioServer(stdio, serverCwd, { ...(env ? { env } : {}), ...(name ? { name } : {}) });
 }

@@ -4,7 +4,7 @@
  * at the terminal first. Without a terminal nobody can consent: sampling is
  * refused and forms are declined.
  */
-import type { ChatModel } from '../agent/chat-model.js';
+import type { ChatModel } from '../agent/index.js';
 import { modelSampling, samplingExtras } from '../agent/index.js';
 import {
   type ClientFeatures,
@@ -12,7 +12,7 @@ import {
   rootsForDirectories,
   samplingRefused,
 } from '../client/features.js';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { promptFailure } from '../permissions/approver.js';
 import { forTerminal } from '../text/index.js';

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../agent/agent-loop.js';
+import type { AgentEvent } from '../agent/index.js';
 import { errorToJson, type McpxError } from '../errors/index.js';
 
 /** One tool call the model made during `chat --once --json`, with what came back. */

@@ -1,5 +1,5 @@
-import type { ServerConnection } from '../client/types.js';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConnection } from '../client/index.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { CliSession } from './session.js';
 

@@ -1,6 +1,4 @@
-import type { ConfigFileCache } from '../config/file-cache.js';
-import type { ServerConfig } from '../config/types.js';
-import type { DaemonLink } from '../daemon/server.js';
+import type { DaemonCaller } from '../daemon/route.js';
 
 /** Everything the CLI touches of its process, injected so tests can run it in-process. */
 export interface CliIo {
@@ -59,22 +57,5 @@ export interface CliIo {
    * Set when this command runs inside the keep-alive daemon for a light caller
    * (src/cli/light-caller.ts): it may use only servers the daemon holds.
    */
-  readonly daemonCaller?: {
-    /** The command reached its server warm: its output may stream to the caller now. */
-    warm(): void;
-    /** The command needs `server` started directly: the caller runs it itself (the error ends it here). */
-    direct(server: string): Error;
-    /** The daemon's parsed config files, kept between its callers' commands (checked for changes each time). */
-    readonly configFiles?: ConfigFileCache;
-    /**
-     * The daemon's in-process link to a server it holds (src/daemon/in-process-link.ts), used
-     * instead of dialling its own socket when the command's config is the daemon's (`key`).
-     */
-    readonly link?: {
-      readonly key: string;
-      /** A `--all` daemon: it holds every server, not only keep-alive ones. */
-      readonly all: boolean;
-      open(server: ServerConfig): Promise<DaemonLink>;
-    };
-  };
+  readonly daemonCaller?: DaemonCaller;
 }

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { usageError } from './global-options.js';
 import type { CliSession } from './session.js';
 import { splitTarget } from './split-target.js';

@@ -5,7 +5,7 @@
  * it once it asks for a server, and while that server boots.
  */
 
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import type { ConnectServerOptions } from './server-connection.js';
 import type { ServerConnection } from './types.js';
 

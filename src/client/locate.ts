@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import type { McpxError } from '../errors/index.js';
 
 /**

@@ -14,8 +14,8 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../config/index.js';
 import { assertApproved } from '../config/trust.js';
-import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { linkSignal } from '../transport/linked-signal.js';
 import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';

@@ -1,8 +1,7 @@
-import type { SignInOptions } from '../auth/sign-in.js';
-import type { ServerConfig } from '../config/types.js';
+import type { SignInOptions } from '../auth/index.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { HttpTransportHooks } from '../transport/http/index.js';
-import type { PackageInstallEvent } from '../transport/stdio/runner/install-watch.js';
+import type { HttpTransportHooks, PackageInstallEvent } from '../transport/index.js';
 import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
 import type { ManagedTransport } from './server-connection.js';
 

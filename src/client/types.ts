@@ -12,7 +12,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import type { ResourceSubscription } from './subscriptions.js';
 import type { TaskStatusEvent } from './tasks.js';
 

@@ -36,6 +36,7 @@ export type { InputRequest } from './input-variable.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
+export { runsMcpx } from './runs-mcpx.js';
 export { SERVER_DEFAULTS } from './server-defaults.js';
 export { FIELD_TRUST } from './server-fields.js';
 export { splitCommandLine } from './split-command-line.js';

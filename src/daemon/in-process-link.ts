@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import type { ManagedTransport } from '../client/server-connection.js';
+import type { ManagedTransport } from '../client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
 

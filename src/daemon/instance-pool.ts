@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { GatewayHost } from '../gateway/host.js';
 import { Paginator } from '../gateway/paginate.js';

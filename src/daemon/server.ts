@@ -3,7 +3,7 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientFeatures } from '../client/features.js';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createSessionServer } from '../gateway/session-server.js';
 import type { HomeFiles } from '../home/index.js';

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/client';
-import type { ManagedTransport } from '../client/server-connection.js';
+import type { ManagedTransport } from '../client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
 

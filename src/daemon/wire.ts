@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { type ErrorCode, McpxError } from '../errors/index.js';
 import type { DAEMON_PROTOCOL, RunRequest } from './run-wire.js';
 

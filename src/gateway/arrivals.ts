@@ -1,4 +1,4 @@
-import type { ListKind } from '../client/server-connection.js';
+import type { ListKind } from '../client/index.js';
 import type { RegistryEvent, ServerRegistry } from '../registry/index.js';
 
 /** How long to wait for servers still starting. */

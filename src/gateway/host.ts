@@ -20,15 +20,15 @@ import {
   SdkErrorCode,
 } from '@modelcontextprotocol/server';
 import type { ClientFeatures } from '../client/features.js';
-import type { InputRound } from '../client/index.js';
-import type { ListKind } from '../client/server-connection.js';
 import type {
+  InputRound,
+  ListKind,
   RequestControl,
   ResourceSubscription,
   ServerConnection,
   ServerLogEvent,
-} from '../client/types.js';
-import type { ServerConfig } from '../config/types.js';
+} from '../client/index.js';
+import type { ServerConfig } from '../config/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';

@@ -6,7 +6,7 @@ import {
   type ServerContext,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
-import type { ResourceSubscription } from '../client/types.js';
+import type { ResourceSubscription } from '../client/index.js';
 import { VERSION } from '../version.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
 import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';

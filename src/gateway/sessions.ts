@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/server';
-import type { ListKind } from '../client/server-connection.js';
+import type { ListKind } from '../client/index.js';
 import type { LogMessage } from './host.js';
 
 /**

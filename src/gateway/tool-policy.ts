@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/server';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
+import type { PermissionLevel } from '../permissions/index.js';
 import { decide, type PermissionState } from '../permissions/policy.js';
 import { toolFingerprint } from '../permissions/tool-fingerprint.js';
-import type { PermissionLevel } from '../permissions/types.js';
 
 export interface GatewayPolicyOptions {
   /** The permission level in force (the config's `permission`, or `--permission`). */

@@ -7,9 +7,8 @@
  * capability is declared to a server only when its answerer exists here.
  */
 import type { ClientFeatures } from '../client/features.js';
-import type { InputRequest } from '../config/input-variable.js';
-import type { ServerConfig } from '../config/types.js';
-import type { Approver } from '../permissions/approver.js';
+import type { InputRequest, ServerConfig } from '../config/index.js';
+import type { Approver } from '../permissions/index.js';
 
 /** A repository's entry nobody approved yet, as it would be shown to whoever approves it. */
 export interface TrustQuestion {

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { Approver } from './approver.js';
 import { type ConnectDecision, decide, type PermissionState, toolKey } from './policy.js';

@@ -3,7 +3,6 @@
  * events, shared or agent-owned connections, reconnection policy.
  */
 
-export { type DefaultConnectorOptions, defaultConnector } from './default-connector.js';
 export {
   DEFAULT_RECONNECT_POLICY,
   type ReconnectMode,
@@ -19,5 +18,6 @@ export {
   type ServerStatus,
   type Visibility,
 } from './registry.js';
+export type { RoutableConnector, RoutedHooks } from './routable-connector.js';
 export { canTransition, type ServerCondition, type ServerState } from './server-state.js';
 export { filterTools } from './tool-filter.js';

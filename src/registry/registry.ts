@@ -1,9 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { CallToolOptions, ListKind, ServerConnection } from '../client/index.js';
 import { locate } from '../client/locate.js';
-import type { ListKind } from '../client/server-connection.js';
-import type { CallToolOptions, ServerConnection } from '../client/types.js';
+import type { ServerConfig } from '../config/index.js';
 import { assertApproved } from '../config/trust.js';
-import type { ServerConfig } from '../config/types.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { suggest as suggestName } from '../config/suggest.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { ToolCallGuard } from '../permissions/types.js';
+import type { ToolCallGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { argumentsObject } from './arguments-object.js';
 import type { NamingStyle } from './naming.js';

@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { ProgressEvent } from '../client/types.js';
+import type { ProgressEvent } from '../client/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 
 export interface ToolCallOptions {

@@ -13,11 +13,13 @@ export type {
   Resolver,
   RetryInfo,
 } from './http/index.js';
+export type { SdkDiagnostic, SdkDiagnosticLevel } from './sdk-diagnostics.js';
 export {
   BoundedLineReader,
   type BoundedLineReaderOptions,
   type BuildServerEnvOptions,
   buildServerEnv,
+  createStdioServerTransport,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_MAX_LINE_BYTES,
@@ -27,13 +29,18 @@ export {
   findOnPath,
   type KillTreeOptions,
   killTree,
+  MAX_SERVER_CHAIN,
   type OrphanWatchdog,
   type PackageInstallEvent,
   type PackageRunnerName,
   type ResolveCommandOptions,
   type ResolvedCommand,
+  readServerChain,
   resolveCommand,
+  rollBackInstallsNow,
   SAFE_ENV_KEYS,
+  type StdioServerHooks,
   StdioTransport,
   type StdioTransportOptions,
+  serverChainKey,
 } from './stdio/index.js';

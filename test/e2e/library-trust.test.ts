@@ -1,8 +1,10 @@
 /**
- * The README's library example run inside a cloned repository: the repository's `.mcp.json`
- * server never starts until the user approves it, however the program hands the entry on.
+ * Library programs run inside a cloned repository: the repository's `.mcp.json` server never
+ * starts until someone approves it — the README's `createHost` example asks its user, a program
+ * that asks nobody skips it, and one that hands the entry to the registry or the connector itself
+ * is refused.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,17 +14,21 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 const run = promisify(execFile);
-const program = fileURLToPath(new URL('../fixtures/library-readme.mjs', import.meta.url));
+const readmeExample = fileURLToPath(new URL('../fixtures/library-readme.mjs', import.meta.url));
+const nobodyProgram = fileURLToPath(new URL('../fixtures/library-nobody.mjs', import.meta.url));
+const forcedProgram = fileURLToPath(new URL('../fixtures/library-forced.mjs', import.meta.url));
 let dir: { path: string; remove: () => Promise<void> };
-let repo: string;
-let marker: string;
 
 beforeAll(async () => {
   dir = await tempDir('mcpx-library-trust-');
-  repo = join(dir.path, 'cloned-repo');
-  marker = join(dir.path, 'the-repository-server-ran');
+});
+afterAll(() => dir.remove());
+
+/** A cloned repository whose `.mcp.json` plants a server that only leaves a mark that it ran. */
+async function clonedRepo(name: string): Promise<{ repo: string; marker: string }> {
+  const repo = join(dir.path, name);
+  const marker = join(dir.path, `${name}-server-ran`);
   await mkdir(repo);
-  // Not an MCP server: it only leaves a mark that it ran, then exits.
   const leaveMark = "require('node:fs').writeFileSync(process.argv[1], 'ran')";
   await writeFile(
     join(repo, '.mcp.json'),
@@ -30,32 +36,101 @@ beforeAll(async () => {
       mcpServers: { planted: { command: process.execPath, args: ['-e', leaveMark, marker] } },
     }),
   );
-});
-afterAll(() => dir.remove());
+  return { repo, marker };
+}
 
-async function runProgram(): Promise<Record<string, unknown>> {
-  const { stdout, stderr } = await run(process.execPath, [program], {
-    cwd: repo,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path, MCPX_HOME: join(dir.path, '.mcpx') },
+function programEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path, MCPX_HOME: join(dir.path, '.mcpx') };
+}
+
+/** Runs a program in `cwd` that answers `answer` to its question, as its user would once it is asked. */
+function runAnswering(
+  program: string,
+  cwd: string,
+  answer: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [program], { cwd, env: programEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('[y/N]') && child.stdin.writable) child.stdin.end(`${answer}\n`);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+it("the README's createHost example starts nothing from the repository when its user answers no", async () => {
+  const { repo, marker } = await clonedRepo('answered-no');
+  const result = await runAnswering(readmeExample, repo, 'n');
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).toContain('planted');
+  expect(result.stderr).toContain('Start this server? [y/N]');
+  expect(result.stderr).toMatch(/skipped server 'planted' from .*\.mcp\.json: not trusted yet/);
+  expect(existsSync(marker)).toBe(false);
+  // Still untrusted for the CLI: nothing was recorded.
+  const list = await runCli(['list'], { cwd: repo, home: dir.path });
+  expect(list.stderr).toMatch(/skipped server 'planted' .*not trusted yet/);
+  expect(existsSync(marker)).toBe(false);
+});
+
+it("the README's createHost example starts the repository's server once its user answers yes, and records it", async () => {
+  const { repo, marker } = await clonedRepo('answered-yes');
+  const result = await runAnswering(readmeExample, repo, 'y');
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).not.toContain('not trusted yet');
+  expect(existsSync(marker)).toBe(true);
+  // The approval is in the trust store, as `mcpx config trust` would have put it.
+  const list = await runCli(['list'], { cwd: repo, home: dir.path });
+  expect(list.stderr).not.toContain('not trusted yet');
+  expect(`${list.stdout}${list.stderr}`).toContain('planted');
+});
+
+it('a host with nobody to ask skips the repository entry with a notice event, and starts nothing', async () => {
+  const { repo, marker } = await clonedRepo('nobody-asked');
+  const { stdout, stderr } = await run(process.execPath, [nobodyProgram], { cwd: repo, env: programEnv() });
+  expect(stderr).toBe('');
+  const report = JSON.parse(stdout) as {
+    servers: string[];
+    untrusted: string[];
+    events: { type: string; message: string }[];
+  };
+  expect(report.servers).toEqual(['demo']);
+  expect(report.untrusted).toEqual(['planted']);
+  expect(report.events).toEqual([
+    expect.objectContaining({
+      type: 'notice',
+      message: expect.stringMatching(/skipped server 'planted' .*not trusted yet/),
+    }),
+  ]);
+  expect(existsSync(marker)).toBe(false);
+});
+
+async function runForced(repo: string): Promise<Record<string, unknown>> {
+  const { stdout, stderr } = await run(process.execPath, [forcedProgram], { cwd: repo, env: programEnv() });
   expect(stderr).toBe('');
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 it("never starts a repository's unapproved server, even when the program hands it to the registry or the connector", async () => {
-  expect(await runProgram()).toEqual({
+  const { repo, marker } = await clonedRepo('forced');
+  expect(await runForced(repo)).toEqual({
     servers: ['demo'],
     unapproved: ['planted'],
     registry: ['CONFIG_UNTRUSTED'],
     connector: ['CONFIG_UNTRUSTED'],
   });
   expect(existsSync(marker)).toBe(false);
-});
 
-it('starts it once the user approved it with `mcpx config trust`', async () => {
+  // ...and starts it once the user approved it with `mcpx config trust`.
   const trust = await runCli(['config', 'trust', '--yes'], { cwd: repo, home: dir.path });
   expect(trust.code, trust.stderr).toBe(0);
-  const report = await runProgram();
+  const report = await runForced(repo);
   expect(report.servers).toEqual(['demo', 'planted']);
   expect(report.unapproved).toEqual([]);
   expect(existsSync(marker)).toBe(true);

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { machineCredentials, signIn, TokenStore } from '../../auth/index.js';
-import type { ServerConfig } from '../../config/types.js';
+import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliSession } from '../session.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { TaskStatusEvent } from '../../client/types.js';
-import type { ServerConfig } from '../../config/types.js';
+import type { TaskStatusEvent } from '../../client/index.js';
+import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { filterTools } from '../../registry/tool-filter.js';
 import { forTerminal } from '../../text/index.js';

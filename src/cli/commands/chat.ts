@@ -3,13 +3,13 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { type AgentTurnOptions, continueAgentTurn, runAgentTurn } from '../../agent/agent-loop.js';
 import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
+import type { PermissionLevel } from '../../permissions/index.js';
 import {
   createPermissionGuard,
   denyingApprover,
   type PermissionGuard,
   terminalApprover,
 } from '../../permissions/index.js';
-import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
 import { createAgentTools } from '../../tools/agent-tools.js';

@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createConfigFileCache } from '../../config/file-cache.js';
-import type { ServerConfig } from '../../config/types.js';
-import type { DaemonPaths, DaemonStatus } from '../../daemon/caller.js';
-import type { DaemonServer } from '../../daemon/server.js';
+import type { ServerConfig } from '../../config/index.js';
+import type { DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal } from '../../text/index.js';

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { claudeCodeServers, planHandOver } from '../../config/hosts/index.js';
-import type { ServerConfig } from '../../config/types.js';
+import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
 import { forTerminal } from '../../text/index.js';

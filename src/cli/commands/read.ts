@@ -1,5 +1,5 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
-import type { ServerConnection } from '../../client/types.js';
+import type { ServerConnection } from '../../client/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal } from '../../text/index.js';
 import { explainUnanswered, useCommandFeatures } from '../command-features.js';

@@ -12,7 +12,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import type { ListKind } from '../../client/server-connection.js';
+import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../host.js';
 import { LiveSessions } from '../sessions.js';
 import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';

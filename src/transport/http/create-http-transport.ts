@@ -1,5 +1,5 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../../config/types.js';
+import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { AuthChallenge } from './auth-challenge.js';
 import type { GuardedHttpOptions, RetryInfo } from './guarded-fetch.js';

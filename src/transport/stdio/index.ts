@@ -25,9 +25,10 @@ export {
   type ResolvedCommand,
   resolveCommand,
 } from './resolve-command.js';
-export type { PackageInstallEvent } from './runner/install-watch.js';
+export { type PackageInstallEvent, rollBackInstallsNow } from './runner/install-watch.js';
 export type { PackageRunnerName } from './runner/recognise-runner.js';
 export { type BuildServerEnvOptions, buildServerEnv, getEnv, SAFE_ENV_KEYS } from './safe-env.js';
+export { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from './server-chain.js';
 export { createStdioServerTransport, type StdioServerHooks } from './server-transport.js';
 export { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 export { hintsFromStderr } from './stdio-errors.js';

@@ -5,10 +5,11 @@
  * entry already on this process's `MCPX_SERVER_CHAIN` is how this mcpx was reached, so
  * starting it again would close the loop.
  */
-import { runsMcpx } from '../config/runs-mcpx.js';
-import type { ServerConfig } from '../config/types.js';
+
+import type { ServerConfig } from '../config/index.js';
+import { runsMcpx } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from '../transport/stdio/server-chain.js';
+import { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from '../transport/index.js';
 
 /** What {@link selfReference} knows of the running mcpx. */
 export interface SelfContext {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { selfReference } from '../../../src/cli/self-reference.js';
 import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { ErrorCode } from '../../../src/errors/index.js';
+import { selfReference } from '../../../src/host/self-reference.js';
 import {
   extendServerChain,
   MAX_SERVER_CHAIN,

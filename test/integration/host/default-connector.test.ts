@@ -10,7 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openFileEraCache } from '../../../src/client/era-cache.js';
 import type { ServerConnection } from '../../../src/client/types.js';
 import { ErrorCode } from '../../../src/errors/index.js';
-import { defaultConnector } from '../../../src/registry/index.js';
+import { defaultConnector } from '../../../src/host/index.js';
 import { tempDir } from '../../helpers/cli.js';
 import {
   isOrphanWatchdog,

@@ -1,0 +1,147 @@
+/**
+ * The one connector: a server's config in, a live connection out, over mcpx's
+ * own transports (stdio, Streamable HTTP with the SSE fallback) and the era
+ * negotiation. The host, the library's `defaultConnector` and (decorated by
+ * `daemon/route.ts`) the daemon's route all connect through it.
+ *
+ * A stdio server is spawned before the protocol stack loads, so it boots
+ * meanwhile: the SDK and its schemas are most of a cold start.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/client';
+import type { ClientFeatures } from '../client/features.js';
+import type { EraCache, ManagedTransport, ServerConnection, ServerLogEvent } from '../client/index.js';
+import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
+import type { ServerConfig } from '../config/index.js';
+import { assertApproved } from '../config/index.js';
+import type { Connector, RoutableConnector } from '../registry/index.js';
+import type { SdkDiagnostic } from '../transport/index.js';
+import { createStdioServerTransport } from '../transport/index.js';
+
+export type { RoutableConnector, RoutedHooks } from '../registry/index.js';
+
+export interface ConnectorOptions {
+  /** Transport hooks for one server: its environment, stderr, installs, sign-in. */
+  readonly transportHooks: (server: ServerConfig) => TransportHooks;
+  /** Remembers which era each server speaks; a function is called on the first connect (opened lazily). */
+  readonly eraCache?: EraCache | (() => Promise<EraCache | undefined>);
+  /** Defaults for servers whose config sets none. */
+  readonly connectTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  /** Wins over every server's own timeouts (the CLI's `--timeout`). */
+  readonly timeoutMs?: number;
+  readonly onLog?: (event: ServerLogEvent) => void;
+  /** Asks each server for its log messages from this level up, once connected. */
+  readonly logLevel?: LoggingLevel;
+  readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
+  /** Roots, sampling and elicitation for one server (capabilities are declared only for these). */
+  readonly features?: (server: ServerConfig) => ClientFeatures | undefined;
+  /** False: no list-changed notifications are listened for (a one-shot command). */
+  readonly listChanges?: boolean;
+  /** The connect's signal when the registry passes none. */
+  readonly signal?: AbortSignal;
+  /** A process spawned already for this server (`Host.connect`), taken by its first connect. */
+  readonly takeEarly?: (server: string) => ManagedTransport | undefined;
+}
+
+export function createConnector(options: ConnectorOptions): RoutableConnector {
+  const { timeoutMs } = options;
+  let eraCache: Promise<EraCache | undefined> | undefined;
+  return async (given, hooks) => {
+    assertApproved(given);
+    const server =
+      timeoutMs === undefined
+        ? given
+        : { ...given, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs };
+    const routed = hooks.transports;
+    const signal = hooks.signal ?? options.signal;
+    const transportHooks = routed ? undefined : options.transportHooks(server);
+    let early = transportHooks
+      ? (options.takeEarly?.(server.name) ??
+        (signal?.aborted ? undefined : spawnEarly(server, transportHooks)))
+      : undefined;
+    try {
+      const { connectServer } = await import('../client/server-connection.js');
+      // A routed server speaks the daemon's 2025 MCP whatever its own era: no probe, nothing to remember.
+      eraCache ??= openEraCache(options.eraCache);
+      const cache = routed ? undefined : await eraCache;
+      const features = options.features?.(server);
+      const connection = await connectServer(server, {
+        createTransport: () => {
+          if (routed) return routed();
+          const transport = early ?? createServerTransport(server, transportHooks as TransportHooks);
+          early = undefined;
+          return transport;
+        },
+        ...(options.listChanges === false ? {} : { onListChanged: hooks.onListChanged }),
+        ...(signal ? { signal } : {}),
+        ...(cache ? { eraCache: cache } : {}),
+        ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+        ...(options.onLog ? { onLog: options.onLog } : {}),
+        ...(options.onSdkDiagnostic ? { onSdkDiagnostic: options.onSdkDiagnostic } : {}),
+        ...(features ? { features } : {}),
+      });
+      // The verdict is kept for the next run (a file cache writes only here); failing to write
+      // it costs that run one probe, nothing more.
+      await cache?.flush().catch(() => {});
+      if (options.logLevel) await askForLogs(connection, options.logLevel);
+      return connection;
+    } finally {
+      // Whatever ended the connect before it asked for a transport, the early process goes with it.
+      await early?.close();
+    }
+  };
+}
+
+async function openEraCache(given: ConnectorOptions['eraCache']): Promise<EraCache | undefined> {
+  return typeof given === 'function' ? given() : given;
+}
+
+/** Start a stdio server's process now, before the protocol code loads; undefined for any other. */
+export function spawnEarly(server: ServerConfig, hooks: TransportHooks): ManagedTransport | undefined {
+  if (server.transport !== 'stdio' || !server.command) return undefined;
+  try {
+    const transport = createStdioServerTransport({ ...server, command: server.command }, hooks);
+    transport.spawnEarly();
+    return transport;
+  } catch {
+    return undefined; // the connect builds it again, and reports the failure as any other
+  }
+}
+
+/**
+ * Ask for log messages from `level` up. On 2026-07-28 the level rides on each
+ * request's `_meta` (without one a modern server sends none); a 2025 server is asked
+ * with logging/setLevel when it declares logging. A refusal only costs the logs.
+ */
+async function askForLogs(connection: ServerConnection, level: LoggingLevel): Promise<void> {
+  if (connection.era === 'legacy' && !connection.capabilities.logging) return;
+  await connection.setLoggingLevel(level).catch(() => {});
+}
+
+export interface DefaultConnectorOptions extends TransportHooks {
+  /** Remembers which protocol era each server speaks (`openFileEraCache(home)`), so later starts skip the probe. */
+  readonly eraCache?: EraCache;
+  readonly connectTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly onLog?: (event: ServerLogEvent) => void;
+  /** Roots, sampling and elicitation handlers (capabilities are declared only for these). */
+  readonly features?: ClientFeatures;
+}
+
+/**
+ * The registry's connector for library users who build their own registry
+ * (`createHost` builds one for you): the one connector, with the same
+ * transport hooks and features for every server.
+ */
+export function defaultConnector(options: DefaultConnectorOptions): Connector {
+  const { eraCache, connectTimeoutMs, requestTimeoutMs, onLog, features, ...hooks } = options;
+  return createConnector({
+    transportHooks: () => hooks,
+    ...(eraCache ? { eraCache } : {}),
+    ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+    ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+    ...(onLog ? { onLog } : {}),
+    ...(features ? { features: () => features } : {}),
+  });
+}

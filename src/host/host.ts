@@ -1,0 +1,335 @@
+/**
+ * The one composition root: config → trust → servers → connector → registry →
+ * permission guard → agent tools. A front end (the CLI, the shell, chat, the
+ * gateway, the daemon, a library program) hands it who can be asked (`Ask`)
+ * and its knobs, and listens to its events; the host never prints.
+ */
+import { homedir as osHomedir } from 'node:os';
+import type {
+  EraCache,
+  ManagedTransport,
+  ServerConnection,
+  ServerLogEvent,
+  TransportHooks,
+} from '../client/index.js';
+import type { InputRequest, ServerConfig } from '../config/index.js';
+import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
+import { DaemonRoute, viaDaemon } from '../daemon/route.js';
+import type { McpxError } from '../errors/index.js';
+import type { PermissionGuard } from '../permissions/index.js';
+import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
+import { forTerminal } from '../text/index.js';
+import type { AgentToolSet, AgentToolsOptions } from '../tools/index.js';
+import { type Ask, nobody } from './ask.js';
+import { createConnector, type RoutableConnector, spawnEarly } from './connector.js';
+import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
+import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
+import { transportHooks } from './transport-hooks.js';
+import type { Env, Host, HostDaemonOptions, HostOptions } from './types.js';
+
+/**
+ * Make a host; nothing is read or started until asked for.
+ *
+ * @example
+ * const host = createHost({ ask: { who: 'this program', approveServer: async (q) => confirm(q.description) } });
+ * const tools = await host.agentTools();
+ * await host.close();
+ */
+export function createHost(options: HostOptions = {}): Host {
+  return new McpxHost(options);
+}
+
+class McpxHost implements Host {
+  readonly home: string;
+  readonly daemon: DaemonRoute | undefined;
+  readonly #o: HostOptions;
+  readonly #env: Env;
+  readonly #cwd: string;
+  readonly #homedir: string;
+  readonly #listeners = new Set<HostListener>();
+  #config: Promise<LoadedConfig> | undefined;
+  #trust: ReturnType<typeof loadTrustStore> | undefined;
+  #usable: Promise<ServerConfig[]> | undefined;
+  #choice: Omit<ServerChoice, 'usable'> = { untrusted: new Map(), selfSkipped: new Map() };
+  /** `${input:id}` answers, asked once per host and kept only in memory. */
+  readonly #inputs = new Map<string, Promise<string | undefined>>();
+  #registry: Promise<ServerRegistry> | undefined;
+  #eraCache: Promise<EraCache | undefined> | undefined;
+  #guard: Promise<PermissionGuard> | undefined;
+  /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
+  readonly #early = new Map<string, ManagedTransport>();
+
+  constructor(options: HostOptions) {
+    // Kept, not copied: the knobs are read when what they shape is first made.
+    this.#o = options;
+    this.#env = options.env ?? process.env;
+    this.#cwd = options.cwd ?? process.cwd();
+    this.#homedir = options.homedir ?? osHomedir();
+    this.home = resolveMcpxHome(this.#env, this.#homedir);
+    this.daemon = options.daemon ? this.#daemonRoute(options.daemon) : undefined;
+  }
+
+  get #ask(): Ask {
+    return this.#o.ask ?? nobody();
+  }
+
+  on(listener: HostListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: HostEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  #notice(message: string): void {
+    this.#emit({ type: 'notice', message: forTerminal(message) });
+  }
+
+  #verbose(message: string): void {
+    this.#emit({ type: 'verbose', message: forTerminal(message) });
+  }
+
+  config(): Promise<LoadedConfig> {
+    this.#config ??= (async () => {
+      const caller = this.#o.daemon?.caller;
+      const ask = this.#o.ask;
+      const config = await loadConfig({
+        cwd: this.#cwd,
+        env: this.#env,
+        home: this.home,
+        trust: await this.#trustStore(),
+        ...(caller?.configFiles ? { fileCache: caller.configFiles } : {}),
+        homedir: this.#homedir,
+        platform: this.#o.platform ?? process.platform,
+        ...(ask?.input ? { askInput: (r: InputRequest) => this.#input(r) } : {}),
+        ...(this.#o.configFile ? { configFile: this.#o.configFile } : {}),
+      });
+      // Keys come from a file, hence forTerminal.
+      for (const warning of config.warnings)
+        this.#emit({ type: 'warning', message: forTerminal(warning.message) });
+      return config;
+    })();
+    return this.#config;
+  }
+
+  /** The trust store, read once (the config's settings and the servers' trust both need it). */
+  #trustStore(): ReturnType<typeof loadTrustStore> {
+    // Inside the daemon: kept between its callers' commands while trust.json is unchanged.
+    const kept = this.#o.daemon?.caller?.configFiles;
+    this.#trust ??= kept
+      ? kept.trustStore(this.home, () => loadTrustStore(this.home))
+      : loadTrustStore(this.home);
+    return this.#trust;
+  }
+
+  #input(request: InputRequest): Promise<string | undefined> {
+    let answer = this.#inputs.get(request.variable);
+    if (!answer) {
+      answer = this.#ask.input?.(request) ?? Promise.resolve(undefined);
+      this.#inputs.set(request.variable, answer);
+    }
+    return answer;
+  }
+
+  servers(): Promise<ServerConfig[]> {
+    const held = this.#o.daemon?.held;
+    if (held) return Promise.resolve([...held]);
+    this.#usable ??= this.#selectServers();
+    return this.#usable;
+  }
+
+  async #selectServers(): Promise<ServerConfig[]> {
+    const { adhoc } = this.#o;
+    if (adhoc) {
+      // The person's own request; only a chain that keeps growing refuses it.
+      const refused = refusedAsSelf(adhoc, this.#env);
+      if (refused) throw refused;
+      return [adhoc];
+    }
+    const choice = await chooseServers({
+      config: await this.config(),
+      trust: await this.#trustStore(),
+      home: this.home,
+      env: this.#env,
+      approveServer: this.#ask.approveServer,
+      omitBuiltinWhenConfigured: this.#o.omitBuiltinWhenConfigured === true,
+      notice: (message) => this.#notice(message),
+    });
+    this.#choice = choice;
+    return choice.usable;
+  }
+
+  async untrusted(): Promise<ServerConfig[]> {
+    await this.servers();
+    return [...this.#choice.untrusted.values()];
+  }
+
+  async selfSkipped(): Promise<ReadonlyMap<string, McpxError>> {
+    await this.servers();
+    return this.#choice.selfSkipped;
+  }
+
+  async server(name: string): Promise<ServerConfig> {
+    const usable = await this.servers();
+    return findServer(name, {
+      usable,
+      adhoc: this.#o.adhoc,
+      config: () => this.config(),
+      selfSkipped: this.#choice.selfSkipped,
+      untrusted: this.#choice.untrusted,
+    });
+  }
+
+  registry(): Promise<ServerRegistry> {
+    this.#registry ??= this.#newRegistry();
+    return this.#registry;
+  }
+
+  createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry> {
+    return this.#newRegistry(servers);
+  }
+
+  async #newRegistry(given?: readonly ServerConfig[]): Promise<ServerRegistry> {
+    const servers = given ?? (await this.servers());
+    // The protocol stack (the SDK and its schemas) is most of a cold start: loaded
+    // here, after any early spawn, so the server boots while it loads.
+    const { ServerRegistry } = await import('../registry/index.js');
+    const direct = this.#connector();
+    const connector = this.daemon ? await viaDaemon(direct, this.daemon) : direct;
+    const registry = new ServerRegistry(servers, {
+      reconnect: { mode: this.#o.reconnect ?? 'lazy' },
+      connector,
+    });
+    if (this.#o.verbose) {
+      registry.on((event) => {
+        if (event.type === 'warning') this.#emit({ type: 'warning', message: forTerminal(event.message) });
+      });
+    }
+    return registry;
+  }
+
+  #connector(): RoutableConnector {
+    const { verbose, serverLogs } = this.#o;
+    const features = this.#ask.features;
+    const onLog =
+      serverLogs?.listener ??
+      (verbose ? (event: ServerLogEvent) => this.#verbose(formatLog(event)) : undefined);
+    const logLevel = verbose ? 'debug' : serverLogs ? (serverLogs.level ?? 'info') : undefined;
+    return createConnector({
+      transportHooks: (server) => this.#transportHooks(server),
+      // Inside the daemon for a light caller every server is reached through it: no era to remember.
+      ...(this.#o.daemon?.caller ? {} : { eraCache: () => this.#openEraCache() }),
+      ...(this.#o.timeoutMs !== undefined ? { timeoutMs: this.#o.timeoutMs } : {}),
+      ...(onLog ? { onLog } : {}),
+      ...(logLevel ? { logLevel } : {}),
+      ...(verbose ? { onSdkDiagnostic: (d) => this.#verbose(formatSdkDiagnostic(d)) } : {}),
+      ...(features ? { features } : {}),
+      ...(this.#o.listChanges === false ? { listChanges: false } : {}),
+      ...(this.#o.signal ? { signal: this.#o.signal } : {}),
+      takeEarly: (name) => {
+        const transport = this.#early.get(name);
+        this.#early.delete(name);
+        return transport;
+      },
+    });
+  }
+
+  /** Opened once, however many registries (the daemon makes one per server instance). */
+  #openEraCache(): Promise<EraCache | undefined> {
+    this.#eraCache ??= import('../client/era-cache.js').then(({ openFileEraCache }) =>
+      openFileEraCache(this.home),
+    );
+    return this.#eraCache;
+  }
+
+  #transportHooks(server: ServerConfig): TransportHooks {
+    return transportHooks(server, {
+      env: this.#env,
+      ...(this.#o.platform ? { platform: this.#o.platform } : {}),
+      home: this.home,
+      isDaemon: this.#o.daemon?.held !== undefined,
+      presentSignIn: this.#ask.presentSignIn,
+      installs: this.#o.installs === true,
+      verbose: this.#o.verbose === true,
+      emit: (event) => this.#emit(event),
+    });
+  }
+
+  #daemonRoute(options: HostDaemonOptions): DaemonRoute {
+    const present = this.#o.ask?.presentSignIn;
+    return new DaemonRoute({
+      home: this.home,
+      cwd: this.#cwd,
+      env: this.#env,
+      ...(this.#o.platform ? { platform: this.#o.platform } : {}),
+      ...(this.#o.configFile ? { configFile: this.#o.configFile } : {}),
+      configFiles: async () => (await this.config()).files.map((f) => f.path),
+      isDaemon: () => this.#o.daemon?.held !== undefined,
+      ...(options.caller ? { caller: options.caller } : {}),
+      adhoc: () => this.#o.adhoc !== undefined,
+      ...(this.#o.signal ? { signal: this.#o.signal } : {}),
+      ...(present ? { presentSignIn: (server: string, url: URL) => present(server, url.href) } : {}),
+      ...(this.#o.verbose
+        ? { onSdkDiagnostic: (d) => this.#verbose(formatSdkDiagnostic(d)), verbose: true }
+        : {}),
+      notice: (line) => this.#notice(line),
+    });
+  }
+
+  async connect(server: ServerConfig, options: ConnectOptions = {}): Promise<ServerConnection> {
+    if (!this.#registry && !(await this.daemon?.routes(server))) {
+      const caller = this.#o.daemon?.caller;
+      if (caller) throw caller.direct(server.name);
+      this.#spawnEarly(server);
+    }
+    return (await this.registry()).connect(server.name, {}, options);
+  }
+
+  /** Start a stdio server's process now; its connect picks it up (see the connector). */
+  #spawnEarly(server: ServerConfig): void {
+    if (this.#early.has(server.name) || server.unapproved) return;
+    const transport = spawnEarly(server, this.#transportHooks(server));
+    if (transport) this.#early.set(server.name, transport);
+  }
+
+  guard(): Promise<PermissionGuard> {
+    this.#guard ??= (async () => {
+      const [{ createPermissionGuard }, { denyingApprover }] = await Promise.all([
+        import('../permissions/guard.js'),
+        import('../permissions/approver.js'),
+      ]);
+      const configured = this.#o.adhoc ? undefined : (await this.config()).permission;
+      const ask = this.#ask;
+      return createPermissionGuard({
+        level: this.#o.permission ?? configured ?? 'trusted',
+        approver: ask.approver ?? denyingApprover(`nobody can be asked (${ask.who})`),
+        servers: await this.servers(),
+      });
+    })();
+    return this.#guard;
+  }
+
+  async agentTools(options: Omit<AgentToolsOptions, 'guard'> = {}): Promise<AgentToolSet> {
+    const [{ createAgentTools }, registry, guard] = await Promise.all([
+      import('../tools/agent-tools.js'),
+      this.registry(),
+      this.guard(),
+    ]);
+    // Each server connected in parallel; one that fails is left out (its status says why), never waited on by the others.
+    await registry.connectAll({
+      ...(this.#o.signal ? { signal: this.#o.signal } : {}),
+      ...(options.servers ? { only: options.servers } : {}),
+    });
+    return createAgentTools(registry, { ...options, guard });
+  }
+
+  async close(): Promise<void> {
+    // A registry that never came to be (bad config) has nothing to close.
+    const registry = await this.#registry?.catch(() => undefined);
+    await registry?.close();
+    // Spawned early but never connected (the registry failed to load): end them too.
+    await Promise.all([...this.#early.values()].map((t) => t.close()));
+    this.#early.clear();
+  }
+}

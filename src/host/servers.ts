@@ -1,0 +1,146 @@
+/**
+ * Which servers a host may start, and why any other one cannot be used: enabled,
+ * not mcpx itself, and trusted or approved now by whoever can be asked.
+ */
+
+import type { ServerConfig } from '../config/index.js';
+import {
+  approvedRecord,
+  describeForTrust,
+  type LoadedConfig,
+  markApproved,
+  suggest,
+  type TrustStore,
+  trustServers,
+} from '../config/index.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { forTerminal } from '../text/index.js';
+import type { Ask } from './ask.js';
+import { selfReference } from './self-reference.js';
+
+export interface ServerChoice {
+  readonly usable: ServerConfig[];
+  /** Project entries nobody approved. */
+  readonly untrusted: ReadonlyMap<string, ServerConfig>;
+  /** Entries that would start mcpx itself, with why. */
+  readonly selfSkipped: ReadonlyMap<string, McpxError>;
+}
+
+export interface ChooseOptions {
+  readonly config: LoadedConfig;
+  readonly trust: TrustStore;
+  readonly home: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly approveServer: Ask['approveServer'];
+  readonly omitBuiltinWhenConfigured: boolean;
+  readonly notice: (message: string) => void;
+}
+
+/**
+ * The config's servers that may start. An unapproved project entry is put to
+ * `approveServer`: yes records it in the trust store, no (or nobody) skips it.
+ */
+export async function chooseServers(options: ChooseOptions): Promise<ServerChoice> {
+  const { config, notice } = options;
+  const selfSkipped = new Map<string, McpxError>();
+  const untrusted = new Map<string, ServerConfig>();
+  // Refused before trust is asked: approving what will not run anyway would be a wasted question.
+  for (const server of [...config.servers, ...config.unapproved]) {
+    const refused = server.enabled ? refusedAsSelf(server, options.env) : undefined;
+    if (!refused) continue;
+    selfSkipped.set(server.name, refused);
+    notice(
+      `skipped server '${server.name}' from ${server.origin.file ?? server.origin.layer}: ${refused.message}`,
+    );
+  }
+  const runs = (s: ServerConfig) => s.enabled && !selfSkipped.has(s.name);
+  const approved: ServerConfig[] = [];
+  for (const server of config.unapproved.filter(runs)) {
+    const description = describeForTrust(server, approvedRecord(options.trust, server)).map(forTerminal);
+    if (options.approveServer && (await options.approveServer({ server, description }))) {
+      approved.push(markApproved(server));
+    } else {
+      untrusted.set(server.name, server);
+      notice(
+        `skipped server '${server.name}' from ${server.origin.file}: not trusted yet — review it and run \`mcpx config trust\``,
+      );
+    }
+  }
+  if (approved.length) await trustServers(options.home, approved);
+  // The entries approved just now come after those approved before.
+  const all = [...config.servers.filter(runs), ...approved];
+  const own = all.filter((s) => s.origin.layer !== 'builtin');
+  const usable = options.omitBuiltinWhenConfigured && own.length > 0 ? own : all;
+  return { usable, untrusted, selfSkipped };
+}
+
+/** Why this mcpx must not start `server` (it would start itself), if so. */
+export function refusedAsSelf(
+  server: ServerConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): McpxError | undefined {
+  return selfReference(server, { env, selfScript: process.argv[1] });
+}
+
+/** What the host knows when a server is asked for by name. */
+export interface ServerLookup {
+  readonly usable: readonly ServerConfig[];
+  readonly adhoc: ServerConfig | undefined;
+  readonly config: () => Promise<LoadedConfig>;
+  readonly selfSkipped: ReadonlyMap<string, McpxError>;
+  readonly untrusted: ReadonlyMap<string, ServerConfig>;
+}
+
+/** One server by name, or an error that says why it cannot be used and what to do. */
+export async function findServer(name: string, lookup: ServerLookup): Promise<ServerConfig> {
+  const { usable, adhoc } = lookup;
+  const found = usable.find((s) => s.name === name);
+  if (found) return found;
+  if (adhoc) {
+    const flag = adhoc.transport === 'stdio' ? '--stdio' : '--url';
+    throw new McpxError(
+      ErrorCode.UnknownServer,
+      `with ${flag} the only server is '${adhoc.name}', not '${name}'`,
+      {
+        fixes: [`name the tool without a server prefix when using ${flag}`],
+      },
+    );
+  }
+  const config = await lookup.config();
+  const unusable = config.unusable.get(name);
+  if (unusable) throw unusable;
+  const self = lookup.selfSkipped.get(name);
+  if (self) throw self;
+  const skipped = lookup.untrusted.get(name);
+  if (skipped) {
+    throw new McpxError(
+      ErrorCode.ConfigUntrusted,
+      `server '${name}' comes from a project config that is not trusted yet`,
+      {
+        server: name,
+        origin: skipped.origin,
+        fixes: ['review the entry, then run `mcpx config trust` to approve it'],
+      },
+    );
+  }
+  const disabled = [...config.servers, ...config.unapproved].find((s) => s.name === name && !s.enabled);
+  if (disabled) {
+    throw new McpxError(ErrorCode.UnknownServer, `server '${name}' is disabled`, {
+      server: name,
+      origin: disabled.origin,
+      fixes: [`set "enabled": true for '${name}' in ${disabled.origin.file ?? 'the config'}`],
+    });
+  }
+  const names = usable.map((s) => s.name);
+  const guess = suggest(name, names);
+  throw new McpxError(
+    ErrorCode.UnknownServer,
+    `no server named '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`,
+    {
+      fixes: [
+        names.length ? `configured servers: ${names.join(', ')}` : 'no servers are configured',
+        'run `mcpx config path` to see which config files are read',
+      ],
+    },
+  );
+}

@@ -1,0 +1,98 @@
+/** What a host is given, and what it offers its front end. */
+import type { LoggingLevel } from '@modelcontextprotocol/client';
+import type { ServerConnection, ServerLogEvent } from '../client/index.js';
+import type { LoadedConfig, ServerConfig } from '../config/index.js';
+import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
+import type { McpxError } from '../errors/index.js';
+import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
+import type { ConnectOptions, ReconnectMode, ServerRegistry } from '../registry/index.js';
+import type { AgentToolSet, AgentToolsOptions } from '../tools/index.js';
+import type { Ask } from './ask.js';
+import type { HostListener } from './events.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What a host is made of. The knobs that shape servers and the registry are
+ * read when those are first made (a front end may settle them until then).
+ */
+export interface HostOptions {
+  /** Where the project config is looked for. Default: `process.cwd()`. */
+  readonly cwd?: string;
+  /** Default: `process.env`. A stdio server gets only its safe keys and `env_passthrough` names. */
+  readonly env?: Env;
+  /** For `~/.mcpx` when MCPX_HOME is unset. Default: `os.homedir()`. */
+  readonly homedir?: string;
+  /** One config file instead of the discovered ones. */
+  readonly configFile?: string;
+  /** Who answers the questions servers and repositories raise. Default: `nobody()`. */
+  readonly ask?: Ask;
+  /** Overrides the config's permission level for `guard()` and `agentTools()`. */
+  readonly permission?: PermissionLevel;
+  /** Cancels connects that are under way. */
+  readonly signal?: AbortSignal;
+  /** The one server instead of the config's (the CLI's `--stdio` / `--url`). */
+  readonly adhoc?: ServerConfig | undefined;
+  /** What a crashed server does: `never` come back until asked, or on its next use (`lazy`, the default). */
+  readonly reconnect?: ReconnectMode;
+  /** False: list-changed notifications are not listened for (a one-shot command exits anyway). */
+  readonly listChanges?: boolean;
+  /** Leave out the built-in `demo` server when the config has servers of its own. */
+  readonly omitBuiltinWhenConfigured?: boolean;
+  /** Wins over every server's connect and request timeouts. */
+  readonly timeoutMs?: number | undefined;
+  /** Every server's log messages from `level` up (default `info`). */
+  readonly serverLogs?: { readonly listener: (event: ServerLogEvent) => void; readonly level?: LoggingLevel };
+  /** `verbose` events: servers' stderr and logs, retries, the SDK's diagnostics, registry warnings. */
+  readonly verbose?: boolean;
+  /** `install` events for package runners' installs. */
+  readonly installs?: boolean;
+  /**
+   * The keep-alive daemon's route, for the mcpx CLI itself (a daemon it starts on demand runs
+   * this process's script as `… daemon run`). Absent: this process starts every server itself.
+   */
+  readonly daemon?: HostDaemonOptions;
+  readonly platform?: NodeJS.Platform;
+}
+
+export interface HostDaemonOptions {
+  /** This process is the daemon holding these servers (more as callers ask): it starts them itself. */
+  readonly held?: readonly ServerConfig[];
+  /** This command runs inside the daemon for a light caller: only servers the daemon holds are used. */
+  readonly caller?: DaemonCaller;
+}
+
+export interface Host {
+  /** The mcpx home (MCPX_HOME, or `~/.mcpx`). */
+  readonly home: string;
+  /** The merged config (global → ancestors → project, or `configFile`). */
+  config(): Promise<LoadedConfig>;
+  /**
+   * The servers that may start: enabled, and trusted or approved now. A
+   * project's unapproved entry is put to `ask.approveServer`; yes records the
+   * approval in the trust store, no (or nobody to ask) skips it with a notice.
+   */
+  servers(): Promise<ServerConfig[]>;
+  /** Project entries skipped because nobody approved them (known once `servers()` ran). */
+  untrusted(): Promise<ServerConfig[]>;
+  /** Entries skipped because they would start mcpx itself, each with why. */
+  selfSkipped(): Promise<ReadonlyMap<string, McpxError>>;
+  /** One usable server by name, or an error that says why it cannot be used. */
+  server(name: string): Promise<ServerConfig>;
+  /** The registry of `servers()`, closed by `close()`. */
+  registry(): Promise<ServerRegistry>;
+  /** Another registry wired as `registry()` is, for exactly `servers`; its maker closes it. */
+  createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry>;
+  /** Connect one server (a stdio one is spawned before the protocol code loads). */
+  connect(server: ServerConfig, options?: ConnectOptions): Promise<ServerConnection>;
+  /** The one permission engine: level from the options or the config, questions to `ask.approver`. */
+  guard(): Promise<PermissionGuard>;
+  /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
+  agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
+  /** The daemon's route, when `daemon` was given. */
+  readonly daemon: DaemonRoute | undefined;
+  /** Listen to notices, warnings and installs; returns the unsubscribe. */
+  on(listener: HostListener): () => void;
+  /** Close the registry and every process this host started. */
+  close(): Promise<void>;
+}
