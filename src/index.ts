@@ -100,6 +100,7 @@ export {
 export {
   type Ask,
   createHost,
+  type Env,
   type Host,
   type HostEvent,
   type HostListener,

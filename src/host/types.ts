@@ -50,6 +50,7 @@ export interface HostOptions {
   /**
    * The keep-alive daemon's route, for the mcpx CLI itself (a daemon it starts on demand runs
    * this process's script as `… daemon run`). Absent: this process starts every server itself.
+   * @internal
    */
   readonly daemon?: HostDaemonOptions;
   readonly platform?: NodeJS.Platform;
@@ -89,7 +90,10 @@ export interface Host {
   guard(): Promise<PermissionGuard>;
   /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
-  /** The daemon's route, when `daemon` was given. */
+  /**
+   * The daemon's route, when `daemon` was given.
+   * @internal
+   */
   readonly daemon: DaemonRoute | undefined;
   /** Listen to notices, warnings and installs; returns the unsubscribe. */
   on(listener: HostListener): () => void;
