@@ -142,7 +142,8 @@ export {
   type Visibility,
 } from './registry/index.js';
 
-// Agent tools: MCP tools (and the host's own functions) for a model, validated, guarded, converted.
+// Agent tools: MCP tools (and the host's own functions) for a model, validated, guarded, converted;
+// resources (the opt-in tool pair) and prompts (`promptMessages`) for a model's context.
 export {
   type AgentTool,
   type AgentToolResult,
@@ -150,10 +151,18 @@ export {
   type AgentToolsOptions,
   type AgentToolWarning,
   CALL_TOOL,
+  type ChatMessage,
+  type ChatPart,
+  type ChatPartsOptions,
   createAgentTools,
   type InProcessTool,
   inProcessToolSource,
+  LIST_RESOURCES_TOOL,
   type NamingStyle,
+  type PromptMessages,
+  type PromptMessagesOptions,
+  promptMessages,
+  READ_RESOURCE_TOOL,
   type RoutedTool,
   SEARCH_TOOL,
   type ToolCallOptions,
