@@ -13,10 +13,8 @@ import {
   samplingRefused,
 } from '../client/features.js';
 import type { ServerConfig } from '../config/index.js';
-import { ErrorCode, McpxError } from '../errors/index.js';
-import { promptFailure } from '../permissions/approver.js';
 import { forTerminal } from '../text/index.js';
-import { terminalElicitation } from './terminal-elicitation.js';
+import { askedAt, terminalElicitation } from './terminal-elicitation.js';
 
 export interface ChatFeatureOptions {
   readonly model: ChatModel;
@@ -37,16 +35,7 @@ const show = forTerminal;
 export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig) => ClientFeatures {
   const roots = createRoots(rootsForDirectories(options.roots));
   const streams = { input: options.input, output: options.output };
-  // The server asked, but the person pressed Ctrl-C: that ends the command, not just this request.
-  const asked = async <T>(question: Promise<T>): Promise<T> => {
-    try {
-      return await question;
-    } catch (error) {
-      const failure = promptFailure(error);
-      if (failure instanceof McpxError && failure.code === ErrorCode.Cancelled) options.onInterrupt?.();
-      throw failure;
-    }
-  };
+  const asked = askedAt(options.onInterrupt);
   return (server) => ({
     roots,
     sampling: modelSampling({

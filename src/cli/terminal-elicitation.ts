@@ -104,6 +104,22 @@ async function askField(
   return text === '' && !required ? undefined : text;
 }
 
+/**
+ * A question a server asked, put to the person: Ctrl-C there ends the command (or the console's
+ * line), not just this request, so `onInterrupt` is told.
+ */
+export function askedAt(onInterrupt: (() => void) | undefined) {
+  return async <T>(question: Promise<T>): Promise<T> => {
+    try {
+      return await question;
+    } catch (error) {
+      const failure = promptFailure(error);
+      if (failure instanceof McpxError && failure.code === ErrorCode.Cancelled) onInterrupt?.();
+      throw failure;
+    }
+  };
+}
+
 /** Form and URL elicitation for `server`, asked at the terminal of `options`. */
 export function terminalElicitation(
   server: ServerConfig,
@@ -111,16 +127,7 @@ export function terminalElicitation(
 ): ElicitationHandlers {
   const terminal = (): Streams => ({ input: options.input, output: options.output });
   const hold = options.hold ?? ((ask) => ask());
-  // The server asked, but the person pressed Ctrl-C: that ends the command, not just this request.
-  const asked = async <T>(question: Promise<T>): Promise<T> => {
-    try {
-      return await question;
-    } catch (error) {
-      const failure = promptFailure(error);
-      if (failure instanceof McpxError && failure.code === ErrorCode.Cancelled) options.onInterrupt?.();
-      throw failure;
-    }
-  };
+  const asked = askedAt(options.onInterrupt);
   return {
     async form(params) {
       if (!options.interactive) return { action: 'decline' };
