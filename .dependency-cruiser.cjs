@@ -155,6 +155,15 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'cli-through-host',
+      comment:
+        'cli/ reaches the protocol (client/) and the transports (transport/) only through the host: ' +
+        'import it from host/index.ts (export it there if it is missing)',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(client|transport)/' },
+    },
+    {
       name: 'undeclared-folder',
       comment: 'every folder of src/ has a layer in .dependency-cruiser.cjs: add the new one there',
       severity: 'error',

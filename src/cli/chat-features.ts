@@ -6,13 +6,8 @@
  */
 import type { ChatModel } from '../agent/index.js';
 import { modelSampling, samplingExtras } from '../agent/index.js';
-import {
-  type ClientFeatures,
-  createRoots,
-  rootsForDirectories,
-  samplingRefused,
-} from '../client/features.js';
 import type { ServerConfig } from '../config/index.js';
+import { type ClientFeatures, createRoots, rootsForDirectories, samplingRefused } from '../host/index.js';
 import { forTerminal } from '../text/index.js';
 import { askedAt, terminalElicitation } from './terminal-elicitation.js';
 

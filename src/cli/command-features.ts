@@ -6,9 +6,10 @@
  * that is not offered is not declared, so a server that can do without it
  * does; one that cannot fails with an error that says why (`explainUnanswered`).
  */
-import { type ClientFeatures, createRoots, rootsForDirectories } from '../client/features.js';
+
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { type ClientFeatures, createRoots, rootsForDirectories } from '../host/index.js';
 import type { CliSession } from './session.js';
 
 /** The directories servers may work in: the config's `roots` where trusted, else the working directory. */

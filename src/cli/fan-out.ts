@@ -1,6 +1,6 @@
-import type { ServerConnection } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import type { ServerConnection } from '../host/index.js';
 import type { CliSession } from './session.js';
 
 export type ServerOutcome<T> =

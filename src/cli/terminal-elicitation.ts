@@ -4,9 +4,10 @@
  * shown (sanitized, never opened) with the question whether they will visit
  * it. Used by every command that has a person to ask: chat, call, the shell.
  */
-import type { ElicitationHandlers } from '../client/features.js';
+
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import type { ElicitationHandlers } from '../host/index.js';
 import { promptFailure } from '../permissions/index.js';
 import { forTerminal } from '../text/index.js';
 

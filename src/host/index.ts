@@ -5,11 +5,27 @@
  * connector, and guards what an agent may call.
  */
 
-// Types a front end names when it hands the host its handlers.
-export type { ClientFeatures, ServerConnection, ServerLogEvent } from '../client/index.js';
-export type { SdkDiagnostic } from '../transport/index.js';
+// What a front end needs from the floors under the host, so that front ends reach the protocol
+// and the transports only through it (the layer rule holds cli/ to that).
+// The handlers a front end hands over, and what it shows of a connection.
+export {
+  type ClientFeatures,
+  createRoots,
+  type ElicitationHandlers,
+  rootsForDirectories,
+  samplingRefused,
+} from '../client/features.js';
+export type { ProgressEvent, ServerConnection, ServerLogEvent, TaskStatusEvent } from '../client/index.js';
+export type { PackageInstallEvent, SdkDiagnostic } from '../transport/index.js';
 // A second Ctrl-C leaves at once: a front end ends unfinished package installs first.
-export { rollBackInstallsNow } from '../transport/index.js';
+// A long-lived process whose stdio is mcpx's alone (`mcpx serve`, the daemon): the console is
+// claimed, and a gateway on stdio reads and writes through these.
+export {
+  claimConsole,
+  coalescingWriter,
+  rollBackInstallsNow,
+  ServingStdioTransport,
+} from '../transport/index.js';
 export { type Ask, nobody, type TrustQuestion } from './ask.js';
 export {
   type ConnectorOptions,

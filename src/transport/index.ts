@@ -13,12 +13,13 @@ export type {
   Resolver,
   RetryInfo,
 } from './http/index.js';
-export type { SdkDiagnostic, SdkDiagnosticLevel } from './sdk-diagnostics.js';
+export { claimConsole, type SdkDiagnostic, type SdkDiagnosticLevel } from './sdk-diagnostics.js';
 export {
   BoundedLineReader,
   type BoundedLineReaderOptions,
   type BuildServerEnvOptions,
   buildServerEnv,
+  coalescingWriter,
   createStdioServerTransport,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -39,6 +40,7 @@ export {
   resolveCommand,
   rollBackInstallsNow,
   SAFE_ENV_KEYS,
+  ServingStdioTransport,
   type StdioServerHooks,
   StdioTransport,
   type StdioTransportOptions,

@@ -73,6 +73,9 @@ describe('the layer rule on a planted tree', () => {
       // (d) cli/ imported from outside it, by a sibling front door.
       'src/cli/output/table.ts': 'export const table = 1;\n',
       'src/testing/server.ts': "import { table } from '../cli/output/table.js';\nexport const s = table;\n",
+      // (e) cli/ reaching the protocol past the host, through client's own index.ts.
+      'src/client/index.ts': 'export type Era = string;\n',
+      'src/cli/era.ts': "import type { Era } from '../client/index.js';\nexport const era: Era = 'modern';\n",
       // A folder no layer declares.
       'src/extras/a.ts': "import { e } from '../errors/index.js';\nexport const x = e;\n",
     };
@@ -109,12 +112,17 @@ describe('the layer rule on a planted tree', () => {
     expect(found).toContain('no-sibling-import: src/testing/server.ts → src/cli/output/table.ts');
   });
 
+  it('reports cli/ reaching client/ or transport/ past the host', () => {
+    expect(found).toContain('cli-through-host: src/cli/era.ts → src/client/index.ts');
+  });
+
   it('reports a folder no layer declares', () => {
     expect(found).toContain('undeclared-folder: src/extras/a.ts → src/errors/index.ts');
   });
 
   it('reports nothing else (the clean imports pass)', () => {
     expect(found).toEqual([
+      'cli-through-host: src/cli/era.ts → src/client/index.ts',
       'no-folder-cycle: src/permissions → src/registry',
       'no-folder-cycle: src/registry → src/permissions',
       'no-import-of-cli: src/testing/server.ts → src/cli/output/table.ts',

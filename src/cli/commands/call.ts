@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { TaskStatusEvent } from '../../client/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import type { TaskStatusEvent } from '../../host/index.js';
 import { filterTools } from '../../registry/tool-filter.js';
 import { forTerminal } from '../../text/index.js';
 import { renderContent } from '../../tools/render-content.js';

@@ -1,6 +1,6 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
-import type { ServerConnection } from '../../client/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import type { ServerConnection } from '../../host/index.js';
 import { forTerminal } from '../../text/index.js';
 import { explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';

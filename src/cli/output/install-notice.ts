@@ -1,5 +1,5 @@
+import type { PackageInstallEvent } from '../../host/index.js';
 import { forTerminal } from '../../text/index.js';
-import type { PackageInstallEvent } from '../../transport/index.js';
 
 /** The line a person sees about a package runner's install ("installing @x/y…"). */
 export function installNotice(event: PackageInstallEvent): string {

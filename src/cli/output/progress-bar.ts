@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../../client/index.js';
+import type { ProgressEvent } from '../../host/index.js';
 import { forTerminal, stripTerminalControls } from '../../text/index.js';
 
 /**

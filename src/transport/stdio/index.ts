@@ -9,6 +9,7 @@ export {
   DEFAULT_MAX_LINE_BYTES,
   type OverflowMode,
 } from './bounded-line-reader.js';
+export { coalescingWriter } from './coalescing-writer.js';
 export {
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -30,6 +31,7 @@ export type { PackageRunnerName } from './runner/recognise-runner.js';
 export { type BuildServerEnvOptions, buildServerEnv, getEnv, SAFE_ENV_KEYS } from './safe-env.js';
 export { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from './server-chain.js';
 export { createStdioServerTransport, type StdioServerHooks } from './server-transport.js';
+export { ServingStdioTransport } from './serving-transport.js';
 export { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 export { hintsFromStderr } from './stdio-errors.js';
 export { type ExitInfo, StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
