@@ -5,14 +5,18 @@ export {
   type ConnectQuestion,
   denyingApprover,
   describeQuestion,
+  type NobodyApprover,
+  nobodyApprover,
   scriptedApprover,
   terminalApprover,
+  type UnaskedQuestion,
 } from './approver.js';
 export {
   type ConsentRequest,
   createPermissionGuard,
   type PermissionGuard,
   type PermissionGuardOptions,
+  type VerdictRequest,
 } from './guard.js';
 export {
   type CallDecision,
