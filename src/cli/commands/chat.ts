@@ -9,7 +9,6 @@ import {
   type PermissionGuard,
   terminalApprover,
 } from '../../permissions/index.js';
-import type { PermissionLevel } from '../../permissions/types.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { runShell } from '../../shell/shell.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
@@ -20,6 +19,7 @@ import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
+import { permissionLevel } from '../permission-level.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 
@@ -32,7 +32,6 @@ export interface ChatOptions {
   readonly once?: string;
 }
 
-const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 const SYSTEM_PROMPT =
   'You are a helpful assistant with tools from MCP servers. Use a tool when it helps; say plainly when a tool failed or was denied.';
 
@@ -48,10 +47,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const stdin = io.stdin ?? process.stdin;
   // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
   await session.noticeHeldSettings();
-  const configured = session.adhoc() ? undefined : (await session.config()).permission;
-  const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
-  if (!LEVELS.includes(level))
-    throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${options.permission}'`);
+  const level = await permissionLevel(session, options.permission);
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
