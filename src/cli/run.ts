@@ -156,7 +156,13 @@ function buildProgram(select: (action: Action) => void): Command {
   program
     .command('shell')
     .description('interactive console: /mcp commands, @server tool calls, completion and history')
-    .action(() => select(async (s) => (await import('./commands/shell.js')).runShellCommand(s)));
+    .option(
+      '--permission <level>',
+      "what /mcp connect --allow-all may allow a model: yolo, trusted or sandboxed; default: the config's",
+    )
+    .action((opts: { permission?: string }) =>
+      select(async (s) => (await import('./commands/shell.js')).runShellCommand(s, opts)),
+    );
 
   program
     .command('auth')

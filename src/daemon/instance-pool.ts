@@ -95,6 +95,15 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         registry,
         servers: [config],
         transparent: config.name,
+        // `yolo` here is not "no policy": the policy is the caller's. The daemon only serves the
+        // person's own mcpx commands (its socket is theirs alone, 0600 in a private folder), and
+        // each of them passes its own guard before a call reaches the socket: chat asks at its
+        // terminal or refuses without one, a gateway refuses without `--allow` (see
+        // test/e2e/daemon-consent.test.ts), `mcpx call` is the person's own call. The caller's level
+        // cannot stand in here: one instance serves many callers at different levels, consent
+        // answers live in the caller's session, and the daemon has nobody to ask, so `trusted`
+        // would refuse every call a person approved. The entry's allow_tools / deny_tools still
+        // hold (the engine checks them before the level).
         policy: { level: 'yolo' },
         carryErrors: true,
       }),

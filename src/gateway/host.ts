@@ -29,13 +29,14 @@ import type {
   ServerLogEvent,
 } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
+import { createPermissionGuard, type PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
+import { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
 import { buildToolCatalog, type ToolCatalog, type ToolRoute } from './tool-catalog.js';
-import { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';
 import { toClientError } from './upstream-error.js';
 
 export interface GatewayHostOptions {
@@ -145,7 +146,8 @@ interface Listed<T> {
 export class GatewayHost {
   readonly registry: ServerRegistry;
   readonly namespace: Namespace;
-  readonly policy: GatewayPolicy;
+  /** The permission guard every call passes; nobody can be asked behind a gateway. */
+  readonly guard: PermissionGuard;
   readonly transparent: string | undefined;
   readonly #servers: Map<string, ServerConfig>;
   readonly #carryErrors: boolean;
@@ -168,7 +170,15 @@ export class GatewayHost {
     this.namespace = options.transparent
       ? transparentNames(options.transparent)
       : namespacedNames(() => this.servers);
-    this.policy = createGatewayPolicy(options.policy);
+    const { level, allowServers = [], excludeTools = [] } = options.policy;
+    this.guard = createPermissionGuard({
+      level,
+      approver: gatewayApprover(),
+      // A reload changes the servers served, and their allow/deny lists with them.
+      servers: (name) => this.#servers.get(name),
+      excludeTools,
+    });
+    for (const server of allowServers) this.guard.allowAll(server);
     this.rounds = new InputRounds(undefined, options.stateKey);
     this.#listWait = options.listWaitMs === undefined ? {} : { waitMs: options.listWaitMs };
     this.#arrivals = new Arrivals(this.registry, (kind) => {
@@ -437,7 +447,7 @@ export class GatewayHost {
     for (const server of this.#servers.keys()) {
       if (!this.#arrivals.isUp(server)) continue;
       for (const tool of this.registry.status(server).tools as Tool[])
-        if (this.policy.offers(server, tool.name)) listed.push({ server, tool });
+        if (this.guard.offers(server, tool.name)) listed.push({ server, tool });
     }
     this.#toolCache = buildToolCatalog(listed, this.namespace);
     return this.#toolCache;
@@ -466,8 +476,7 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<CallToolResult> {
     const route = await this.toolRoute(publicName, signalOf(call));
-    const config = this.#servers.get(route.server) as ServerConfig;
-    const refusal = this.policy.check(config, route.tool);
+    const refusal = this.guard.refusal(route);
     if (refusal) return { content: [{ type: 'text', text: refusal }], isError: true };
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);

@@ -23,6 +23,6 @@ export {
 } from './http/listener.js';
 export { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 export { DEFAULT_PAGE_SIZE, Paginator } from './paginate.js';
+export { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
 export { createSessionServer, type RequestEvent, type SessionServerOptions } from './session-server.js';
 export { LiveSessions } from './sessions.js';
-export { createGatewayPolicy, type GatewayPolicy, type GatewayPolicyOptions } from './tool-policy.js';

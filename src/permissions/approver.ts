@@ -3,6 +3,7 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import { type ConnectToolsView, describeConnectTools } from './connect-question.js';
 import type { CallDecision, ConnectDecision } from './policy.js';
+import type { PermissionLevel } from './types.js';
 
 /** "May the agent use this server?", asked once per server and session, before its tools reach the model. */
 export interface ConnectQuestion {
@@ -72,6 +73,46 @@ export function denyingApprover(reason: string): Approver & { readonly reason: s
     askCall: async () => 'deny',
     askChanged: async () => 'deny',
   };
+}
+
+/** A question nobody is there to answer, for the refusal said in its place. */
+export interface UnaskedQuestion {
+  readonly server: string;
+  readonly tool: Tool;
+  readonly level: PermissionLevel;
+  /** What a person would have been asked: to use the server, this call, or a changed definition. */
+  readonly kind: 'connect' | 'call' | 'changed';
+}
+
+/**
+ * An approver with nobody behind it whose refusal is its whole answer: what a
+ * front end that cannot wait on a person (the gateway) returns instead of the
+ * call, in that front end's words — how to allow it there.
+ */
+export interface NobodyApprover extends Approver {
+  refusal(question: UnaskedQuestion): string;
+}
+
+/**
+ * Nobody can be asked, and `refusal` says how to allow what would have been
+ * asked (`PermissionGuard.refusal` returns it, synchronously; `check()` rejects
+ * with it).
+ *
+ * @example
+ * nobodyApprover(({ server }) => `restart with --allow ${server}`)
+ */
+export function nobodyApprover(refusal: (question: UnaskedQuestion) => string): NobodyApprover {
+  return {
+    refusal,
+    askConnect: async () => 'deny',
+    askCall: async () => 'deny',
+    askChanged: async () => 'deny',
+  };
+}
+
+/** Whether `approver` answers with a refusal of its own (see {@link nobodyApprover}). */
+export function isNobodyApprover(approver: Approver): approver is NobodyApprover {
+  return typeof (approver as Partial<NobodyApprover>).refusal === 'function';
 }
 
 const show = forTerminal;

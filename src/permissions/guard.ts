@@ -1,16 +1,28 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { Approver } from './approver.js';
-import { type ConnectDecision, decide, type PermissionState, toolKey } from './policy.js';
-import { describeToolChange, toolFingerprint } from './tool-fingerprint.js';
+import { type Approver, isNobodyApprover } from './approver.js';
+import { type ConnectDecision, decide, type PermissionState, toolKey, type Verdict } from './policy.js';
+import { toolExclusions } from './tool-exclusions.js';
+import { describeToolChange, fingerprintCache } from './tool-fingerprint.js';
 import type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';
 
 export interface PermissionGuardOptions {
   readonly level: PermissionLevel;
   readonly approver: Approver;
-  /** Server configs, for their allow_tools / deny_tools lists. */
-  readonly servers?: readonly ServerConfig[];
+  /**
+   * Server configs, for their allow_tools / deny_tools lists; or a lookup, for
+   * a front end whose set of servers changes (a gateway reloading its config).
+   */
+  readonly servers?: readonly ServerConfig[] | ((name: string) => ServerConfig | undefined);
+  /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither offered nor callable. */
+  readonly excludeTools?: readonly string[];
+}
+
+/** One call as the policy sees it, without its arguments (see {@link PermissionGuard.verdict}). */
+export interface VerdictRequest {
+  readonly server: string;
+  readonly tool: Tool;
 }
 
 /** A server an agent is about to be given, for {@link PermissionGuard.consent}. */
@@ -37,6 +49,22 @@ export interface PermissionGuard extends ToolCallGuard {
   consent(request: ConsentRequest): Promise<ConnectDecision>;
   /** Allow every tool of `server` for the session without asking (`/mcp connect --allow-all`). */
   allowAll(server: string, tools?: readonly Tool[]): void;
+  /** Whether `tool` of `server` is offered at all (not excluded by `excludeTools`). */
+  offers(server: string, tool: string): boolean;
+  /**
+   * The policy's verdict on a call now, from the level, the config's lists and
+   * the session's answers so far; nobody is asked and nothing is remembered.
+   * `check()` acts on the same verdict.
+   */
+  verdict(request: VerdictRequest): Verdict;
+  /**
+   * For a front end that cannot wait on a person (the gateway): undefined when
+   * the call may go ahead now, else why not and how to allow it, as one line
+   * to return in its place. What would be put to a person is refused in the
+   * words of a {@link nobodyApprover}. Synchronous: nothing is awaited on the
+   * allowed path.
+   */
+  refusal(request: VerdictRequest): string | undefined;
 }
 
 /**
@@ -48,12 +76,14 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
   const connect = new Map<string, ConnectDecision>();
   const approved = new Map<string, { fingerprint: string; tool: Tool }>();
   const pendingConnect = new Map<string, Promise<ConnectDecision>>();
-  const configs = new Map((options.servers ?? []).map((s) => [s.name, s]));
+  const configOf = serverLookup(options.servers);
+  const excluded = toolExclusions(options.excludeTools ?? []);
+  const fingerprintOf = fingerprintCache();
   const state: PermissionState = { level: options.level, connect, approved };
 
   const approve = (server: string, tools: readonly Tool[]) => {
     for (const tool of tools)
-      approved.set(toolKey(server, tool.name), { fingerprint: toolFingerprint(tool), tool });
+      approved.set(toolKey(server, tool.name), { fingerprint: fingerprintOf(tool), tool });
   };
   /** One question per server however many ask at once; the first answer stands for the session. */
   const askConnect = async (request: ConsentRequest): Promise<ConnectDecision> => {
@@ -81,6 +111,8 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     approve(server, tools);
   };
 
+  const nobodyToAsk = () =>
+    'reason' in options.approver ? ` (${String((options.approver as { reason: unknown }).reason)})` : '';
   const deny = (request: ToolCallRequest, reason: string, fix: string) =>
     new McpxError(
       ErrorCode.PermissionDenied,
@@ -91,12 +123,42 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
         fixes: [fix],
       },
     );
-  const nobodyToAsk = () =>
-    'reason' in options.approver ? ` (${String((options.approver as { reason: unknown }).reason)})` : '';
+
+  const verdict = ({ server, tool }: VerdictRequest): Verdict => {
+    const config = configOf(server);
+    return decide(state, {
+      server,
+      tool,
+      fingerprint: fingerprintOf(tool),
+      ...(excluded(server, tool.name) ? { excluded: true } : {}),
+      ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
+      ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
+    });
+  };
+  const { approver } = options;
+  /** What a nobody approver says in place of the question `verdict` would put to a person. */
+  const unasked = (
+    server: string,
+    tool: Tool,
+    kind: Exclude<Verdict['kind'], 'allow' | 'deny'>,
+  ): string | undefined => {
+    if (!isNobodyApprover(approver)) return undefined;
+    const question = kind === 'ask-connect' ? 'connect' : kind === 'ask-call' ? 'call' : 'changed';
+    return approver.refusal({ server, tool, level: options.level, kind: question });
+  };
+  const refusal = (request: VerdictRequest): string | undefined => {
+    const { server, tool } = request;
+    const ruled = verdict(request);
+    if (ruled.kind === 'allow') return undefined;
+    if (ruled.kind === 'deny') return `mcpx refused '${tool.name}': ${ruled.reason} (${ruled.fix})`;
+    return (
+      unasked(server, tool, ruled.kind) ??
+      `mcpx refused '${tool.name}' of '${server}': permission '${options.level}' asks a person first${nobodyToAsk()}`
+    );
+  };
 
   const check = async (request: ToolCallRequest): Promise<void> => {
-    const config = configs.get(request.server);
-    const fingerprint = toolFingerprint(request.tool);
+    const fingerprint = fingerprintOf(request.tool);
     const key = toolKey(request.server, request.tool.name);
     const question = {
       ...(request.agentId === undefined ? {} : { agentId: request.agentId }),
@@ -105,18 +167,20 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       args: request.args,
     };
     for (;;) {
-      const verdict = decide(state, {
-        server: request.server,
-        tool: request.tool,
-        fingerprint,
-        ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
-        ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
-      });
-      switch (verdict.kind) {
+      const ruled = verdict(request);
+      if (ruled.kind !== 'allow' && ruled.kind !== 'deny') {
+        const refused = unasked(request.server, request.tool, ruled.kind);
+        if (refused !== undefined)
+          throw new McpxError(ErrorCode.PermissionDenied, refused, {
+            server: request.server,
+            tool: request.tool.name,
+          });
+      }
+      switch (ruled.kind) {
         case 'allow':
           return;
         case 'deny':
-          throw deny(request, verdict.reason, verdict.fix);
+          throw deny(request, ruled.reason, ruled.fix);
         case 'ask-connect': {
           // The host did not ask up front (consent()): ask now, with what is known of the server.
           const answer = await askConnect({ ...question, tools: [request.tool] });
@@ -138,7 +202,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
           return;
         }
         case 'ask-changed': {
-          const changes = describeToolChange(verdict.approved, request.tool);
+          const changes = describeToolChange(ruled.approved, request.tool);
           const answer = await options.approver.askChanged({ ...question, changes });
           if (answer === 'deny') {
             throw deny(
@@ -153,5 +217,21 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       }
     }
   };
-  return { state, check, consent, allowAll };
+  return {
+    state,
+    check,
+    consent,
+    allowAll,
+    offers: (server, tool) => !excluded(server, tool),
+    verdict,
+    refusal,
+  };
+}
+
+function serverLookup(
+  servers: PermissionGuardOptions['servers'],
+): (name: string) => ServerConfig | undefined {
+  if (typeof servers === 'function') return servers;
+  const configs = new Map((servers ?? []).map((s) => [s.name, s]));
+  return (name) => configs.get(name);
 }

@@ -5,15 +5,19 @@ export {
   type ConnectQuestion,
   denyingApprover,
   describeQuestion,
+  type NobodyApprover,
+  nobodyApprover,
   promptFailure,
   scriptedApprover,
   terminalApprover,
+  type UnaskedQuestion,
 } from './approver.js';
 export {
   type ConsentRequest,
   createPermissionGuard,
   type PermissionGuard,
   type PermissionGuardOptions,
+  type VerdictRequest,
 } from './guard.js';
 export {
   type CallDecision,

@@ -19,6 +19,8 @@ export interface PolicyRequest {
   readonly server: string;
   readonly tool: Tool;
   readonly fingerprint: string;
+  /** Left out of the session altogether (`excludeTools`): never offered, never callable. */
+  readonly excluded?: boolean;
   /** The server's allow/deny lists from the config. */
   readonly allowTools?: readonly string[];
   readonly denyTools?: readonly string[];
@@ -45,6 +47,13 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
       kind: 'deny',
       reason: 'this agent is sandboxed: it has no MCP access',
       fix: 'run with --permission trusted or yolo',
+    };
+  }
+  if (request.excluded) {
+    return {
+      kind: 'deny',
+      reason: `'${tool.name}' of '${server}' is excluded from this session's tools`,
+      fix: 'remove the exclusion pattern that matches it',
     };
   }
   if (request.denyTools?.includes(tool.name)) {

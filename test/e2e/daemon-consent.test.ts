@@ -5,9 +5,12 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeModelServer, startFakeModelServer } from '../../src/testing/fake-model-server.js';
-import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { firstText } from '../helpers/gateway.js';
 import { isAlive } from '../helpers/processes.js';
 import { type PtyRun, runInPty } from '../helpers/pty.js';
 
@@ -114,6 +117,40 @@ describe('consent for a keep-alive server', () => {
     expect(toolMessage?.content).toMatch(/^error \[PERMISSION_DENIED\].*no terminal to ask on/);
     expect(await callsInDaemon()).toBe(before);
     expect(before).toBe(0);
+  });
+});
+
+describe('a gateway in front of a keep-alive server', () => {
+  // The daemon holds its servers at `yolo` (instance-pool.ts says why): the policy that counts is
+  // the caller's, here `mcpx serve`'s, applied before a call reaches the daemon's socket.
+  it("refuses by the gateway's own policy before the daemon; --allow lets the call run warm there", {
+    timeout: 90_000,
+  }, async () => {
+    const serve = async (args: string[]) => {
+      const client = new Client({ name: 'daemon-consent-test', version: '0.0.0' });
+      cleanups.push(() => client.close().catch(() => {}));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [cliPath, 'serve', ...args],
+          env: { PATH: process.env.PATH ?? '', HOME: home(), MCPX_HOME: join(home(), '.mcpx') },
+          cwd: dir.path,
+          stderr: 'pipe',
+        }),
+      );
+      return client;
+    };
+    const refusing = await serve([]);
+    const refused = await refusing.callTool({ name: 'mine__echo', arguments: { message: 'no' } });
+    expect(refused.isError).toBe(true);
+    expect(firstText(refused)).toContain('the gateway has nobody to ask');
+    expect(await callsInDaemon()).toBe(0);
+    await refusing.close();
+
+    const allowing = await serve(['--allow', 'mine']);
+    const allowed = await allowing.callTool({ name: 'mine__echo', arguments: { message: 'warm' } });
+    expect(firstText(allowed)).toBe('warm');
+    expect(await callsInDaemon()).toBe(1);
   });
 });
 

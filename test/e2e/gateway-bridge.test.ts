@@ -87,8 +87,11 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
     );
     const refused = await client.callTool({ name: 'remote__echo', arguments: { message: 'no' } });
     expect(refused.isError).toBe(true);
-    expect(firstText(refused)).toMatch(/--allow remote/);
-    expect(firstText(refused)).toMatch(/--permission yolo/);
+    expect(firstText(refused)).toBe(
+      "mcpx refused 'echo' of 'remote': permission 'trusted' asks a person before a server is used, " +
+        'and the gateway has nobody to ask. To allow it, restart the gateway with `--allow remote` ' +
+        '(every tool of that server) or `--permission yolo`, or set "permission": "yolo" in your mcpx config.',
+    );
     const changed = new Promise<void>((resolve) => {
       client.setNotificationHandler('notifications/tools/list_changed', () => resolve());
     });

@@ -276,6 +276,64 @@ describe('mcpx shell without a terminal', () => {
   });
 });
 
+describe('mcpx shell takes the permission level as chat does', () => {
+  const levelHome = () => join(dir.path, 'level-home');
+  beforeAll(async () => {
+    await mkdir(join(levelHome(), '.mcpx'), { recursive: true });
+    await writeFile(
+      join(levelHome(), '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        permission: 'sandboxed',
+        mcpServers: { mine: { command: process.execPath, args: [testServerPath] } },
+      }),
+    );
+  });
+  const shellAt = (args: string[], cwd = dir.path) => {
+    const term = runInPty(['shell', ...args], { cwd, home: levelHome() });
+    running.push(term);
+    return term;
+  };
+
+  it('from the config: sandboxed, --allow-all allows the model nothing, and says so', {
+    timeout: 60_000,
+  }, async () => {
+    const term = shellAt([]);
+    await term.waitFor('mcpx> ');
+    await term.type('/mcp connect mine --allow-all', KEY.enter);
+    await term.waitFor(
+      'error: --allow-all allows nothing here: permission sandboxed gives the model no MCP access',
+    );
+    await leave(term);
+    expect(term.text()).not.toContain('all allowed for the model');
+  });
+
+  it('--permission overrides the config; nonsense is a usage error', { timeout: 60_000 }, async () => {
+    const term = shellAt(['--permission', 'yolo']);
+    await term.waitFor('mcpx> ');
+    await term.type('/mcp connect mine --allow-all', KEY.enter);
+    await term.waitFor(/mine: connected, \d+ tools, all allowed for the model/);
+    await leave(term);
+
+    const wrong = shellAt(['--permission', 'sometimes']);
+    expect(await wrong.exited).toBe(1);
+    expect(wrong.text()).toContain(
+      "error: --permission must be one of yolo, trusted, sandboxed, not 'sometimes'",
+    );
+  });
+
+  it("a repository's file may not raise it, and is told so", { timeout: 60_000 }, async () => {
+    const repo = join(dir.path, 'level-repo');
+    await mkdir(repo, { recursive: true });
+    await writeFile(join(repo, '.mcp.json'), JSON.stringify({ permission: 'yolo', mcpServers: {} }));
+    const term = shellAt([], repo);
+    await term.waitFor('ignored permission "yolo" from');
+    await term.waitFor('mcpx> ');
+    await term.type('/mcp connect mine --allow-all', KEY.enter);
+    await term.waitFor('error: --allow-all allows nothing here');
+    await leave(term);
+  });
+});
+
 describe('mcpx shell with a server that dies mid-session', () => {
   it('says so between prompts, and brings it back on its next use', { timeout: 60_000 }, async () => {
     const crashHome = join(dir.path, 'crash-home');

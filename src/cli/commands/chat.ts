@@ -3,7 +3,6 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { type AgentTurnOptions, continueAgentTurn, runAgentTurn } from '../../agent/agent-loop.js';
 import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
-import type { PermissionLevel } from '../../permissions/index.js';
 import {
   createPermissionGuard,
   denyingApprover,
@@ -22,6 +21,7 @@ import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
+import { permissionLevel } from '../permission-level.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 import { parseLine } from '../shell/parse-line.js';
@@ -38,7 +38,6 @@ export interface ChatOptions {
   readonly resources?: boolean;
 }
 
-const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 const SYSTEM_PROMPT =
   'You are a helpful assistant with tools from MCP servers. Use a tool when it helps; say plainly when a tool failed or was denied.';
 
@@ -54,10 +53,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const stdin = io.stdin ?? process.stdin;
   // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
   await session.noticeHeldSettings();
-  const configured = session.adhoc() ? undefined : (await session.config()).permission;
-  const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
-  if (!LEVELS.includes(level))
-    throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${options.permission}'`);
+  const level = await permissionLevel(session, options.permission);
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);

@@ -7,11 +7,11 @@ import type { LoadedConfig, ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { ReloadResult } from '../../gateway/index.js';
 import { claimConsole, coalescingWriter, ServingStdioTransport } from '../../host/index.js';
-import type { PermissionLevel } from '../../permissions/index.js';
 import { forTerminal } from '../../text/index.js';
 import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
+import { permissionLevel } from '../permission-level.js';
 import type { CliSession } from '../session.js';
 import { readStateKey } from '../state-key.js';
 
@@ -40,7 +40,6 @@ export interface ServeOptions {
   readonly listWait?: string;
 }
 
-const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 // Safe in a header, a URL and an nginx regex, and short enough to leave the session id readable.
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
 // SIGTERM waits this long for calls in flight before closing the upstreams anyway.
@@ -109,10 +108,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       ? 0
       : (positiveWhole('--list-wait', options.listWait, 'a number of milliseconds', '2000') ??
         DEFAULT_LIST_WAIT_MS);
-  const configured = session.adhoc() ? undefined : (await session.config()).permission;
-  const level = (options.permission ?? configured ?? 'trusted') as PermissionLevel;
-  if (!LEVELS.includes(level))
-    throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${options.permission}'`);
+  const level = await permissionLevel(session, options.permission);
 
   // The built-in demo is offered only when nothing else is configured (as agents get it).
   session.omitBuiltinWhenConfigured();

@@ -2,6 +2,7 @@ import { createPermissionGuard, terminalApprover } from '../../permissions/index
 import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
+import { permissionLevel } from '../permission-level.js';
 import type { CliSession } from '../session.js';
 import { runShell } from '../shell/shell.js';
 
@@ -13,7 +14,10 @@ const AGENT_ID = 'shell';
  * command (config → trust → registry). Servers connect on first use and stay
  * connected until `/mcp disconnect` or the end of the session.
  */
-export async function runShellCommand(session: CliSession): Promise<number> {
+export async function runShellCommand(
+  session: CliSession,
+  options: { readonly permission?: string } = {},
+): Promise<number> {
   const { io } = session;
   if (!io.interactive || !io.stdin) {
     throw usageError(
@@ -21,6 +25,9 @@ export async function runShellCommand(session: CliSession): Promise<number> {
       'run it in a terminal; scripts use `mcpx call <server>.<tool> key=value`',
     );
   }
+  // The level as chat takes it; a repository's file may only lower it, and is told when it tried.
+  await session.noticeHeldSettings();
+  const level = await permissionLevel(session, options.permission);
   // A console lives long: a server that crashes comes back on its next use.
   session.reconnectLazily();
   // Roots, and a server's questions asked here; a progress bar gives way to them.
@@ -29,7 +36,7 @@ export async function runShellCommand(session: CliSession): Promise<number> {
   const registry = await session.registry();
   const output = process.stderr;
   const guard = createPermissionGuard({
-    level: 'trusted',
+    level,
     approver: terminalApprover({ input: io.stdin, output }),
     servers: registry.list().map((s) => s.config),
   });

@@ -152,6 +152,12 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
       const unknown = [...flags].filter((f) => f !== '--allow-all' && f !== '--shared');
       if (unknown.length)
         throw usage(`unknown option ${unknown[0]}`, '/mcp connect <server> [--allow-all] [--shared]');
+      // Sandboxed, no answer lets the model in: say so rather than claim an allowance it lacks.
+      if (flags.has('--allow-all') && ctx.guard.state.level === 'sandboxed')
+        throw usage(
+          '--allow-all allows nothing here: permission sandboxed gives the model no MCP access',
+          'run with --permission trusted or yolo, or /mcp connect without --allow-all',
+        );
       const name = await needServer();
       // Without --shared the connection is the console's own (NEXUS3's private connection).
       await registry.connect(name, flags.has('--shared') ? { shared: true } : { owner: ctx.agentId });

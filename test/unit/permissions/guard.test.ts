@@ -5,6 +5,7 @@ import {
   createPermissionGuard,
   denyingApprover,
   describeQuestion,
+  nobodyApprover,
   scriptedApprover,
 } from '../../../src/permissions/index.js';
 
@@ -195,5 +196,79 @@ describe('consent before the model sees a server', () => {
     await guard.check(call(read));
     expect(await guard.consent({ server: 'fs', tools: [read] })).toBe('allow-all');
     expect(nobody.asked).toEqual([]);
+  });
+});
+
+describe('one engine for a front end that cannot ask (the gateway)', () => {
+  const refusing = () =>
+    nobodyApprover(({ server, tool, level, kind }) => `no '${tool.name}' of '${server}' (${level}, ${kind})`);
+
+  it("refusal() decides in place: nothing on the allowed path, the policy's reason, or the approver's words", () => {
+    const guard = createPermissionGuard({
+      level: 'trusted',
+      approver: refusing(),
+      servers: [{ name: 'fs', denyTools: ['write'] } as never],
+    });
+    guard.allowAll('fs');
+    expect(guard.refusal({ server: 'fs', tool: read })).toBeUndefined();
+    expect(guard.refusal({ server: 'fs', tool: write })).toBe(
+      "mcpx refused 'write': 'write' is in the deny_tools list of 'fs' (remove it from deny_tools in the config)",
+    );
+    expect(guard.refusal({ server: 'other', tool: read })).toBe("no 'read' of 'other' (trusted, connect)");
+    // Deciding asks nobody and remembers nothing.
+    expect(guard.state.connect.has('other')).toBe(false);
+  });
+
+  it('check() refuses in the same words, without recording an answer nobody gave', async () => {
+    const guard = createPermissionGuard({ level: 'trusted', approver: refusing() });
+    const error = await guard.check(call(read)).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: ErrorCode.PermissionDenied,
+      message: "no 'read' of 'fs' (trusted, connect)",
+      context: { server: 'fs', tool: 'read' },
+    });
+    expect(guard.state.connect.has('fs')).toBe(false);
+  });
+
+  it('excluded tools are neither offered nor callable, on server.tool or the bare name', async () => {
+    const guard = createPermissionGuard({
+      level: 'yolo',
+      approver: refusing(),
+      excludeTools: ['fs.wr*', 'r?ad'],
+    });
+    expect(guard.offers('fs', 'write')).toBe(false);
+    expect(guard.offers('other', 'write')).toBe(true);
+    expect(guard.offers('other', 'read')).toBe(false);
+    expect(guard.offers('other', 'fsXwrite')).toBe(true); // a dot in a glob is literal, not "any"
+    await expect(guard.check(call(write))).rejects.toThrow(/excluded from this session's tools/);
+    expect(guard.refusal({ server: 'other', tool: write })).toBeUndefined();
+  });
+
+  it('reads the allow/deny lists through a lookup, so a reloaded config is in force at once', () => {
+    let lists: { name: string; denyTools?: string[] } = { name: 'fs' };
+    const guard = createPermissionGuard({
+      level: 'yolo',
+      approver: refusing(),
+      servers: (name) => (name === 'fs' ? (lists as never) : undefined),
+    });
+    expect(guard.refusal({ server: 'fs', tool: read })).toBeUndefined();
+    lists = { name: 'fs', denyTools: ['read'] };
+    expect(guard.refusal({ server: 'fs', tool: read })).toMatch(/deny_tools list of 'fs'/);
+  });
+
+  it('hashes a definition once however often it is called, and still sees a changed one', async () => {
+    let schemaReads = 0;
+    const counted = new Proxy(read, {
+      get: (target, key, receiver) => {
+        if (key === 'inputSchema') schemaReads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const approver = scriptedApprover({ connect: ['allow-all'], changed: ['deny'] });
+    const guard = createPermissionGuard({ level: 'trusted', approver });
+    for (let i = 0; i < 50; i++) await guard.check(call(counted));
+    expect(schemaReads).toBe(1);
+    const changed = { ...read, inputSchema: { type: 'object' as const, properties: { to: {} } } };
+    await expect(guard.check(call(changed))).rejects.toThrow(/parameter added: to/);
   });
 });

@@ -1,0 +1,27 @@
+import { type NobodyApprover, nobodyApprover } from '../permissions/index.js';
+import type { PermissionLevel } from '../permissions/index.js';
+
+/** How the person running a gateway sets its permissions (`mcpx serve`'s flags and the config's level). */
+export interface GatewayPolicyOptions {
+  /** The permission level in force (the config's `permission`, or `--permission`). */
+  readonly level: PermissionLevel;
+  /** Servers whose every tool the person running the gateway allowed (`--allow a,b`). */
+  readonly allowServers?: readonly string[];
+  /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither listed nor callable (`--exclude-tools`). */
+  readonly excludeTools?: readonly string[];
+}
+
+/**
+ * The gateway's approver: its clients are programs, so there is nobody to ask,
+ * and a call the policy would put to a person is refused, saying how the person
+ * running the gateway allows it.
+ */
+export function gatewayApprover(): NobodyApprover {
+  return nobodyApprover(
+    ({ server, tool, level }) =>
+      `mcpx refused '${tool.name}' of '${server}': permission '${level}' asks a person before ` +
+      `a server is used, and the gateway has nobody to ask. To allow it, restart the gateway with ` +
+      `\`--allow ${server}\` (every tool of that server) or \`--permission yolo\`, or set ` +
+      `"permission": "yolo" in your mcpx config.`,
+  );
+}
