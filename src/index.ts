@@ -118,12 +118,16 @@ export {
   type ConsentRequest,
   createPermissionGuard,
   denyingApprover,
+  type NobodyApprover,
+  nobodyApprover,
   type PermissionGuard,
   type PermissionGuardOptions,
   type PermissionLevel,
   scriptedApprover,
   type ToolCallGuard,
   type ToolCallRequest,
+  type UnaskedQuestion,
+  type VerdictRequest,
 } from './permissions/index.js';
 
 // Registry: many servers at once, their lifecycle and events.
