@@ -1,5 +1,4 @@
-import { type NobodyApprover, nobodyApprover } from '../permissions/index.js';
-import type { PermissionLevel } from '../permissions/index.js';
+import { type NobodyApprover, nobodyApprover, type PermissionLevel } from '../permissions/index.js';
 
 /** How the person running a gateway sets its permissions (`mcpx serve`'s flags and the config's level). */
 export interface GatewayPolicyOptions {
