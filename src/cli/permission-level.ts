@@ -6,17 +6,14 @@ const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 
 /**
  * The permission level an agent command runs at: `--permission`, else the
- * config's `permission` (a repository's file may only lower the person's own,
- * and only once trusted: see `LoadedConfig.heldSettings`), else `trusted`.
- * An ad-hoc server (`--stdio`, `--url`) runs without the config's.
+ * host's (the config's level, as `Host.permissionLevel` resolves it).
  */
 export async function permissionLevel(
   session: CliSession,
   flag: string | undefined,
 ): Promise<PermissionLevel> {
-  const configured = session.adhoc() ? undefined : (await session.config()).permission;
-  const level = (flag ?? configured ?? 'trusted') as PermissionLevel;
-  if (!LEVELS.includes(level))
+  if (flag === undefined) return session.permissionLevel();
+  if (!LEVELS.includes(flag as PermissionLevel))
     throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${flag}'`);
-  return level;
+  return flag as PermissionLevel;
 }

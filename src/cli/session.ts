@@ -14,6 +14,7 @@ import {
   type ServerConnection,
   type ServerLogEvent,
 } from '../host/index.js';
+import type { PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import { adhocServer } from './adhoc-flags.js';
@@ -105,6 +106,11 @@ export class CliSession {
   }
 
   /** Project entries left out because they are not trusted yet. */
+  /** The config's permission level for an agent command (see `Host.permissionLevel`). */
+  permissionLevel(): Promise<PermissionLevel> {
+    return this.#host.permissionLevel();
+  }
+
   untrustedServers(): Promise<ServerConfig[]> {
     return this.#host.untrusted();
   }

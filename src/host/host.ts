@@ -16,7 +16,7 @@ import type { InputRequest, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
-import type { PermissionGuard } from '../permissions/index.js';
+import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions } from '../tools/index.js';
@@ -293,16 +293,21 @@ class McpxHost implements Host {
     if (transport) this.#early.set(server.name, transport);
   }
 
+  async permissionLevel(): Promise<PermissionLevel> {
+    if (this.#o.permission) return this.#o.permission;
+    const configured = this.#o.adhoc ? undefined : (await this.config()).permission;
+    return configured ?? 'trusted';
+  }
+
   guard(): Promise<PermissionGuard> {
     this.#guard ??= (async () => {
       const [{ createPermissionGuard }, { denyingApprover }] = await Promise.all([
         import('../permissions/guard.js'),
         import('../permissions/approver.js'),
       ]);
-      const configured = this.#o.adhoc ? undefined : (await this.config()).permission;
       const ask = this.#ask;
       return createPermissionGuard({
-        level: this.#o.permission ?? configured ?? 'trusted',
+        level: await this.permissionLevel(),
         approver: ask.approver ?? denyingApprover(`nobody can be asked (${ask.who})`),
         servers: await this.servers(),
       });

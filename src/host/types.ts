@@ -86,7 +86,12 @@ export interface Host {
   createRegistry(servers: readonly ServerConfig[]): Promise<ServerRegistry>;
   /** Connect one server (a stdio one is spawned before the protocol code loads). */
   connect(server: ServerConfig, options?: ConnectOptions): Promise<ServerConnection>;
-  /** The one permission engine: level from the options or the config, questions to `ask.approver`. */
+  /**
+   * The level an agent runs at: `permission`, else the config's (a repository's file may only
+   * lower the person's own; an ad-hoc server runs without the config's), else `trusted`.
+   */
+  permissionLevel(): Promise<PermissionLevel>;
+  /** The one permission engine: at `permissionLevel()`, questions to `ask.approver`. */
   guard(): Promise<PermissionGuard>;
   /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
