@@ -3,18 +3,10 @@ import type { CreateMessageRequestParams, ElicitRequestFormParams } from '@model
 import { describe, expect, it } from 'vitest';
 import type { ChatModel } from '../../../src/agent/chat-model.js';
 import { chatFeatures } from '../../../src/cli/chat-features.js';
-import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
-import type { ServerConfig } from '../../../src/config/types.js';
+import { nodeServer } from '../../helpers/servers.js';
 import { FakeTerminal, KEY } from '../../helpers/terminal.js';
 
-const server = {
-  name: 'srv',
-  transport: 'stdio',
-  ...SERVER_DEFAULTS,
-  command: 'x',
-  origin: { layer: 'explicit' },
-  fingerprint: 'f',
-} as ServerConfig;
+const server = nodeServer('srv', 'unused.js');
 
 function setup(interactive = true) {
   const terminal = new FakeTerminal();

@@ -4,18 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { createTerminalTurns } from '../../../src/cli/command-features.js';
 import { createProgressBar } from '../../../src/cli/output/progress-bar.js';
 import { terminalElicitation } from '../../../src/cli/terminal-elicitation.js';
-import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
-import type { ServerConfig } from '../../../src/config/types.js';
+import { nodeServer } from '../../helpers/servers.js';
 import { FakeTerminal, KEY } from '../../helpers/terminal.js';
 
-const server = {
-  name: 'srv',
-  transport: 'stdio',
-  ...SERVER_DEFAULTS,
-  command: 'x',
-  origin: { layer: 'explicit' },
-  fingerprint: 'f',
-} as ServerConfig;
+const server = nodeServer('srv', 'unused.js');
 const context = { signal: new AbortController().signal };
 const form = (message: string): ElicitRequestFormParams => ({
   message,
