@@ -11,7 +11,7 @@ import {
   type ScriptedReply,
   startFakeModelServer,
 } from '../../src/testing/fake-model-server.js';
-import { runChat } from '../helpers/chat.js';
+import { runChatWithModel } from '../helpers/chat.js';
 import { repoRoot, tempDir } from '../helpers/cli.js';
 import { type PtyRun, runInPty } from '../helpers/pty.js';
 
@@ -54,17 +54,12 @@ async function chat(
   flags: string[] = [],
   globalFlags: string[] = [],
 ) {
-  const model = await startFakeModelServer(script);
-  models.push(model);
-  const run = await runChat({
-    baseUrl: model.baseUrl,
-    cwd: dir.path,
-    home: dir.path,
-    args: flags,
-    globalArgs: globalFlags,
-    input,
-  });
-  return { ...run, model, sent: model.requests as unknown as Sent[] };
+  const run = await runChatWithModel(
+    script,
+    { cwd: dir.path, home: dir.path, args: flags, globalArgs: globalFlags, input },
+    models,
+  );
+  return { ...run, sent: run.model.requests as unknown as Sent[] };
 }
 
 const text = (message: SentMessage | undefined) =>

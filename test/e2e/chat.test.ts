@@ -1,12 +1,8 @@
 /** `mcpx chat` end to end: the built CLI, a scripted OpenAI-compatible model, the demo server. */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type FakeModelServer,
-  type ScriptedReply,
-  startFakeModelServer,
-} from '../../src/testing/fake-model-server.js';
-import { runChat } from '../helpers/chat.js';
+import type { FakeModelServer, ScriptedReply } from '../../src/testing/fake-model-server.js';
+import { runChatWithModel } from '../helpers/chat.js';
 import { tempDir } from '../helpers/cli.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -26,18 +22,11 @@ async function chat(
   globalFlags: string[] = [],
   inputDelayMs = 0,
 ) {
-  const model = await startFakeModelServer(script);
-  models.push(model);
-  const run = await runChat({
-    baseUrl: model.baseUrl,
-    cwd: dir.path,
-    home: dir.path,
-    args: flags,
-    globalArgs: globalFlags,
-    input,
-    inputDelayMs,
-  });
-  return { ...run, model };
+  return runChatWithModel(
+    script,
+    { cwd: dir.path, home: dir.path, args: flags, globalArgs: globalFlags, input, inputDelayMs },
+    models,
+  );
 }
 
 describe('mcpx chat', () => {

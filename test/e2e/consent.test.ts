@@ -6,9 +6,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeModelServer, startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import type { ScriptedReply } from '../../src/testing/fake-model-server.js';
+import { chatInPty } from '../helpers/chat.js';
 import { tempDir, testServerPath } from '../helpers/cli.js';
-import { type PtyRun, runInPty } from '../helpers/pty.js';
 
 const KEY = { down: '\x1b[B', enter: '\r' };
 let dir: { path: string; remove: () => Promise<void> };
@@ -35,28 +35,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function chatInPty(script: Parameters<typeof startFakeModelServer>[0]): Promise<{
-  term: PtyRun;
-  model: FakeModelServer;
-}> {
-  const model = await startFakeModelServer(script);
-  const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], {
-    cwd: dir.path,
-    home: join(dir.path, 'home'),
-    env: { OPENAI_API_KEY: 'sk-test' },
-  });
-  cleanups.push(
-    () => term.kill(),
-    () => model.close(),
-  );
-  return { term, model };
+function chatHere(script: ScriptedReply[]) {
+  return chatInPty(script, { cwd: dir.path, home: join(dir.path, 'home') }, cleanups);
 }
 
 describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
   it('asks per server with its tools before the model sees them; deny closes it; "always" covers the server', {
     timeout: 60_000,
   }, async () => {
-    const { term, model } = await chatInPty([
+    const { term, model } = await chatHere([
       { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'first' } }] },
       { toolCalls: [{ name: 'mcp_mine_add', arguments: { a: 2, b: 3 } }] },
       { text: 'all done' },

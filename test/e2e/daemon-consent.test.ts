@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeModelServer, startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { type ScriptedReply, startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { chatInPty } from '../helpers/chat.js';
 import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { firstText } from '../helpers/gateway.js';
 import { isAlive } from '../helpers/processes.js';
-import { type PtyRun, runInPty } from '../helpers/pty.js';
+import { runInPty } from '../helpers/pty.js';
 
 const KEY = { down: '\x1b[B', enter: '\r' };
 let dir: { path: string; remove: () => Promise<void> };
@@ -44,21 +45,8 @@ afterEach(async () => {
   await runCli(['daemon', 'stop'], { cwd: dir.path, home: home() });
 });
 
-async function chatInPty(script: Parameters<typeof startFakeModelServer>[0]): Promise<{
-  term: PtyRun;
-  model: FakeModelServer;
-}> {
-  const model = await startFakeModelServer(script);
-  const term = runInPty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], {
-    cwd: dir.path,
-    home: home(),
-    env: { OPENAI_API_KEY: 'sk-test' },
-  });
-  cleanups.push(
-    () => term.kill(),
-    () => model.close(),
-  );
-  return { term, model };
+function chatHere(script: ScriptedReply[]) {
+  return chatInPty(script, { cwd: dir.path, home: home() }, cleanups);
 }
 
 async function starts(): Promise<number[]> {
@@ -69,7 +57,7 @@ describe('consent for a keep-alive server', () => {
   it('is asked at the calling terminal; the call then runs in the warm server of the daemon', {
     timeout: 90_000,
   }, async () => {
-    const { term } = await chatInPty([
+    const { term } = await chatHere([
       { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'via daemon' } }] },
       { text: 'done' },
     ]);
