@@ -10,11 +10,12 @@ import type { ServerConfig } from '../config/index.js';
 import { runsMcpx } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from '../transport/index.js';
+import type { Env } from './types.js';
 
 /** What {@link selfReference} knows of the running mcpx. */
 export interface SelfContext {
   /** This process's environment (its `MCPX_SERVER_CHAIN`). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   /** The running mcpx's script (`process.argv[1]`). */
   readonly selfScript?: string | undefined;
 }

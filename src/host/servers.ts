@@ -17,6 +17,7 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import type { Ask } from './ask.js';
 import { selfReference } from './self-reference.js';
+import type { Env } from './types.js';
 
 export interface ServerChoice {
   readonly usable: ServerConfig[];
@@ -30,7 +31,7 @@ export interface ChooseOptions {
   readonly config: LoadedConfig;
   readonly trust: TrustStore;
   readonly home: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   readonly approveServer: Ask['approveServer'];
   readonly omitBuiltinWhenConfigured: boolean;
   readonly notice: (message: string) => void;
@@ -75,10 +76,7 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
 }
 
 /** Why this mcpx must not start `server` (it would start itself), if so. */
-export function refusedAsSelf(
-  server: ServerConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): McpxError | undefined {
+export function refusedAsSelf(server: ServerConfig, env: Env): McpxError | undefined {
   return selfReference(server, { env, selfScript: process.argv[1] });
 }
 

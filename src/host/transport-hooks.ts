@@ -3,9 +3,10 @@ import type { ServerConfig } from '../config/index.js';
 import { forTerminal } from '../text/index.js';
 import type { Ask } from './ask.js';
 import { type HostEvent, preview } from './events.js';
+import type { Env } from './types.js';
 
 export interface TransportHooksOptions {
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Env;
   readonly platform?: NodeJS.Platform;
   /** The mcpx home, whose OAuth tokens remote servers use. */
   readonly home: string;
