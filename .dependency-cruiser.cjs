@@ -66,6 +66,9 @@ const DEEP_IMPORTS_ALLOWED = [
   // What the shipped test servers share with the gateway's server side: gateway/index.ts would
   // load the gateway's host (registry, permissions, tools) into every test server's start.
   'gateway/server-kit.ts',
+  // `mcpx serve` checks its state key's length before it loads the gateway: gateway/index.ts would
+  // load the gateway and the SDK server at the command's start, before its usage errors.
+  'gateway/sealed-state.ts',
 ];
 
 /**

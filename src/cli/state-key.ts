@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { MIN_STATE_KEY_BYTES } from '../gateway/index.js';
+import { MIN_STATE_KEY_BYTES } from '../gateway/sealed-state.js';
 
 const MAKE_KEY = (path: string) =>
   `make one: (umask 077; head -c 32 /dev/urandom > '${path}'), and give every instance the same file`;

@@ -24,6 +24,5 @@ export {
 export { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 export { DEFAULT_PAGE_SIZE, Paginator } from './paginate.js';
 export { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
-export { MIN_STATE_KEY_BYTES } from './sealed-state.js';
 export { createSessionServer, type RequestEvent, type SessionServerOptions } from './session-server.js';
 export { LiveSessions } from './sessions.js';
