@@ -3,8 +3,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions';
-import { callForModel } from '../tools/call-for-model.js';
-import type { AgentToolSet } from '../tools/index.js';
+import { type AgentToolSet, callForModel } from '../tools/index.js';
 import { toOpenAIChatTools } from '../tools/providers/openai.js';
 import type { ChatModel } from './chat-model.js';
 

@@ -16,6 +16,5 @@ export {
   type McpxOAuthProviderOptions,
   oauthSettings,
 } from './oauth-provider.js';
-export { openBrowser } from './open-browser.js';
 export { type SignInOptions, type SignInOutcome, signIn } from './sign-in.js';
 export { type StoredCredentials, TokenStore } from './token-store.js';

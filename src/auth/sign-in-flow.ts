@@ -1,9 +1,8 @@
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { guardedHttpOptions } from '../transport/http/create-http-transport.js';
-import { GuardedHttp } from '../transport/http/guarded-fetch.js';
-import { outsideSdkScope, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
+import { GuardedHttp, guardedHttpOptions } from '../transport/http/index.js';
+import { outsideSdkScope, withSdkDiagnostics } from '../transport/index.js';
 import { startLoopbackListener } from './loopback.js';
 import { describeOAuthFailure } from './oauth-failure.js';
 import { McpxOAuthProvider } from './oauth-provider.js';

@@ -1,6 +1,5 @@
 import type { ServerConfig } from '../config/index.js';
-import type { Resolver } from '../transport/index.js';
-import type { SdkDiagnostic } from '../transport/sdk-diagnostics.js';
+import type { Resolver, SdkDiagnostic } from '../transport/index.js';
 import type { TokenStore } from './token-store.js';
 
 export interface SignInOptions {

@@ -1,5 +1,4 @@
-import type { RemoteTerminal } from '../daemon/run-host.js';
-import type { RunRequest } from '../daemon/run-wire.js';
+import type { RemoteTerminal, RunRequest } from '../daemon/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { CliIo } from './io.js';
 

@@ -1,16 +1,18 @@
 import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
-import { daemonKey, daemonSocket, thisHost } from '../daemon/paths.js';
 import {
   DAEMON_PROTOCOL,
+  daemonKey,
+  daemonSocket,
   type GivenAnswer,
   LIGHT_COMMANDS,
   type RunEvent,
   type RunReply,
   type RunRequest,
-} from '../daemon/run-wire.js';
-import { socketState } from '../daemon/socket-safety.js';
+  socketState,
+  thisHost,
+} from '../daemon/light.js';
 import type { CliIo } from './io.js';
 
 /**

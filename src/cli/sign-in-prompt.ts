@@ -1,5 +1,5 @@
-import { openBrowser } from '../auth/open-browser.js';
 import { forTerminal } from '../text/index.js';
+import { openBrowser } from './open-browser.js';
 
 /**
  * Take the person to an authorization URL: their browser, or the URL printed

@@ -4,7 +4,7 @@
  * timeouts, cancellation and progress, and failures translated into McpxError.
  */
 
-export type { SdkDiagnostic, SdkDiagnosticLevel } from '../transport/sdk-diagnostics.js';
+export type { SdkDiagnostic, SdkDiagnosticLevel } from '../transport/index.js';
 export { connectServer, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
 export { createMemoryEraCache, type EraCache, openFileEraCache } from './era-cache.js';
 export {
@@ -19,6 +19,7 @@ export {
   type SamplingHandler,
   samplingRefused,
 } from './features.js';
+export { locate } from './locate.js';
 export type { ConnectServerOptions, ListKind, ManagedTransport } from './server-connection.js';
 export { createServerTransport, type TransportHooks } from './transport-factory.js';
 export type {

@@ -7,7 +7,7 @@ import {
   SdkErrorCode,
   type SubscriptionFilter,
 } from '@modelcontextprotocol/client';
-import { backoffDelay } from '../transport/http/retry-policy.js';
+import { backoffDelay } from '../transport/index.js';
 
 /** The first wait before listening again; it doubles (with jitter) while streams keep failing. */
 const RELISTEN_BASE_MS = 250;

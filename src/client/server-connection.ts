@@ -14,11 +14,9 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/index.js';
-import { assertApproved } from '../config/trust.js';
+import { assertApproved, type ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { linkSignal } from '../transport/linked-signal.js';
-import { outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/sdk-diagnostics.js';
+import { linkSignal, outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/index.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
 import { ERA_RECHECK_MS, type EraCache } from './era-cache.js';
 import {

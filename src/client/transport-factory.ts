@@ -1,8 +1,11 @@
 import type { SignInOptions } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { HttpTransportHooks, PackageInstallEvent } from '../transport/index.js';
-import { createStdioServerTransport } from '../transport/stdio/server-transport.js';
+import {
+  createStdioServerTransport,
+  type HttpTransportHooks,
+  type PackageInstallEvent,
+} from '../transport/index.js';
 import type { ManagedTransport } from './server-connection.js';
 
 export interface TransportHooks {

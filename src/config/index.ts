@@ -21,7 +21,9 @@ export {
   type EditConfigFileOptions,
   type EditConfigFileResult,
   editConfigFile,
+  readProjectFile,
   scopeFile,
+  writeProjectFile,
 } from './edit-file.js';
 export {
   EMPTY_CONFIG,
@@ -36,6 +38,7 @@ export type { InputRequest } from './input-variable.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
+export { readConfigText } from './read-config-text.js';
 export { runsMcpx } from './runs-mcpx.js';
 export { SERVER_DEFAULTS } from './server-defaults.js';
 export { FIELD_TRUST } from './server-fields.js';

@@ -13,6 +13,8 @@ export {
 } from './client.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
 export { type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
+export type { RemoteTerminal } from './run-host.js';
+export type { RunRequest } from './run-wire.js';
 export { type DaemonServer, type DaemonServerOptions, startDaemonServer } from './server.js';
 export { checkSocketSafe } from './socket-safety.js';
 export { DaemonSocketTransport } from './socket-transport.js';

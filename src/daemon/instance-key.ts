@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { canonicalJson } from '../config/fingerprint.js';
-import type { ServerConfig } from '../config/index.js';
+import { canonicalJson, type ServerConfig } from '../config/index.js';
 
 /** Who one held server process is: the entry as its caller resolved it, without the values. */
 export interface InstanceKey {

@@ -1,7 +1,6 @@
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { GatewayHost } from '../gateway/host.js';
-import { Paginator } from '../gateway/paginate.js';
+import { GatewayHost, Paginator } from '../gateway/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { createInstanceKeys, type InstanceKey } from './instance-key.js';
 

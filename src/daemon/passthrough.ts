@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../config/index.js';
-import { getEnv } from '../transport/stdio/safe-env.js';
+import { getEnv } from '../transport/index.js';
 
 /**
  * The entry a caller hands the daemon: its `env_passthrough` resolved from the

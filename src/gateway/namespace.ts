@@ -1,4 +1,4 @@
-import { assignToolNames } from '../tools/naming.js';
+import { assignToolNames } from '../tools/index.js';
 
 /** One upstream item (tool or prompt) as the gateway offers it: its public name and where it lives. */
 export interface Qualified {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import { canonicalJson } from '../config/fingerprint.js';
+import { canonicalJson } from '../config/index.js';
 
 /** What of a tool definition an approval covers: everything that tells the model what the tool does. */
 function approvedPart(tool: Tool): Record<string, unknown> {

@@ -1,8 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { CallToolOptions, ListKind, ServerConnection } from '../client/index.js';
-import { locate } from '../client/locate.js';
-import type { ServerConfig } from '../config/index.js';
-import { assertApproved } from '../config/trust.js';
+import { type CallToolOptions, type ListKind, locate, type ServerConnection } from '../client/index.js';
+import { assertApproved, type ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';

@@ -26,7 +26,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createSseEventLog } from '../gateway/http/event-store.js';
+import { createSseEventLog } from '../gateway/server-kit.js';
 import { createConformanceServer } from './conformance-catalog.js';
 import {
   CONFORMANCE_BACKEND_NAME,

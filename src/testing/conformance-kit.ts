@@ -13,7 +13,7 @@ import {
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { envelopeValue } from '../gateway/input-rounds.js';
+import { envelopeValue } from '../gateway/server-kit.js';
 
 /** The name the backend reports in `serverInfo`. */
 export const CONFORMANCE_BACKEND_NAME = 'mcpx-conformance-backend';

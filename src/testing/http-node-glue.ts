@@ -5,4 +5,4 @@ export {
   toWebRequest,
   trackSockets,
   writeWebResponse,
-} from '../gateway/http/node-glue.js';
+} from '../gateway/server-kit.js';

@@ -44,7 +44,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { createSseEventLog } from '../gateway/http/event-store.js';
+import { createSseEventLog } from '../gateway/server-kit.js';
 import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import {
   initializeBody,

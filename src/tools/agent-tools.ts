@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { suggest as suggestName } from '../config/suggest.js';
+import { suggest as suggestName } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';

@@ -4,8 +4,7 @@
  * words. Text is cleaned for a model ({@link forModel}) and bounded.
  */
 import type { ContentBlock, ReadResourceResult } from '@modelcontextprotocol/client';
-import { forModel } from '../text/index.js';
-import { renderContentBlock } from './render-content.js';
+import { forModel, renderContentBlock } from '../text/index.js';
 import { DEFAULT_MAX_TEXT_LENGTH, truncateText } from './result.js';
 
 /** One piece of a chat message, in a form every provider adapter can take. */

@@ -10,6 +10,8 @@ export {
   forModel,
   forTerminal,
   hasHiddenCharacters,
+  renderContent,
+  renderContentBlock,
   revealHidden,
   stripHidden,
   stripTerminalControls,
@@ -34,7 +36,6 @@ export {
 } from './chat-parts.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
 export { type PromptMessages, type PromptMessagesOptions, promptMessages } from './prompt-messages.js';
-export { renderContent, renderContentBlock } from './render-content.js';
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, RESOURCE_ACTIONS } from './resource-tools.js';
 export {
   type AgentToolResult,

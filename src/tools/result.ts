@@ -1,7 +1,6 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { stripTerminalControls } from '../text/index.js';
-import { renderContentBlock } from './render-content.js';
+import { renderContentBlock, stripTerminalControls } from '../text/index.js';
 import { checkAgainstSchema, formatProblems } from './validate.js';
 
 /** One piece of a tool result, typed, as agents and provider adapters use it. */

@@ -13,7 +13,16 @@ export type {
   Resolver,
   RetryInfo,
 } from './http/index.js';
-export { claimConsole, type SdkDiagnostic, type SdkDiagnosticLevel } from './sdk-diagnostics.js';
+// Exponential backoff, shared with the client's list subscriptions: this module alone, not the HTTP stack.
+export { backoffDelay } from './http/retry-policy.js';
+export { linkSignal } from './linked-signal.js';
+export {
+  claimConsole,
+  outsideSdkScope,
+  type SdkDiagnostic,
+  type SdkDiagnosticLevel,
+  withSdkDiagnostics,
+} from './sdk-diagnostics.js';
 export {
   BoundedLineReader,
   type BoundedLineReaderOptions,
@@ -28,6 +37,7 @@ export {
   DEFAULT_STDERR_TAIL_LINES,
   type ExitInfo,
   findOnPath,
+  getEnv,
   type KillTreeOptions,
   killTree,
   MAX_SERVER_CHAIN,

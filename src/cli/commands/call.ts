@@ -3,9 +3,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { TaskStatusEvent } from '../../host/index.js';
-import { filterTools } from '../../registry/tool-filter.js';
-import { forTerminal } from '../../text/index.js';
-import { renderContent } from '../../tools/render-content.js';
+import { filterTools } from '../../registry/index.js';
+import { forTerminal, renderContent } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,

@@ -1,7 +1,12 @@
 import { createInterface } from 'node:readline/promises';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { type AgentTurnOptions, continueAgentTurn, runAgentTurn } from '../../agent/agent-loop.js';
-import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
+import {
+  type AgentTurnOptions,
+  continueAgentTurn,
+  DEFAULT_BASE_URL,
+  openAICompatibleModel,
+  runAgentTurn,
+} from '../../agent/index.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
 import {
   createPermissionGuard,
@@ -11,8 +16,7 @@ import {
 } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
-import { createAgentTools } from '../../tools/agent-tools.js';
-import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from '../../tools/index.js';
+import { createAgentTools, LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from '../../tools/index.js';
 import { type ChatCommand, chatContextCommands } from '../chat-context.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';

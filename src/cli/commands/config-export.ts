@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { exportServers, HOSTS } from '../../config/hosts/index.js';
-import { readConfigText } from '../../config/read-config-text.js';
+import { readConfigText } from '../../config/index.js';
 import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';

@@ -1,7 +1,12 @@
-import { readProjectFile, scopeFile, writeProjectFile } from '../../config/edit-file.js';
-import { findHostFiles } from '../../config/hosts/find-hosts.js';
-import { applyImport, type ImportItem, planImport, sourceComment } from '../../config/hosts/import-plan.js';
+import {
+  applyImport,
+  findHostFiles,
+  type ImportItem,
+  planImport,
+  sourceComment,
+} from '../../config/hosts/import.js';
 import { HOST_IDS, HOSTS } from '../../config/hosts/index.js';
+import { readProjectFile, scopeFile, writeProjectFile } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal } from '../../text/index.js';

@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { createConfigFileCache } from '../../config/file-cache.js';
-import type { ServerConfig } from '../../config/index.js';
+import { createConfigFileCache, type ServerConfig } from '../../config/index.js';
 import type { DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
@@ -163,8 +162,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();
   const [{ startDaemonServer }, { identify }] = await Promise.all([
-    import('../../daemon/server.js'),
-    import('../../daemon/liveness.js'),
+    import('../../daemon/index.js'),
+    import('../../daemon/caller.js'),
   ]);
   const idle = idleSeconds(options.idle ?? session.io.env.MCPX_DAEMON_IDLE) ?? DEFAULT_DAEMON_IDLE_S;
   const paths = await session.daemonPaths();

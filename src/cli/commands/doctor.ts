@@ -31,14 +31,14 @@ export async function runDoctor(session: CliSession): Promise<number> {
   // Resources and prompts a server declares must list too: a failure there is a failure of the server.
   await Promise.all(registry.list().map((s) => registry.checkListings(s.name)));
   const statuses = registry.list();
-  const { TokenStore } = await import('../../auth/token-store.js');
+  const { TokenStore } = await import('../../auth/index.js');
   const store = new TokenStore(session.home);
   const signedIn = new Set<string>();
   for (const s of statuses) {
     if (s.config.url && (await store.load(s.name, s.config.url).catch(() => undefined))?.tokens)
       signedIn.add(s.name);
   }
-  const { machineCredentials } = await import('../../auth/client-credentials.js');
+  const { machineCredentials } = await import('../../auth/index.js');
   const machine = new Set(
     statuses
       .filter((s) => {

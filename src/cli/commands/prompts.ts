@@ -1,5 +1,4 @@
-import { forTerminal } from '../../text/index.js';
-import { renderContentBlock } from '../../tools/render-content.js';
+import { forTerminal, renderContentBlock } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
 import { explainUnanswered, useCommandFeatures } from '../command-features.js';

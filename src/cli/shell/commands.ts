@@ -3,8 +3,7 @@ import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
-import { forTerminal } from '../../text/index.js';
-import { renderContent, renderContentBlock } from '../../tools/render-content.js';
+import { forTerminal, renderContent, renderContentBlock } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,

@@ -1,5 +1,5 @@
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
-import { splitCommandLine } from '../../config/split-command-line.js';
+import { splitCommandLine } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 
 /** One line typed at the console, by the grammar of seeds 002 (`@server tool …`) and 003/004 (`/mcp …`). */

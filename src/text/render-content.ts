@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/client';
-import { stripTerminalControls } from '../text/index.js';
+import { stripTerminalControls } from './sanitize.js';
 
 function describeBytes(base64: string): string {
   const bytes = Math.floor((base64.length * 3) / 4);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderContent } from '../../../src/tools/render-content.js';
+import { renderContent } from '../../../src/text/render-content.js';
 
 describe('renderContent', () => {
   it('shows text plainly and describes binary content', () => {
