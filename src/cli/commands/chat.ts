@@ -3,12 +3,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { type AgentTurnOptions, continueAgentTurn, runAgentTurn } from '../../agent/agent-loop.js';
 import { DEFAULT_BASE_URL, openAICompatibleModel } from '../../agent/chat-model.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
-import {
-  createPermissionGuard,
-  denyingApprover,
-  type PermissionGuard,
-  terminalApprover,
-} from '../../permissions/index.js';
+import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
 import { createAgentTools } from '../../tools/agent-tools.js';
@@ -21,7 +16,7 @@ import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { permissionLevel } from '../permission-level.js';
+import { usePermissionFlag } from '../permission-level.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 import { parseLine } from '../shell/parse-line.js';
@@ -53,7 +48,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const stdin = io.stdin ?? process.stdin;
   // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
   await session.noticeHeldSettings();
-  const level = await permissionLevel(session, options.permission);
+  const level = await usePermissionFlag(session, options.permission, 'mcpx chat');
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
@@ -96,12 +91,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       }
     }
   }
-  const approver = io.interactive
-    ? terminalApprover({ input: stdin, output: process.stderr })
-    : denyingApprover(
-        'mcpx chat has no terminal to ask on (run it in a terminal, or pass --permission yolo)',
-      );
-  const guard = createPermissionGuard({ level, approver, servers: registry.list().map((s) => s.config) });
+  // The terminal Ask's approver: the person at this terminal, or a refusal that says there is none.
+  const guard = await session.guard();
   const denied = io.interactive ? await askConsent(session, registry, guard) : new Set<string>();
   const tools = await createAgentTools(registry, {
     agentId: 'chat',
