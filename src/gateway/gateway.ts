@@ -103,6 +103,10 @@ const DEFAULT_DRAIN_MS = 30_000;
  * const gateway = await createGateway(host, { wiring, http: { port: 0 } });
  */
 export async function createGateway(base: GatewayBase, options: GatewayOptions): Promise<Gateway> {
+  if (!options.http === !options.stdio)
+    throw new McpxError(ErrorCode.Usage, 'a gateway listens on one of HTTP and stdio', {
+      fixes: ['give createGateway `http` (e.g. { port: 0 }) or `stdio` ({ stdin, stdout }), not both'],
+    });
   const served = await servedServers(base, options);
   const [registry, guard] = await Promise.all([base.registry(), base.guard()]);
   const core = new GatewayHost({
@@ -240,11 +244,7 @@ function listenStdio(
   newServer: (client: string) => Server,
   drainMs: number,
 ): Listening {
-  if (!options.stdio)
-    throw new McpxError(ErrorCode.Usage, 'a gateway needs somewhere to listen', {
-      fixes: ['give createGateway `http` (e.g. { port: 0 }) or `stdio` ({ stdin, stdout })'],
-    });
-  const { stdin, stdout } = options.stdio;
+  const { stdin, stdout } = options.stdio as NonNullable<GatewayOptions['stdio']>;
   const live = new LiveSessions();
   const stopListening = core.onListChanged((kind) => live.listChanged(kind));
   const stopLogs = core.onLog((message) => live.log(message));

@@ -62,3 +62,12 @@ it('serves the host’s servers over HTTP, behind the host’s one guard with it
   expect(firstText(refused)).toContain('--allow other');
   expect(events).toEqual([]);
 });
+
+it('refuses to start without exactly one of HTTP and stdio, before anything starts', async () => {
+  const host = createHost({ env: {} });
+  cleanups.push(() => host.close());
+  await expect(createGateway(host, {})).rejects.toThrow(/listens on one of HTTP and stdio/);
+  await expect(
+    createGateway(host, { http: { port: 0 }, stdio: { stdin: process.stdin, stdout: process.stdout } }),
+  ).rejects.toThrow(/listens on one of HTTP and stdio/);
+});
