@@ -105,6 +105,7 @@ export {
   type HostEvent,
   type HostListener,
   type HostOptions,
+  type HostPolicy,
   nobody,
   type TrustQuestion,
 } from './host/index.js';

@@ -5,15 +5,18 @@ import type { CliSession } from './session.js';
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 
 /**
- * The permission level an agent command runs at: `--permission`, else the
- * host's (the config's level, as `Host.permissionLevel` resolves it).
+ * Set the level an agent command runs at from `--permission` (the session's
+ * host then guards at it), else leave the host's (the config's level, as
+ * `Host.permissionLevel` resolves it); resolves to the level in force.
+ * `command` names it in a refusal when there is no terminal to ask on.
  */
-export async function permissionLevel(
+export async function usePermissionFlag(
   session: CliSession,
   flag: string | undefined,
+  command: string,
 ): Promise<PermissionLevel> {
-  if (flag === undefined) return session.permissionLevel();
-  if (!LEVELS.includes(flag as PermissionLevel))
+  if (flag !== undefined && !LEVELS.includes(flag as PermissionLevel))
     throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${flag}'`);
-  return flag as PermissionLevel;
+  session.usePermission(flag as PermissionLevel | undefined, command);
+  return session.permissionLevel();
 }

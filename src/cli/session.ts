@@ -3,18 +3,20 @@ import type { LoadedConfig, ServerConfig } from '../config/index.js';
 import type { DaemonPaths } from '../daemon/index.js';
 import type { McpxError } from '../errors/index.js';
 import {
+  type Ask,
   type ClientFeatures,
   createHost,
   formatSdkDiagnostic,
   type Host,
   type HostEvent,
   type HostOptions,
+  type HostPolicy,
   rollBackInstallsNow,
   type SdkDiagnostic,
   type ServerConnection,
   type ServerLogEvent,
 } from '../host/index.js';
-import type { PermissionLevel } from '../permissions/index.js';
+import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import { adhocServer } from './adhoc-flags.js';
@@ -36,6 +38,8 @@ export class CliSession {
   readonly #host: Host;
   readonly #knobs: Mutable<HostOptions>;
   #features: ((server: ServerConfig) => ClientFeatures) | undefined;
+  /** The command, for a refusal with nobody to ask ("mcpx chat has no terminal to ask on"). */
+  #command = 'mcpx';
 
   constructor(
     readonly io: CliIo,
@@ -52,6 +56,7 @@ export class CliSession {
         io,
         (line) => this.notice(line),
         (server) => this.#features?.(server) ?? {},
+        () => this.#command,
       ),
       signal: io.signal,
       // Flags parsed when first needed, so a bad one fails the command where it always did.
@@ -105,12 +110,12 @@ export class CliSession {
     return this.#host.selfSkipped();
   }
 
-  /** Project entries left out because they are not trusted yet. */
-  /** The config's permission level for an agent command (see `Host.permissionLevel`). */
+  /** The permission level an agent command runs at: `usePermission`'s, else the config's (see `Host.permissionLevel`). */
   permissionLevel(): Promise<PermissionLevel> {
     return this.#host.permissionLevel();
   }
 
+  /** Project entries left out because they are not trusted yet. */
   untrustedServers(): Promise<ServerConfig[]> {
     return this.#host.untrusted();
   }
@@ -129,6 +134,21 @@ export class CliSession {
     return this.#host.createRegistry(servers);
   }
 
+  /** The one permission engine, at `permissionLevel()`, asking this terminal's person (or refusing with none). */
+  guard(): Promise<PermissionGuard> {
+    return this.#host.guard();
+  }
+
+  /** Another guard for exactly `servers` (the daemon keeps one per instance). */
+  createGuard(servers: readonly ServerConfig[]): Promise<PermissionGuard> {
+    return this.#host.createGuard(servers);
+  }
+
+  /** The host under this session, for a front end built on it whole (the gateway). */
+  get host(): Host {
+    return this.#host;
+  }
+
   /** Connect to a server (closed with the session). */
   connect(server: ServerConfig, options: ConnectOptions = {}): Promise<ServerConnection> {
     return this.#host.connect(server, options);
@@ -139,6 +159,28 @@ export class CliSession {
   /** Roots, sampling and elicitation for the servers (agent commands offer them; `mcpx call` does not). */
   useFeatures(features: (server: ServerConfig) => ClientFeatures): void {
     this.#features = features;
+  }
+
+  /**
+   * The permission level (`--permission`), when the command was given one, and the command's
+   * name for a refusal with no terminal to ask on. Set before the first `guard()`.
+   */
+  usePermission(level: PermissionLevel | undefined, command?: string): void {
+    if (level !== undefined) this.#knobs.permission = level;
+    if (command !== undefined) this.#command = command;
+  }
+
+  /** Servers allowed whole, and tools excluded, by the person running the command (`mcpx serve`). */
+  usePolicy(policy: HostPolicy): void {
+    this.#knobs.policy = policy;
+  }
+
+  /**
+   * Permission questions and a server's questions go to `ask` (the gateway's client)
+   * instead of this terminal; trust approval, `${input:…}` values and sign-ins stay here.
+   */
+  answerWith(ask: Pick<Ask, 'who' | 'approver' | 'features'>): void {
+    this.#knobs.ask = { ...this.#knobs.ask, ...ask } as Ask;
   }
 
   /** Every server's log messages (from `level` up) to `listener` instead of the --verbose notices. */

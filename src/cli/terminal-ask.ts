@@ -1,17 +1,20 @@
 import type { InputRequest, ServerConfig } from '../config/index.js';
 import type { Ask, ClientFeatures } from '../host/index.js';
+import type { Approver } from '../permissions/index.js';
 import { forTerminal } from '../text/index.js';
 import type { CliIo } from './io.js';
 
 /**
  * Who a CLI command can ask: the person at its terminal (trust and `${input:…}`
- * questions, sign-ins), or nobody when stdin or stderr is not one. The
- * command's own features (chat's sampling, the gateway's relays) come with it.
+ * questions, permission questions, sign-ins), or nobody when stdin or stderr is
+ * not one. The command's own features (chat's sampling) come with it; `command`
+ * names it in a refusal with nobody to ask.
  */
 export function terminalAsk(
   io: CliIo,
   notice: (line: string) => void,
   features: (server: ServerConfig) => ClientFeatures,
+  command: () => string,
 ): Ask {
   const { confirm, ask, interactive } = io;
   return {
@@ -22,8 +25,45 @@ export function terminalAsk(
     ...(interactive && ask
       ? { input: (request: InputRequest) => ask(inputQuestion(request), { secret: request.password }) }
       : {}),
+    approver: interactive
+      ? approverLater(async ({ terminalApprover }) =>
+          terminalApprover({ input: io.stdin ?? process.stdin, output: process.stderr }),
+        )
+      : refusingApprover(command),
     features,
     ...(interactive ? { presentSignIn: (server, url) => presentSignIn(io, notice, server, url) } : {}),
+  };
+}
+
+type Permissions = typeof import('../permissions/index.js');
+
+/**
+ * An approver whose code loads when it is first asked: the permission engine is
+ * no part of a command that never asks (a cold `mcpx call`).
+ */
+function approverLater(make: (permissions: Permissions) => Promise<Approver>): Approver {
+  let made: Promise<Approver> | undefined;
+  const approver = () => {
+    made ??= import('../permissions/index.js').then(make);
+    return made;
+  };
+  return {
+    askConnect: async (question) => (await approver()).askConnect(question),
+    askCall: async (question) => (await approver()).askCall(question),
+    askChanged: async (question) => (await approver()).askChanged(question),
+  };
+}
+
+/** Nobody at a terminal: every question is answered no, and `reason` (read by the guard as it refuses) says why. */
+function refusingApprover(command: () => string): Approver & { readonly reason: string } {
+  const deny = async () => 'deny' as const;
+  return {
+    askConnect: deny,
+    askCall: deny,
+    askChanged: deny,
+    get reason() {
+      return `${command()} has no terminal to ask on (run it in a terminal, or pass --permission yolo)`;
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { GatewayHost, Paginator } from '../gateway/index.js';
+import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { createInstanceKeys, type InstanceKey } from './instance-key.js';
 
@@ -32,6 +33,8 @@ export interface Instance {
 export interface InstancePoolOptions {
   /** A registry holding exactly this entry, wired like the daemon's own (its connector, lazy reconnects). */
   readonly createRegistry: (config: ServerConfig) => Promise<ServerRegistry>;
+  /** The permission guard for this entry's calls, from the same composition root (`Host.createGuard`). */
+  readonly createGuard: (config: ServerConfig) => Promise<PermissionGuard>;
   /** An instance stops after this long without a client, unless its `keep_alive_idle` says otherwise. */
   readonly serverIdleMs: number;
   /** While a server runs for more than one environment, an idle instance goes sooner: after this. */
@@ -85,7 +88,10 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     );
 
   const create = async (config: ServerConfig, key: InstanceKey): Promise<Instance> => {
-    const registry = await options.createRegistry(config);
+    const [registry, guard] = await Promise.all([
+      options.createRegistry(config),
+      options.createGuard(config),
+    ]);
     const instance: Instance = {
       key,
       config,
@@ -94,16 +100,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         registry,
         servers: [config],
         transparent: config.name,
-        // `yolo` here is not "no policy": the policy is the caller's. The daemon only serves the
-        // person's own mcpx commands (its socket is theirs alone, 0600 in a private folder), and
-        // each of them passes its own guard before a call reaches the socket: chat asks at its
-        // terminal or refuses without one, a gateway refuses without `--allow` (see
-        // test/e2e/daemon-consent.test.ts), `mcpx call` is the person's own call. The caller's level
-        // cannot stand in here: one instance serves many callers at different levels, consent
-        // answers live in the caller's session, and the daemon has nobody to ask, so `trusted`
-        // would refuse every call a person approved. The entry's allow_tools / deny_tools still
-        // hold (the engine checks them before the level).
-        policy: { level: 'yolo' },
+        guard,
         carryErrors: true,
       }),
       pages: new Paginator(),

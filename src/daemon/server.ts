@@ -7,6 +7,7 @@ import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createSessionServer } from '../gateway/index.js';
 import type { HomeFiles } from '../home/index.js';
+import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/index.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
@@ -33,6 +34,8 @@ export interface DaemonServerOptions {
    * so one caller's entry never replaces what another caller's call runs on.
    */
   readonly createRegistry: (config: ServerConfig) => Promise<ServerRegistry>;
+  /** The guard of one instance's calls, from the same root (`yolo`: see `run` in cli/commands/daemon.ts). */
+  readonly createGuard: (config: ServerConfig) => Promise<PermissionGuard>;
   readonly home: HomeFiles;
   readonly paths: DaemonPaths;
   readonly identity: ProcessIdentity;
@@ -103,6 +106,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   const startedAt = now();
   const pool = createInstancePool({
     createRegistry: options.createRegistry,
+    createGuard: options.createGuard,
     serverIdleMs: options.serverIdleMs,
     ...(options.extraIdleMs !== undefined ? { extraIdleMs: options.extraIdleMs } : {}),
     ...(options.maxInstancesPerServer !== undefined ? { maxPerServer: options.maxInstancesPerServer } : {}),

@@ -29,13 +29,12 @@ import type {
   ServerLogEvent,
 } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
-import { createPermissionGuard, type PermissionGuard } from '../permissions/index.js';
+import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
-import { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
 import { buildToolCatalog, type ToolCatalog, type ToolRoute } from './tool-catalog.js';
 import { toClientError } from './upstream-error.js';
 
@@ -46,7 +45,11 @@ export interface GatewayHostOptions {
   readonly servers: readonly ServerConfig[];
   /** `--server NAME`: re-serve this one server unchanged (no prefixes). */
   readonly transparent?: string;
-  readonly policy: GatewayPolicyOptions;
+  /**
+   * The permission guard every call passes: the host's (`Host.guard()`), whose
+   * approver is the gateway's (`gatewayApprover`: nobody to ask, a refusal that says how to allow).
+   */
+  readonly guard: PermissionGuard;
   /**
    * Tell clients mcpx's own failures (a crash, a timeout, a sign-in needed) as
    * data too (`errors/carried.ts`): the keep-alive daemon's, whose client is
@@ -170,15 +173,7 @@ export class GatewayHost {
     this.namespace = options.transparent
       ? transparentNames(options.transparent)
       : namespacedNames(() => this.servers);
-    const { level, allowServers = [], excludeTools = [] } = options.policy;
-    this.guard = createPermissionGuard({
-      level,
-      approver: gatewayApprover(),
-      // A reload changes the servers served, and their allow/deny lists with them.
-      servers: (name) => this.#servers.get(name),
-      excludeTools,
-    });
-    for (const server of allowServers) this.guard.allowAll(server);
+    this.guard = options.guard;
     this.rounds = new InputRounds(undefined, options.stateKey);
     this.#listWait = options.listWaitMs === undefined ? {} : { waitMs: options.listWaitMs };
     this.#arrivals = new Arrivals(this.registry, (kind) => {

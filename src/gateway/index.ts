@@ -3,10 +3,20 @@
  * any MCP client. `GatewayHost` is the long-lived core over the registry
  * (namespacing, filters, policy, routing); `createSessionServer` makes the SDK
  * server one client talks to; `startGatewayHttp` serves both protocol eras on
- * Streamable HTTP behind the guard. Stdio is the SDK's `serveStdio`.
+ * Streamable HTTP behind the guard. Stdio is the SDK's `serveStdio`. `createGateway`
+ * runs the whole of it over a host (`mcpx serve` is its flags and its words).
  */
 
 export { Callers } from './callers.js';
+export {
+  createGateway,
+  type Gateway,
+  type GatewayBase,
+  type GatewayEvent,
+  type GatewayHttpListen,
+  type GatewayOptions,
+} from './gateway.js';
+export { type GatewayAsk, type GatewayWiring, gatewayWiring } from './gateway-wiring.js';
 export {
   type DownstreamCall,
   GatewayHost,
@@ -23,6 +33,6 @@ export {
 } from './http/listener.js';
 export { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 export { DEFAULT_PAGE_SIZE, Paginator } from './paginate.js';
-export { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
+export { gatewayApprover } from './refusal.js';
 export { createSessionServer, type RequestEvent, type SessionServerOptions } from './session-server.js';
 export { LiveSessions } from './sessions.js';

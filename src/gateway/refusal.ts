@@ -1,14 +1,4 @@
-import { type NobodyApprover, nobodyApprover, type PermissionLevel } from '../permissions/index.js';
-
-/** How the person running a gateway sets its permissions (`mcpx serve`'s flags and the config's level). */
-export interface GatewayPolicyOptions {
-  /** The permission level in force (the config's `permission`, or `--permission`). */
-  readonly level: PermissionLevel;
-  /** Servers whose every tool the person running the gateway allowed (`--allow a,b`). */
-  readonly allowServers?: readonly string[];
-  /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither listed nor callable (`--exclude-tools`). */
-  readonly excludeTools?: readonly string[];
-}
+import { type NobodyApprover, nobodyApprover } from '../permissions/index.js';
 
 /**
  * The gateway's approver: its clients are programs, so there is nobody to ask,

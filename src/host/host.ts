@@ -16,7 +16,7 @@ import type { InputRequest, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
-import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
+import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions } from '../tools/index.js';
@@ -301,18 +301,38 @@ class McpxHost implements Host {
 
   guard(): Promise<PermissionGuard> {
     this.#guard ??= (async () => {
-      const [{ createPermissionGuard }, { denyingApprover }] = await Promise.all([
-        import('../permissions/guard.js'),
-        import('../permissions/approver.js'),
-      ]);
-      const ask = this.#ask;
-      return createPermissionGuard({
-        level: await this.permissionLevel(),
-        approver: ask.approver ?? denyingApprover(`nobody can be asked (${ask.who})`),
-        servers: await this.servers(),
-      });
+      const registry = await this.registry();
+      // Looked up at each call: a gateway's reload replaces entries, and their allow/deny lists with them.
+      return this.#newGuard((name) => registry.list().find((s) => s.name === name)?.config);
     })();
     return this.#guard;
+  }
+
+  createGuard(servers: readonly ServerConfig[]): Promise<PermissionGuard> {
+    return this.#newGuard(servers);
+  }
+
+  async #newGuard(servers: PermissionGuardOptions['servers']): Promise<PermissionGuard> {
+    const [{ createPermissionGuard }, { denyingApprover }] = await Promise.all([
+      import('../permissions/guard.js'),
+      import('../permissions/approver.js'),
+    ]);
+    const ask = this.#ask;
+    const { allowServers = [], excludeTools = [] } = this.#o.policy ?? {};
+    const guard = createPermissionGuard({
+      level: await this.permissionLevel(),
+      approver: ask.approver ?? denyingApprover(`nobody can be asked (${ask.who})`),
+      servers,
+      ...(excludeTools.length > 0 ? { excludeTools } : {}),
+    });
+    for (const server of allowServers) guard.allowAll(server);
+    return guard;
+  }
+
+  fresh(): Host {
+    const fresh = new McpxHost(this.#o);
+    fresh.on((event) => this.#emit(event));
+    return fresh;
   }
 
   async agentTools(options: Omit<AgentToolsOptions, 'guard'> = {}): Promise<AgentToolSet> {

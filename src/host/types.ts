@@ -29,6 +29,8 @@ export interface HostOptions {
   readonly ask?: Ask;
   /** Overrides the config's permission level for `guard()` and `agentTools()`. */
   readonly permission?: PermissionLevel;
+  /** What the person running this host allowed or excluded up front, applied by `guard()`. */
+  readonly policy?: HostPolicy;
   /** Cancels connects that are under way. */
   readonly signal?: AbortSignal;
   /** The one server instead of the config's (the CLI's `--stdio` / `--url`). */
@@ -54,6 +56,14 @@ export interface HostOptions {
    */
   readonly daemon?: HostDaemonOptions;
   readonly platform?: NodeJS.Platform;
+}
+
+/** Standing permission choices (`mcpx serve --allow a,b --exclude-tools …`). */
+export interface HostPolicy {
+  /** Servers whose every tool is allowed without asking. */
+  readonly allowServers?: readonly string[];
+  /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither offered nor callable. */
+  readonly excludeTools?: readonly string[];
 }
 
 export interface HostDaemonOptions {
@@ -91,8 +101,18 @@ export interface Host {
    * lower the person's own; an ad-hoc server runs without the config's), else `trusted`.
    */
   permissionLevel(): Promise<PermissionLevel>;
-  /** The one permission engine: at `permissionLevel()`, questions to `ask.approver`. */
+  /**
+   * The one permission engine: at `permissionLevel()`, with `policy`, questions to
+   * `ask.approver`; each server's allow/deny lists as the registry holds it now.
+   */
   guard(): Promise<PermissionGuard>;
+  /** Another guard made as `guard()` is, for exactly `servers` (the daemon keeps one per instance). */
+  createGuard(servers: readonly ServerConfig[]): Promise<PermissionGuard>;
+  /**
+   * Another host with the same options that reads the config and the trust store
+   * afresh (a gateway's reload); its events reach this host's listeners. Close it after use.
+   */
+  fresh(): Host;
   /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
   /**

@@ -56,6 +56,14 @@ describe("a repository's file cannot change policy", () => {
     expect(JSON.stringify(run.model.requests.at(-1))).toMatch(/denied|no terminal/i);
   });
 
+  it('mcpx serve says which repository settings it ignores, as chat and the shell do', async () => {
+    const w = await workspace('serve', { permission: 'yolo', mcpServers: {} }, GLOBAL);
+    // On stdio with stdin at its end: it starts, says what it must, and stops.
+    const run = await w.cli(['serve']);
+    expect(run.stderr).toContain('ignored permission "yolo" from');
+    expect(run.code).toBe(0);
+  });
+
   it('approved, a repository file may lower the level but never raise it', async () => {
     const w = await workspace('raise', { permission: 'yolo', mcpServers: {} }, GLOBAL);
     const trust = await w.cli(['config', 'trust', '--yes']);

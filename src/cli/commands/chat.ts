@@ -8,12 +8,7 @@ import {
   runAgentTurn,
 } from '../../agent/index.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
-import {
-  createPermissionGuard,
-  denyingApprover,
-  type PermissionGuard,
-  terminalApprover,
-} from '../../permissions/index.js';
+import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
 import { createAgentTools, LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from '../../tools/index.js';
@@ -25,7 +20,7 @@ import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { permissionLevel } from '../permission-level.js';
+import { usePermissionFlag } from '../permission-level.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 import { parseLine } from '../shell/parse-line.js';
@@ -57,7 +52,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const stdin = io.stdin ?? process.stdin;
   // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
   await session.noticeHeldSettings();
-  const level = await permissionLevel(session, options.permission);
+  const level = await usePermissionFlag(session, options.permission, 'mcpx chat');
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
@@ -100,12 +95,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       }
     }
   }
-  const approver = io.interactive
-    ? terminalApprover({ input: stdin, output: process.stderr })
-    : denyingApprover(
-        'mcpx chat has no terminal to ask on (run it in a terminal, or pass --permission yolo)',
-      );
-  const guard = createPermissionGuard({ level, approver, servers: registry.list().map((s) => s.config) });
+  // The terminal Ask's approver: the person at this terminal, or a refusal that says there is none.
+  const guard = await session.guard();
   const denied = io.interactive ? await askConsent(session, registry, guard) : new Set<string>();
   const tools = await createAgentTools(registry, {
     agentId: 'chat',

@@ -175,6 +175,16 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   const held = options.all ? await session.usableServers() : [];
   session.runAsDaemon(held);
   session.reconnectLazily();
+  // `yolo` here is not "no policy": the policy is the caller's. The daemon only serves the
+  // person's own mcpx commands (its socket is theirs alone, 0600 in a private folder), and
+  // each of them passes its own guard before a call reaches the socket: chat asks at its
+  // terminal or refuses without one, a gateway refuses without `--allow` (see
+  // test/e2e/daemon-consent.test.ts), `mcpx call` is the person's own call. The caller's level
+  // cannot stand in here: one instance serves many callers at different levels, consent
+  // answers live in the caller's session, and the daemon has nobody to ask, so `trusted`
+  // would refuse every call a person approved. The entry's allow_tools / deny_tools still
+  // hold (the engine checks them before the level).
+  session.usePermission('yolo');
   let server: DaemonServer | undefined;
   const configFiles = createConfigFileCache();
   // A server's questions (elicitation, sampling) go to the CLI whose call is in flight on that instance.
@@ -193,6 +203,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
     server = await startDaemonServer({
       // One registry per instance (one per distinct environment of a server), closed by the daemon.
       createRegistry: (config) => session.createRegistry([config]),
+      createGuard: (config) => session.createGuard([config]),
       home: createHomeFiles(session.home),
       paths,
       identity: await identify(process.pid),

@@ -1,8 +1,7 @@
-import { createPermissionGuard, terminalApprover } from '../../permissions/index.js';
 import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
-import { permissionLevel } from '../permission-level.js';
+import { usePermissionFlag } from '../permission-level.js';
 import type { CliSession } from '../session.js';
 import { runShell } from '../shell/shell.js';
 
@@ -27,7 +26,7 @@ export async function runShellCommand(
   }
   // The level as chat takes it; a repository's file may only lower it, and is told when it tried.
   await session.noticeHeldSettings();
-  const level = await permissionLevel(session, options.permission);
+  await usePermissionFlag(session, options.permission, 'mcpx shell');
   // A console lives long: a server that crashes comes back on its next use.
   session.reconnectLazily();
   // Roots, and a server's questions asked here; a progress bar gives way to them.
@@ -35,11 +34,8 @@ export async function runShellCommand(
   await useCommandFeatures(session, turns);
   const registry = await session.registry();
   const output = process.stderr;
-  const guard = createPermissionGuard({
-    level,
-    approver: terminalApprover({ input: io.stdin, output }),
-    servers: registry.list().map((s) => s.config),
-  });
+  // Asks at this terminal (the terminal Ask's approver), for the servers as the registry holds them.
+  const guard = await session.guard();
   const names = registry.list().map((s) => s.name);
   await runShell({
     session,

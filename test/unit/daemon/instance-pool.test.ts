@@ -5,6 +5,7 @@ import { createInstanceKeys } from '../../../src/daemon/instance-key.js';
 import { createInstancePool, type InstancePool } from '../../../src/daemon/instance-pool.js';
 import { withCallerEnv } from '../../../src/daemon/passthrough.js';
 import { ErrorCode, McpxError } from '../../../src/errors/index.js';
+import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 import { ServerRegistry } from '../../../src/registry/index.js';
 
 /** The entry as written once, resolved by a caller whose MCPX_PROFILE is `profile`. */
@@ -40,6 +41,7 @@ function newPool(options: { maxPerServer?: number } = {}): InstancePool {
       };
       return registry;
     },
+    createGuard: async () => createPermissionGuard({ level: 'yolo', approver: denyingApprover('a test') }),
     serverIdleMs: 600_000,
     // A clock that moves on every reading: "least recently used" is then never a tie.
     now: () => ++tick,

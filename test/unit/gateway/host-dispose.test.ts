@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayHost } from '../../../src/gateway/host.js';
+import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 import { ServerRegistry } from '../../../src/registry/index.js';
 
 describe('GatewayHost.dispose', () => {
@@ -17,9 +18,10 @@ describe('GatewayHost.dispose', () => {
         return off();
       };
     };
+    const guard = createPermissionGuard({ level: 'yolo', approver: denyingApprover('a test') });
     const hosts = Array.from(
       { length: 5 },
-      () => new GatewayHost({ registry, servers: [], transparent: 'demo', policy: { level: 'yolo' } }),
+      () => new GatewayHost({ registry, servers: [], transparent: 'demo', guard }),
     );
     expect(live.size).toBe(5);
     for (const host of hosts) host.dispose();

@@ -1,6 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Tool } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../../../src/config/index.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 import {
   type Ask,
@@ -26,6 +28,10 @@ beforeEach(async () => {
   );
 });
 afterEach(() => dir.remove());
+
+function tool(name: string): Tool {
+  return { name, inputSchema: { type: 'object' } };
+}
 
 function hostIn(options: HostOptions = {}) {
   const events: HostEvent[] = [];
@@ -108,10 +114,56 @@ describe('guard()', () => {
     expect(approver.asked.map((a) => a.kind)).toEqual(['connect']);
   });
 
+  it('applies the policy: an allowed server runs unasked, an excluded tool is not offered', async () => {
+    const approver = scriptedApprover({});
+    const { host } = hostIn({
+      ask: { who: 'a test', approver },
+      policy: { allowServers: ['demo'], excludeTools: ['demo.add'] },
+    });
+    const guard = await host.guard();
+    expect(guard.verdict({ server: 'demo', tool: tool('echo') }).kind).toBe('allow');
+    expect(guard.verdict({ server: 'planted', tool: tool('echo') }).kind).toBe('ask-connect');
+    expect(guard.offers('demo', 'add')).toBe(false);
+    expect(guard.offers('demo', 'echo')).toBe(true);
+    expect(approver.asked).toEqual([]);
+  });
+
+  it("reads a server's deny list as the registry holds the server now (a gateway's reload replaces it)", async () => {
+    const configFile = join(dir.path, 'mine.json');
+    await writeFile(
+      configFile,
+      JSON.stringify({ mcpServers: { x: { command: 'x', disabled_tools: ['rm'] } } }),
+    );
+    const { host } = hostIn({ configFile, permission: 'yolo' });
+    const guard = await host.guard();
+    expect(guard.verdict({ server: 'x', tool: tool('rm') }).kind).toBe('deny');
+    const registry = await host.registry();
+    const x = (await host.servers()).find((s) => s.name === 'x');
+    registry.add({ ...(x as ServerConfig), denyTools: [] });
+    expect(guard.verdict({ server: 'x', tool: tool('rm') }).kind).toBe('allow');
+    // createGuard: the lists of exactly the servers given, at the same level.
+    const own = await host.createGuard([{ ...(x as ServerConfig), denyTools: ['echo'] }]);
+    expect(own.state.level).toBe('yolo');
+    expect(own.verdict({ server: 'x', tool: tool('echo') }).kind).toBe('deny');
+    expect(own.verdict({ server: 'x', tool: tool('rm') }).kind).toBe('allow');
+    await host.close();
+  });
+
   it('denies what needs a person when nobody can be asked', async () => {
     const { host } = hostIn({ ask: { who: 'nobody: a test' } });
     expect(await (await host.guard()).consent({ server: 'demo', tools: [] })).toBe('deny');
   });
+});
+
+it('fresh(): the config read again, its events told to the first host', async () => {
+  const { host, events } = hostIn({ ask: answering(true) });
+  expect((await host.servers()).map((s) => s.name)).toEqual(['demo', 'planted']);
+  await writeFile(join(repo, '.mcp.json'), JSON.stringify({ mcpServers: { b: { command: 'b', argz: [] } } }));
+  const fresh = host.fresh();
+  expect((await fresh.servers()).map((s) => s.name)).toEqual(['demo', 'b']);
+  expect((await host.servers()).map((s) => s.name)).toEqual(['demo', 'planted']);
+  expect(events.some((e) => e.type === 'warning' && /argz/.test(e.message))).toBe(true);
+  await fresh.close();
 });
 
 it('tells config warnings as events, and never prints', async () => {

@@ -1,0 +1,304 @@
+/**
+ * A running gateway over a host: what `mcpx serve` is once its flags are read,
+ * and what a library program gets from `createHost` + `createGateway`.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { ServerConfig } from '../config/index.js';
+import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import type { PermissionGuard } from '../permissions/index.js';
+import type { ServerRegistry } from '../registry/index.js';
+import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
+import { type GatewayWiring, wire } from './gateway-wiring.js';
+import { GatewayHost, type ReloadResult } from './host.js';
+import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
+import { Paginator } from './paginate.js';
+import { createSessionServer, type RequestEvent } from './session-server.js';
+import { LiveSessions } from './sessions.js';
+import { watchConfigFiles } from './watch-config.js';
+
+/** Which servers may be served and how they may be used: `Host` is one. */
+export interface GatewayBase {
+  /** The config files, watched with `watchConfig`. */
+  config(): Promise<{ readonly files: readonly { readonly path: string }[] }>;
+  /** Every usable server (enabled, and trusted or approved). */
+  servers(): Promise<ServerConfig[]>;
+  /** One usable server, or an error that says why it cannot be used. */
+  server(name: string): Promise<ServerConfig>;
+  /** The registry the served servers run in. */
+  registry(): Promise<ServerRegistry>;
+  /** The permission guard every call passes (its approver should be `gatewayApprover()`). */
+  guard(): Promise<PermissionGuard>;
+  /** The same base reading its config afresh, for a reload; closed once read. */
+  fresh(): Pick<GatewayBase, 'servers' | 'server'> & { close(): Promise<void> };
+}
+
+/** Something a running gateway tells its front end (which words it in its own voice). */
+export type GatewayEvent =
+  /** A served server could not start; the gateway serves the others. */
+  | { readonly type: 'unavailable'; readonly server: string; readonly error: McpxError }
+  /** A served server started but its tools could not be listed. */
+  | { readonly type: 'no-tools'; readonly server: string; readonly error: McpxError }
+  | { readonly type: 'reloaded'; readonly result: ReloadResult }
+  /** A reload failed (a config that no longer loads): the previous servers are still served. */
+  | { readonly type: 'not-reloaded'; readonly error: McpxError };
+
+/** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
+export type GatewayHttpListen = Omit<
+  GatewayHttpOptions,
+  'newServer' | 'onListChanged' | 'onLog' | 'subscribe' | 'toolInputSchema'
+>;
+
+export interface GatewayOptions {
+  /**
+   * The wiring the base's host was made with (`gatewayWiring()`): the servers'
+   * questions and logs then reach the gateway's clients. Without it they do not.
+   */
+  readonly wiring?: GatewayWiring;
+  /** Streamable HTTP; else `stdio`. */
+  readonly http?: GatewayHttpListen;
+  /** One client on these streams; `closed` resolves when `stdin` ends. */
+  readonly stdio?: { readonly stdin: NodeJS.ReadableStream; readonly stdout: NodeJS.WritableStream };
+  /** Re-serve this one server unchanged: no prefixes, its own capabilities and instructions. */
+  readonly transparent?: string;
+  /** Serve only these servers; default every one of `base.servers()`. */
+  readonly servers?: readonly string[];
+  readonly pageSize?: number;
+  /** How long a list request waits for servers still starting (default: for every one). */
+  readonly listWaitMs?: number;
+  /** The key sealing 2026-07-28 request states, shared by every instance behind a load balancer. */
+  readonly stateKey?: Uint8Array;
+  /** Each request a client made, once answered (an access log). */
+  readonly onRequest?: (event: RequestEvent) => void;
+  /** Reload when a config file changes, as `reload()` does. */
+  readonly watchConfig?: boolean;
+  /** How long `close()` waits for calls in flight. Default 30 s. */
+  readonly drainMs?: number;
+  readonly on?: (event: GatewayEvent) => void;
+}
+
+export interface Gateway {
+  /** `http://HOST:PORT/mcp` with `http`. */
+  readonly url: string | undefined;
+  /** The names served now. */
+  readonly servers: readonly string[];
+  /** Resolves when the gateway stops: its stdio client left, or `close()` finished. */
+  readonly closed: Promise<void>;
+  /** Read the config again (`base.fresh()`) and serve what it says; one reload at a time. */
+  reload(): Promise<void>;
+  /** Take no new requests, let the calls in flight finish (up to `drainMs`), then stop. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_DRAIN_MS = 30_000;
+
+/**
+ * Serve `base`'s servers as one MCP server until `close()`. The base keeps its
+ * servers: closing the gateway leaves them to the base's own `close()`.
+ *
+ * @example
+ * const wiring = gatewayWiring();
+ * const host = createHost({ ...wiring, permission: 'yolo' });
+ * const gateway = await createGateway(host, { wiring, http: { port: 0 } });
+ */
+export async function createGateway(base: GatewayBase, options: GatewayOptions): Promise<Gateway> {
+  if (!options.http === !options.stdio)
+    throw new McpxError(ErrorCode.Usage, 'a gateway listens on one of HTTP and stdio', {
+      fixes: ['give createGateway `http` (e.g. { port: 0 }) or `stdio` ({ stdin, stdout }), not both'],
+    });
+  const served = await servedServers(base, options);
+  const [registry, guard] = await Promise.all([base.registry(), base.guard()]);
+  const core = new GatewayHost({
+    registry,
+    servers: served,
+    guard,
+    ...(options.transparent ? { transparent: options.transparent } : {}),
+    ...(options.stateKey ? { stateKey: options.stateKey } : {}),
+    ...(options.listWaitMs !== undefined ? { listWaitMs: options.listWaitMs } : {}),
+  });
+  if (options.wiring) wire(options.wiring, core);
+  const emit = (event: GatewayEvent) => options.on?.(event);
+
+  // Transparent: the one server's own capabilities and instructions, so the bridge is invisible.
+  let transparent: { capabilities: ServerCapabilities; instructions?: string } | undefined;
+  if (options.transparent) {
+    const connection = await registry.connect(options.transparent);
+    const { tools, resources, prompts, completions, logging } = connection.capabilities as ServerCapabilities;
+    transparent = {
+      capabilities: { tools, resources, prompts, completions, logging },
+      ...(connection.instructions ? { instructions: connection.instructions } : {}),
+    };
+  } else {
+    // Connected at start, only the served ones: the first client's tools/list finds what is
+    // ready (the rest are announced as they come), and a server that cannot start is reported
+    // now, not in the middle of a client's session.
+    const names = new Set(served.map((s) => s.name));
+    void registry.connectAll({ only: [...names] }).then((statuses) => {
+      for (const s of statuses) {
+        if (!names.has(s.name)) continue;
+        if (s.state === 'error' && s.error) emit({ type: 'unavailable', server: s.name, error: s.error });
+        else if (s.listingError) emit({ type: 'no-tools', server: s.name, error: s.listingError });
+      }
+    });
+  }
+
+  const pages = new Paginator(options.pageSize);
+  const newServer = (client: string): Server =>
+    createSessionServer(core, {
+      client,
+      pages,
+      ...transparent,
+      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    });
+  const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
+  const drain = async () => {
+    // A call waiting for its client's next round cannot end while no new request is taken.
+    core.rounds.close();
+    const until = Date.now() + drainMs;
+    while (core.inFlight > 0 && Date.now() < until) await delay(25);
+  };
+
+  let reloading = Promise.resolve();
+  const reload = () => {
+    reloading = reloading.then(async () => {
+      const fresh = base.fresh();
+      try {
+        emit({ type: 'reloaded', result: await core.reload(await servedServers(fresh, options)) });
+      } catch (error) {
+        emit({ type: 'not-reloaded', error: toMcpxError(error) });
+      } finally {
+        await fresh.close();
+      }
+    });
+    return reloading;
+  };
+  const stopWatching =
+    options.watchConfig && !options.transparent
+      ? watchConfigFiles(
+          (await base.config()).files.map((f) => f.path),
+          () => void reload(),
+        )
+      : () => {};
+
+  const listening = options.http
+    ? await listenHttp(core, options.http, newServer)
+    : listenStdio(core, options, newServer, drainMs);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      stopWatching();
+      await listening.close(drain);
+      core.dispose();
+    })();
+    return closing;
+  };
+  return {
+    url: listening.url,
+    get servers() {
+      return core.servers;
+    },
+    closed: Promise.race([listening.ended, listening.stopped]),
+    reload,
+    close,
+  };
+}
+
+interface Listening {
+  readonly url: string | undefined;
+  /** The client went away on its own (stdio's stdin ended); never, on HTTP. */
+  readonly ended: Promise<void>;
+  /** `close()` finished. */
+  readonly stopped: Promise<void>;
+  close(drain: () => Promise<void>): Promise<void>;
+}
+
+async function listenHttp(
+  core: GatewayHost,
+  http: GatewayHttpListen,
+  newServer: (client: string) => Server,
+): Promise<Listening> {
+  const listener = await startGatewayHttp({
+    ...http,
+    newServer,
+    onListChanged: (l) => core.onListChanged(l),
+    onLog: (l) => core.onLog(l),
+    subscribe: (uri, onUpdated) => core.subscribe(uri, onUpdated),
+    toolInputSchema: async (name) => (await core.toolRoute(name).catch(() => undefined))?.tool.inputSchema,
+  });
+  const stopped = settled();
+  return {
+    url: listener.url,
+    ended: new Promise(() => {}),
+    stopped: stopped.promise,
+    close: async (drain) => {
+      await listener.close(drain);
+      stopped.resolve();
+    },
+  };
+}
+
+function listenStdio(
+  core: GatewayHost,
+  options: GatewayOptions,
+  newServer: (client: string) => Server,
+  drainMs: number,
+): Listening {
+  const { stdin, stdout } = options.stdio as NonNullable<GatewayOptions['stdio']>;
+  const live = new LiveSessions();
+  const stopListening = core.onListChanged((kind) => live.listChanged(kind));
+  const stopLogs = core.onLog((message) => live.log(message));
+  const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
+  // Replies finished in one turn of the event loop reach the client in one write (see
+  // coalescingWriter; it also takes the SDK's per-message 'drain' listeners off stdout).
+  const output = coalescingWriter(stdout as NodeJS.WriteStream);
+  const handle = serveStdio(
+    () => {
+      const server = newServer('stdio');
+      live.add(server);
+      return server;
+    },
+    { transport: new ServingStdioTransport(stdin as NodeJS.ReadStream, output), onerror: () => {} },
+  );
+  const stopped = settled();
+  return {
+    url: undefined,
+    ended,
+    stopped: stopped.promise,
+    close: async (drain) => {
+      await drain();
+      stopListening();
+      stopLogs();
+      await handle.close();
+      // The last replies reach the pipe, unless a client that stopped reading keeps it full.
+      await Promise.race([
+        new Promise<void>((resolve) => output.end(() => resolve())),
+        delay(drainMs, undefined, { ref: false }),
+      ]);
+      stopped.resolve();
+    },
+  };
+}
+
+/** The servers to serve: the transparent one alone, the named ones, or every usable one. */
+async function servedServers(
+  base: Pick<GatewayBase, 'servers' | 'server'>,
+  options: GatewayOptions,
+): Promise<ServerConfig[]> {
+  if (options.transparent) return [await base.server(options.transparent)];
+  if (options.servers) return Promise.all(options.servers.map((name) => base.server(name)));
+  const usable = await base.servers();
+  if (usable.length === 0)
+    throw new McpxError(ErrorCode.ConfigNotFound, 'no servers to serve', {
+      fixes: ['add servers to your mcpx config (`mcpx config path` shows where it is read from)'],
+    });
+  return usable;
+}
+
+function settled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
