@@ -37,4 +37,4 @@ export {
 export type { HostEvent, HostListener } from './events.js';
 export { formatSdkDiagnostic } from './events.js';
 export { createHost } from './host.js';
-export type { Env, Host, HostDaemonOptions, HostOptions } from './types.js';
+export type { Env, Host, HostCatalogueOptions, HostDaemonOptions, HostOptions } from './types.js';
