@@ -74,3 +74,17 @@ it('gives the same names through agentTools(), host.catalogue() and the gateway,
   expect(off.code).not.toBe(0);
   expect(off.stderr).toContain("'add' of 'cafe' is switched off in the config");
 }, 60_000);
+
+it('mcpx call never suggests a tool the config switches off, nor counts it', async () => {
+  const opts = { cwd: world.dir, home: world.home, timeoutMs: 30_000 };
+  // JSON arguments: the call goes to the server, whose refusal is explained from its own listing.
+  const typo = await runCli(['--config', world.configFile, 'call', 'cafe.ad', '{}'], opts);
+  expect(typo.code).not.toBe(0);
+  expect(typo.stderr).toContain("'cafe' has no tool named 'ad'");
+  expect(typo.stderr).not.toContain("did you mean 'add'?");
+  // As many as `mcpx tools` shows (`cafe (9 tools)`), the switched-off one not among them.
+  const tools = await runCli(['--config', world.configFile, 'tools', 'cafe'], opts);
+  expect(tools.stdout).not.toMatch(/^ {2}add\(/m);
+  const shown = tools.stdout.match(/^cafe \((\d+) tools\)/)?.[1];
+  expect(typo.stderr).toContain(`see its ${shown} tools`);
+}, 60_000);
