@@ -70,14 +70,14 @@ export function createCatalogue<T extends { readonly name: string }>(
   if (naming === 'transparent') {
     for (const { server, item } of offered) byName.set(item.name, { name: item.name, server, item });
   } else {
-    const byKey = new Map(offered.map((l) => [`${l.server}\0${l.item.name}`, l]));
+    // One distinct name per item, in the order given: the i-th name is the i-th item's.
     const names = assignToolNames(
       offered.map((l) => ({ source: l.server, tool: l.item.name })),
       naming,
-    );
-    for (const [name, q] of names) {
-      const listing = byKey.get(`${q.source}\0${q.tool}`);
-      if (listing) byName.set(name, { name, server: listing.server, item: listing.item });
+    ).keys();
+    for (const { server, item } of offered) {
+      const name = names.next().value as string;
+      byName.set(name, { name, server, item });
     }
   }
   const entries = [...byName.values()];

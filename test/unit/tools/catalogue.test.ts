@@ -58,6 +58,20 @@ describe('createCatalogue', () => {
     for (const name of all.names) if (name !== 'a__b__c') expect(catalogue.resolve(name)).toBeUndefined();
   });
 
+  it('gives an item listed twice two names, each resolving to its own listing', () => {
+    const first = { name: 'echo', description: 'first' };
+    const second = { name: 'echo', description: 'second' };
+    const catalogue = createCatalogue(
+      [
+        { server: 's', item: first },
+        { server: 's', item: second },
+      ],
+      { naming: 'namespaced' },
+    );
+    expect(catalogue.names).toHaveLength(2);
+    expect(catalogue.names.map((n) => catalogue.resolve(n)?.item)).toEqual([first, second]);
+  });
+
   it('transparent naming keeps every name as the server gave it', () => {
     const catalogue = createCatalogue(listing('one', 'echo', 'add'), { naming: 'transparent' });
     expect(catalogue.names).toEqual(['echo', 'add']);
