@@ -51,6 +51,9 @@ const DEEP_IMPORTS_ALLOWED = [
   // The provider adapters are package entries of their own (mcpx/openai, mcpx/anthropic,
   // mcpx/ai-sdk), kept off tools/index.ts so that a program pays only for the one it uses.
   'tools/providers/openai.ts',
+  // The one catalogue, for `mcpx call`'s lookup before the protocol stack loads: tools/index.ts
+  // would bring the agent tools (and their schema validator) into every cold command.
+  'tools/catalogue.ts',
   // Roots, sampling and elicitation handlers, for commands that declare them (call, read, prompt,
   // the shell) before they connect: client/index.ts would load the protocol stack before the early spawn.
   'client/features.ts',

@@ -96,14 +96,17 @@ export {
 // Tools below createAgentTools: naming, results, schemas, routing; the text sanitizers.
 export {
   assignToolNames,
+  type CatalogueOptions,
   type ConvertOptions,
   callForModel,
   checkAgainstSchema,
   convertToolResult,
+  createCatalogue,
   DEFAULT_MAX_TEXT_LENGTH,
   formatProblems,
   forTerminal,
   hasHiddenCharacters,
+  type ListedItem,
   mcpToolSource,
   type QualifiedTool,
   renderContent,

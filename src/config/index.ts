@@ -44,6 +44,7 @@ export { SERVER_DEFAULTS } from './server-defaults.js';
 export { FIELD_TRUST } from './server-fields.js';
 export { splitCommandLine } from './split-command-line.js';
 export { levenshtein, suggest } from './suggest.js';
+export { toolSwitchedOff } from './tool-lists.js';
 export {
   approvedRecord,
   assertApproved,

@@ -31,11 +31,11 @@ import type {
 import type { ServerConfig } from '../config/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { type Catalogue, type CatalogueNaming, createCatalogue } from '../tools/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
-import { buildToolCatalog, type ToolCatalog, type ToolRoute } from './tool-catalog.js';
 import { toClientError } from './upstream-error.js';
 
 export interface GatewayHostOptions {
@@ -140,6 +140,15 @@ interface Listed<T> {
   readonly item: T;
 }
 
+/** Where one public tool name goes, and the upstream's definition of it. */
+export type ToolRoute = Qualified & { readonly tool: Tool };
+
+const routeOf = (entry: { readonly server: string; readonly item: Tool }): ToolRoute => ({
+  server: entry.server,
+  name: entry.item.name,
+  tool: entry.item,
+});
+
 /**
  * The gateway's long-lived core: the served servers as one catalogue, each
  * request routed to its upstream. It holds no client state: every downstream
@@ -160,7 +169,7 @@ export class GatewayHost {
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
   /** The catalogue of the servers up when it was built; dropped when one comes, goes or re-lists. */
-  #toolCache: ToolCatalog | undefined;
+  #toolCache: { catalogue: Catalogue<Tool>; tools: Tool[] } | undefined;
   readonly #arrivals: Arrivals;
   readonly #listWait: SettleOptions;
   readonly #unsubscribe: () => void;
@@ -393,15 +402,16 @@ export class GatewayHost {
    * catalogue event announces each as it comes). Kept until the registry reports a
    * change (a state or a catalogue), so a call does not rename every tool first.
    */
-  async tools(): Promise<ToolCatalog> {
+  async tools(): Promise<Tool[]> {
     await this.#toolsSettled();
     await this.#arrivals.settle(this.servers, this.#listWait);
-    return this.#catalogue();
+    return this.#catalogue().tools;
   }
 
   /** Where a public tool name goes, among the servers up now (no waiting), if it is known there. */
   knownTool(publicName: string): ToolRoute | undefined {
-    return this.#catalogue().routes.get(publicName);
+    const entry = this.#catalogue().catalogue.resolve(publicName);
+    return entry && routeOf(entry);
   }
 
   /**
@@ -411,12 +421,12 @@ export class GatewayHost {
    */
   async toolRoute(publicName: string, signal?: AbortSignal): Promise<ToolRoute> {
     await this.#toolsSettled();
-    const known = this.#catalogue().routes.get(publicName);
+    const known = this.knownTool(publicName);
     if (known) return known;
     const candidates = this.namespace.candidates(publicName);
     await this.#arrivals.settle(candidates, signal ? { signal } : {});
     await this.#toolsSettled();
-    const route = this.#catalogue().routes.get(publicName);
+    const route = this.knownTool(publicName);
     if (route) return route;
     throw this.#unknown('tool', publicName, candidates);
   }
@@ -436,15 +446,24 @@ export class GatewayHost {
     if (refreshing.length > 0) await Promise.all(refreshing);
   }
 
-  #catalogue(): ToolCatalog {
+  /** Public names: `<server>__<name>`, or the upstream's own behind `--server NAME`. */
+  get #naming(): CatalogueNaming {
+    return this.transparent ? 'transparent' : 'namespaced';
+  }
+
+  #catalogue(): { catalogue: Catalogue<Tool>; tools: Tool[] } {
     if (this.#toolCache) return this.#toolCache;
-    const listed: { server: string; tool: Tool }[] = [];
+    const listed: Listed<Tool>[] = [];
     for (const server of this.#servers.keys()) {
       if (!this.#arrivals.isUp(server)) continue;
-      for (const tool of this.registry.status(server).tools as Tool[])
-        if (this.guard.offers(server, tool.name)) listed.push({ server, tool });
+      for (const item of this.registry.status(server).tools as Tool[]) listed.push({ server, item });
     }
-    this.#toolCache = buildToolCatalog(listed, this.namespace);
+    const catalogue = createCatalogue(listed, {
+      naming: this.#naming,
+      offers: (server, tool) => this.guard.offers(server, tool),
+    });
+    const tools = catalogue.entries.map((e) => ({ ...e.item, name: e.name }));
+    this.#toolCache = { catalogue, tools };
     return this.#toolCache;
   }
 
@@ -510,35 +529,26 @@ export class GatewayHost {
   }
 
   /** Every served prompt, for a client's `prompts/list` (servers still starting: as `tools()`). */
-  async prompts(): Promise<{ prompts: Prompt[]; routes: Map<string, Qualified> }> {
-    return this.#prompts(this.servers, this.#listWait);
+  async prompts(): Promise<Prompt[]> {
+    const catalogue = await this.#prompts(this.servers, this.#listWait);
+    return catalogue.entries.map((e) => ({ ...e.item, name: e.name }));
   }
 
   /** Where a public prompt name goes, waiting for servers still starting as `toolRoute()` does. */
   async #promptRoute(publicName: string, signal?: AbortSignal): Promise<Qualified> {
-    const known = (await this.#prompts(this.servers, { waitMs: 0 })).routes.get(publicName);
-    if (known) return known;
+    const known = (await this.#prompts(this.servers, { waitMs: 0 })).resolve(publicName);
+    if (known) return { server: known.server, name: known.item.name };
     const candidates = this.namespace.candidates(publicName);
-    const route = (await this.#prompts(candidates, signal ? { signal } : {})).routes.get(publicName);
-    if (route) return route;
+    const route = (await this.#prompts(candidates, signal ? { signal } : {})).resolve(publicName);
+    if (route) return { server: route.server, name: route.item.name };
     throw this.#unknown('prompt', publicName, candidates);
   }
 
-  async #prompts(
-    servers: readonly string[],
-    wait: SettleOptions,
-  ): Promise<{ prompts: Prompt[]; routes: Map<string, Qualified> }> {
+  async #prompts(servers: readonly string[], wait: SettleOptions): Promise<Catalogue<Prompt>> {
     const listed = await this.#gather('prompts', servers, wait, (name) =>
       this.#use(name, (c) => c.listPrompts()),
     );
-    const names = this.namespace.names(listed.map((l) => ({ server: l.server, name: l.item.name })));
-    const byKey = new Map(listed.map((l) => [`${l.server}\0${l.item.name}`, l.item]));
-    const prompts: Prompt[] = [];
-    for (const [publicName, q] of names) {
-      const prompt = byKey.get(`${q.server}\0${q.name}`);
-      if (prompt) prompts.push({ ...prompt, name: publicName });
-    }
-    return { prompts, routes: names };
+    return createCatalogue(listed, { naming: this.#naming });
   }
 
   /**

@@ -1,21 +1,16 @@
-import { assignToolNames } from '../tools/index.js';
-
-/** One upstream item (tool or prompt) as the gateway offers it: its public name and where it lives. */
+/** One upstream item (tool, prompt or resource URI) and the server it lives on. */
 export interface Qualified {
   readonly server: string;
   readonly name: string;
 }
 
 /**
- * How names and URIs cross the gateway. `namespaced`: every name becomes
- * `<server>__<name>` (the tools layer's naming, so `a` + `b__c` and `a__b` + `c`
- * get distinct hashed names and every name fits in 64 characters) and every
- * resource URI `mcpx://<server>/<uri>`. `transparent` (`--server NAME`): one
- * server, everything unchanged.
+ * How URIs cross the gateway, and which servers a name may belong to (the names
+ * themselves are the catalogue's: `tools/catalogue.ts`, `namespaced` or `transparent`).
+ * Namespaced: every resource URI becomes `mcpx://<server>/<uri>`. Transparent
+ * (`--server NAME`): one server, everything unchanged.
  */
 export interface Namespace {
-  /** Public name → upstream item, for a set of items; deterministic for the same set. */
-  names(items: readonly Qualified[]): Map<string, Qualified>;
   /** The URI (or URI template) a client sees for an upstream one. */
   uri(server: string, uri: string): string;
   /** The upstream server and URI behind a URI a client sent, or undefined if it is not one of ours. */
@@ -31,18 +26,11 @@ export interface Namespace {
 const SCHEME = 'mcpx://';
 
 /**
- * `a` + `b__c` and `a__b` + `c` stay distinct; URIs as `mcpx://<server>/<upstream uri verbatim>`.
+ * URIs as `mcpx://<server>/<upstream uri verbatim>`, names as `<server>__<name>`.
  * `servers`: the names served now (they change on a reload).
  */
 export function namespacedNames(servers: () => readonly string[]): Namespace {
   return {
-    names(items) {
-      const assigned = assignToolNames(
-        items.map((i) => ({ source: i.server, tool: i.name })),
-        'namespaced',
-      );
-      return new Map([...assigned].map(([name, q]) => [name, { server: q.source, name: q.tool }]));
-    },
     // The upstream URI is kept verbatim after the server, so a template's `{var}`
     // expressions still expand and the read goes back byte for byte.
     uri: (server, uri) => `${SCHEME}${encodeURIComponent(server)}/${uri}`,
@@ -71,7 +59,6 @@ export function namespacedNames(servers: () => readonly string[]): Namespace {
 /** One server re-served unchanged (`mcpx serve --server NAME`). */
 export function transparentNames(server: string): Namespace {
   return {
-    names: (items) => new Map(items.filter((i) => i.server === server).map((i) => [i.name, i])),
     uri: (_server, uri) => uri,
     parseUri: (uri) => ({ server, name: uri }),
     candidates: () => [server],

@@ -132,7 +132,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', async (request) =>
       timed('tools/list', {}, async () => {
-        const { items, nextCursor } = pages.page('tools', (await host.tools()).tools, request.params?.cursor);
+        const { items, nextCursor } = pages.page('tools', await host.tools(), request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
@@ -155,11 +155,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.prompts) {
     server.setRequestHandler('prompts/list', async (request) =>
       timed('prompts/list', {}, async () => {
-        const { items, nextCursor } = pages.page(
-          'prompts',
-          (await host.prompts()).prompts,
-          request.params?.cursor,
-        );
+        const { items, nextCursor } = pages.page('prompts', await host.prompts(), request.params?.cursor);
         return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );

@@ -5,6 +5,7 @@
  * and its knobs, and listens to its events; the host never prints.
  */
 import { homedir as osHomedir } from 'node:os';
+import type { Tool } from '@modelcontextprotocol/client';
 import type {
   EraCache,
   ManagedTransport,
@@ -19,13 +20,13 @@ import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
-import type { AgentToolSet, AgentToolsOptions } from '../tools/index.js';
+import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { type Ask, nobody } from './ask.js';
 import { createConnector, type RoutableConnector, spawnEarly } from './connector.js';
 import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
 import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
 import { transportHooks } from './transport-hooks.js';
-import type { Env, Host, HostDaemonOptions, HostOptions } from './types.js';
+import type { Env, Host, HostCatalogueOptions, HostDaemonOptions, HostOptions } from './types.js';
 
 /**
  * Make a host; nothing is read or started until asked for.
@@ -347,6 +348,28 @@ class McpxHost implements Host {
       ...(options.servers ? { only: options.servers } : {}),
     });
     return createAgentTools(registry, { ...options, guard });
+  }
+
+  async catalogue(options: HostCatalogueOptions = {}): Promise<Catalogue<Tool>> {
+    const [{ createCatalogue }, registry, guard] = await Promise.all([
+      import('../tools/catalogue.js'),
+      this.registry(),
+      this.guard(),
+    ]);
+    const { servers } = options;
+    await registry.connectAll({
+      ...(this.#o.signal ? { signal: this.#o.signal } : {}),
+      ...(servers ? { only: servers } : {}),
+    });
+    // What an agent is offered: a server's tools while it can be used (see `mcpToolSource`).
+    const listed = registry
+      .list()
+      .filter((s) => s.usable && (!servers || servers.includes(s.name)))
+      .flatMap((s) => s.tools.map((item) => ({ server: s.name, item })));
+    return createCatalogue(listed, {
+      naming: options.naming ?? 'prefixed',
+      offers: (server, tool) => guard.offers(server, tool),
+    });
   }
 
   async close(): Promise<void> {

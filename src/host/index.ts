@@ -37,4 +37,11 @@ export {
 export type { HostEvent, HostListener } from './events.js';
 export { formatSdkDiagnostic } from './events.js';
 export { createHost } from './host.js';
-export type { Env, Host, HostDaemonOptions, HostOptions, HostPolicy } from './types.js';
+export type {
+  Env,
+  Host,
+  HostCatalogueOptions,
+  HostDaemonOptions,
+  HostOptions,
+  HostPolicy,
+} from './types.js';

@@ -1,12 +1,12 @@
 /** What a host is given, and what it offers its front end. */
-import type { LoggingLevel } from '@modelcontextprotocol/client';
+import type { LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import type { ServerConnection, ServerLogEvent } from '../client/index.js';
 import type { LoadedConfig, ServerConfig } from '../config/index.js';
 import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ReconnectMode, ServerRegistry } from '../registry/index.js';
-import type { AgentToolSet, AgentToolsOptions } from '../tools/index.js';
+import type { AgentToolSet, AgentToolsOptions, Catalogue, CatalogueNaming } from '../tools/index.js';
 import type { Ask } from './ask.js';
 import type { HostListener } from './events.js';
 
@@ -66,6 +66,14 @@ export interface HostPolicy {
   readonly excludeTools?: readonly string[];
 }
 
+/** Which tools `Host.catalogue()` lists, and under which names. */
+export interface HostCatalogueOptions {
+  /** Default `prefixed` (as `agentTools()`); `transparent` is for one server. */
+  readonly naming?: CatalogueNaming;
+  /** Only these servers (default: every usable one). */
+  readonly servers?: readonly string[];
+}
+
 export interface HostDaemonOptions {
   /** This process is the daemon holding these servers (more as callers ask): it starts them itself. */
   readonly held?: readonly ServerConfig[];
@@ -115,6 +123,13 @@ export interface Host {
   fresh(): Host;
   /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
+  /**
+   * The tools of `servers()` (or `options.servers`) under one set of public names, behind
+   * `guard()`: a tool the policy does not offer is neither listed nor resolvable. The names
+   * are those every front end gives: `agentTools()` in the same style, `mcpx serve`'s
+   * `tools/list` in `namespaced`. Every server is connected first, as for `agentTools()`.
+   */
+  catalogue(options?: HostCatalogueOptions): Promise<Catalogue<Tool>>;
   /**
    * The daemon's route, when `daemon` was given.
    * @internal

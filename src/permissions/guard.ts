@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../config/index.js';
+import { type ServerConfig, toolSwitchedOff } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type Approver, isNobodyApprover } from './approver.js';
 import { type ConnectDecision, decide, type PermissionState, toolKey, type Verdict } from './policy.js';
@@ -49,7 +49,10 @@ export interface PermissionGuard extends ToolCallGuard {
   consent(request: ConsentRequest): Promise<ConnectDecision>;
   /** Allow every tool of `server` for the session without asking (`/mcp connect --allow-all`). */
   allowAll(server: string, tools?: readonly Tool[]): void;
-  /** Whether `tool` of `server` is offered at all (not excluded by `excludeTools`). */
+  /**
+   * Whether `tool` of `server` is offered at all: not excluded by `excludeTools`, and not
+   * switched off by the server's own allow / deny lists. What is not offered is never listed.
+   */
   offers(server: string, tool: string): boolean;
   /**
    * The policy's verdict on a call now, from the level, the config's lists and
@@ -222,7 +225,8 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     check,
     consent,
     allowAll,
-    offers: (server, tool) => !excluded(server, tool),
+    offers: (server, tool) =>
+      !excluded(server, tool) && toolSwitchedOff(configOf(server), tool) === undefined,
     verdict,
     refusal,
   };

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { suggest as suggestName } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { ToolCallGuard } from '../permissions/index.js';
+import type { PermissionGuard, ToolCallGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { argumentsObject } from './arguments-object.js';
 import type { NamingStyle } from './naming.js';
@@ -140,6 +140,11 @@ const noPolicy: ToolCallGuard = {
   },
 };
 
+function offersOf(guard: ToolCallGuard): ((server: string, tool: string) => boolean) | undefined {
+  const { offers } = guard as Partial<Pick<PermissionGuard, 'offers'>>;
+  return typeof offers === 'function' ? (server, tool) => offers.call(guard, server, tool) : undefined;
+}
+
 /**
  * Every tool of every ready server in `registry` (plus `extraSources`) as
  * agent tools: provider-valid names, descriptions tagged with their server,
@@ -152,6 +157,8 @@ export async function createAgentTools(
   options: AgentToolsOptions = {},
 ): Promise<AgentToolSet> {
   const guard = options.guard ?? noPolicy;
+  // A permission guard also says which tools are offered at all (`excludeTools`, the config's lists).
+  const offers = offersOf(guard);
   const serverNames = () =>
     registry
       .list(options.agentId)
@@ -186,7 +193,10 @@ export async function createAgentTools(
       ...serverNames().map((name) => mcpToolSource(registry, name, options.agentId)),
       ...(options.extraSources ?? []),
     ];
-    const next = new ToolRouter(sources, options.naming ? { naming: options.naming } : {});
+    const next = new ToolRouter(sources, {
+      ...(options.naming ? { naming: options.naming } : {}),
+      ...(offers ? { offers } : {}),
+    });
     await next.refresh();
     if (mine !== generation) return;
     router = next;

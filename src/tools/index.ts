@@ -27,6 +27,14 @@ export {
 } from './agent-tools.js';
 export { callForModel } from './call-for-model.js';
 export {
+  type Catalogue,
+  type CatalogueEntry,
+  type CatalogueNaming,
+  type CatalogueOptions,
+  createCatalogue,
+  type ListedItem,
+} from './catalogue.js';
+export {
   type ChatMessage,
   type ChatPart,
   type ChatPartsOptions,

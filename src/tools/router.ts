@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { forModel } from '../text/index.js';
-import { assignToolNames, type NamingStyle } from './naming.js';
+import { createCatalogue } from './catalogue.js';
+import type { NamingStyle } from './naming.js';
 import type { ToolSource } from './tool-source.js';
 
 /** A tool as an agent is shown it, and where it really lives. */
@@ -17,17 +18,27 @@ export interface RoutedTool {
 }
 
 /**
- * Tool sources under one namespace: lists every source's tools with
- * collision-free prefixed names and finds the source and tool for a name.
+ * Tool sources under one namespace: lists every source's tools as one catalogue
+ * (`catalogue.ts`: collision-free names in the chosen style) and finds the source
+ * and tool for a name. `offers` (the policy's `guard.offers`) applies to guarded
+ * sources only: the host's own functions are not the policy's.
  */
 export class ToolRouter {
   readonly #sources: readonly ToolSource[];
   readonly #naming: NamingStyle;
+  readonly #offers: ((server: string, tool: string) => boolean) | undefined;
   #byName = new Map<string, RoutedTool>();
 
-  constructor(sources: readonly ToolSource[], options: { readonly naming?: NamingStyle } = {}) {
+  constructor(
+    sources: readonly ToolSource[],
+    options: {
+      readonly naming?: NamingStyle;
+      readonly offers?: (server: string, tool: string) => boolean;
+    } = {},
+  ) {
     this.#sources = sources;
     this.#naming = options.naming ?? 'prefixed';
+    this.#offers = options.offers;
   }
 
   /** Re-list every source (a source that fails to list contributes no tools). */
@@ -35,23 +46,26 @@ export class ToolRouter {
     const listed = await Promise.all(
       this.#sources.map(async (source) => ({ source, tools: await source.listTools().catch(() => []) })),
     );
-    const entries = listed.flatMap(({ source, tools }) => tools.map((tool) => ({ source, tool })));
-    const names = assignToolNames(
-      entries.map((e) => ({ source: e.source.id, tool: e.tool.name })),
-      this.#naming,
+    const offers = this.#offers;
+    // Each item carries its source: two sources may share an id (an extra source named like a server).
+    const catalogue = createCatalogue(
+      listed.flatMap(({ source, tools }) =>
+        tools
+          .filter((tool) => !offers || !source.guarded || offers(source.id, tool.name))
+          .map((tool) => ({ server: source.id, item: { name: tool.name, tool, source } })),
+      ),
+      { naming: this.#naming },
     );
-    const byKey = new Map(entries.map((e) => [`${e.source.id}\0${e.tool.name}`, e]));
     const routed = new Map<string, RoutedTool>();
-    for (const [name, q] of names) {
-      const entry = byKey.get(`${q.source}\0${q.tool}`);
-      if (!entry) continue;
-      const description = forModel(entry.tool.description ?? entry.tool.title ?? '');
+    for (const { name, item } of catalogue.entries) {
+      const { tool, source } = item;
+      const description = forModel(tool.description ?? tool.title ?? '');
       routed.set(name, {
         name,
-        description: `[${forModel(entry.source.id)}] ${description}`.trim(),
-        parameters: (entry.tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
-        source: entry.source,
-        tool: entry.tool,
+        description: `[${forModel(source.id)}] ${description}`.trim(),
+        parameters: (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
+        source,
+        tool,
       });
     }
     this.#byName = routed;

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { ServerConfig } from '../../config/index.js';
+import { type ServerConfig, toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { TaskStatusEvent } from '../../host/index.js';
-import { filterTools } from '../../registry/index.js';
 import { forTerminal, renderContent } from '../../text/index.js';
+import { createCatalogue } from '../../tools/catalogue.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -51,7 +51,7 @@ export async function runCall(
   const turns = createTerminalTurns((s) => io.stderr.write(s));
   await useCommandFeatures(session, turns);
   const connection = await session.connect(server, { listTools: needsSchema });
-  const tool = needsSchema ? await findTool(session, connection, server.name, name) : undefined;
+  const tool = needsSchema ? await findTool(session, connection, server, name) : undefined;
   const typed = typeArguments(resolved, tool?.inputSchema);
   if (!typed.ok)
     throw argumentsError(typed.problems, server.name, name, helpCommand(session, server.name, name));
@@ -67,7 +67,7 @@ export async function runCall(
     });
   } catch (error) {
     if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
-      throw (await explainFailedCall(session, connection, server.name, name, resolved)) ?? error;
+      throw (await explainFailedCall(session, connection, server, name, resolved)) ?? error;
     }
     throw explainUnanswered(error, session, 'mcpx call');
   } finally {
@@ -75,7 +75,7 @@ export async function runCall(
   }
   if (result.isError && !needsSchema) {
     // Not checked before the call: an unknown tool or missing arguments are said as mcpx says them.
-    const explained = await explainFailedCall(session, connection, server.name, name, resolved);
+    const explained = await explainFailedCall(session, connection, server, name, resolved);
     if (explained) throw explained;
   }
   if (options.json) {
@@ -128,6 +128,17 @@ function taskStatusReporter(
 }
 
 /**
+ * One server's tools as `mcpx call` sees them: the catalogue every front end names tools by,
+ * for one server under its own names, with the entry's allow / deny lists as the policy.
+ */
+function serverCatalogue(config: ServerConfig, tools: readonly Tool[]) {
+  return createCatalogue(
+    tools.map((item) => ({ server: config.name, item })),
+    { naming: 'transparent', offers: (_server, tool) => toolSwitchedOff(config, tool) === undefined },
+  );
+}
+
+/**
  * The tool's definition, to type the arguments by its schema. A tool the server does not list
  * is refused with a did-you-mean before any call. When the listing itself fails (a flaky
  * server), the call still goes ahead with arguments typed by the rule without a schema.
@@ -135,14 +146,15 @@ function taskStatusReporter(
 async function findTool(
   session: CliSession,
   connection: Connection,
-  server: string,
+  config: ServerConfig,
   name: string,
 ): Promise<Tool | undefined> {
+  const server = config.name;
   // The registry listed the tools when it connected: no second round trip in the common case.
   const registry = await session.registry();
   await registry.toolsSettled(server);
-  const listed = registry.status(server).tools.find((t) => t.name === name);
-  if (listed) return listed;
+  const listed = serverCatalogue(config, registry.status(server).tools).resolve(name);
+  if (listed) return listed.item;
   // Not there: its listing failed; ask the server.
   let tools: Tool[];
   try {
@@ -154,22 +166,20 @@ async function findTool(
     );
     return undefined;
   }
-  const tool = tools.find((t) => t.name === name);
-  if (tool) return tool;
-  throw unknownToolError(
-    server,
-    name,
-    tools.map((t) => t.name),
-    (guess) => helpCommand(session, server, guess),
-  );
+  const catalogue = serverCatalogue(config, tools);
+  const tool = catalogue.resolve(name);
+  if (tool) return tool.item;
+  throw unknownToolError(server, name, catalogue.names, (guess) => helpCommand(session, server, guess));
 }
 
 /**
  * A tool the person's own config switches off is not there, as in `tools`, `list` and for
- * agents: refused by its name before the server is started.
+ * agents (the catalogue's policy, `toolSwitchedOff`): refused by its name before the server
+ * is started.
  */
 function refuseSwitchedOff(config: ServerConfig, name: string): void {
-  if (filterTools(config, [{ name } as Tool]).length > 0) return;
+  const why = toolSwitchedOff(config, name);
+  if (why === undefined) return;
   throw new McpxError(
     ErrorCode.PermissionDenied,
     `'${name}' of '${config.name}' is switched off in the config`,
@@ -178,9 +188,7 @@ function refuseSwitchedOff(config: ServerConfig, name: string): void {
       tool: name,
       origin: config.origin,
       causes: [
-        config.denyTools?.includes(name)
-          ? `it is in the server's disabled_tools`
-          : `it is not in the server's allowed_tools`,
+        why === 'denied' ? `it is in the server's disabled_tools` : `it is not in the server's allowed_tools`,
       ],
       fixes: [`edit allowed_tools / disabled_tools of '${config.name}' to call it`],
     },
@@ -202,20 +210,17 @@ function helpCommand(session: CliSession, server: string, tool: string): string 
 async function explainFailedCall(
   session: CliSession,
   connection: Connection,
-  server: string,
+  config: ServerConfig,
   name: string,
   resolved: ResolvedArguments,
 ): Promise<McpxError | undefined> {
+  const server = config.name;
   const tools = await connection.listTools({ signal: session.io.signal }).catch(() => undefined);
   if (!tools) return undefined;
-  const tool = tools.find((t) => t.name === name);
+  const catalogue = serverCatalogue(config, tools);
+  const tool = catalogue.resolve(name)?.item;
   if (!tool) {
-    return unknownToolError(
-      server,
-      name,
-      tools.map((t) => t.name),
-      (guess) => helpCommand(session, server, guess),
-    );
+    return unknownToolError(server, name, catalogue.names, (guess) => helpCommand(session, server, guess));
   }
   const typed = typeArguments(resolved, tool.inputSchema);
   return typed.ok

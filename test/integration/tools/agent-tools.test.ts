@@ -16,6 +16,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/errors/index.js';
+import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 import type { ToolCallGuard, ToolCallRequest } from '../../../src/permissions/types.js';
 import { type RegistryEvent, ServerRegistry } from '../../../src/registry/index.js';
 import {
@@ -189,6 +190,22 @@ describe('createAgentTools against the stdio test server', () => {
       { server: 'host', tool: 'odd', message: expect.stringMatching(/inputSchema .* cannot be compiled/) },
     ]);
     expect(set.warnings).toEqual(warnings);
+  });
+
+  it("offers none of the tools the guard's policy leaves out, and resolves none of them", async () => {
+    const registry = await registryWith(['demo']);
+    const guard = createPermissionGuard({
+      level: 'yolo',
+      approver: denyingApprover('a test'),
+      excludeTools: ['demo.ec*'],
+    });
+    const set = await createAgentTools(registry, { guard, mode: 'all' });
+    const names = set.tools.map((t) => t.name);
+    expect(names).toContain('mcp_demo_add');
+    expect(names).not.toContain('mcp_demo_echo');
+    await expect(set.call('mcp_demo_echo', { message: 'x' })).rejects.toMatchObject({
+      code: ErrorCode.UnknownTool,
+    });
   });
 
   it('says which tool it does not know, with the nearest name', async () => {

@@ -6,23 +6,6 @@ import { Paginator } from '../../../src/gateway/paginate.js';
 describe('namespacedNames', () => {
   const ns = namespacedNames(() => ['a', 'a__b', 'my server']);
 
-  it('keeps a + b__c and a__b + c distinct, and each name maps back', () => {
-    const names = ns.names([
-      { server: 'a', name: 'b__c' },
-      { server: 'a__b', name: 'c' },
-      { server: 'a', name: 'echo' },
-    ]);
-    expect(names.size).toBe(3);
-    expect(names.get('a__echo')).toEqual({ server: 'a', name: 'echo' });
-    const clashing = [...names.entries()].filter(([n]) => n.startsWith('a__b__c'));
-    expect(clashing.map(([, q]) => `${q.server}/${q.name}`).sort()).toEqual(['a/b__c', 'a__b/c']);
-  });
-
-  it('never passes 64 characters, whatever the lengths', () => {
-    const names = ns.names([{ server: 'a'.repeat(60), name: 'b'.repeat(60) }]);
-    for (const name of names.keys()) expect(name.length).toBeLessThanOrEqual(64);
-  });
-
   it('maps URIs and templates reversibly, and only for served servers', () => {
     const uri = ns.uri('my server', 'file:///tmp/a b?x=1#y');
     expect(uri).toBe('mcpx://my%20server/file:///tmp/a b?x=1#y');
@@ -39,9 +22,8 @@ describe('namespacedNames', () => {
     expect(ns.candidates('x_3f2a9c_hashed')).toEqual(['a', 'a__b', 'my server']);
   });
 
-  it('transparent names change nothing', () => {
+  it('transparent URIs change nothing', () => {
     const t = transparentNames('one');
-    expect([...t.names([{ server: 'one', name: 'echo' }]).keys()]).toEqual(['echo']);
     expect(t.uri('one', 'test://x')).toBe('test://x');
     expect(t.parseUri('test://x')).toEqual({ server: 'one', name: 'test://x' });
     expect(t.candidates('echo')).toEqual(['one']);

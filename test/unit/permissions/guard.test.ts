@@ -244,6 +244,22 @@ describe('one engine for a front end that cannot ask (the gateway)', () => {
     expect(guard.refusal({ server: 'other', tool: write })).toBeUndefined();
   });
 
+  it("does not offer a tool the server's own allow / deny lists switch off", () => {
+    const guard = createPermissionGuard({
+      level: 'yolo',
+      approver: refusing(),
+      servers: [
+        { name: 'fs', denyTools: ['write'] } as never,
+        { name: 'docs', allowTools: ['read'] } as never,
+      ],
+    });
+    expect(guard.offers('fs', 'write')).toBe(false);
+    expect(guard.offers('fs', 'read')).toBe(true);
+    expect(guard.offers('docs', 'read')).toBe(true);
+    expect(guard.offers('docs', 'write')).toBe(false);
+    expect(guard.offers('unlisted', 'write')).toBe(true);
+  });
+
   it('reads the allow/deny lists through a lookup, so a reloaded config is in force at once', () => {
     let lists: { name: string; denyTools?: string[] } = { name: 'fs' };
     const guard = createPermissionGuard({
