@@ -33,6 +33,7 @@ import { createPermissionGuard, type PermissionGuard } from '../permissions/inde
 import type { ServerRegistry } from '../registry/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
+import { type ClientConsent, CONSENT_INPUT_KEY, canElicitForm } from './consent.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
@@ -84,6 +85,12 @@ export interface DownstreamCall {
   readonly stateless?: StatelessRound;
   /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
   readonly clientCapabilities?: ClientCapabilities;
+  /**
+   * The consent this client's person gave, kept per client session: a call the
+   * policy would put to a person is asked through the client when it declared
+   * form elicitation. Without it, such a call is refused with how to allow it.
+   */
+  readonly consent?: ClientConsent;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -476,7 +483,7 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<CallToolResult> {
     const route = await this.toolRoute(publicName, signalOf(call));
-    const refusal = this.guard.refusal(route);
+    const refusal = await this.#consented(route, args, call);
     if (refusal) return { content: [{ type: 'text', text: refusal }], isError: true };
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
@@ -512,6 +519,37 @@ export class GatewayHost {
     } finally {
       end();
     }
+  }
+
+  /**
+   * Why a call may not go ahead, or undefined. What the policy would put to a
+   * person goes to the calling client's person when the client declared form
+   * elicitation (never to an upstream); else it is refused with how to allow it.
+   * A 2026-07-28 retry carrying the sealed state of this very call (same client,
+   * tool and arguments) was let through before it reached the upstream: it is not asked again.
+   */
+  async #consented(
+    route: ToolRoute,
+    args: Record<string, unknown>,
+    call: DownstreamCall,
+  ): Promise<string | undefined> {
+    const refusal = this.guard.refusal(route);
+    if (refusal === undefined) return undefined;
+    const { consent } = call;
+    if (!consent || !canElicitForm(call.clientCapabilities)) return refusal;
+    if (this.guard.verdict(route).kind === 'deny') return refusal;
+    if ((call.stateless?.resume?.rounds ?? 0) > 0) return undefined;
+    return consent.decide(
+      {
+        server: route.server,
+        tool: route.tool,
+        args,
+        serverTools: this.registry.status(route.server).tools as Tool[],
+        level: this.guard.state.level,
+        servers: (name) => this.#servers.get(name),
+      },
+      (request) => this.#ask(call, request, signalOf(call), CONSENT_INPUT_KEY),
+    );
   }
 
   /** Every served prompt, for a client's `prompts/list` (servers still starting: as `tools()`). */
