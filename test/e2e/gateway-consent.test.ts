@@ -50,7 +50,8 @@ interface Asked {
  */
 function person(client: Client, answers: (string | { action: 'decline' | 'cancel' })[]): Asked[] {
   const asked: Asked[] = [];
-  client.setRequestHandler('elicitation/create', async (request) => {
+  type Answer = { action: 'accept'; content: Record<string, string> } | { action: 'decline' | 'cancel' };
+  client.setRequestHandler('elicitation/create', async (request): Promise<Answer> => {
     const params = request.params as { message: string; requestedSchema?: { properties?: object } };
     const properties = params.requestedSchema?.properties ?? {};
     if (!('decision' in properties)) {
@@ -181,4 +182,27 @@ it('two sessions of one gateway: one session\'s "allow all" does not allow the o
   expect(firstText(await echo(first, 'still mine'))).toBe('still mine');
   expect(firstAsked.map((a) => a.kind)).toEqual(['connect']);
   expect(secondAsked.map((a) => a.kind)).toEqual(['connect']);
+});
+
+describe('a 2026-07-28 client over HTTP, which has no session', () => {
+  it('is asked in an input_required round, and the answer holds for that call only', async () => {
+    const gateway = await world.serve();
+    const client = await world.client(gateway.url, 'modern', { capabilities: { elicitation: { form: {} } } });
+    const asked = person(client, ['allow-all', 'confirm-each', 'once']);
+    expect(firstText(await echo(client, 'one'))).toBe('one');
+    expect(firstText(await echo(client, 'two'))).toBe('two');
+    expect(asked.map((a) => a.kind)).toEqual(['connect', 'connect', 'call']);
+  });
+
+  it("a 2026-07-28 upstream's rounds after the consent pass statelessly, without asking the person again", async () => {
+    const gateway = await world.serve();
+    const client = await world.client(gateway.url, 'modern', { capabilities: { elicitation: { form: {} } } });
+    const asked = person(client, ['confirm-each', 'once']);
+    const result = await client.callTool({
+      name: 'new__test_input_required_result_elicitation',
+      arguments: {},
+    });
+    expect(firstText(result)).toBe('Hello, Ada!');
+    expect(asked.map((a) => a.kind)).toEqual(['connect', 'call', 'upstream']);
+  });
 });
