@@ -47,6 +47,32 @@ export interface ConsentCall {
   readonly servers: (name: string) => ServerConfig | undefined;
 }
 
+/**
+ * A question to carry to the client in a sealed `input_required` round (a 2026-07-28 client over
+ * HTTP, whose retry may reach another instance): thrown by {@link replaying} once its answers run out.
+ */
+export class AskLater extends Error {
+  readonly request: InputRequest;
+  readonly answers: readonly unknown[];
+  constructor(request: InputRequest, answers: readonly unknown[]) {
+    super('mcpx gateway: this question is asked in the next round');
+    this.request = request;
+    this.answers = answers;
+  }
+}
+
+/**
+ * Asks nobody now: the client's answers from earlier rounds of this very call, in the order the
+ * questions came; the next question is thrown as {@link AskLater}, to be asked in a new round.
+ */
+export function replaying(answers: readonly unknown[]): Elicit {
+  let next = 0;
+  return async (request) => {
+    if (next < answers.length) return answers[next++];
+    throw new AskLater(request, answers);
+  };
+}
+
 /** The person closed the form or declined it: this call is refused, nothing is remembered. */
 class NotAnswered extends Error {}
 

@@ -33,7 +33,14 @@ import { createPermissionGuard, type PermissionGuard } from '../permissions/inde
 import type { ServerRegistry } from '../registry/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
-import { type ClientConsent, CONSENT_INPUT_KEY, canElicitForm } from './consent.js';
+import {
+  AskLater,
+  type ClientConsent,
+  CONSENT_INPUT_KEY,
+  canElicitForm,
+  type Elicit,
+  replaying,
+} from './consent.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { type GatewayPolicyOptions, gatewayApprover } from './refusal.js';
@@ -483,8 +490,8 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<CallToolResult> {
     const route = await this.toolRoute(publicName, signalOf(call));
-    const refusal = await this.#consented(route, args, call);
-    if (refusal) return { content: [{ type: 'text', text: refusal }], isError: true };
+    const unconsented = await this.#consented(route, args, call);
+    if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
     try {
@@ -522,34 +529,47 @@ export class GatewayHost {
   }
 
   /**
-   * Why a call may not go ahead, or undefined. What the policy would put to a
-   * person goes to the calling client's person when the client declared form
-   * elicitation (never to an upstream); else it is refused with how to allow it.
-   * A 2026-07-28 retry carrying the sealed state of this very call (same client,
+   * What to return instead of calling, or undefined when the call may go ahead. What the
+   * policy would put to a person goes to the calling client's person when the client
+   * declared form elicitation (never to an upstream); else it is refused with how to allow it.
+   * A 2026-07-28 client over HTTP is asked in sealed rounds, so nothing waits on one instance;
+   * a retry carrying the sealed state of an upstream's round of this very call (same client,
    * tool and arguments) was let through before it reached the upstream: it is not asked again.
    */
   async #consented(
     route: ToolRoute,
     args: Record<string, unknown>,
     call: DownstreamCall,
-  ): Promise<string | undefined> {
+  ): Promise<CallToolResult | undefined> {
+    const refused = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
     const refusal = this.guard.refusal(route);
     if (refusal === undefined) return undefined;
-    const { consent } = call;
-    if (!consent || !canElicitForm(call.clientCapabilities)) return refusal;
-    if (this.guard.verdict(route).kind === 'deny') return refusal;
-    if ((call.stateless?.resume?.rounds ?? 0) > 0) return undefined;
-    return consent.decide(
-      {
-        server: route.server,
-        tool: route.tool,
-        args,
-        serverTools: this.registry.status(route.server).tools as Tool[],
-        level: this.guard.state.level,
-        servers: (name) => this.#servers.get(name),
-      },
-      (request) => this.#ask(call, request, signalOf(call), CONSENT_INPUT_KEY),
-    );
+    const { consent, stateless } = call;
+    if (!consent || !canElicitForm(call.clientCapabilities)) return refused(refusal);
+    if (this.guard.verdict(route).kind === 'deny') return refused(refusal);
+    if ((stateless?.resume?.rounds ?? 0) > 0) return undefined;
+    const sealed = call.ctx.http ? stateless : undefined;
+    const elicit: Elicit = sealed
+      ? replaying(sealed.resume?.answers ?? [])
+      : (request) => this.#ask(call, request, signalOf(call), CONSENT_INPUT_KEY);
+    try {
+      const answer = await consent.decide(
+        {
+          server: route.server,
+          tool: route.tool,
+          args,
+          serverTools: this.registry.status(route.server).tools as Tool[],
+          level: this.guard.state.level,
+          servers: (name) => this.#servers.get(name),
+        },
+        elicit,
+      );
+      return answer === undefined ? undefined : refused(answer);
+    } catch (error) {
+      if (sealed && error instanceof AskLater)
+        return sealed.ask(CONSENT_INPUT_KEY, error.request, error.answers) as never;
+      throw error;
+    }
   }
 
   /** Every served prompt, for a client's `prompts/list` (servers still starting: as `tools()`). */

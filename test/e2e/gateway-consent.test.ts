@@ -7,8 +7,10 @@
  * asked afresh. A client without elicitation is refused as before, and an
  * upstream's own elicitation during the call is never taken for the answer.
  */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, testServerPath } from '../helpers/cli.js';
@@ -205,4 +207,64 @@ describe('a 2026-07-28 client over HTTP, which has no session', () => {
     expect(firstText(result)).toBe('Hello, Ada!');
     expect(asked.map((a) => a.kind)).toEqual(['connect', 'call', 'upstream']);
   });
+});
+
+interface Round {
+  resultType?: string;
+  inputRequests?: Record<string, { params?: { message?: string } }>;
+  requestState?: string;
+  content?: { text?: string }[];
+}
+
+it('two instances sharing --state-key-file: the consent rounds are sealed, so each retry may reach either', async () => {
+  const keyFile = join(world.dir, 'state.key');
+  await writeFile(keyFile, randomBytes(32), { mode: 0o600 });
+  const instances = [
+    (await world.serve(['--state-key-file', keyFile])).url,
+    (await world.serve(['--state-key-file', keyFile])).url,
+  ];
+  let target = instances[0] as string;
+  const client = new Client(
+    { name: 'balanced', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
+  clients.push(client);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(target), { fetch: (_url, init) => fetch(target, init) }),
+  );
+  const call = (retry?: { state?: string; answer: string }) =>
+    client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'local__echo',
+          arguments: { message: 'balanced' },
+          ...(retry?.state ? { requestState: retry.state } : {}),
+          ...(retry
+            ? {
+                inputResponses: { 'mcpx-consent': { action: 'accept', content: { decision: retry.answer } } },
+              }
+            : {}),
+        },
+      },
+      { allowInputRequired: true },
+    ) as Promise<Round>;
+
+  // An answer sent before anything was asked is not taken for the person's.
+  const unasked = await call({ answer: 'allow-all' });
+  expect(unasked.resultType).toBe('input_required');
+  const connect = await call();
+  expect(Object.keys(connect.inputRequests ?? {})).toEqual(['mcpx-consent']);
+  expect(connect.inputRequests?.['mcpx-consent']?.params?.message).toContain("MCP server 'local'");
+  target = instances[1] as string;
+  const perCall = await call({ state: connect.requestState as string, answer: 'confirm-each' });
+  expect(perCall.resultType).toBe('input_required');
+  expect(perCall.inputRequests?.['mcpx-consent']?.params?.message).toContain("'echo' of 'local'");
+  target = instances[0] as string;
+  const done = await call({ state: perCall.requestState as string, answer: 'once' });
+  expect(done.content?.[0]?.text).toBe('balanced');
 });
