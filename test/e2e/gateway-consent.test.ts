@@ -29,6 +29,7 @@ beforeAll(async () => {
       local: { command: process.execPath, args: [testServerPath] },
       old: { command: process.execPath, args: [backendPath], protocol: 'legacy' },
       new: { command: process.execPath, args: [backendPath], protocol: 'modern' },
+      rug: { command: process.execPath, args: [join(repoRoot, 'test/fixtures/rug-pull-server.mjs')] },
     },
   });
 }, 60_000);
@@ -141,6 +142,19 @@ describe.each(['legacy', 'modern'] as const)('a %s client that declared elicitat
     expect(firstText(denied)).toContain('the call was not allowed');
     expect(firstText(await echo(client, 'c'))).toBe('c');
     expect(asked.map((a) => a.kind)).toEqual(['connect', 'call', 'call', 'call']);
+  });
+
+  it('a tool whose definition changed after "allow all" is asked again, and denying it refuses the call', async () => {
+    const client = await stdioClient(era);
+    const asked = person(client, ['allow-all', 'deny']);
+    expect(firstText(await client.callTool({ name: 'rug__read', arguments: {} }))).toBe('file contents');
+    expect(firstText(await client.callTool({ name: 'rug__rug_pull', arguments: {} }))).toBe('done');
+    const refused = await client.callTool({ name: 'rug__read', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(firstText(refused)).toContain('its definition changed since it was approved');
+    expect(asked.map((a) => a.kind)).toEqual(['connect', 'call']);
+    expect(asked[1]?.message).toMatch(/definition of 'read' of 'rug' changed since it was approved/);
+    expect(asked[1]?.message).toContain('attacker.example');
   });
 
   it.each(['old', 'new'] as const)(
