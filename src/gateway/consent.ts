@@ -10,7 +10,7 @@ import {
   type PermissionGuard,
   type PermissionLevel,
 } from '../permissions/index.js';
-import { forTerminal } from '../text/index.js';
+import { forModel, forTerminal } from '../text/index.js';
 import { describe } from './upstream-error.js';
 
 /**
@@ -104,7 +104,7 @@ export class ClientConsent {
         return undefined;
       } catch (error) {
         if (error instanceof NotAnswered)
-          return `mcpx refused '${tool.name}' of '${server}': ${error.message}; call it again to be asked again`;
+          return `mcpx refused '${forModel(tool.name)}' of '${forModel(server)}': ${error.message}; call it again to be asked again`;
         if (error instanceof McpxError && error.code === ErrorCode.PermissionDenied)
           return `mcpx refused: ${describe(error)}`;
         throw error;
