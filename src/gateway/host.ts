@@ -34,6 +34,14 @@ import type { ServerRegistry } from '../registry/index.js';
 import { type Catalogue, type CatalogueNaming, createCatalogue } from '../tools/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
+import {
+  AskLater,
+  type ClientConsent,
+  CONSENT_INPUT_KEY,
+  canElicitForm,
+  type Elicit,
+  replaying,
+} from './consent.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { toClientError } from './upstream-error.js';
@@ -87,6 +95,12 @@ export interface DownstreamCall {
   readonly stateless?: StatelessRound;
   /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
   readonly clientCapabilities?: ClientCapabilities;
+  /**
+   * The consent this client's person gave, kept per client session: a call the
+   * policy would put to a person is asked through the client when it declared
+   * form elicitation. Without it, such a call is refused with how to allow it.
+   */
+  readonly consent?: ClientConsent;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -490,8 +504,8 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<CallToolResult> {
     const route = await this.toolRoute(publicName, signalOf(call));
-    const refusal = this.guard.refusal(route);
-    if (refusal) return { content: [{ type: 'text', text: refusal }], isError: true };
+    const unconsented = await this.#consented(route, args, call);
+    if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
     try {
@@ -525,6 +539,50 @@ export class GatewayHost {
       throw toClientError(error, this.#carryErrors);
     } finally {
       end();
+    }
+  }
+
+  /**
+   * What to return instead of calling, or undefined when the call may go ahead. What the
+   * policy would put to a person goes to the calling client's person when the client
+   * declared form elicitation (never to an upstream); else it is refused with how to allow it.
+   * A 2026-07-28 client over HTTP is asked in sealed rounds, so nothing waits on one instance;
+   * a retry carrying the sealed state of an upstream's round of this very call (same client,
+   * tool and arguments) was let through before it reached the upstream: it is not asked again.
+   */
+  async #consented(
+    route: ToolRoute,
+    args: Record<string, unknown>,
+    call: DownstreamCall,
+  ): Promise<CallToolResult | undefined> {
+    const refused = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+    const refusal = this.guard.refusal(route);
+    if (refusal === undefined) return undefined;
+    const { consent, stateless } = call;
+    if (!consent || !canElicitForm(call.clientCapabilities)) return refused(refusal);
+    if (this.guard.verdict(route).kind === 'deny') return refused(refusal);
+    if ((stateless?.resume?.rounds ?? 0) > 0) return undefined;
+    const sealed = call.ctx.http ? stateless : undefined;
+    const elicit: Elicit = sealed
+      ? replaying(sealed.resume?.answers ?? [])
+      : (request) => this.#ask(call, request, signalOf(call), CONSENT_INPUT_KEY);
+    try {
+      const answer = await consent.decide(
+        {
+          server: route.server,
+          tool: route.tool,
+          args,
+          serverTools: this.registry.status(route.server).tools as Tool[],
+          level: this.guard.state.level,
+          servers: (name) => this.#servers.get(name),
+        },
+        elicit,
+      );
+      return answer === undefined ? undefined : refused(answer);
+    } catch (error) {
+      if (sealed && error instanceof AskLater)
+        return sealed.ask(CONSENT_INPUT_KEY, error.request, error.answers) as never;
+      throw error;
     }
   }
 

@@ -168,10 +168,22 @@ export interface RoundRequest {
  * sealed, and the retry (on any instance with the key) resends the request.
  */
 export interface StatelessRound {
-  /** The retry's answers and the upstream's own state, opened from the client's sealed state. */
-  readonly resume?: { readonly round: InputRound; readonly rounds: number };
+  /**
+   * The retry's answers and the upstream's own state, opened from the client's sealed state;
+   * or, after a question of the gateway's own (`ask`), no round and the client's answers so far.
+   */
+  readonly resume?: {
+    readonly round?: InputRound;
+    readonly rounds: number;
+    readonly answers?: readonly unknown[];
+  };
   /** Hand an upstream's questions to the client; `rounds` counts this call's rounds so far. */
   pass(result: InputRequiredResult, rounds: number): InputRequiredResult;
+  /**
+   * Ask the client a question of the gateway's own before the upstream is called, under
+   * `key`, its earlier `answers` sealed with it: the retry resumes with them and the new one.
+   */
+  ask(key: string, request: InputRequest, answers: readonly unknown[]): InputRequiredResult;
 }
 
 /** Refuse a round whose questions the client did not declare it can answer (-32021). */
@@ -301,13 +313,19 @@ export class InputRounds {
       );
       return inputRequired({ inputRequests, requestState: sealed });
     };
+    const ask = (key: string, question: InputRequest, answers: readonly unknown[]): InputRequiredResult => {
+      const missing = missingCapabilities(ctx, [question]);
+      if (missing) throw missing;
+      const sealed = this.#seal.seal({ keys: [key], rounds: 0, answers }, binding);
+      return inputRequired({ inputRequests: { [key]: question }, requestState: sealed });
+    };
     if (!isSealedState(state)) {
       // A first request may bring answers already (SEP-2322: a client may answer what it expects to
       // be asked). They go to the upstream with the request, as they would without the gateway:
       // the upstream, not the gateway, knows whether it recognises them.
       const given = ctx.mcpReq.inputResponses as Record<string, unknown> | undefined;
-      if (!given || Object.keys(given).length === 0) return { pass };
-      return { resume: { round: { inputResponses: given }, rounds: 0 }, pass };
+      if (!given || Object.keys(given).length === 0) return { pass, ask };
+      return { resume: { round: { inputResponses: given }, rounds: 0 }, pass, ask };
     }
     let opened: ReturnType<RoundSeal['open']>;
     try {
@@ -316,8 +334,14 @@ export class InputRounds {
       if (error instanceof SealRefused) throw invalidState();
       throw error;
     }
-    // Only the answers to what was asked go upstream.
     const given = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+    if (opened.answers !== undefined) {
+      // The gateway's own question: its answer is the gateway's, and never goes upstream.
+      const [key] = opened.keys;
+      const answered = key !== undefined && key in given ? [given[key]] : [];
+      return { resume: { rounds: opened.rounds, answers: [...opened.answers, ...answered] }, pass, ask };
+    }
+    // Only the answers to what was asked go upstream.
     const answers = Object.fromEntries(
       opened.keys.filter((key) => key in given).map((key) => [key, given[key]]),
     );
@@ -325,7 +349,7 @@ export class InputRounds {
       ...(Object.keys(answers).length > 0 ? { inputResponses: answers } : {}),
       ...(opened.upstreamState === undefined ? {} : { requestState: opened.upstreamState }),
     };
-    return { resume: { round, rounds: opened.rounds }, pass };
+    return { resume: { round, rounds: opened.rounds }, pass, ask };
   }
 
   #park<T>(

@@ -29,6 +29,11 @@ export interface SealedRound {
   readonly keys: readonly string[];
   /** Rounds so far in this call, so the gateway's cap on rounds holds across instances. */
   readonly rounds: number;
+  /**
+   * A round of the gateway's own (a consent question, asked before the upstream is
+   * called): the client's answers to its earlier questions, in order. Absent on an upstream's round.
+   */
+  readonly answers?: readonly unknown[];
 }
 
 /** Why a state was refused (kept out of the client's message, which is the same for all). */
@@ -47,6 +52,7 @@ interface Payload {
   readonly s?: string;
   readonly k: readonly string[];
   readonly n: number;
+  readonly g?: readonly unknown[];
   readonly o: string;
   readonly m: string;
   readonly t: string;
@@ -90,6 +96,7 @@ export class RoundSeal {
       ...(round.upstreamState === undefined ? {} : { s: round.upstreamState }),
       k: round.keys,
       n: round.rounds,
+      ...(round.answers === undefined ? {} : { g: round.answers }),
       o: digest(binding.owner),
       m: binding.method,
       t: binding.target,
@@ -127,6 +134,7 @@ export class RoundSeal {
       ...(payload.s === undefined ? {} : { upstreamState: payload.s }),
       keys: payload.k,
       rounds: payload.n,
+      ...(payload.g === undefined ? {} : { answers: payload.g }),
     };
   }
 }

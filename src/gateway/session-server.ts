@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ResourceSubscription } from '../client/index.js';
 import { VERSION } from '../version.js';
+import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
 import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
@@ -72,9 +73,12 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
     { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
+  // This session's person's answers: they live and end with this server (one per session, or
+  // per request for a 2026-07-28 client over HTTP, which has no session to keep them in).
+  const consent = new ClientConsent();
   const call = (ctx: ServerContext): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
-    return { client, ctx, ...(clientCapabilities ? { clientCapabilities } : {}) };
+    return { client, ctx, consent, ...(clientCapabilities ? { clientCapabilities } : {}) };
   };
   /**
    * A request whose upstream may ask its client something. A 2026-07-28 client
@@ -95,6 +99,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         work({
           client,
           ctx,
+          consent,
           exchange,
           ...(stateless ? { stateless } : {}),
           clientCapabilities: declaredCapabilities(ctx),
