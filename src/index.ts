@@ -114,6 +114,7 @@ export {
   type Approver,
   type CallQuestion,
   type ChangedQuestion,
+  type ConfirmHint,
   type ConnectQuestion,
   type ConsentRequest,
   createPermissionGuard,
