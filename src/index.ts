@@ -116,6 +116,7 @@ export {
   type Approver,
   type CallQuestion,
   type ChangedQuestion,
+  type ConfirmHint,
   type ConnectQuestion,
   type ConsentRequest,
   createPermissionGuard,

@@ -82,6 +82,7 @@ export { type DefaultConnectorOptions, defaultConnector } from './host/index.js'
 // The policy under the guard, and what an approver shows.
 export {
   type CallDecision,
+  type ConfirmHint,
   type ConnectDecision,
   decide,
   describeQuestion,

@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import { type ConnectToolsView, describeConnectTools } from './connect-question.js';
-import type { CallDecision, ConnectDecision } from './policy.js';
+import type { CallDecision, ConfirmHint, ConnectDecision } from './policy.js';
 import type { PermissionLevel } from './types.js';
 
 /** "May the agent use this server?", asked once per server and session, before its tools reach the model. */
@@ -82,6 +82,8 @@ export interface UnaskedQuestion {
   readonly level: PermissionLevel;
   /** What a person would have been asked: to use the server, this call, or a changed definition. */
   readonly kind: 'connect' | 'call' | 'changed';
+  /** Set when the tool's believed annotations put every call of it to a person, even after allow-all. */
+  readonly because?: ConfirmHint;
 }
 
 /**

@@ -136,6 +136,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       ...(excluded(server, tool.name) ? { excluded: true } : {}),
       ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
       ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
+      ...(config && annotationsBelieved(config) ? { believeAnnotations: true } : {}),
     });
   };
   const { approver } = options;
@@ -143,11 +144,13 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
   const unasked = (
     server: string,
     tool: Tool,
-    kind: Exclude<Verdict['kind'], 'allow' | 'deny'>,
+    ruled: Exclude<Verdict, { kind: 'allow' | 'deny' }>,
   ): string | undefined => {
     if (!isNobodyApprover(approver)) return undefined;
+    const { kind } = ruled;
     const question = kind === 'ask-connect' ? 'connect' : kind === 'ask-call' ? 'call' : 'changed';
-    return approver.refusal({ server, tool, level: options.level, kind: question });
+    const because = 'because' in ruled && ruled.because ? { because: ruled.because } : {};
+    return approver.refusal({ server, tool, level: options.level, kind: question, ...because });
   };
   const refusal = (request: VerdictRequest): string | undefined => {
     const { server, tool } = request;
@@ -155,7 +158,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     if (ruled.kind === 'allow') return undefined;
     if (ruled.kind === 'deny') return `mcpx refused '${tool.name}': ${ruled.reason} (${ruled.fix})`;
     return (
-      unasked(server, tool, ruled.kind) ??
+      unasked(server, tool, ruled) ??
       `mcpx refused '${tool.name}' of '${server}': permission '${options.level}' asks a person first${nobodyToAsk()}`
     );
   };
@@ -172,7 +175,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     for (;;) {
       const ruled = verdict(request);
       if (ruled.kind !== 'allow' && ruled.kind !== 'deny') {
-        const refused = unasked(request.server, request.tool, ruled.kind);
+        const refused = unasked(request.server, request.tool, ruled);
         if (refused !== undefined)
           throw new McpxError(ErrorCode.PermissionDenied, refused, {
             server: request.server,
@@ -230,6 +233,18 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     verdict,
     refusal,
   };
+}
+
+/**
+ * A server's annotations are believed only where the user vouches for the
+ * server: an entry of the user's own files (or of a user-level host file they
+ * import) or a project entry approved in the trust store. Not an unapproved
+ * entry (a repository's, or one a repository imports), not an ad-hoc server
+ * named on a command line.
+ */
+function annotationsBelieved(config: ServerConfig): boolean {
+  const origin: ServerConfig['origin'] | undefined = config.origin;
+  return !config.unapproved && origin !== undefined && origin.layer !== 'adhoc';
 }
 
 function serverLookup(

@@ -21,6 +21,7 @@ export {
 } from './guard.js';
 export {
   type CallDecision,
+  type ConfirmHint,
   type ConnectDecision,
   decide,
   type PermissionState,

@@ -24,14 +24,25 @@ export interface PolicyRequest {
   /** The server's allow/deny lists from the config. */
   readonly allowTools?: readonly string[];
   readonly denyTools?: readonly string[];
+  /**
+   * Whether the tool's annotations can be believed: the server comes from the
+   * user's own files or an approved project entry, not from an unapproved,
+   * imported or ad-hoc definition. Otherwise its annotations change nothing.
+   */
+  readonly believeAnnotations?: boolean;
 }
 
 export type Verdict =
-  | { readonly kind: 'allow' }
+  /** `because`: allowed by a believed `readOnlyHint` rather than by a person's answer or the level. */
+  | { readonly kind: 'allow'; readonly because?: 'read-only' }
   | { readonly kind: 'deny'; readonly reason: string; readonly fix: string }
-  | { readonly kind: 'ask-connect' }
-  | { readonly kind: 'ask-call' }
+  /** `because`: the tool's believed annotations will ask for every call, whatever the answer. */
+  | { readonly kind: 'ask-connect'; readonly because?: ConfirmHint }
+  | { readonly kind: 'ask-call'; readonly because?: ConfirmHint }
   | { readonly kind: 'ask-changed'; readonly approved: Tool };
+
+/** Which believed annotation makes every call of a tool put to a person. */
+export type ConfirmHint = 'destructive' | 'open-world';
 
 export const toolKey = (server: string, tool: string) => `${server}\0${tool}`;
 
@@ -77,7 +88,6 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
     return { kind: 'ask-changed', approved: approved.tool };
   if (state.level === 'yolo') return { kind: 'allow' };
   const connect = state.connect.get(server);
-  if (connect === undefined) return { kind: 'ask-connect' };
   if (connect === 'deny') {
     return {
       kind: 'deny',
@@ -85,6 +95,27 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
       fix: 'start a new session to be asked again',
     };
   }
-  if (connect === 'allow-all') return { kind: 'allow' };
-  return { kind: 'ask-call' };
+  const hint = request.believeAnnotations ? annotationRule(tool) : undefined;
+  // A believed read-only tool needs no question at all, not even the connect one (issue 25, item 5).
+  if (hint === 'read-only') return { kind: 'allow', because: 'read-only' };
+  const because = hint === undefined ? {} : { because: hint };
+  if (connect === undefined) return { kind: 'ask-connect', ...because };
+  // A believed destructive or open-world tool is confirmed on every call, even after allow-all.
+  if (connect === 'allow-all' && hint === undefined) return { kind: 'allow' };
+  return { kind: 'ask-call', ...because };
+}
+
+/**
+ * What a tool's own annotations ask of the policy (MCP defaults: readOnlyHint
+ * false, destructiveHint and openWorldHint true when absent). Only explicit
+ * hints count, so that a tool without annotations keeps today's rules; a
+ * read-only tool's destructiveHint means nothing, its openWorldHint still does.
+ */
+function annotationRule(tool: Tool): 'read-only' | ConfirmHint | undefined {
+  const hints = tool.annotations;
+  if (!hints) return undefined;
+  if (hints.openWorldHint === true) return 'open-world';
+  if (hints.readOnlyHint === true) return 'read-only';
+  if (hints.destructiveHint === true) return 'destructive';
+  return undefined;
 }

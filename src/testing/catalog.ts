@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { ANNOTATED_TOOLS } from './annotated-tools.js';
 import { MEDIA_TOOL } from './media-tool.js';
 import { inspectArgs, WILD_SCHEMA_TOOL } from './wild-schema-tool.js';
 
@@ -72,6 +73,8 @@ export interface TestServerOptions {
   readonly hostileTool?: boolean;
   /** Also serve `media` (image, audio and a blob with a hostile URI; see media-tool.ts). */
   readonly mediaTool?: boolean;
+  /** Also serve {@link ANNOTATED_TOOLS} (`erase`: destructive; `fetch_page`: open world). */
+  readonly annotatedTools?: boolean;
   /** Also list {@link WILD_SCHEMA_TOOL}, whose hand-written schema uses $ref, nullable and unions. */
   readonly wildSchemaTool?: boolean;
 }
@@ -538,6 +541,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   const tools = [
     ...builtinTools,
     ...(options.mediaTool ? [MEDIA_TOOL] : []),
+    ...(options.annotatedTools ? ANNOTATED_TOOLS : []),
     ...extraTools(options.extraToolCount ?? 0),
   ];
   const counter = options.counter ?? new ChangingResource();

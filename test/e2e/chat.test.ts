@@ -50,10 +50,11 @@ describe('mcpx chat', () => {
   it('denies tool calls when nobody can be asked (trusted, no terminal), and the model is told', async () => {
     const run = await chat(
       [
-        { toolCalls: [{ name: 'mcp_demo_echo', arguments: { message: 'x' } }] },
+        // Not `echo`: a read-only tool of a believed server runs unasked (issue 25).
+        { toolCalls: [{ name: 'mcp_demo_touch_resource', arguments: {} }] },
         { text: 'I was not allowed to use it.' },
       ],
-      'echo x\n',
+      'touch it\n',
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('I was not allowed to use it.\n');

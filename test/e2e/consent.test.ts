@@ -44,8 +44,9 @@ describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
     timeout: 60_000,
   }, async () => {
     const { term, model } = await chatHere([
-      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'first' } }] },
-      { toolCalls: [{ name: 'mcp_mine_add', arguments: { a: 2, b: 3 } }] },
+      // Unannotated tools: a read-only one of the user's own server would run unasked (issue 25).
+      { toolCalls: [{ name: 'mcp_mine_touch_resource', arguments: {} }] },
+      { toolCalls: [{ name: 'mcp_mine_add_tool', arguments: { name: 'late' } }] },
       { text: 'all done' },
     ]);
     // The person has servers of their own: the built-in demo is not offered to the model.
@@ -62,16 +63,15 @@ describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
     await term.waitFor('> ');
     expect(model.requests).toHaveLength(0); // nothing reached the model before consent
     await term.type('go', KEY.enter);
-    await term.waitFor('Allow echo?');
-    await term.waitFor('"message":"first"');
+    await term.waitFor('Allow touch_resource?');
     await term.waitFor('Allow always (this server, this session)');
     await term.type(KEY.down, KEY.enter);
-    await term.waitFor('← mcp_mine_echo: first');
-    // `add` is another tool of the same server: "always" covered it, no question.
-    await term.waitFor('← mcp_mine_add: 5');
+    await term.waitFor('← mcp_mine_touch_resource: test://counter is now count');
+    // `add_tool` is another tool of the same server: "always" covered it, no question.
+    await term.waitFor('← mcp_mine_add_tool: added tool late');
     await term.waitFor('all done');
     await term.waitFor('> ');
-    expect(term.text()).not.toContain('Allow add?');
+    expect(term.text()).not.toContain('Allow add_tool?');
     const offered = JSON.stringify((model.requests[0] as { tools?: unknown }).tools ?? []);
     expect(offered).toContain('mcp_mine_echo');
     expect(offered).not.toContain('mcp_other_');

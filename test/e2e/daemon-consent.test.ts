@@ -57,8 +57,9 @@ describe('consent for a keep-alive server', () => {
   it('is asked at the calling terminal; the call then runs in the warm server of the daemon', {
     timeout: 90_000,
   }, async () => {
+    // Not `echo`: a read-only tool of the user's own server runs without a confirmation (issue 25).
     const { term } = await chatHere([
-      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'via daemon' } }] },
+      { toolCalls: [{ name: 'mcp_mine_touch_resource', arguments: {} }] },
       { text: 'done' },
     ]);
     await term.waitFor("Connect to MCP server 'mine'?");
@@ -66,9 +67,9 @@ describe('consent for a keep-alive server', () => {
     await term.type(KEY.down, KEY.enter);
     await term.waitFor('> ');
     await term.type('go', KEY.enter);
-    await term.waitFor('Allow echo?');
+    await term.waitFor('Allow touch_resource?');
     await term.type(KEY.enter);
-    await term.waitFor('← mcp_mine_echo: via daemon');
+    await term.waitFor('← mcp_mine_touch_resource: test://counter is now count');
     await term.waitFor('done');
     await term.type('/exit', KEY.enter);
     expect(await term.exited).toBe(0);
@@ -86,7 +87,7 @@ describe('consent for a keep-alive server', () => {
   it('is denied without a terminal, and the daemon asks nobody', { timeout: 90_000 }, async () => {
     const before = await callsInDaemon();
     const model = await startFakeModelServer([
-      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'no terminal' } }] },
+      { toolCalls: [{ name: 'mcp_mine_touch_resource', arguments: {} }] },
       { text: 'I was not allowed to use it.' },
     ]);
     cleanups.push(() => model.close());
@@ -94,7 +95,7 @@ describe('consent for a keep-alive server', () => {
       cwd: dir.path,
       home: home(),
       env: { OPENAI_API_KEY: 'sk-test' },
-      stdin: 'echo it\n',
+      stdin: 'touch it\n',
       timeoutMs: 60_000,
     });
     expect(run.code).toBe(0);
@@ -129,15 +130,15 @@ describe('a gateway in front of a keep-alive server', () => {
       return client;
     };
     const refusing = await serve([]);
-    const refused = await refusing.callTool({ name: 'mine__echo', arguments: { message: 'no' } });
+    const refused = await refusing.callTool({ name: 'mine__touch_resource', arguments: {} });
     expect(refused.isError).toBe(true);
     expect(firstText(refused)).toContain('the gateway has nobody to ask');
     expect(await callsInDaemon()).toBe(0);
     await refusing.close();
 
     const allowing = await serve(['--allow', 'mine']);
-    const allowed = await allowing.callTool({ name: 'mine__echo', arguments: { message: 'warm' } });
-    expect(firstText(allowed)).toBe('warm');
+    const allowed = await allowing.callTool({ name: 'mine__touch_resource', arguments: {} });
+    expect(firstText(allowed)).toMatch(/^test:\/\/counter is now count \d+$/);
     expect(await callsInDaemon()).toBe(1);
   });
 });

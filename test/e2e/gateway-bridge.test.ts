@@ -85,10 +85,11 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
     expect(firstText(await client.callTool({ name: 'local__echo', arguments: { message: 'ok' } }))).toBe(
       'ok',
     );
-    const refused = await client.callTool({ name: 'remote__echo', arguments: { message: 'no' } });
+    // Not `echo`: a read-only tool of a server in the user's own config runs unasked (issue 25).
+    const refused = await client.callTool({ name: 'remote__add_tool', arguments: { name: 'no' } });
     expect(refused.isError).toBe(true);
     expect(firstText(refused)).toBe(
-      "mcpx refused 'echo' of 'remote': permission 'trusted' asks a person before a server is used, " +
+      "mcpx refused 'add_tool' of 'remote': permission 'trusted' asks a person before a server is used, " +
         'and the gateway has nobody to ask. To allow it, restart the gateway with `--allow remote` ' +
         '(every tool of that server) or `--permission yolo`, or set "permission": "yolo" in your mcpx config.',
     );

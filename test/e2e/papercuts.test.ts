@@ -162,7 +162,8 @@ describe('Ctrl-C at a prompt exits 130', () => {
   }, async () => {
     const w = await workspace({ global: { mcpServers: { mine: testServer() } } });
     const model = await startFakeModelServer([
-      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'x' } }] },
+      // Not `echo`: a read-only tool of the user's own server runs unasked (issue 25).
+      { toolCalls: [{ name: 'mcp_mine_touch_resource', arguments: {} }] },
       { text: 'never reached' },
     ]);
     cleanups.push(() => model.close());
@@ -176,7 +177,7 @@ describe('Ctrl-C at a prompt exits 130', () => {
     await term.type('\x1b[B', KEY.enter);
     await term.waitFor('> ');
     await term.type('go', KEY.enter);
-    await term.waitFor('Allow echo?');
+    await term.waitFor('Allow touch_resource?');
     await term.waitFor('Deny');
     // Chat is a console: Ctrl-C cancels the running turn and the prompt comes back.
     await term.type(KEY.ctrlC);

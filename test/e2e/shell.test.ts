@@ -405,7 +405,8 @@ describe('mcpx chat is the console with a model', () => {
     timeout: 90_000,
   }, async () => {
     const model = await startFakeModelServer([
-      { toolCalls: [{ name: 'mcp_mine_echo', arguments: { message: 'via model' } }] },
+      // Not `echo`: a read-only tool of the user's own server runs unasked (issue 25).
+      { toolCalls: [{ name: 'mcp_mine_add_tool', arguments: { name: 'via_model' } }] },
       { text: 'model says done' },
       { text: 'second answer' },
       { toolCalls: [{ name: 'mcp_other_echo', arguments: { message: 'unasked' } }] },
@@ -430,11 +431,11 @@ describe('mcpx chat is the console with a model', () => {
       expect(term.text()).not.toContain('Allow echo?'); // the person's own call is not asked
       expect(model.requests).toHaveLength(0);
       await term.type('please echo', KEY.enter);
-      await term.waitFor('Allow echo?');
-      await term.waitFor('"message":"via model"');
+      await term.waitFor('Allow add_tool?');
+      await term.waitFor('"name":"via_model"');
       await term.waitFor('Allow once');
       await term.type(KEY.enter);
-      await term.waitFor('← mcp_mine_echo: via model');
+      await term.waitFor('← mcp_mine_add_tool: added tool via_model');
       await term.waitFor('model says done');
       await term.waitFor('mcpx> ');
       // The bug of issue 13: after a permission menu, the next question was never read.

@@ -288,3 +288,52 @@ describe('one engine for a front end that cannot ask (the gateway)', () => {
     await expect(guard.check(call(changed))).rejects.toThrow(/parameter added: to/);
   });
 });
+
+describe('createPermissionGuard: annotations, believed only from servers the user vouches for', () => {
+  const lookup: Tool = {
+    name: 'lookup',
+    description: 'Look something up',
+    inputSchema: { type: 'object' },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  };
+  const wipe: Tool = { ...write, name: 'wipe', annotations: { destructiveHint: true } };
+  const config = (origin: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    ({ name: 'fs', origin, ...extra }) as never;
+  const own = config({ layer: 'global', file: '/home/u/.mcpx/mcp.json', line: 2 });
+
+  it("runs a read-only tool of the user's own server unasked; a destructive one is asked even after allow-all", async () => {
+    const approver = scriptedApprover({ connect: ['allow-all'], call: ['once'] });
+    const guard = createPermissionGuard({ level: 'trusted', approver, servers: [own] });
+    await guard.check(call(lookup));
+    expect(approver.asked).toEqual([]);
+    await guard.check(call(read)); // unannotated: today's connect question, then allowed for all
+    await guard.check(call(wipe));
+    expect(approver.asked.map((a) => a.kind)).toEqual(['connect', 'call']);
+    expect(guard.refusal({ server: 'fs', tool: lookup })).toBeUndefined();
+  });
+
+  it('ignores the annotations of an unapproved entry, an entry without config and an ad-hoc server', async () => {
+    for (const servers of [
+      [config({ layer: 'project', file: '/repo/.mcp.json', line: 2 }, { unapproved: true })],
+      [],
+      [config({ layer: 'adhoc' })],
+    ]) {
+      const approver = scriptedApprover({ connect: ['allow-all'] });
+      const guard = createPermissionGuard({ level: 'trusted', approver, servers });
+      await guard.check(call(lookup));
+      await guard.check(call(wipe)); // allow-all covers it: the hint is not believed
+      expect(approver.asked.map((a) => a.kind)).toEqual(['connect']);
+    }
+  });
+
+  it('asks again when an approved read-only tool comes back with other annotations', async () => {
+    const approver = scriptedApprover({ connect: ['confirm-each'], changed: ['deny'] });
+    const approved = config({ layer: 'project', file: '/repo/.mcp.json', line: 2 });
+    const guard = createPermissionGuard({ level: 'trusted', approver, servers: [approved] });
+    expect(await guard.consent({ server: 'fs', tools: [lookup] })).toBe('confirm-each');
+    await guard.check(call(lookup));
+    const changed: Tool = { ...lookup, annotations: { readOnlyHint: true, idempotentHint: true } };
+    await expect(guard.check(call(changed))).rejects.toThrow(/annotations changed/);
+    expect(approver.asked.map((a) => a.kind)).toEqual(['connect', 'changed']);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { decide, type PermissionState } from '../../../src/permissions/policy.js';
+import { decide, type PermissionState, toolKey } from '../../../src/permissions/policy.js';
 import { describeToolChange, toolFingerprint } from '../../../src/permissions/tool-fingerprint.js';
 
 const tool: Tool = {
@@ -79,5 +79,81 @@ describe('decide (the pure permission policy)', () => {
     } as Tool;
     expect(toolFingerprint(reordered)).toBe(fingerprint);
     expect(toolFingerprint({ ...tool, description: 'Read a file.' })).not.toBe(fingerprint);
+  });
+});
+
+describe('decide: annotations, only where they can be believed (issue 25, item 5)', () => {
+  const annotated = (annotations: Tool['annotations']) => {
+    const t: Tool = { ...tool, annotations };
+    return { server: 'fs', tool: t, fingerprint: toolFingerprint(t) };
+  };
+  const readOnly = annotated({ readOnlyHint: true, openWorldHint: false });
+  const destructive = annotated({ destructiveHint: true });
+  const openWorld = annotated({ openWorldHint: true });
+  const allowAll = state({ connect: new Map([['fs', 'allow-all']]) });
+
+  it('runs a read-only tool of a believed server unasked, before and after the connect answer', () => {
+    expect(decide(state(), { ...readOnly, believeAnnotations: true })).toEqual({
+      kind: 'allow',
+      because: 'read-only',
+    });
+    expect(
+      decide(state({ connect: new Map([['fs', 'confirm-each']]) }), {
+        ...readOnly,
+        believeAnnotations: true,
+      }),
+    ).toEqual({ kind: 'allow', because: 'read-only' });
+    // A server the person denied stays denied.
+    expect(
+      decide(state({ connect: new Map([['fs', 'deny']]) }), { ...readOnly, believeAnnotations: true }),
+    ).toMatchObject({ kind: 'deny' });
+    // A read-only tool's destructiveHint means nothing.
+    const both = annotated({ readOnlyHint: true, destructiveHint: true });
+    expect(decide(state(), { ...both, believeAnnotations: true })).toMatchObject({ kind: 'allow' });
+  });
+
+  it('confirms a believed destructive or open-world tool on every call, even after allow-all', () => {
+    for (const [request, because] of [
+      [destructive, 'destructive'],
+      [openWorld, 'open-world'],
+      [annotated({ readOnlyHint: true, openWorldHint: true }), 'open-world'],
+    ] as const) {
+      expect(decide(allowAll, { ...request, believeAnnotations: true })).toEqual({
+        kind: 'ask-call',
+        because,
+      });
+      expect(decide(state(), { ...request, believeAnnotations: true })).toEqual({
+        kind: 'ask-connect',
+        because,
+      });
+    }
+    // Absent hints are not read as the spec's defaults: an unannotated tool keeps today's rules.
+    expect(decide(allowAll, { ...request, believeAnnotations: true })).toEqual({ kind: 'allow' });
+  });
+
+  it('ignores the annotations of a server that is not believed (unapproved, imported, ad hoc)', () => {
+    expect(decide(state(), readOnly)).toEqual({ kind: 'ask-connect' });
+    expect(decide(state({ connect: new Map([['fs', 'confirm-each']]) }), readOnly)).toEqual({
+      kind: 'ask-call',
+    });
+    expect(decide(allowAll, destructive)).toEqual({ kind: 'allow' });
+    expect(decide(allowAll, openWorld)).toEqual({ kind: 'allow' });
+  });
+
+  it('leaves yolo and sandboxed as they are, and asks again when a read-only tool changed', () => {
+    expect(decide(state({ level: 'yolo' }), { ...destructive, believeAnnotations: true })).toEqual({
+      kind: 'allow',
+    });
+    expect(decide(state({ level: 'sandboxed' }), { ...readOnly, believeAnnotations: true })).toMatchObject({
+      kind: 'deny',
+    });
+    const approved = new Map([
+      [toolKey('fs', 'read'), { fingerprint: readOnly.fingerprint, tool: readOnly.tool }],
+    ]);
+    const changed = annotated({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
+    expect(changed.fingerprint).not.toBe(readOnly.fingerprint);
+    expect(decide(state({ approved }), { ...changed, believeAnnotations: true })).toMatchObject({
+      kind: 'ask-changed',
+    });
   });
 });
