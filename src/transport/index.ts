@@ -13,6 +13,7 @@ export type {
   Resolver,
   RetryInfo,
 } from './http/index.js';
+export { inArrivalOrder } from './response-order.js';
 export { claimConsole, type SdkDiagnostic, type SdkDiagnosticLevel } from './sdk-diagnostics.js';
 export {
   BoundedLineReader,

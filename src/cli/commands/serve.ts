@@ -112,6 +112,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
 
   // The built-in demo is offered only when nothing else is configured (as agents get it).
   session.omitBuiltinWhenConfigured();
+  session.nameForDaemon('mcpx serve');
   const served = await servedServers(session, options);
   const [{ GatewayHost, createSessionServer, startGatewayHttp, LiveSessions, Paginator }, { serveStdio }] =
     await Promise.all([import('../../gateway/index.js'), import('@modelcontextprotocol/server/stdio')]);
