@@ -354,6 +354,11 @@ describe('five mcpx serve sessions on the real npm servers', () => {
     const [resource] = (await all[3]?.client.listResources())?.resources ?? [];
     expect(resource).toBeDefined();
     await all[3]?.client.subscribeResource({ uri: resource?.uri as string });
+    // The server tells its subscribers every 5 s once asked to, whichever session asked.
+    await all[0]?.client.callTool({ name: 'everything__toggle-subscriber-updates', arguments: {} });
+    await until(() => (all[3]?.updates.length ?? 0) > 0, 20_000);
+    expect(new Set(all[3]?.updates)).toEqual(new Set([resource?.uri]));
+    for (const i of [0, 1, 2, 4]) expect(all[i]?.updates).toEqual([]);
     expect((await status()).servers?.find((s) => s.name === 'everything')?.sessions).toHaveLength(SESSIONS);
 
     // kill -9 of one session: the others keep working.
