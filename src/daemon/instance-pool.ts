@@ -141,6 +141,8 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     // Shared by every caller: a list the server changed is every caller's news (their own
     // sessions, gateways included, tell their clients in turn).
     instance.host.onListChanged((kind) => instance.live.listChanged(kind));
+    // A log message outside any one caller's call is every caller's (as a gateway's is).
+    instance.host.onLog((message) => instance.live.log(message));
     instances.set(key.id, instance);
     // With a second environment about, the idle ones wait only the shorter time.
     for (const sibling of siblings(instance)) armIdle(sibling);

@@ -3,6 +3,7 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientFeatures } from '../client/features.js';
+import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createSessionServer } from '../gateway/session-server.js';
@@ -77,6 +78,12 @@ export interface DaemonServer {
    * given), asked of the CLI whose call is in flight on that instance.
    */
   featuresFor(config: ServerConfig): ClientFeatures;
+  /**
+   * A held server's log message: to the caller whose call is in flight there, else to every
+   * caller of its instance. It names only its server: with that server held for several
+   * environments, nobody can tell whose it is, and it is dropped rather than shown to the wrong one.
+   */
+  serverLog(event: ServerLogEvent): void;
   /** Stop listening, hang up every client, stop every held server, remove the socket and pid file. */
   close(): Promise<void>;
 }
@@ -375,6 +382,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     },
     featuresFor(config) {
       return pool.owning(config)?.host.featuresFor(config.name) ?? {};
+    },
+    serverLog(event) {
+      const held = pool.list().filter((instance) => instance.config.name === event.server);
+      if (held.length === 1) held[0]?.host.serverLog(event);
     },
     async close() {
       if (closed) return;

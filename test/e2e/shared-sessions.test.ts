@@ -30,6 +30,7 @@ interface Session {
   readonly transport: StdioClientTransport;
   readonly listChanges: () => number;
   readonly updates: string[];
+  readonly logs: unknown[];
 }
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -73,6 +74,10 @@ async function startSession(who: string): Promise<Session> {
   }));
   let listChanges = 0;
   const updates: string[] = [];
+  const logs: unknown[] = [];
+  client.setNotificationHandler('notifications/message', (n) => {
+    logs.push(n.params.data);
+  });
   client.setNotificationHandler('notifications/tools/list_changed', () => {
     listChanges += 1;
   });
@@ -87,7 +92,7 @@ async function startSession(who: string): Promise<Session> {
     stderr: 'pipe',
   });
   await client.connect(transport);
-  const session = { client, transport, listChanges: () => listChanges, updates };
+  const session = { client, transport, listChanges: () => listChanges, updates, logs };
   sessions.push(session);
   return session;
 }
@@ -193,6 +198,11 @@ describe('five mcpx serve sessions on one config', () => {
     );
     expect(echoes.map(firstText)).toEqual(all.map((_, i) => `from ${i}`));
 
+    // A server's log message during a call goes to the session whose call it is.
+    await all[2]?.client.callTool({ name: 'a__log', arguments: { message: 'for session two' } });
+    await until(() => all[2]?.logs.includes('for session two') ?? false);
+    for (const i of [0, 1, 3, 4]) expect(all[i]?.logs).not.toContain('for session two');
+
     // Questions go to the session whose call asked, also when two ask at once.
     const asked = await Promise.all(
       [1, 3].map((i) =>
@@ -255,7 +265,9 @@ describe('five mcpx serve sessions on one config', () => {
       expect(new Set(server?.sessions?.map((s) => s.command))).toEqual(new Set(['mcpx serve']));
     }
     const a = shown.servers?.find((s) => s.name === 'a');
-    expect(a?.sessions?.map((s) => s.calls)).toEqual([1, 1, 1, 1, 1]);
+    // Its echo each, and session two's log call.
+    const callsOf = (pid: number | null) => a?.sessions?.find((s) => s.pid === pid)?.calls;
+    expect(pids.map(callsOf)).toEqual([1, 1, 2, 1, 1]);
     const text = await runCli(['daemon', 'status'], { cwd: dir.path, home, env: { TMPDIR: dir.path } });
     expect(text.stdout).toMatch(/SERVER +ENV +STATE +UPTIME +CALLS +SESSIONS/);
     expect(text.stdout).toMatch(new RegExp(`${pids[0]} +mcpx serve +\\d+s +a \\(1\\), b \\(0\\), c \\(1\\)`));

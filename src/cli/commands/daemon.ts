@@ -205,6 +205,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   const configFiles = createConfigFileCache();
   // A server's questions (elicitation, sampling) go to the CLI whose call is in flight on that instance.
   session.useFeatures((config) => server?.featuresFor(config) ?? {});
+  // Its servers' log messages go to their callers, as `mcpx serve`'s go to its clients.
+  session.useServerLogs((event) => server?.serverLog(event));
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
