@@ -18,7 +18,7 @@ const minimalServer = lib('raw-server.mjs');
 // mcporter (a peer CLI with a keep-alive daemon) and the Node 24 it needs, from `npm install --prefix bench/mcporter`.
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
-// `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon).
+// `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions).
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -401,6 +401,12 @@ try {
     section('Warm call through the keep-alive daemon (minimal server)');
     await daemonRows();
   }
+  if (runs('sessions')) {
+    section(
+      'Five mcpx serve sessions, three keep-alive reference servers: shared through the daemon vs direct',
+    );
+    await sessionRows();
+  }
 } finally {
   clearInterval(sampler);
   await rm(home, { recursive: true, force: true });
@@ -516,6 +522,45 @@ async function daemonRows() {
     await pairedMedians([mcpx(['daemon', 'stop'])], 1).catch(() => {});
     if (withMcporter) await pairedMedians([mcporter(['daemon', 'stop'])], 1).catch(() => {});
   }
+}
+
+/**
+ * Five `mcpx serve` sessions on one config of three keep-alive reference servers, as five agent
+ * sessions start them: every process running for them and their total RSS, shared through the
+ * daemon against each session starting its own servers (MCPX_DAEMON=off), alternating.
+ */
+async function sessionRows() {
+  if (!existsSync('/proc/self/status')) {
+    notes.push('shared-sessions row left out: it reads processes from /proc (Linux)');
+    return;
+  }
+  const figures = { shared: [], direct: [] };
+  for (let i = 0; i < (quick ? 1 : 3); i++) {
+    for (const mode of ['shared', 'direct']) {
+      const sessionHome = await mkdtemp(join(tmpdir(), `mcpx-bench-sessions-${mode}-`));
+      try {
+        figures[mode].push(await worker(lib('shared-sessions-worker.mjs'), [mode, sessionHome, '5'], env));
+      } finally {
+        await rm(sessionHome, { recursive: true, force: true });
+      }
+    }
+  }
+  const summary = (list) => ({
+    processes: median(list.map((f) => f.processes)),
+    servers: median(list.map((f) => f.servers)),
+    rssMb: median(list.map((f) => f.rssMb)),
+  });
+  const shared = summary(figures.shared);
+  const direct = summary(figures.direct);
+  const said = (f) => `${f.processes} processes (${f.servers} servers), ${fmt(f.rssMb, 0)} MB`;
+  rows.push([
+    'Five `mcpx serve` sessions on three keep_alive reference servers (everything, memory, filesystem): processes and total RSS',
+    'each session its own servers (`MCPX_DAEMON=off`)',
+    said(direct),
+    said(shared),
+    `${ratio(shared.rssMb, direct.rssMb)} RSS`,
+    '',
+  ]);
 }
 
 /** `+5.4` or `−5.9`: how far above (or below) the floor's peak RSS. */

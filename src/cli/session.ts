@@ -203,6 +203,11 @@ export class CliSession {
     this.#knobs.listChanges = false;
   }
 
+  /** How `mcpx daemon status` names this process among the sessions of a warm server (`mcpx serve`). */
+  nameForDaemon(label: string): void {
+    this.#knobs.daemon = { ...this.#knobs.daemon, label };
+  }
+
   /** This session is the keep-alive daemon's: it holds exactly `servers` (more as callers ask). */
   runAsDaemon(servers: readonly ServerConfig[]): void {
     this.#knobs.daemon = { ...this.#knobs.daemon, held: [...servers] };

@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { ManagedTransport } from '../client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { inArrivalOrder } from '../transport/index.js';
 import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
 
 /** The CLI's end of the link. */
@@ -87,9 +88,11 @@ class LinkEnd implements LinkedTransport {
     else if (!this.#signIn || this.#signIn.received(message, this.#deliver)) this.#deliver(message);
   }
 
-  readonly #deliver = (message: JSONRPCMessage): void => {
+  // Each message arrives in a microtask of its own: a result would still overtake the
+  // progress before it, whose SDK handler runs one microtask later (see inArrivalOrder).
+  readonly #deliver = inArrivalOrder((message: JSONRPCMessage): void => {
     if (!this.#closed) this.onmessage?.(message);
-  };
+  });
 
   failureFor(error: unknown): McpxError | undefined {
     return daemonFailure(error);

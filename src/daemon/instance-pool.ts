@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { GatewayHost, Paginator } from '../gateway/index.js';
+import { GatewayHost, LiveSessions, Paginator } from '../gateway/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { createInstanceKeys, type InstanceKey } from './instance-key.js';
@@ -17,6 +17,10 @@ export interface Instance {
   readonly host: GatewayHost;
   /** Pages of its lists, shared by its clients (as the gateway's are). */
   readonly pages: Paginator;
+  /** Its callers' session servers: a change of the server's lists is told to each of them. */
+  readonly live: LiveSessions;
+  /** Who uses it now (`daemon status`). */
+  readonly sessions: Set<InstanceSession>;
   calls: number;
   clients: number;
   lastUsed: number;
@@ -28,6 +32,14 @@ export interface Instance {
   retired: boolean;
   idle?: NodeJS.Timeout;
   unsubscribe: () => void;
+}
+
+/** One caller joined to an instance, until it leaves. */
+export interface InstanceSession {
+  readonly pid?: number;
+  readonly command: string;
+  readonly since: number;
+  calls: number;
 }
 
 export interface InstancePoolOptions {
@@ -104,6 +116,8 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         carryErrors: true,
       }),
       pages: new Paginator(),
+      live: new LiveSessions(),
+      sessions: new Set(),
       calls: 0,
       clients: 0,
       lastUsed: options.now(),
@@ -119,6 +133,11 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         if (event.previous === 'ready' || event.previous === 'busy') instance.crashed = event.error.message;
       }
     });
+    // Shared by every caller: a list the server changed is every caller's news (their own
+    // sessions, gateways included, tell their clients in turn).
+    instance.host.onListChanged((kind) => instance.live.listChanged(kind));
+    // A log message outside any one caller's call is every caller's (as a gateway's is).
+    instance.host.onLog((message) => instance.live.log(message));
     instances.set(key.id, instance);
     // With a second environment about, the idle ones wait only the shorter time.
     for (const sibling of siblings(instance)) armIdle(sibling);

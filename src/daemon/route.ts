@@ -62,6 +62,8 @@ export interface DaemonRouteOptions {
   readonly notice: (line: string) => void;
   /** Say when a server is started directly because the daemon cannot be reached. */
   readonly verbose?: boolean;
+  /** What this process is, as `mcpx daemon status` lists its sessions (`mcpx serve`); default `mcpx`. */
+  readonly label?: () => string | undefined;
 }
 
 export class DaemonRoute {
@@ -197,7 +199,11 @@ export class DaemonRoute {
     const paths = await this.paths();
     return async () => {
       const { socket, reply } = await openDaemon(
-        { op: 'serve', server: withCallerEnv(server, env, this.#platform()) },
+        {
+          op: 'serve',
+          server: withCallerEnv(server, env, this.#platform()),
+          caller: { pid: process.pid, command: this.options.label?.() ?? 'mcpx' },
+        },
         {
           home: createHomeFiles(home),
           paths,

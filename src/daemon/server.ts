@@ -3,6 +3,7 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientFeatures } from '../client/features.js';
+import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createSessionServer } from '../gateway/index.js';
@@ -11,13 +12,14 @@ import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/index.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
-import { createInstancePool, type Instance } from './instance-pool.js';
+import { createInstancePool, type Instance, type InstanceSession } from './instance-pool.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
 import type { DaemonPaths } from './paths.js';
 import { type RunCommand, serveRun } from './run-host.js';
 import { ensureSocketFolder } from './socket-safety.js';
 import {
   DAEMON_PROTOCOL,
+  type DaemonCallerInfo,
   type DaemonReply,
   type DaemonRequest,
   type DaemonStatus,
@@ -73,12 +75,18 @@ export interface DaemonServer {
    * session server, questions, progress and cancellation, and the same
    * instance rules (one per distinct environment, a crash told once).
    */
-  link(config: ServerConfig): Promise<DaemonLink>;
+  link(config: ServerConfig, caller?: DaemonCallerInfo): Promise<DaemonLink>;
   /**
    * Sampling and elicitation for one held entry (the object its registry was
    * given), asked of the CLI whose call is in flight on that instance.
    */
   featuresFor(config: ServerConfig): ClientFeatures;
+  /**
+   * A held server's log message: to the caller whose call is in flight there, else to every
+   * caller of its instance. It names only its server: with that server held for several
+   * environments, nobody can tell whose it is, and it is dropped rather than shown to the wrong one.
+   */
+  serverLog(event: ServerLogEvent): void;
   /** Stop listening, hang up every client, stop every held server, remove the socket and pid file. */
   close(): Promise<void>;
 }
@@ -131,14 +139,22 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
    * what to tell it, and how to serve it the instance's session server over a
    * transport; `release` when it leaves. A server that cannot be reached is its error.
    */
-  const attach = async (config: ServerConfig): Promise<Attached> => {
+  const attach = async (config: ServerConfig, caller?: DaemonCallerInfo): Promise<Attached> => {
     const instance = await pool.acquire(config);
     const crashed = instance.crashed;
     instance.crashed = undefined;
+    const session: InstanceSession = {
+      ...(caller?.pid !== undefined ? { pid: caller.pid } : {}),
+      command: caller?.command ?? 'mcpx',
+      since: now(),
+      calls: 0,
+    };
+    instance.sessions.add(session);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
+      instance.sessions.delete(session);
       pool.release(instance);
     };
     let capabilities: ServerCapabilities;
@@ -165,16 +181,21 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         : {}),
       serveOn: (transport) => {
         const handle = serveStdio(
-          () =>
-            createSessionServer(instance.host, {
+          () => {
+            const server = createSessionServer(instance.host, {
               client,
               pages: instance.pages,
               capabilities,
               ...(instructions ? { instructions } : {}),
               onRequest: (event) => {
-                if (event.method === 'tools/call') instance.calls += 1;
+                if (event.method !== 'tools/call') return;
+                instance.calls += 1;
+                session.calls += 1;
               },
-            }),
+            });
+            instance.live.add(server);
+            return server;
+          },
           { transport, onerror: () => {} },
         );
         return async () => {
@@ -185,10 +206,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     };
   };
 
-  const serve = async (socket: Socket, config: ServerConfig) => {
+  const serve = async (socket: Socket, config: ServerConfig, caller?: DaemonCallerInfo) => {
     let attached: Attached;
     try {
-      attached = await attach(config);
+      attached = await attach(config, caller);
     } catch (error) {
       reply(socket, { ok: false, error: errorToWire(toMcpxError(error)) });
       socket.end();
@@ -224,6 +245,12 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         ...(instance.connectedAt !== undefined ? { uptimeMs: now() - instance.connectedAt } : {}),
         calls: instance.calls,
         ...(instance.lastError ? { lastError: instance.lastError } : {}),
+        sessions: [...instance.sessions].map((s) => ({
+          ...(s.pid !== undefined ? { pid: s.pid } : {}),
+          command: s.command,
+          sinceMs: now() - s.since,
+          calls: s.calls,
+        })),
       }),
     ),
   });
@@ -272,7 +299,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         socket.end();
         return;
       }
-      await serve(socket, request.server);
+      await serve(socket, request.server, callerInfo(request.caller));
     }
   };
 
@@ -345,10 +372,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
   for (const instance of held) void instance.registry.connect(instance.config.name).catch(() => {});
 
   return {
-    async link(config) {
+    async link(config, caller) {
       const refused = refusal(config);
       if (refused) throw refused;
-      const { serveOn, ...said } = await attach(config);
+      const { serveOn, ...said } = await attach(config, caller);
       // The caller closing its end is its leaving the instance (the daemon's end closes with it).
       const [client, daemon] = linkedPair(config.name, {
         ...(said.protocolVersion ? { relayedProtocolVersion: said.protocolVersion } : {}),
@@ -359,6 +386,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     },
     featuresFor(config) {
       return pool.owning(config)?.host.featuresFor(config.name) ?? {};
+    },
+    serverLog(event) {
+      const held = pool.list().filter((instance) => instance.config.name === event.server);
+      if (held.length === 1) held[0]?.host.serverLog(event);
     },
     async close() {
       if (closed) return;
@@ -375,6 +406,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       }
     },
   };
+}
+
+/** The caller's introduction as far as it is well formed (its words reach a terminal only through forTerminal). */
+function callerInfo(value: unknown): DaemonCallerInfo | undefined {
+  const { pid, command } = (value ?? {}) as Partial<DaemonCallerInfo>;
+  if (typeof command !== 'string') return undefined;
+  return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), command: command.slice(0, 80) };
 }
 
 function reply(socket: Socket, value: DaemonReply): void {

@@ -3,6 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/client';
 import type { ManagedTransport } from '../client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { inArrivalOrder } from '../transport/index.js';
 import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
 
 export type { CallerSignIn } from './caller-sign-in.js';
@@ -85,9 +86,11 @@ export class DaemonSocketTransport implements ManagedTransport {
   }
 
   #receive(message: JSONRPCMessage): void {
-    const deliver = (m: JSONRPCMessage) => this.onmessage?.(m);
-    if (!this.#signIn || this.#signIn.received(message, deliver)) deliver(message);
+    if (!this.#signIn || this.#signIn.received(message, this.#deliver)) this.#deliver(message);
   }
+
+  // A call's last progress and its result often share one chunk of the socket (see inArrivalOrder).
+  readonly #deliver = inArrivalOrder((m: JSONRPCMessage) => this.onmessage?.(m));
 
   failureFor(error: unknown): McpxError | undefined {
     return daemonFailure(error);

@@ -12,10 +12,34 @@ import type { DAEMON_PROTOCOL, RunRequest } from './run-wire.js';
 export { DAEMON_PROTOCOL } from './run-wire.js';
 
 export type DaemonRequest =
-  | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'serve'; readonly server: ServerConfig }
+  | {
+      readonly protocol: typeof DAEMON_PROTOCOL;
+      readonly op: 'serve';
+      readonly server: ServerConfig;
+      /** Who the connection serves, for `daemon status` (an older caller says nothing). */
+      readonly caller?: DaemonCallerInfo;
+    }
   | ({ readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'run' } & RunRequest)
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'status' }
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'stop' };
+
+/** The process a connection to a held server belongs to, as it introduces itself. */
+export interface DaemonCallerInfo {
+  /** Absent for a command the daemon runs for a light caller (it is the daemon's own). */
+  readonly pid?: number;
+  /** What it is, for a person: `mcpx serve`, `mcpx call`. */
+  readonly command: string;
+}
+
+/** One caller connected to an instance now: an `mcpx serve` session, a command in flight. */
+export interface DaemonSessionStatus {
+  readonly pid?: number;
+  readonly command: string;
+  /** Since it joined the instance. */
+  readonly sinceMs: number;
+  /** Its `tools/call` requests on this instance. */
+  readonly calls: number;
+}
 
 /** One instance the daemon holds: a server for one distinct environment. */
 export interface WarmServerStatus {
@@ -31,6 +55,8 @@ export interface WarmServerStatus {
   readonly calls: number;
   readonly lastError?: string;
   readonly pid?: number;
+  /** The callers using it now, each with its own calls (absent from an older daemon). */
+  readonly sessions?: readonly DaemonSessionStatus[];
 }
 
 export interface DaemonStatus {

@@ -267,6 +267,8 @@ class McpxHost implements Host {
       ...(this.#o.configFile ? { configFile: this.#o.configFile } : {}),
       configFiles: async () => (await this.config()).files.map((f) => f.path),
       isDaemon: () => this.#o.daemon?.held !== undefined,
+      // Read when a connection opens: a front end names itself after the host is made.
+      label: () => this.#o.daemon?.label,
       ...(options.caller ? { caller: options.caller } : {}),
       adhoc: () => this.#o.adhoc !== undefined,
       ...(this.#o.signal ? { signal: this.#o.signal } : {}),

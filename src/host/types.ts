@@ -79,6 +79,8 @@ export interface HostDaemonOptions {
   readonly held?: readonly ServerConfig[];
   /** This command runs inside the daemon for a light caller: only servers the daemon holds are used. */
   readonly caller?: DaemonCaller;
+  /** What this process is, as `mcpx daemon status` lists the sessions of each warm server (`mcpx serve`). */
+  readonly label?: string;
 }
 
 export interface Host {

@@ -16,6 +16,7 @@ export type {
 // Exponential backoff, shared with the client's list subscriptions: this module alone, not the HTTP stack.
 export { backoffDelay } from './http/retry-policy.js';
 export { linkSignal } from './linked-signal.js';
+export { inArrivalOrder } from './response-order.js';
 export {
   claimConsole,
   outsideSdkScope,

@@ -120,7 +120,7 @@ describe('the daemon keeps callers with different environments apart', () => {
     // Alpha's instance took three calls (the slow one, the shared one, the last), beta's two.
     expect(status.servers.map((s) => s.calls).sort()).toEqual([2, 3]);
     const table = await mcpx(['daemon', 'status']);
-    expect(table.stdout).toMatch(/SERVER\s+ENV\s+STATE\s+UPTIME\s+CALLS\s+LAST ERROR/);
+    expect(table.stdout).toMatch(/SERVER\s+ENV\s+STATE\s+UPTIME\s+CALLS\s+SESSIONS\s+LAST ERROR/);
     for (const tag of tags) expect(table.stdout).toMatch(new RegExp(`\\bpass\\s+${tag}\\s+ready\\b`));
     for (const output of [json.stdout, json.stderr, table.stdout, table.stderr]) {
       expect(output).not.toContain(ALPHA);

@@ -122,8 +122,9 @@ describe('mcpx daemon', () => {
     expect(a?.calls).toBe(5);
     expect(a?.uptimeMs).toBeGreaterThanOrEqual(0);
     const table = await mcpx(['daemon', 'status']);
-    expect(table.stdout).toMatch(/SERVER\s+ENV\s+STATE\s+UPTIME\s+CALLS\s+LAST ERROR/);
-    expect(table.stdout).toMatch(/\ba\s+[0-9a-f]{8}\s+ready\s+\S+\s+5\s+-/);
+    expect(table.stdout).toMatch(/SERVER\s+ENV\s+STATE\s+UPTIME\s+CALLS\s+SESSIONS\s+LAST ERROR/);
+    // No session holds it between commands.
+    expect(table.stdout).toMatch(/\ba\s+[0-9a-f]{8}\s+ready\s+\S+\s+5\s+0\s+-/);
   }, 120_000);
 
   it('50 simultaneous first callers start exactly one daemon and one server', async () => {

@@ -149,12 +149,37 @@ async function status(session: CliSession): Promise<number> {
     s.state,
     s.uptimeMs === undefined ? '-' : duration(s.uptimeMs),
     String(s.calls),
+    String(s.sessions?.length ?? '-'),
     s.lastError ? forTerminal(s.lastError) : '-',
   ]);
   session.io.stdout.write(
-    `${renderTable(['SERVER', 'ENV', 'STATE', 'UPTIME', 'CALLS', 'LAST ERROR'], rows)}\n`,
+    `${renderTable(['SERVER', 'ENV', 'STATE', 'UPTIME', 'CALLS', 'SESSIONS', 'LAST ERROR'], rows)}\n`,
   );
+  const sessions = sessionRows(current);
+  if (sessions.length > 0)
+    session.io.stdout.write(
+      `\n${renderTable(['SESSION PID', 'COMMAND', 'SINCE', 'SERVERS (CALLS)'], sessions)}\n`,
+    );
   return ExitCode.Ok;
+}
+
+/** One row per caller process: which warm servers it uses, with its calls on each. */
+function sessionRows(status: DaemonStatus): string[][] {
+  const byCaller = new Map<string, { pid?: number; command: string; sinceMs: number; uses: string[] }>();
+  for (const server of status.servers)
+    for (const s of server.sessions ?? []) {
+      const key = s.pid === undefined ? `-${s.command}` : String(s.pid);
+      const row = byCaller.get(key) ?? { ...s, uses: [] };
+      row.sinceMs = Math.max(row.sinceMs, s.sinceMs);
+      row.uses.push(`${server.name} (${s.calls})`);
+      byCaller.set(key, row);
+    }
+  return [...byCaller.values()].map((row) => [
+    row.pid === undefined ? '-' : String(row.pid),
+    forTerminal(row.command),
+    duration(row.sinceMs),
+    forTerminal(row.uses.join(', ')),
+  ]);
 }
 
 /** The daemon itself (started detached by `start` or on demand): serves until stopped or idle. */
@@ -189,6 +214,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   const configFiles = createConfigFileCache();
   // A server's questions (elicitation, sampling) go to the CLI whose call is in flight on that instance.
   session.useFeatures((config) => server?.featuresFor(config) ?? {});
+  // Its servers' log messages go to their callers, as `mcpx serve`'s go to its clients.
+  session.useServerLogs((event) => server?.serverLog(event));
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -221,7 +248,8 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
                 link: {
                   key: paths.key,
                   all: options.all === true,
-                  open: (config: ServerConfig) => (server as DaemonServer).link(config),
+                  open: (config: ServerConfig) =>
+                    (server as DaemonServer).link(config, { command: 'mcpx (warm command)' }),
                 },
               }
             : {}),

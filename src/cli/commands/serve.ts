@@ -33,6 +33,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   session.useServerLogs(wiring.serverLogs.listener);
   // The built-in demo is offered only when nothing else is configured (as agents get it).
   session.omitBuiltinWhenConfigured();
+  session.nameForDaemon('mcpx serve');
   session.reconnectLazily();
   const log =
     options.accessLog === undefined
