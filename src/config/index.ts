@@ -22,6 +22,7 @@ export {
   type EditConfigFileResult,
   editConfigFile,
   scopeFile,
+  writeProjectFile,
 } from './edit-file.js';
 export {
   EMPTY_CONFIG,
