@@ -162,6 +162,29 @@ describe('config export --via-gateway', () => {
     expect(out.servers.gw?.args).toEqual([cliPath, 'serve', '--config', join(w.cwd, 'other.json')]);
   });
 
+  it('a config with project files pins the folder as cwd, or says the host cannot', slow, async () => {
+    const w = await workspace();
+    await mkdir(join(w.cwd, '.mcpx'), { recursive: true });
+    await writeFile(join(w.cwd, '.mcpx', 'mcp.json'), JSON.stringify({ mcpServers: {} }));
+    const codex = await w.cli(['config', 'export', '--to', 'codex', '--via-gateway', '--json']);
+    expect(codex.code).toBe(0);
+    const out = JSON.parse(codex.stdout) as { servers: Record<string, { cwd?: string }> };
+    expect(out.servers.mcpx?.cwd).toBe(w.cwd);
+    const cursor = await w.cli(['config', 'export', '--to', 'cursor', '--via-gateway']);
+    expect(cursor.code).toBe(0);
+    expect(cursor.stderr).toContain('note: mcpx: Cursor has no setting for cwd');
+  });
+
+  it('--name without --via-gateway, and --servers with it, are usage errors', slow, async () => {
+    const w = await workspace();
+    const named = await w.cli(['config', 'export', '--to', 'cursor', '--name', 'gw']);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain('--name names the --via-gateway entry');
+    const chosen = await w.cli(['config', 'export', '--to', 'cursor', '--via-gateway', '--servers', 'tests']);
+    expect(chosen.code).toBe(1);
+    expect(chosen.stderr).toContain('the --via-gateway entry serves every server of the config');
+  });
+
   it(
     'read back by config import or by discovery, the entry does not make mcpx start itself',
     slow,
