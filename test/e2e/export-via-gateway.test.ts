@@ -141,6 +141,29 @@ describe('config export --via-gateway', () => {
     },
   );
 
+  it("--remove-copies leaves Claude Code's per-project servers: export never wrote there", slow, async () => {
+    const w = await workspace();
+    const copy = { type: 'stdio', command: process.execPath, args: [testServerPath] };
+    await writeFile(
+      join(w.home, '.claude.json'),
+      JSON.stringify({ projects: { [w.cwd]: { mcpServers: { tests: copy } } } }),
+    );
+    const run = await w.cli([
+      'config',
+      'export',
+      '--to',
+      'claude-code',
+      '--via-gateway',
+      '--remove-copies',
+      '--write',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('removed');
+    const value = JSON.parse(await readFile(join(w.home, '.claude.json'), 'utf8'));
+    expect(value.projects[w.cwd].mcpServers.tests).toEqual(copy);
+    expect(Object.keys(value.mcpServers)).toEqual(['mcpx']);
+  });
+
   it('--name names the entry; --config is pinned as an absolute path', slow, async () => {
     const w = await workspace();
     await writeFile(join(w.cwd, 'other.json'), JSON.stringify({ mcpServers: {} }));

@@ -152,5 +152,11 @@ function copiesIn(
   ctx: ReturnType<typeof hostContext>,
 ): string[] {
   if (base === undefined || file === undefined) return [];
-  return exportedCopies(HOSTS[host].read(base, file, ctx), servers);
+  const dialect = HOSTS[host];
+  // Export writes the user-level section only: a same-named server elsewhere in the
+  // file (Claude Code's per-project servers) is not one of its copies, and stays.
+  const unchanged = dialect.merge(base, {}, ctx);
+  return exportedCopies(dialect.read(base, file, ctx), servers).filter(
+    (name) => dialect.merge(base, { [name]: undefined }, ctx) !== unchanged,
+  );
 }
