@@ -93,7 +93,11 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
       servers: { [name]: value },
       notes: dropped.length
         ? [
-            `${name}: ${dialect.label} has no setting for ${dropped.join(', ')}; mcpx serve finds the config from the folder ${dialect.label} starts it in (or pin one file with mcpx --config FILE config export …)`,
+            `${name}: ${dialect.label} has no setting for ${dropped.join(', ')}; left out${
+              dropped.includes('cwd')
+                ? ` — mcpx serve finds the project config from the folder ${dialect.label} starts it in (pin one file with mcpx --config FILE config export …)`
+                : ''
+            }`,
           ]
         : [],
     };
