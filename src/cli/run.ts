@@ -409,6 +409,14 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option('--servers <names>', 'only these servers (comma-separated)')
     .option('--write', "merge them into the host's own file instead of printing")
+    .option(
+      '--via-gateway',
+      "one entry that runs mcpx serve (all of mcpx's servers) instead of a copy of each; --name N names it (default: mcpx)",
+    )
+    .option(
+      '--remove-copies',
+      "take out of the host's file the copies of mcpx's servers an earlier export wrote (shown; done with --write)",
+    )
     .action((opts: import('./commands/config-export.js').ExportFlags) =>
       select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
     );

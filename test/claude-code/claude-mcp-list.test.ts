@@ -87,6 +87,35 @@ describe('Claude Code (claude mcp list)', () => {
     expect(list.stdout).toContain('No MCP servers configured');
   });
 
+  it('shows ✔ Connected for the single entry config export --via-gateway writes (issue 25)', async () => {
+    const root = join(dir.path, 'via-gateway');
+    const home = join(root, 'home');
+    const cwd = join(root, 'repo');
+    for (const folder of [home, cwd]) await mkdir(folder, { recursive: true });
+    const cli = (args: string[]) => runCli(args, { cwd, home, timeoutMs: 60_000 });
+    expect((await cli(['config', 'add', 'local', '--', process.execPath, testServerPath])).code).toBe(0);
+    expect((await cli(['config', 'export', '--to', 'claude-code', '--write'])).code).toBe(0);
+    const exported = await cli([
+      'config',
+      'export',
+      '--to',
+      'claude-code',
+      '--via-gateway',
+      '--remove-copies',
+      '--write',
+    ]);
+    expect(exported.stderr).toBe('');
+    expect(exported.stdout).toContain('removed 1 copy mcpx exported before: local');
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home };
+    const list = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+      execFile(claude, ['mcp', 'list'], { cwd, env, timeout: 120_000 }, (_error, stdout, stderr) =>
+        resolve({ stdout, stderr }),
+      );
+    });
+    expect(list.stdout, list.stderr).toMatch(/^mcpx: .* - ✔ Connected$/m);
+    expect(list.stdout).not.toMatch(/^local: /m);
+  });
+
   it('shows ✔ Connected for mcpx serve over nine npx servers, with an empty npm cache', {
     timeout: 300_000,
   }, async () => {

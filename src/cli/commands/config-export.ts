@@ -1,28 +1,45 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { exportServers, HOSTS } from '../../config/hosts/index.js';
-import { readConfigText } from '../../config/index.js';
+import { exportServers, HOSTS, type HostId } from '../../config/hosts/index.js';
+import { readConfigText, type ServerConfig, writeProjectFile } from '../../config/index.js';
 import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
+import { exportedCopies, gatewayEntry } from './gateway-entry.js';
 import { hostContext, hostId } from './host-context.js';
 
 export interface ExportFlags {
   readonly to?: string;
   readonly servers?: string;
   readonly write?: boolean;
+  /** One `mcpx serve` entry instead of a copy of every server. */
+  readonly viaGateway?: boolean;
+  /** Take the copies an earlier plain export wrote out of the host's file. */
+  readonly removeCopies?: boolean;
 }
 
 /**
- * `mcpx config export --to <host> [--servers a,b] [--write]`: mcpx's servers
- * in that host's dialect, printed, or merged into the host's own file. Only
- * trusted servers go: a repository's entry nobody approved stays behind.
+ * `mcpx config export --to <host> [--servers a,b] [--via-gateway [--name N]]
+ * [--remove-copies] [--write]`: mcpx's servers in that host's dialect, printed,
+ * or merged into the host's own file. Only trusted servers go: a repository's
+ * entry nobody approved stays behind. With `--via-gateway` the host gets one
+ * entry that runs `mcpx serve` instead, so it sees mcpx's servers, filters
+ * and policy, and a change to mcpx's config reaches every host at once.
  */
 export async function runConfigExport(session: CliSession, flags: ExportFlags): Promise<number> {
   const { io } = session;
   if (flags.to === undefined) throw usageError('config export needs --to <host>', 'e.g. --to claude-code');
+  // `--name` is the global option (it names an ad-hoc server too): here it names the entry.
+  const given = session.options.name;
+  if (given !== undefined && !flags.viaGateway)
+    throw usageError('--name names the --via-gateway entry', 'add --via-gateway, or leave out --name');
+  if (flags.viaGateway && flags.servers !== undefined)
+    throw usageError(
+      '--servers chooses copies; the --via-gateway entry serves every server of the config',
+      'leave out --servers (narrow what the gateway serves in mcpx’s config instead)',
+    );
+  const name = given ?? 'mcpx';
+  if (name.trim() === '') throw usageError('--name is empty', 'e.g. --name mcpx');
   const host = hostId(flags.to);
   const dialect = HOSTS[host];
   const config = await session.config();
@@ -31,44 +48,118 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     .map((s) => s.trim())
     .filter(Boolean);
   const defined = [...config.servers, ...config.unapproved];
-  for (const name of wanted ?? []) {
-    if (!defined.some((s) => s.name === name))
-      throw usageError(`no server named '${name}'`, 'run `mcpx list` to see the configured servers');
+  for (const wantedName of wanted ?? []) {
+    if (!defined.some((s) => s.name === wantedName))
+      throw usageError(`no server named '${wantedName}'`, 'run `mcpx list` to see the configured servers');
   }
   const chosen = defined.filter((s) =>
     wanted ? wanted.includes(s.name) : s.origin.layer !== 'builtin' && s.origin.layer !== 'adhoc',
   );
   const trusted = chosen.filter((s) => {
     if (!s.unapproved) return true;
-    io.stderr.write(
-      `skipped '${forTerminal(s.name)}' from ${forTerminal(s.origin.file ?? '')}: not trusted yet — review it and run \`mcpx config trust\`\n`,
-    );
+    if (!flags.viaGateway)
+      io.stderr.write(
+        `skipped '${forTerminal(s.name)}' from ${forTerminal(s.origin.file ?? '')}: not trusted yet — review it and run \`mcpx config trust\`\n`,
+      );
     return false;
   });
-  if (trusted.length === 0) io.stderr.write('note: no trusted servers to export\n');
+  if (trusted.length === 0 && !flags.viaGateway) io.stderr.write('note: no trusted servers to export\n');
   const ctx = hostContext(session);
   const file = dialect.files(ctx).find((f) => f.scope === 'user');
-  if (!flags.write || !file) {
-    const result = exportServers(host, trusted, ctx);
-    for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
-    io.stdout.write(result.text);
+  const base = file
+    ? await readConfigText(file.path).then(
+        (read) => read.text,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        },
+      )
+    : undefined;
+
+  // The servers to put in (or, with `undefined`, take out of) the host's file.
+  let result: ReturnType<typeof exportServers>;
+  if (flags.viaGateway) {
+    const entry = gatewayEntry(config, {
+      configFile: session.options.config,
+      cwd: io.cwd,
+      env: io.env,
+      execPath: process.execPath,
+      script: process.argv[1] ?? '',
+    });
+    const { value, dropped } = dialect.write(entry);
+    result = {
+      text: '',
+      servers: { [name]: value },
+      notes: dropped.length
+        ? [
+            `${name}: ${dialect.label} has no setting for ${dropped.join(', ')}; left out${
+              dropped.includes('cwd')
+                ? ` — mcpx serve finds the project config from the folder ${dialect.label} starts it in (pin one file with mcpx --config FILE config export …)`
+                : ''
+            }`,
+          ]
+        : [],
+    };
+  } else {
+    result = exportServers(host, trusted, ctx);
+  }
+  const removed = flags.removeCopies
+    ? copiesIn(host, base, file, trusted, ctx).filter((n) => n !== name)
+    : [];
+  const changes: Record<string, unknown> = { ...result.servers };
+  for (const gone of removed) changes[gone] = undefined;
+  const writing = flags.write === true && file !== undefined;
+  const text = dialect.merge(writing || flags.removeCopies ? base : undefined, changes, ctx);
+  for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
+
+  if (!writing) {
+    if (flags.removeCopies)
+      io.stderr.write(
+        removed.length
+          ? `would remove ${plural(removed.length, 'copy', 'copies')} from ${file?.path}: ${removed.map(forTerminal).join(', ')} (add --write to do it)\n`
+          : `no copies of mcpx's servers in ${file?.path ?? `${dialect.label}'s file`}\n`,
+      );
+    if (session.options.json)
+      io.stdout.write(
+        `${JSON.stringify({ host, file: file?.path, written: false, servers: result.servers, removed, text })}\n`,
+      );
+    else io.stdout.write(text);
     return ExitCode.Ok;
   }
-  const base = await readConfigText(file.path).then(
-    (read) => read.text,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    },
-  );
-  const result = exportServers(host, trusted, ctx, base);
-  for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
   if (host === 'codex' && base !== undefined)
     io.stderr.write(`note: ${file.path} was rewritten; TOML comments in it are not kept\n`);
-  await mkdir(dirname(file.path), { recursive: true });
-  await writeFile(file.path, result.text);
-  io.stdout.write(
-    `wrote ${plural(Object.keys(result.servers).length, 'server')} to ${dialect.label}'s ${file.path}\n`,
-  );
+  await writeProjectFile(file.path, text);
+  if (session.options.json) {
+    io.stdout.write(
+      `${JSON.stringify({ host, file: file.path, written: true, servers: result.servers, removed })}\n`,
+    );
+    return ExitCode.Ok;
+  }
+  const what = flags.viaGateway
+    ? `the '${forTerminal(name)}' entry (mcpx serve)`
+    : plural(Object.keys(result.servers).length, 'server');
+  io.stdout.write(`wrote ${what} to ${dialect.label}'s ${file.path}\n`);
+  if (removed.length)
+    io.stdout.write(
+      `removed ${plural(removed.length, 'copy', 'copies')} mcpx exported before: ${removed.map(forTerminal).join(', ')}\n`,
+    );
   return ExitCode.Ok;
+}
+
+/** The names of the copies of `servers` that a plain export put in the host's file. */
+function copiesIn(
+  host: HostId,
+  base: string | undefined,
+  file: { path: string; scope: 'user' | 'project' } | undefined,
+  servers: readonly ServerConfig[],
+  ctx: ReturnType<typeof hostContext>,
+): string[] {
+  if (base === undefined || file === undefined) return [];
+  const dialect = HOSTS[host];
+  // Export writes the user-level section only: a same-named server elsewhere in the
+  // file (Claude Code's per-project servers) is not one of its copies, and stays.
+  const unchanged = dialect.merge(base, {}, ctx);
+  return exportedCopies(dialect.read(base, file, ctx), servers).filter(
+    (name) => dialect.merge(base, { [name]: undefined }, ctx) !== unchanged,
+  );
 }

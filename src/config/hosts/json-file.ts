@@ -1,4 +1,4 @@
-import { applyEdits, type FormattingOptions, modify } from 'jsonc-parser';
+import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
 import { type ParsedDocument, parseJsonc } from '../parse-jsonc.js';
 import { suggest } from '../suggest.js';
 import { isRecord } from './entry.js';
@@ -79,18 +79,26 @@ export function typoWarnings(
   });
 }
 
+function hasNode(text: string, path: JsonPath): boolean {
+  const tree = parseTree(text);
+  return tree !== undefined && findNodeAtLocation(tree, path) !== undefined;
+}
+
 /**
  * `text` with each server set at `section.<name>`, everything else (other
  * keys, comments, formatting) left as it was: jsonc-parser edits in place.
  */
 export function mergeJsonServers(
   text: string | undefined,
-  section: readonly (string | number)[],
+  section: JsonPath,
   servers: Readonly<Record<string, unknown>>,
 ): string {
   let out = text === undefined || text.trim() === '' ? '{}\n' : text;
   for (const [name, value] of Object.entries(servers)) {
-    out = applyEdits(out, modify(out, [...section, name], value, { formattingOptions: FORMAT }));
+    const path = [...section, name];
+    // `undefined` removes the server; there is nothing to remove when it is not there.
+    if (value === undefined && !hasNode(out, path)) continue;
+    out = applyEdits(out, modify(out, path, value, { formattingOptions: FORMAT }));
   }
   return out.endsWith('\n') ? out : `${out}\n`;
 }

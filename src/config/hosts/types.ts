@@ -85,7 +85,8 @@ export interface HostDialect {
   /**
    * The file's text with these servers (already in the host's spelling) put
    * in, everything else kept: JSON files are edited in place so comments and
-   * the host's other keys survive.
+   * the host's other keys survive. A server whose value is `undefined` is
+   * taken out of the file.
    */
   merge(text: string | undefined, servers: Readonly<Record<string, unknown>>, ctx: HostContext): string;
 }

@@ -160,7 +160,11 @@ export const codex: HostDialect = {
     // smol-toml keeps no comments: the file is written anew (the export says so).
     const doc = text === undefined || text.trim() === '' ? {} : parseToml(text, 'config.toml');
     const tables = isRecord(doc.mcp_servers) ? { ...doc.mcp_servers } : {};
-    for (const [name, value] of Object.entries(servers)) tables[name] = value;
+    for (const [name, value] of Object.entries(servers)) {
+      // `undefined` removes the server (`config export --remove-copies`).
+      if (value === undefined) delete tables[name];
+      else tables[name] = value;
+    }
     return `${stringify({ ...doc, mcp_servers: tables })}\n`;
   },
 };
