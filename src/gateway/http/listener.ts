@@ -19,7 +19,13 @@ import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
-import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
+import {
+  initializeBody,
+  outliveClientKeepAlive,
+  toWebRequest,
+  trackSockets,
+  writeWebResponse,
+} from './node-glue.js';
 import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
 import { SessionActivity } from './session-idle.js';
 import { pollCallStreams } from './sse-polling.js';
@@ -290,6 +296,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       else res.destroy();
     });
   });
+  outliveClientKeepAlive(server);
   const destroySockets = trackSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

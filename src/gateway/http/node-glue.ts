@@ -72,6 +72,22 @@ export async function writeWebResponse(
   }
 }
 
+/** How long an idle kept-alive connection stays open (Node's default, 5 s, drops busy clients' requests). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
+ * Keep idle connections open longer than any client keeps its own (undici and most proxies: 60 s).
+ * With Node's 5 s default, a client whose event loop was busy for a few seconds writes its next
+ * request onto a socket the server has just closed ("other side closed"). The headers timeout
+ * must exceed the keep-alive one, or Node cuts a slow request that starts late on an idle socket;
+ * the request timeout (whole request received) stays Node's 300 s.
+ */
+export function outliveClientKeepAlive(server: NodeServer, keepAliveMs = KEEP_ALIVE_TIMEOUT_MS): void {
+  server.keepAliveTimeout = keepAliveMs;
+  server.headersTimeout = keepAliveMs + 1_000;
+  server.requestTimeout = Math.max(300_000, server.headersTimeout);
+}
+
 /**
  * The open connections of a node HTTP server, so close can end the kept-alive
  * ones (`server.close()` alone waits for every client to hang up).
