@@ -21,6 +21,11 @@ export function toWebRequest(req: IncomingMessage, origin: string, body?: Uint8A
   } as RequestInit);
 }
 
+/** An SSE stream is written as it comes (its headers first: the client waits on them). */
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream') ?? false;
+}
+
 /** Decides, chunk by chunk, whether to cut the connection (the dropped-stream fault). */
 export type StreamCutter = (text: string) => boolean;
 
@@ -38,6 +43,15 @@ export async function writeWebResponse(
   response.headers.forEach((value, key) => {
     headers[key] = value;
   });
+  if (response.body && !cut && !isEventStream(response)) {
+    // A whole answer (JSON, an error): headers and body leave in one write, with a length.
+    const data = new Uint8Array(await response.arrayBuffer());
+    headers['content-length'] = String(data.byteLength);
+    if (response.statusText) res.writeHead(response.status, response.statusText, headers);
+    else res.writeHead(response.status, headers);
+    res.end(data);
+    return;
+  }
   if (response.statusText) res.writeHead(response.status, response.statusText, headers);
   else res.writeHead(response.status, headers);
   if (!response.body) {
