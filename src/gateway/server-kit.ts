@@ -7,6 +7,7 @@
 export { createSseEventLog } from './http/event-store.js';
 export {
   initializeBody,
+  outliveClientKeepAlive,
   type StreamCutter,
   toWebRequest,
   trackSockets,

@@ -48,6 +48,7 @@ import { createSseEventLog } from '../gateway/server-kit.js';
 import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import {
   initializeBody,
+  outliveClientKeepAlive,
   type StreamCutter,
   toWebRequest,
   trackSockets,
@@ -103,9 +104,9 @@ export interface HttpTestServerOptions extends TestServerOptions {
   /** Modern era: how results are shaped (`sse` always streams). Default `auto`. */
   readonly responseMode?: 'auto' | 'sse' | 'json';
   /**
-   * How long an idle keep-alive connection stays open (Node's default: 5 s). The bench sets it
-   * long: a loaded client that reuses a socket the server is closing at that moment gets
-   * ECONNRESET, which would measure that race rather than the client.
+   * How long an idle keep-alive connection stays open (default 65 s, as the gateway's: with Node's
+   * own 5 s a loaded client that reuses a socket the server is closing at that moment gets
+   * ECONNRESET).
    */
   readonly keepAliveTimeoutMs?: number;
 }
@@ -320,7 +321,7 @@ export async function startHttpTestServer(options: HttpTestServerOptions = {}): 
     });
   });
   const destroySockets = trackSockets(server);
-  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
+  outliveClientKeepAlive(server, options.keepAliveTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // Node's default backlog (511) resets connections past it: a burst of 2,000 calls in flight

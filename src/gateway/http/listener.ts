@@ -19,7 +19,13 @@ import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
-import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './node-glue.js';
+import {
+  initializeBody,
+  outliveClientKeepAlive,
+  toWebRequest,
+  trackSockets,
+  writeWebResponse,
+} from './node-glue.js';
 import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
 import { SessionActivity } from './session-idle.js';
 import { pollCallStreams } from './sse-polling.js';
@@ -272,15 +278,19 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     // whose body is in waits on its server at no such cost, so many concurrent calls still go.
     release();
     const request = toWebRequest(req, safeOrigin(origin), body);
-    const isLegacy = await isLegacyRequest(request.clone());
-    // Read once for the gateway's own checks; a body that does not parse is the SDK's to answer.
-    const message = !isLegacy && body ? parseMessage(body) : undefined;
+    // Parsed once, for the era, the gateway's own checks and the SDK (no Request.clone(), no second
+    // parse); a body that does not parse is left to the SDK to read and answer.
+    const parsed = body ? parseMessage(body) : undefined;
+    const isLegacy = await isLegacyRequest(request, parsed);
+    const message = isLegacy ? undefined : parsed;
     if (message) {
       const mismatch = await refuseParamHeaderMismatch(message, request);
       if (mismatch) return writeWebResponse(res, mismatch);
       watchListenedResources(message, res);
     }
-    const response = isLegacy ? await legacy(request, res) : await modern.fetch(request);
+    const response = isLegacy
+      ? await legacy(request, res)
+      : await modern.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed });
     await writeWebResponse(res, response);
   };
 
@@ -290,6 +300,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       else res.destroy();
     });
   });
+  outliveClientKeepAlive(server);
   const destroySockets = trackSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -21,6 +21,11 @@ export function toWebRequest(req: IncomingMessage, origin: string, body?: Uint8A
   } as RequestInit);
 }
 
+/** An SSE stream is written as it comes (its headers first: the client waits on them). */
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream') ?? false;
+}
+
 /** Decides, chunk by chunk, whether to cut the connection (the dropped-stream fault). */
 export type StreamCutter = (text: string) => boolean;
 
@@ -38,6 +43,15 @@ export async function writeWebResponse(
   response.headers.forEach((value, key) => {
     headers[key] = value;
   });
+  if (response.body && !cut && !isEventStream(response)) {
+    // A whole answer (JSON, an error): headers and body leave in one write, with a length.
+    const data = new Uint8Array(await response.arrayBuffer());
+    headers['content-length'] = String(data.byteLength);
+    if (response.statusText) res.writeHead(response.status, response.statusText, headers);
+    else res.writeHead(response.status, headers);
+    res.end(data);
+    return;
+  }
   if (response.statusText) res.writeHead(response.status, response.statusText, headers);
   else res.writeHead(response.status, headers);
   if (!response.body) {
@@ -70,6 +84,22 @@ export async function writeWebResponse(
   } catch {
     res.destroy();
   }
+}
+
+/** How long an idle kept-alive connection stays open (Node's default, 5 s, drops busy clients' requests). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
+ * Keep idle connections open longer than any client keeps its own (undici and most proxies: 60 s).
+ * With Node's 5 s default, a client whose event loop was busy for a few seconds writes its next
+ * request onto a socket the server has just closed ("other side closed"). The headers timeout
+ * must exceed the keep-alive one, or Node cuts a slow request that starts late on an idle socket;
+ * the request timeout (whole request received) stays Node's 300 s.
+ */
+export function outliveClientKeepAlive(server: NodeServer, keepAliveMs = KEEP_ALIVE_TIMEOUT_MS): void {
+  server.keepAliveTimeout = keepAliveMs;
+  server.headersTimeout = keepAliveMs + 1_000;
+  server.requestTimeout = Math.max(300_000, server.headersTimeout);
 }
 
 /**
