@@ -75,6 +75,8 @@ export interface TestServerOptions {
   readonly mediaTool?: boolean;
   /** Also serve {@link ANNOTATED_TOOLS} (`erase`: destructive; `fetch_page`: open world). */
   readonly annotatedTools?: boolean;
+  /** Say nothing about any tool (no annotations), as most servers in the wild: every call is the policy's to decide. */
+  readonly unannotated?: boolean;
   /** Also list {@link WILD_SCHEMA_TOOL}, whose hand-written schema uses $ref, nullable and unions. */
   readonly wildSchemaTool?: boolean;
 }
@@ -153,6 +155,11 @@ interface ToolSpec<S extends z.ZodObject> {
 function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io });
   return { ...rest, type: 'object' } as Tool['inputSchema'];
+}
+
+function withoutAnnotations(tool: TestTool): TestTool {
+  const { annotations: _annotations, ...definition } = tool.definition;
+  return { ...tool, definition };
 }
 
 function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): TestTool {
@@ -543,7 +550,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     ...(options.mediaTool ? [MEDIA_TOOL] : []),
     ...(options.annotatedTools ? ANNOTATED_TOOLS : []),
     ...extraTools(options.extraToolCount ?? 0),
-  ];
+  ].map((tool) => (options.unannotated ? withoutAnnotations(tool) : tool));
   const counter = options.counter ?? new ChangingResource();
   const toolsByName = new Map(tools.map((t) => [t.definition.name, t]));
   // The low-level Server, because McpServer cannot paginate its lists.

@@ -12,7 +12,8 @@
  *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_HUGE_LIST_BYTES`, `MCPX_TEST_SLOW_START_MS` and
  *   `MCPX_TEST_EXIT_AFTER_MS` tuning four of them.
  * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
- * - `MCPX_TEST_ANNOTATED=1` adds `erase` (destructiveHint) and `fetch_page` (openWorldHint).
+ * - `MCPX_TEST_ANNOTATED=1` adds `erase` (destructiveHint) and `fetch_page` (openWorldHint);
+ *   `MCPX_TEST_ANNOTATED=0` drops every tool's annotations (a server that says nothing about its tools).
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
  * - `MCPX_TEST_METHOD_LOG=FILE` appends the method of every request and notification it
  *   receives to FILE, one a line (tests count a client's round trips).
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
     counter,
     ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
     ...(process.env.MCPX_TEST_ANNOTATED === '1' ? { annotatedTools: true } : {}),
+    ...(process.env.MCPX_TEST_ANNOTATED === '0' ? { unannotated: true } : {}),
     ...(modes.has('wild-schemas') ? { wildSchemaTool: true } : {}),
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),

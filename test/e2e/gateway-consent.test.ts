@@ -26,7 +26,8 @@ beforeAll(async () => {
   world = await gatewayWorld({
     permission: 'trusted',
     mcpServers: {
-      local: { command: process.execPath, args: [testServerPath] },
+      // Its tools say nothing of themselves (no readOnlyHint), so every call is the person's to decide.
+      local: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_ANNOTATED: '0' } },
       old: { command: process.execPath, args: [backendPath], protocol: 'legacy' },
       new: { command: process.execPath, args: [backendPath], protocol: 'modern' },
       rug: { command: process.execPath, args: [join(repoRoot, 'test/fixtures/rug-pull-server.mjs')] },

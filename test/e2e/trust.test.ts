@@ -44,7 +44,12 @@ async function chatOnce(cwd: string, home: string, toolCall: { name: string; arg
   return { ...run, model };
 }
 
-const GLOBAL = { mcpServers: { mine: { command: process.execPath, args: [testServerPath] } } };
+// `mine` says nothing of its tools (no readOnlyHint), so only the level decides whether a call is asked.
+const GLOBAL = {
+  mcpServers: {
+    mine: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_ANNOTATED: '0' } },
+  },
+};
 const ECHO = { name: 'mcp_mine_echo', arguments: { message: 'ran without asking' } };
 
 describe("a repository's file cannot change policy", () => {

@@ -21,7 +21,9 @@ it('serves the host’s servers over HTTP, behind the host’s one guard with it
   cleanups.push(dir.remove);
   const configFile = join(dir.path, 'mcp.json');
   const server = { command: process.execPath, args: [testServerPath] };
-  await writeFile(configFile, JSON.stringify({ mcpServers: { allowed: server, other: server } }));
+  // `other` says nothing of its tools (no readOnlyHint): only the policy decides its calls.
+  const other = { ...server, env: { MCPX_TEST_ANNOTATED: '0' } };
+  await writeFile(configFile, JSON.stringify({ mcpServers: { allowed: server, other } }));
   const wiring = gatewayWiring();
   const host = createHost({
     ...wiring,
