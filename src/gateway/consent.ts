@@ -1,15 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientCapabilities, InputRequest, Tool } from '@modelcontextprotocol/server';
-import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import {
-  type Approver,
-  type CallDecision,
-  type ConnectDecision,
-  createPermissionGuard,
-  type PermissionGuard,
-  type PermissionLevel,
-} from '../permissions/index.js';
+import type { Approver, CallDecision, ConnectDecision, PermissionGuard } from '../permissions/index.js';
 import { forModel, forTerminal } from '../text/index.js';
 import { describe } from './upstream-error.js';
 
@@ -42,9 +34,8 @@ export interface ConsentCall {
   readonly args: Readonly<Record<string, unknown>>;
   /** Every tool the server offers now: allowing the server approves these definitions. */
   readonly serverTools: readonly Tool[];
-  readonly level: PermissionLevel;
-  /** The served servers' configs (their allow/deny lists). */
-  readonly servers: (name: string) => ServerConfig | undefined;
+  /** The gateway's guard (the host's): this session's own is made from it, under the same policy. */
+  readonly guard: PermissionGuard;
 }
 
 /**
@@ -113,11 +104,7 @@ export class ClientConsent {
   }
 
   #guardFor(request: ConsentCall): PermissionGuard {
-    this.#guard ??= createPermissionGuard({
-      level: request.level,
-      approver: this.#approver(),
-      servers: request.servers,
-    });
+    this.#guard ??= request.guard.withApprover(this.#approver());
     return this.#guard;
   }
 

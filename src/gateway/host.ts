@@ -573,8 +573,7 @@ export class GatewayHost {
           tool: route.tool,
           args,
           serverTools: this.registry.status(route.server).tools as Tool[],
-          level: this.guard.state.level,
-          servers: (name) => this.#servers.get(name),
+          guard: this.guard,
         },
         elicit,
       );

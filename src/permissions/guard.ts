@@ -68,6 +68,12 @@ export interface PermissionGuard extends ToolCallGuard {
    * allowed path.
    */
   refusal(request: VerdictRequest): string | undefined;
+  /**
+   * A guard for one more session under the same policy (level, the servers' lists, exclusions),
+   * with answers of its own, asked of `approver`: the gateway keeps one per client session, so
+   * one client's "allow all" never lets another client's calls through.
+   */
+  withApprover(approver: Approver): PermissionGuard;
 }
 
 /**
@@ -232,6 +238,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       !excluded(server, tool) && toolSwitchedOff(configOf(server), tool) === undefined,
     verdict,
     refusal,
+    withApprover: (approver) => createPermissionGuard({ ...options, approver }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { InputRequest, Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { ClientConsent, type ConsentCall, canElicitForm } from '../../../src/gateway/consent.js';
+import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 
 const hostile: Tool = {
   name: 'wipe\u200b',
@@ -14,8 +15,7 @@ function call(tool: Tool, args: Record<string, unknown> = {}): ConsentCall {
     tool,
     args,
     serverTools: [tool],
-    level: 'trusted',
-    servers: () => undefined,
+    guard: createPermissionGuard({ level: 'trusted', approver: denyingApprover('the test asks no one') }),
   };
 }
 

@@ -22,6 +22,25 @@ describe('createPermissionGuard', () => {
     expect(approver.asked.map((a) => a.kind)).toEqual(['connect']);
   });
 
+  it('withApprover: a session of its own (its answers, its approver) under the same policy', async () => {
+    const shared = createPermissionGuard({
+      level: 'trusted',
+      approver: denyingApprover('nobody'),
+      excludeTools: ['fs.write'],
+    });
+    const first = scriptedApprover({ connect: ['allow-all'] });
+    const second = scriptedApprover({ connect: ['deny'] });
+    const one = shared.withApprover(first);
+    const two = shared.withApprover(second);
+    await one.check(call(read));
+    await expect(two.check(call(read))).rejects.toMatchObject({ code: ErrorCode.PermissionDenied });
+    // The policy came along: what the shared guard excludes, no session may call.
+    await expect(one.check(call(write))).rejects.toMatchObject({ code: ErrorCode.PermissionDenied });
+    expect(one.offers('fs', 'write')).toBe(false);
+    // Neither session's answer reached the shared guard.
+    expect(shared.state.connect.size).toBe(0);
+  });
+
   it('confirm each: once asks again next time, always does not', async () => {
     const approver = scriptedApprover({ connect: ['confirm-each'], call: ['once', 'always'] });
     const guard = createPermissionGuard({ level: 'trusted', approver });
