@@ -26,14 +26,19 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createSseEventLog } from '../gateway/server-kit.js';
+import {
+  createSseEventLog,
+  initializeBody,
+  toWebRequest,
+  trackSockets,
+  writeWebResponse,
+} from '../gateway/server-kit.js';
 import { createConformanceServer } from './conformance-catalog.js';
 import {
   CONFORMANCE_BACKEND_NAME,
   type ConformanceState,
   createConformanceState,
 } from './conformance-kit.js';
-import { initializeBody, toWebRequest, trackSockets, writeWebResponse } from './http-node-glue.js';
 
 export interface ConformanceBackend {
   /** `http://127.0.0.1:PORT/mcp` */

@@ -44,16 +44,16 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { createSseEventLog } from '../gateway/server-kit.js';
-import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import {
+  createSseEventLog,
   initializeBody,
   outliveClientKeepAlive,
   type StreamCutter,
   toWebRequest,
   trackSockets,
   writeWebResponse,
-} from './http-node-glue.js';
+} from '../gateway/server-kit.js';
+import { ChangingResource, createTestServer, type TestServerOptions } from './catalog.js';
 import { LegacySseServerTransport } from './http-sse-legacy.js';
 
 export type HttpTestEra = 'modern' | 'legacy' | 'both' | 'sse';
