@@ -13,6 +13,7 @@ import {
   isOrphanWatchdog,
   procAvailable,
   readCommandLine,
+  readProcess,
   trackProcessTree,
 } from '../helpers/processes.js';
 
@@ -49,12 +50,14 @@ const env = () => ({ PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` });
 
 /**
  * Every command line seen below `root` while the returned sampler ran (every 10 ms). A child
- * caught between fork and exec still shows its parent's command line: those are left out.
+ * caught between fork and exec still shows its parent's command line; when the same pid later
+ * shows another line, that first sighting was the fork and is left out. A child that only ever
+ * shows its parent's line (mcpx starting itself by its own command) is kept.
  */
 function sampleCommandLines(root: () => number | undefined) {
   // Every line each process showed: one pid goes from the wrapper's shell to node by exec, and a
   // process that has exited (a zombie) shows an empty line, which must not hide what it ran.
-  const seen = new Map<number, Set<string>>();
+  const seen = new Map<number, { lines: Set<string>; parentLines: Set<string> }>();
   const timer = setInterval(() => {
     const pid = root();
     if (pid === undefined) return;
@@ -62,14 +65,20 @@ function sampleCommandLines(root: () => number | undefined) {
     for (const child of descendantPids(pid)) {
       const line = readCommandLine(child)?.join(' ');
       if (!line || line === own) continue;
-      const lines = seen.get(child) ?? new Set<string>();
-      seen.set(child, lines.add(line));
+      const entry = seen.get(child) ?? { lines: new Set<string>(), parentLines: new Set<string>() };
+      seen.set(child, entry);
+      entry.lines.add(line);
+      const ppid = readProcess(child)?.ppid;
+      const parentLine = ppid === undefined ? undefined : readCommandLine(ppid)?.join(' ');
+      if (parentLine === line) entry.parentLines.add(line);
     }
   }, 10);
   return {
     stop: () => {
       clearInterval(timer);
-      return [...seen.values()].flatMap((lines) => [...lines]);
+      return [...seen.values()].flatMap(({ lines, parentLines }) =>
+        [...lines].filter((line) => !(parentLines.has(line) && lines.size > 1)),
+      );
     },
   };
 }
