@@ -64,7 +64,9 @@ export interface PermissionGuard extends ToolCallGuard {
    * For a front end that cannot wait on a person (the gateway): undefined when
    * the call may go ahead now, else why not and how to allow it, as one line
    * to return in its place. What would be put to a person is refused in the
-   * words of a {@link nobodyApprover}. Synchronous: nothing is awaited on the
+   * words of a {@link nobodyApprover}. A call it lets run counts as run: a
+   * read-only tool allowed unasked is remembered as `check()` remembers it.
+   * Synchronous: nothing is awaited on the
    * allowed path.
    */
   refusal(request: VerdictRequest): string | undefined;
@@ -82,13 +84,29 @@ export interface PermissionGuard extends ToolCallGuard {
  * the session. Concurrent calls to a server share one connect question.
  */
 export function createPermissionGuard(options: PermissionGuardOptions): PermissionGuard {
+  return buildGuard(options, new Map());
+}
+
+type Approvals = Map<string, { fingerprint: string; tool: Tool }>;
+
+/** `ranUnasked` is the policy's, not a session's: every guard made by `withApprover` shares it. */
+function buildGuard(options: PermissionGuardOptions, ranUnasked: Approvals): PermissionGuard {
   const connect = new Map<string, ConnectDecision>();
-  const approved = new Map<string, { fingerprint: string; tool: Tool }>();
+  const approved: Approvals = new Map();
   const pendingConnect = new Map<string, Promise<ConnectDecision>>();
   const configOf = serverLookup(options.servers);
   const excluded = toolExclusions(options.excludeTools ?? []);
   const fingerprintOf = fingerprintCache();
-  const state: PermissionState = { level: options.level, connect, approved };
+  const state: PermissionState = { level: options.level, connect, approved, ranUnasked };
+  /**
+   * Running a believed read-only tool unasked records the definition it ran under, so that the
+   * same tool coming back with other annotations (or words) is asked about again.
+   */
+  const ranUnder = (server: string, tool: Tool, ruled: Verdict) => {
+    const key = toolKey(server, tool.name);
+    if (ruled.kind === 'allow' && ruled.because === 'read-only' && !ranUnasked.has(key))
+      ranUnasked.set(key, { fingerprint: fingerprintOf(tool), tool });
+  };
 
   const approve = (server: string, tools: readonly Tool[]) => {
     for (const tool of tools)
@@ -156,11 +174,13 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     const { kind } = ruled;
     const question = kind === 'ask-connect' ? 'connect' : kind === 'ask-call' ? 'call' : 'changed';
     const because = 'because' in ruled && ruled.because ? { because: ruled.because } : {};
-    return approver.refusal({ server, tool, level: options.level, kind: question, ...because });
+    const changes = kind === 'ask-changed' ? { changes: describeToolChange(ruled.approved, tool) } : {};
+    return approver.refusal({ server, tool, level: options.level, kind: question, ...because, ...changes });
   };
   const refusal = (request: VerdictRequest): string | undefined => {
     const { server, tool } = request;
     const ruled = verdict(request);
+    ranUnder(server, tool, ruled);
     if (ruled.kind === 'allow') return undefined;
     if (ruled.kind === 'deny') return `mcpx refused '${tool.name}': ${ruled.reason} (${ruled.fix})`;
     return (
@@ -190,6 +210,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       }
       switch (ruled.kind) {
         case 'allow':
+          ranUnder(request.server, request.tool, ruled);
           return;
         case 'deny':
           throw deny(request, ruled.reason, ruled.fix);
@@ -238,7 +259,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       !excluded(server, tool) && toolSwitchedOff(configOf(server), tool) === undefined,
     verdict,
     refusal,
-    withApprover: (approver) => createPermissionGuard({ ...options, approver }),
+    withApprover: (approver) => buildGuard({ ...options, approver }, ranUnasked),
   };
 }
 

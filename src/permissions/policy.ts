@@ -13,6 +13,11 @@ export interface PermissionState {
   readonly connect: ReadonlyMap<string, ConnectDecision>;
   /** `server\0tool` → the definition (and its fingerprint) a person approved. */
   readonly approved: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
+  /**
+   * `server\0tool` → the definition a believed `readOnlyHint` let run unasked, shared by every
+   * session of one policy: the same tool coming back changed is asked about, as an approved one is.
+   */
+  readonly ranUnasked?: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
 }
 
 export interface PolicyRequest {
@@ -82,7 +87,7 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
     };
   }
   const key = toolKey(server, tool.name);
-  const approved = state.approved.get(key);
+  const approved = state.approved.get(key) ?? state.ranUnasked?.get(key);
   // A definition that changed after a person approved it is shown again, whatever the level.
   if (approved && approved.fingerprint !== request.fingerprint)
     return { kind: 'ask-changed', approved: approved.tool };
