@@ -38,6 +38,7 @@ import {
   AskLater,
   type ClientConsent,
   CONSENT_INPUT_KEY,
+  ConsentMemory,
   canElicitForm,
   type Elicit,
   replaying,
@@ -180,6 +181,8 @@ export class GatewayHost {
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
   readonly rounds: InputRounds;
+  /** The consent of 2026-07-28 clients over HTTP, which have no session to keep it in. */
+  readonly consents = new ConsentMemory();
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
   /** The catalogue of the servers up when it was built; dropped when one comes, goes or re-lists. */

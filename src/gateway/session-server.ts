@@ -10,7 +10,7 @@ import type { ResourceSubscription } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
-import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';
+import { declaredCapabilities, httpClientIdentity, isModernRequest, roundOwner } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
 
 export interface SessionServerOptions {
@@ -73,12 +73,12 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
     { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  // This session's person's answers: they live and end with this server (one per session, or
-  // per request for a 2026-07-28 client over HTTP, which has no session to keep them in).
-  const consent = new ClientConsent();
+  // This session's person's answers: they live and end with this server. A 2026-07-28 client
+  // over HTTP has no session: its answers are kept by the host under its identity.
+  const sessionConsent = new ClientConsent();
   const call = (ctx: ServerContext): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
-    return { client, ctx, consent, ...(clientCapabilities ? { clientCapabilities } : {}) };
+    return { client, ctx, consent: sessionConsent, ...(clientCapabilities ? { clientCapabilities } : {}) };
   };
   /**
    * A request whose upstream may ask its client something. A 2026-07-28 client
@@ -92,6 +92,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     work: (c: DownstreamCall) => Promise<T>,
   ) => {
     if (!isModernRequest(ctx)) return work(call(ctx));
+    const identity = httpClientIdentity(ctx);
+    const consent = identity === undefined ? sessionConsent : new ClientConsent(host.consents.of(identity));
     return host.rounds.round(
       ctx,
       roundOwner(ctx, client, target),

@@ -73,10 +73,17 @@ export interface PermissionGuard extends ToolCallGuard {
   /**
    * A guard for one more session under the same policy (level, the servers' lists, exclusions),
    * with answers of its own, asked of `approver`: the gateway keeps one per client session, so
-   * one client's "allow all" never lets another client's calls through.
+   * one client's "allow all" never lets another client's calls through. `answers`: where to start
+   * from (copied), instead of nothing answered yet.
    */
-  withApprover(approver: Approver): PermissionGuard;
+  withApprover(approver: Approver, answers?: PermissionAnswers): PermissionGuard;
 }
+
+/**
+ * A session's answers so far, to start another guard of the same policy from: a 2026-07-28
+ * client over HTTP has no session, so the gateway carries its answers from one request to the next.
+ */
+export type PermissionAnswers = Pick<PermissionState, 'connect' | 'approved'>;
 
 /**
  * The permission layer as a ToolCallGuard: `decide()` says what to do, the
@@ -90,9 +97,13 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
 type Approvals = Map<string, { fingerprint: string; tool: Tool }>;
 
 /** `ranUnasked` is the policy's, not a session's: every guard made by `withApprover` shares it. */
-function buildGuard(options: PermissionGuardOptions, ranUnasked: Approvals): PermissionGuard {
-  const connect = new Map<string, ConnectDecision>();
-  const approved: Approvals = new Map();
+function buildGuard(
+  options: PermissionGuardOptions,
+  ranUnasked: Approvals,
+  answers?: PermissionAnswers,
+): PermissionGuard {
+  const connect = new Map<string, ConnectDecision>(answers?.connect);
+  const approved: Approvals = new Map(answers?.approved);
   const pendingConnect = new Map<string, Promise<ConnectDecision>>();
   const configOf = serverLookup(options.servers);
   const excluded = toolExclusions(options.excludeTools ?? []);
@@ -259,7 +270,7 @@ function buildGuard(options: PermissionGuardOptions, ranUnasked: Approvals): Per
       !excluded(server, tool) && toolSwitchedOff(configOf(server), tool) === undefined,
     verdict,
     refusal,
-    withApprover: (approver) => buildGuard({ ...options, approver }, ranUnasked),
+    withApprover: (approver, answers) => buildGuard({ ...options, approver }, ranUnasked, answers),
   };
 }
 

@@ -15,6 +15,7 @@ export {
 export {
   type ConsentRequest,
   createPermissionGuard,
+  type PermissionAnswers,
   type PermissionGuard,
   type PermissionGuardOptions,
   type VerdictRequest,
