@@ -123,6 +123,7 @@ export {
   denyingApprover,
   type NobodyApprover,
   nobodyApprover,
+  type PermissionAnswers,
   type PermissionGuard,
   type PermissionGuardOptions,
   type PermissionLevel,
