@@ -8,6 +8,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeModelServer } from '../../src/testing/fake-model-server.js';
 import { runChatWithModel } from '../helpers/chat.js';
@@ -49,6 +51,25 @@ async function workspace(global: unknown, project?: unknown) {
   if (project !== undefined)
     await writeFile(join(cwd, '.mcpx', 'mcp.json'), JSON.stringify(project, null, 2));
   return { home, cwd, globalFile, cli: (args: string[]) => runCli(args, { cwd, home, timeoutMs: 30_000 }) };
+}
+
+/** `node <args>` (an mcpx serve) started as a host would, from the workspace's folder: its tools' names. */
+async function serveTools(args: readonly string[], w: { home: string; cwd: string }): Promise<string[]> {
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [...args],
+      env: { PATH: process.env.PATH ?? '', HOME: w.home, MCPX_HOME: join(w.home, '.mcpx') },
+      cwd: w.cwd,
+      stderr: 'pipe',
+    }),
+  );
+  try {
+    return (await client.listTools()).tools.map((t) => t.name).sort();
+  } finally {
+    await client.close();
+  }
 }
 
 describe('mcpx serve --profile', () => {
@@ -201,26 +222,9 @@ describe('a repository’s file can only narrow a profile', () => {
         'global',
         'project',
       ]);
-      const tools = async (profile: string) => {
-        // The project's folder, its own files discovered (no --config): serve on stdio from there.
-        const { Client } = await import('@modelcontextprotocol/client');
-        const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-        const client = new Client({ name: 'host', version: '1.0.0' });
-        await client.connect(
-          new StdioClientTransport({
-            command: process.execPath,
-            args: [join(repoRoot, 'dist/bin/mcpx.cjs'), 'serve', '--profile', profile],
-            env: { PATH: process.env.PATH ?? '', HOME: w.home, MCPX_HOME: join(w.home, '.mcpx') },
-            cwd: w.cwd,
-            stderr: 'pipe',
-          }),
-        );
-        try {
-          return (await client.listTools()).tools.map((t) => t.name).sort();
-        } finally {
-          await client.close();
-        }
-      };
+      // The project's folder, its own files discovered (no --config): serve on stdio from there.
+      const tools = (profile: string) =>
+        serveTools([join(repoRoot, 'dist/bin/mcpx.cjs'), 'serve', '--profile', profile], w);
       expect(await tools('narrow')).toEqual(['t__add', 't__echo']);
       expect(await tools('tight')).toEqual(['t__add']);
       const free = await w.cli(['serve', '--profile', 'free']);
@@ -231,6 +235,29 @@ describe('a repository’s file can only narrow a profile', () => {
       expect(free.stderr).toMatch(/a repository's profile may only lower the level/);
     },
   );
+});
+
+describe('mcpx exec --profile', () => {
+  it('hands over one mcpx serve --profile entry, which serves only the profile', slow, async () => {
+    const w = await workspace(config);
+    const record = join(w.cwd, 'record.json');
+    const stub = join(repoRoot, 'test/fixtures/exec-stub.mjs');
+    const run = await runCli(['exec', '--profile', 'narrow', '--', process.execPath, stub], {
+      cwd: w.cwd,
+      home: w.home,
+      env: { STUB_RECORD: record },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const { contents } = JSON.parse(await readFile(record, 'utf8')) as {
+      contents: { mcpServers: Record<string, { command: string; args: string[] }> };
+    };
+    expect(Object.keys(contents.mcpServers)).toEqual(['mcpx']);
+    const entry = contents.mcpServers.mcpx as { command: string; args: string[] };
+    expect(entry.args.slice(-3)).toEqual(['serve', '--profile', 'narrow']);
+    expect(await serveTools(entry.args, w)).toEqual(['t__add', 't__echo']);
+    const both = await w.cli(['exec', '--profile', 'narrow', '--servers', 't', '--', process.execPath, stub]);
+    expect(both.stderr).toMatch(/--servers and --profile narrow both choose servers/);
+  });
 });
 
 describe('mcpx config export --via-gateway --profile', () => {
