@@ -8,7 +8,7 @@ import type { InputRequest } from './input-variable.js';
 import { variablesIn } from './interpolate.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ServerDraft } from './normalize-server.js';
-import { mergeProfiles, type ProfileLayer } from './profiles.js';
+import { mergeProfiles, type ProfileLayer, profileProblem } from './profiles.js';
 import { asWritten, resolveServer } from './resolve-server.js';
 import { isTrusted, loadTrustStore, markUnapproved } from './trust.js';
 import type {
@@ -343,7 +343,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
  * `mcpx config validate`. Never throws for a config problem.
  */
 export async function validateConfig(options: LoadConfigOptions): Promise<ValidationResult> {
-  const { files, problems, definitions, warnings } = await gather(options);
+  const { files, problems, definitions, warnings, profiles } = await gather(options);
   const { servers, unusable } = merge(definitions);
-  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()], warnings };
+  const configured = new Set([...servers.map((s) => s.name), ...unusable.keys()]);
+  const profileProblems = mergeProfiles(profiles).flatMap((p) => profileProblem(p, configured) ?? []);
+  return {
+    files,
+    serverCount: servers.length,
+    problems: [...problems, ...unusable.values(), ...profileProblems],
+    warnings,
+  };
 }

@@ -227,17 +227,33 @@ export function findProfile(config: LoadedConfig, name: string): ProfileConfig {
       },
     );
   }
-  const configured = new Set([
-    ...config.servers.map((s) => s.name),
-    ...config.unapproved.map((s) => s.name),
-    ...config.unusable.keys(),
-  ]);
+  const problem = profileProblem(
+    profile,
+    new Set([
+      ...config.servers.map((s) => s.name),
+      ...config.unapproved.map((s) => s.name),
+      ...config.unusable.keys(),
+    ]),
+  );
+  if (problem) throw problem;
+  return profile;
+}
+
+/**
+ * What is wrong with a profile against the servers `configured` (by name), if anything:
+ * a server it names that is not one of them, or a tool glob in another host's spelling.
+ */
+export function profileProblem(
+  profile: ProfileConfig,
+  configured: ReadonlySet<string>,
+): McpxError | undefined {
+  const { name } = profile;
   for (const layer of profile.layers) {
     const where = `${layer.origin.file ?? layer.origin.layer}${layer.origin.line ? `:${layer.origin.line}` : ''}`;
     for (const [i, server] of (layer.servers ?? []).entries()) {
       if (configured.has(server)) continue;
       const guess = suggest(server, [...configured]);
-      throw new McpxError(
+      return new McpxError(
         ErrorCode.UnknownProfile,
         `${where}: profile '${name}' names server '${server}', which is not configured${guess ? ` — did you mean '${guess}'?` : ''}`,
         {
@@ -254,7 +270,7 @@ export function findProfile(config: LoadedConfig, name: string): ProfileConfig {
       for (const [i, glob] of (layer[key] ?? []).entries()) {
         const split = /^([^.]+?)(__|\/)(.+)$/.exec(glob);
         if (!split || glob.includes('.') || !configured.has(split[1] as string)) continue;
-        throw new McpxError(
+        return new McpxError(
           ErrorCode.UnknownProfile,
           `${where}: profile '${name}': tool glob '${glob}' is written as another host names tools; mcpx reads <server>.<tool>`,
           {
@@ -266,5 +282,5 @@ export function findProfile(config: LoadedConfig, name: string): ProfileConfig {
       }
     }
   }
-  return profile;
+  return undefined;
 }
