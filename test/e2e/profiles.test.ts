@@ -116,10 +116,10 @@ describe('mcpx serve --profile', () => {
         `${w.globalFile}:11: profile 'typo' names server 'tt', which is not configured — did you mean 't'?`,
       );
       // `config validate` finds it too, without the profile being used.
-    const validate = await w.cli(['config', 'validate']);
-    expect(validate.code).toBe(2);
-    expect(validate.stderr).toContain("profile 'typo' names server 'tt', which is not configured");
-    const hot = await w.cli(['serve', '--profile', 'hot']);
+      const validate = await w.cli(['config', 'validate']);
+      expect(validate.code).toBe(2);
+      expect(validate.stderr).toContain("profile 'typo' names server 'tt', which is not configured");
+      const hot = await w.cli(['serve', '--profile', 'hot']);
       expect(hot.code).toBe(2);
       expect(hot.stderr).toMatch(/profile 'hot' asks for permission 'yolo', above 'trusted'/);
     },
