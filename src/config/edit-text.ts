@@ -148,9 +148,10 @@ function switchTools(
   path: JSONPath,
   entry: Record<string, unknown>,
   kind: 'enable' | 'disable',
-  tools: readonly string[],
+  given: readonly string[],
   formatting: FormattingOptions,
 ): string {
+  const tools = [...new Set(given)];
   const keyOf = (field: 'allowTools' | 'denyTools') => Object.keys(entry).find((k) => fieldFor(k) === field);
   const listOf = (key: string | undefined) =>
     key === undefined
