@@ -71,6 +71,8 @@ export {
   type LoadedConfig,
   loadConfig,
   type PermissionName,
+  type ProfileConfig,
+  type ProfileLayer,
   type ProtocolPin,
   resolveMcpxHome,
   type ServerConfig,

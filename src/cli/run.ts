@@ -139,6 +139,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--max-steps <n>', 'model calls per turn before giving up (default 10)')
     .option('--once <question>', 'ask one question, print the final answer and exit (for scripts)')
     .option(
+      '--profile <name>',
+      'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
+    )
+    .option(
       '--resources',
       "also offer the model list_resources and read_resource (the servers' resources; each read is decided like a tool call)",
     )
@@ -150,6 +154,7 @@ function buildProgram(select: (action: Action) => void): Command {
         maxSteps?: string;
         once?: string;
         resources?: boolean;
+        profile?: string;
       }) => select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
     );
 
@@ -160,7 +165,11 @@ function buildProgram(select: (action: Action) => void): Command {
       '--permission <level>',
       "what /mcp connect --allow-all may allow a model: yolo, trusted or sandboxed; default: the config's",
     )
-    .action((opts: { permission?: string }) =>
+    .option(
+      '--profile <name>',
+      'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
+    )
+    .action((opts: { permission?: string; profile?: string }) =>
       select(async (s) => (await import('./commands/shell.js')).runShellCommand(s, opts)),
     );
 
@@ -293,6 +302,10 @@ function buildProgram(select: (action: Action) => void): Command {
       '--config-flag <flag>',
       'the flag that names the file, for agents other than Claude Code (default --mcp-config)',
     )
+    .option(
+      '--profile <name>',
+      'hand over one mcpx serve --profile <name> entry: only that profile of the config (default: $MCPX_PROFILE)',
+    )
     .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
       select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
     );
@@ -320,6 +333,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--server <name>', 're-serve this one server unchanged (no name prefixes): a transparent bridge')
     .option('--servers <a,b>', 'serve only these servers')
     .option('--exclude-tools <glob>', 'hide tools matching server.tool or tool (repeatable)', repeat)
+    .option(
+      '--profile <name>',
+      'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
+    )
     .option(
       '--permission <level>',
       "yolo, trusted (refuses calls that would ask a person) or sandboxed; default: the config's",
@@ -371,6 +388,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('check every config file and report every problem')
     .action(() => select(async (s) => (await import('./commands/config.js')).runConfigValidate(s)));
   config
+    .command('profiles')
+    .description('the profiles of the config (--profile NAME), and the files that define or narrow them')
+    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigProfiles(s)));
+  config
     .command('trust')
     .description('approve project config entries so their servers may start')
     .addOption(new Option('-y, --yes', 'approve every pending entry without asking'))
@@ -417,6 +438,7 @@ function buildProgram(select: (action: Action) => void): Command {
       '--remove-copies',
       "take out of the host's file the copies of mcpx's servers an earlier export wrote (shown; done with --write)",
     )
+    .option('--profile <name>', 'with --via-gateway: the entry runs mcpx serve --profile <name>')
     .action((opts: import('./commands/config-export.js').ExportFlags) =>
       select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
     );
@@ -444,17 +466,24 @@ function buildProgram(select: (action: Action) => void): Command {
     );
   for (const [kind, what] of [
     ['remove', 'remove a server from a config file'],
-    ['enable', 'switch a server back on (removes "enabled": false)'],
-    ['disable', 'switch a server off ("enabled": false), keeping its entry'],
+    ['enable', 'switch a server back on (removes "enabled": false); with tools, switch those tools back on'],
+    [
+      'disable',
+      'switch a server off ("enabled": false), keeping its entry; with tools, only those (disabled_tools)',
+    ],
   ] as const) {
-    config
+    const command = config
       .command(kind)
       .description(`${what}, keeping the file's comments`)
-      .argument('<name>')
-      .option('--scope <scope>', scopeHelp)
-      .action((name: string, opts: { scope?: string }) =>
-        select(async (s) => (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts)),
+      .argument('<name>');
+    if (kind !== 'remove') command.argument('[tools...]', "the server's tools to switch, by exact name");
+    command.option('--scope <scope>', scopeHelp).action((name: string, ...rest: unknown[]) => {
+      const tools = kind === 'remove' ? [] : (rest[0] as string[]);
+      const opts = (kind === 'remove' ? rest[0] : rest[1]) as { scope?: string };
+      return select(async (s) =>
+        (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts, tools),
       );
+    });
   }
 
   return program;

@@ -4,6 +4,7 @@ import { HOST_IDS, type HostId } from './hosts/types.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
+import { collectProfiles, type ProfileLayer } from './profiles.js';
 import { MCP_SECTION_KEYS, TOP_LEVEL_KEYS } from './server-fields.js';
 import { suggest } from './suggest.js';
 import type { ConfigLayer, ConfigWarning } from './types.js';
@@ -22,6 +23,8 @@ export interface CollectResult {
   readonly demo?: { readonly enabled: boolean; readonly line?: number };
   /** The file's `"import": ["cursor", …]`: hosts whose servers are read live, and where it says so. */
   readonly imports?: { readonly hosts: readonly HostId[]; readonly line?: number };
+  /** The file's `"profiles": {...}`, each one valid (see `profiles.ts`). */
+  readonly profiles?: readonly { readonly name: string; readonly layer: ProfileLayer }[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -95,6 +98,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
   let permission: CollectResult['permission'];
   let demo: CollectResult['demo'];
   let imports: CollectResult['imports'];
+  let profiles: CollectResult['profiles'];
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
@@ -156,6 +160,8 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
         const line = doc.locate(['import'], 'key')?.line;
         imports = { hosts: hosts as HostId[], ...(line ? { line } : {}) };
       }
+    } else if (key === 'profiles') {
+      profiles = collectProfiles(site, value, problems);
     } else if (key === 'mcp') {
       if (!isRecord(value)) {
         problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
@@ -179,6 +185,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
     ...(permission ? { permission } : {}),
     ...(demo ? { demo } : {}),
     ...(imports ? { imports } : {}),
+    ...(profiles?.length ? { profiles } : {}),
   };
 }
 

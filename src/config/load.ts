@@ -8,6 +8,7 @@ import type { InputRequest } from './input-variable.js';
 import { variablesIn } from './interpolate.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ServerDraft } from './normalize-server.js';
+import { mergeProfiles, type ProfileLayer, profileProblem } from './profiles.js';
 import { asWritten, resolveServer } from './resolve-server.js';
 import { isTrusted, loadTrustStore, markUnapproved } from './trust.js';
 import type {
@@ -46,6 +47,7 @@ interface Gathered {
   readonly definitions: Definition[];
   readonly settings: FileSettings[];
   readonly warnings: ConfigWarning[];
+  readonly profiles: { name: string; layer: ProfileLayer }[];
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -55,6 +57,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const definitions: Definition[] = [];
   const settings: FileSettings[] = [];
   const warnings: ConfigWarning[] = [];
+  const profiles: Gathered['profiles'] = [];
   const inputs: InputRequest[] = [];
   const pending: { index: number; draft: ServerDraft }[] = [];
   if (options.includeBuiltin !== false) {
@@ -84,6 +87,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
     warnings.push(...(load.warnings ?? []));
+    profiles.push(...(load.profiles ?? []));
     if (load.roots || load.permission) {
       settings.push({
         file: load.path,
@@ -132,7 +136,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       inert: asWritten(draft),
     };
   }
-  return { files, problems, definitions, settings, warnings };
+  return { files, problems, definitions, settings, warnings, profiles };
 }
 
 /** Stands in a definition's place until its draft is interpolated (see the end of `gather`). */
@@ -299,7 +303,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, settings, warnings } = await gather(options);
+  const { files, problems, definitions, settings, warnings, profiles } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -323,7 +327,15 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     unapproved.push(marked);
     if (options.includeUnapproved) servers.push(marked);
   }
-  return { files, ...merged, servers, unapproved, ...applySettings(settings, trust), warnings };
+  return {
+    files,
+    ...merged,
+    servers,
+    unapproved,
+    ...applySettings(settings, trust),
+    warnings,
+    profiles: mergeProfiles(profiles),
+  };
 }
 
 /**
@@ -331,7 +343,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
  * `mcpx config validate`. Never throws for a config problem.
  */
 export async function validateConfig(options: LoadConfigOptions): Promise<ValidationResult> {
-  const { files, problems, definitions, warnings } = await gather(options);
+  const { files, problems, definitions, warnings, profiles } = await gather(options);
   const { servers, unusable } = merge(definitions);
-  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()], warnings };
+  const configured = new Set([...servers.map((s) => s.name), ...unusable.keys()]);
+  const profileProblems = mergeProfiles(profiles).flatMap((p) => profileProblem(p, configured) ?? []);
+  return {
+    files,
+    serverCount: servers.length,
+    problems: [...problems, ...unusable.values(), ...profileProblems],
+    warnings,
+  };
 }

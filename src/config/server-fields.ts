@@ -146,6 +146,7 @@ export const TOP_LEVEL_KEYS = [
   'permission',
   'demo',
   'import',
+  'profiles',
 ] as const;
 
 /** Keys inside VS Code's settings-style `{"mcp": {...}}`. */

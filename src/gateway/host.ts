@@ -485,6 +485,29 @@ export class GatewayHost {
   }
 
   /**
+   * Why a public name that resolves to nothing is the session's profile's doing, in the
+   * guard's words ("not in profile P"), so a client is not told the tool does not exist:
+   * a tool the profile hides on a served server, or any tool of a server it leaves out.
+   */
+  #outOfProfile(publicName: string): string | undefined {
+    const { guard } = this;
+    if (guard.profile === undefined) return undefined;
+    const listed: Listed<Tool>[] = [];
+    for (const server of this.#servers.keys()) {
+      if (!this.#arrivals.isUp(server)) continue;
+      for (const item of this.registry.status(server).tools as Tool[]) listed.push({ server, item });
+    }
+    const hidden = createCatalogue(listed, { naming: this.#naming }).resolve(publicName);
+    if (hidden && guard.outOfProfile(hidden.server, hidden.item.name)) return guard.refusal(routeOf(hidden));
+    if (this.transparent) return undefined;
+    const split = publicName.indexOf('__');
+    const server = split > 0 ? publicName.slice(0, split) : undefined;
+    if (server === undefined || this.#servers.has(server) || !guard.outOfProfile(server)) return undefined;
+    const tool = { name: publicName.slice(split + 2), inputSchema: { type: 'object' as const } };
+    return guard.refusal({ server, tool });
+  }
+
+  /**
    * A name found nowhere once its servers settled: a server of it that failed to start
    * says why (the client's model reads it), else the name is unknown.
    */
@@ -506,7 +529,14 @@ export class GatewayHost {
     args: Record<string, unknown>,
     call: DownstreamCall,
   ): Promise<CallToolResult> {
-    const route = await this.toolRoute(publicName, signalOf(call));
+    let route: ToolRoute;
+    try {
+      route = await this.toolRoute(publicName, signalOf(call));
+    } catch (error) {
+      const refused = this.#outOfProfile(publicName);
+      if (refused === undefined) throw error;
+      return { content: [{ type: 'text', text: refused }], isError: true };
+    }
     const unconsented = await this.#consented(route, args, call);
     if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;

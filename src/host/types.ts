@@ -1,7 +1,7 @@
 /** What a host is given, and what it offers its front end. */
 import type { LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import type { ServerConnection, ServerLogEvent } from '../client/index.js';
-import type { LoadedConfig, ServerConfig } from '../config/index.js';
+import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
 import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
@@ -31,6 +31,13 @@ export interface HostOptions {
   readonly permission?: PermissionLevel;
   /** What the person running this host allowed or excluded up front, applied by `guard()`. */
   readonly policy?: HostPolicy;
+  /**
+   * The config's profile (`"profiles"`) this host is limited to: `servers()` holds only its
+   * servers, `guard()` offers only its tools (a call of another is refused as "not in
+   * profile"), so `catalogue()` and `agentTools()` list only those, and `permissionLevel()`
+   * is at most its `permission` (a profile asking for more than the level in force is an error).
+   */
+  readonly profile?: string;
   /** Cancels connects that are under way. */
   readonly signal?: AbortSignal;
   /** The one server instead of the config's (the CLI's `--stdio` / `--url`). */
@@ -94,6 +101,8 @@ export interface Host {
    * approval in the trust store, no (or nobody to ask) skips it with a notice.
    */
   servers(): Promise<ServerConfig[]>;
+  /** The profile in force (`HostOptions.profile`), checked against the config; undefined without one. */
+  profile(): Promise<ProfileConfig | undefined>;
   /** Project entries skipped because nobody approved them (known once `servers()` ran). */
   untrusted(): Promise<ServerConfig[]>;
   /** Entries skipped because they would start mcpx itself, each with why. */

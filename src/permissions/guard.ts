@@ -1,8 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { type ServerConfig, toolSwitchedOff } from '../config/index.js';
+import { type ProfileConfig, type ServerConfig, toolSwitchedOff } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type Approver, isNobodyApprover } from './approver.js';
 import { type ConnectDecision, decide, type PermissionState, toolKey, type Verdict } from './policy.js';
+import { profileScope } from './profile-scope.js';
 import { toolExclusions } from './tool-exclusions.js';
 import { describeToolChange, fingerprintCache } from './tool-fingerprint.js';
 import type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';
@@ -17,6 +18,11 @@ export interface PermissionGuardOptions {
   readonly servers?: readonly ServerConfig[] | ((name: string) => ServerConfig | undefined);
   /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither offered nor callable. */
   readonly excludeTools?: readonly string[];
+  /**
+   * The profile the session is limited to (`--profile NAME`): a tool it leaves out is
+   * neither offered nor callable, and a call of one is refused as "not in profile NAME".
+   */
+  readonly profile?: ProfileConfig;
 }
 
 /** One call as the policy sees it, without its arguments (see {@link PermissionGuard.verdict}). */
@@ -54,6 +60,13 @@ export interface PermissionGuard extends ToolCallGuard {
    * switched off by the server's own allow / deny lists. What is not offered is never listed.
    */
   offers(server: string, tool: string): boolean;
+  /** The profile this session is limited to (`PermissionGuardOptions.profile`), by name. */
+  readonly profile: string | undefined;
+  /**
+   * Whether the profile leaves out `tool` of `server` (without a tool: the whole server),
+   * so that a front end can refuse a call of it by name as "not in profile", not as unknown.
+   */
+  outOfProfile(server: string, tool?: string): boolean;
   /**
    * The policy's verdict on a call now, from the level, the config's lists and
    * the session's answers so far; nobody is asked and nothing is remembered.
@@ -107,6 +120,9 @@ function buildGuard(
   const pendingConnect = new Map<string, Promise<ConnectDecision>>();
   const configOf = serverLookup(options.servers);
   const excluded = toolExclusions(options.excludeTools ?? []);
+  const { profile } = options;
+  const inProfile = profile ? profileScope(profile) : () => true;
+  const outOfProfile = (server: string, tool?: string) => !inProfile(server, tool);
   const fingerprintOf = fingerprintCache();
   const state: PermissionState = { level: options.level, connect, approved, ranUnasked };
   /**
@@ -168,6 +184,7 @@ function buildGuard(
       server,
       tool,
       fingerprint: fingerprintOf(tool),
+      ...(profile && outOfProfile(server, tool.name) ? { outOfProfile: profile.name } : {}),
       ...(excluded(server, tool.name) ? { excluded: true } : {}),
       ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
       ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
@@ -267,7 +284,11 @@ function buildGuard(
     consent,
     allowAll,
     offers: (server, tool) =>
-      !excluded(server, tool) && toolSwitchedOff(configOf(server), tool) === undefined,
+      inProfile(server, tool) &&
+      !excluded(server, tool) &&
+      toolSwitchedOff(configOf(server), tool) === undefined,
+    profile: profile?.name,
+    outOfProfile,
     verdict,
     refusal,
     withApprover: (approver, answers) => buildGuard({ ...options, approver }, ranUnasked, answers),

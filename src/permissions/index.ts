@@ -29,5 +29,6 @@ export {
   type PolicyRequest,
   type Verdict,
 } from './policy.js';
+export { profileScope } from './profile-scope.js';
 export { describeToolChange, toolFingerprint } from './tool-fingerprint.js';
 export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';

@@ -26,6 +26,8 @@ export interface PolicyRequest {
   readonly fingerprint: string;
   /** Left out of the session altogether (`excludeTools`): never offered, never callable. */
   readonly excluded?: boolean;
+  /** Left out by the session's profile (`--profile`), named here: never offered, never callable. */
+  readonly outOfProfile?: string;
   /** The server's allow/deny lists from the config. */
   readonly allowTools?: readonly string[];
   readonly denyTools?: readonly string[];
@@ -63,6 +65,13 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
       kind: 'deny',
       reason: 'this agent is sandboxed: it has no MCP access',
       fix: 'run with --permission trusted or yolo',
+    };
+  }
+  if (request.outOfProfile !== undefined) {
+    return {
+      kind: 'deny',
+      reason: `'${tool.name}' of '${server}' is not in profile '${request.outOfProfile}'`,
+      fix: `add it to the profile's servers or tools, or run without --profile ${request.outOfProfile}`,
     };
   }
   if (request.excluded) {

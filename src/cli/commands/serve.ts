@@ -22,6 +22,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   // It runs until stopped: a script waits on its notices (where it listens) as they come.
   io.jsonStderr?.writeEachLine();
   const settings = readServeSettings(options, token);
+  session.useProfile(options.profile);
   // A repository's file can only lower the level, and only once trusted, as for chat and the shell.
   await session.noticeHeldSettings();
   await usePermissionFlag(session, options.permission, 'mcpx serve');
