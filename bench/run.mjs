@@ -471,7 +471,8 @@ async function gatewayTable() {
     ['supergateway-sse', 'supergateway 4.0.0 SSE (its default)', 'http'],
     ['supergateway-stateful', 'supergateway 4.0.0 Streamable HTTP `--stateful`', 'http'],
     ['mcp-proxy-sse', 'mcp-proxy 6.7.19 SSE (`/sse`)', 'http'],
-    ['mcp-proxy-stream', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`)', 'http'],
+    ['mcp-proxy-stream', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2025-11-25 client', 'http'],
+    ['mcp-proxy-stream-2026', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2026-07-28 client', 'http'],
   ];
   // Sequential calls per route and round (HTTP hops cost ~10× a pipe's); the same in-flight load for all.
   const sequential = { stdio: quick ? 300 : 2000, http: quick ? 100 : 500 };

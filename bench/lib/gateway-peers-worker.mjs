@@ -130,6 +130,17 @@ const routes = {
     transport: 'streamable',
     negotiation: legacy,
   },
+  // Its 2026-07-28 leg (per request, as mcpx's): the like-for-like row for mcpx's 2026-07-28 one.
+  'mcp-proxy-stream-2026': {
+    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
+    args: (port) => [
+      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
+      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
+    ],
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation: modern,
+  },
 };
 const spec = routes[route];
 if (!spec) throw new Error(`unknown route ${route}; one of ${Object.keys(routes).join(', ')}`);
