@@ -155,6 +155,10 @@ let client;
 let relayPids = [];
 let stdioRelay;
 let mcporterDaemon;
+let cleaning;
+// Stopped from outside (the bench interrupted): leave nothing behind.
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.once(signal, () => cleanUp().finally(() => process.exit(1)));
 try {
   await writeFile(
     mcpxConfig,
@@ -233,22 +237,36 @@ try {
       .slice(0, 300),
   });
 } finally {
-  // Whatever the relay started, read while it still runs: closing the client ends a stdio relay,
-  // whose children must end with it (and are ended here if they do not).
-  const leftovers = stdioRelay ? descendantsOf(stdioRelay) : [];
-  await Promise.race([client?.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5_000))]);
-  if (stdioRelay) await killTree(stdioRelay, 3_000, leftovers);
-  for (const child of started.reverse()) await killTree(child.pid);
-  if (mcporterDaemon) {
-    // Its own stop first; then nothing of the daemon's may be left (it runs detached, in a session of its own).
-    const daemonTree = descendantsOf(mcporterDaemon);
-    await run(node24, [mcporterCli, '--config', mcporterConfig, 'daemon', 'stop'], mcporterEnv).catch(
-      () => {},
-    );
-    await killTree(mcporterDaemon, 3_000, daemonTree);
-  }
+  await cleanUp();
   // Calls a hung relay never answered would keep this process waiting.
   process.exit(0);
+}
+
+/**
+ * End everything this route started, once: the client, the relay's process tree, mcporter's
+ * daemon (detached, in a session of its own: a Ctrl-C of the bench never reaches it).
+ */
+async function cleanUp() {
+  if (cleaning) return cleaning;
+  cleaning = (async () => {
+    // Whatever the relay started, read while it still runs: closing the client ends a stdio relay,
+    // whose children must end with it (and are ended here if they do not).
+    const leftovers = stdioRelay ? descendantsOf(stdioRelay) : [];
+    await Promise.race([
+      client?.close().catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 5_000)),
+    ]);
+    if (stdioRelay) await killTree(stdioRelay, 3_000, leftovers);
+    for (const child of started.reverse()) await killTree(child.pid);
+    if (mcporterDaemon) {
+      const daemonTree = descendantsOf(mcporterDaemon);
+      await run(node24, [mcporterCli, '--config', mcporterConfig, 'daemon', 'stop'], mcporterEnv).catch(
+        () => {},
+      );
+      await killTree(mcporterDaemon, 3_000, daemonTree);
+    }
+  })();
+  return cleaning;
 }
 
 /** Warm up, then time sequential calls (with the CPU they cost each side) and calls in flight. */
