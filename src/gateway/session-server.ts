@@ -12,6 +12,7 @@ import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
 import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
+import { errorTypeOf, TOOL_ERROR } from './upstream-error.js';
 
 export interface SessionServerOptions {
   /** Who this server talks to (a session id, a connection number); routes upstream questions back. */
@@ -34,6 +35,11 @@ export interface RequestEvent {
   readonly arguments?: unknown;
   readonly durationMs: number;
   readonly outcome: 'ok' | 'error' | 'tool-error';
+  /**
+   * Why it failed, as the MCP semantic conventions' `error.type`: `tool_error` for a
+   * tool's error result, else the JSON-RPC error code the client was answered with.
+   */
+  readonly errorType?: string;
 }
 
 /**
@@ -115,10 +121,15 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   ): Promise<T> => {
     const started = performance.now();
     let outcome: RequestEvent['outcome'] = 'error';
+    let errorType: string | undefined;
     try {
       const result = await work();
       outcome = (result as { isError?: boolean }).isError ? 'tool-error' : 'ok';
+      if (outcome === 'tool-error') errorType = TOOL_ERROR;
       return result;
+    } catch (error) {
+      errorType = errorTypeOf(error);
+      throw error;
     } finally {
       options.onRequest?.({
         client,
@@ -126,6 +137,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         ...(typeof detail === 'function' ? detail() : detail),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         outcome,
+        ...(errorType === undefined ? {} : { errorType }),
       });
     }
   };
