@@ -3,7 +3,6 @@
  * same bearer token as `/mcp`, with the calls, latencies, connections and sessions a client's
  * requests made; and on stdio, pushed over OTLP/HTTP when the environment names an endpoint.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

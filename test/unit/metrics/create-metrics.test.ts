@@ -85,9 +85,15 @@ describe('createMetrics', () => {
       state?: string;
       previous?: string;
     }) => void)[] = [];
-    metrics.watchRestarts({ on: (l) => (listeners.push(l), () => {}) });
-    const emit = (state: string, previous: string) =>
-      listeners.forEach((l) => l({ type: 'state', server: 'a', state, previous }));
+    metrics.watchRestarts({
+      on: (listener) => {
+        listeners.push(listener);
+        return () => {};
+      },
+    });
+    const emit = (state: string, previous: string) => {
+      for (const listener of listeners) listener({ type: 'state', server: 'a', state, previous });
+    };
     emit('starting', 'created');
     emit('ready', 'starting');
     emit('error', 'ready');
