@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Attributes } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
@@ -21,6 +22,9 @@ export interface Metrics extends ServingMetrics {
   /** Push what is left over OTLP and stop recording. */
   shutdown(): Promise<void>;
 }
+
+/** How long a stopping process waits for its last OTLP push. */
+const SHUTDOWN_MS = 5_000;
 
 /**
  * The OTel MCP semantic conventions' advice (0.01 s … 300 s) with three buckets below it: a
@@ -156,7 +160,9 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
       return () => sources.delete(source);
     },
     prometheus: () => pull.text(),
-    shutdown: () => provider.shutdown().catch(() => {}),
+    // The last push, bounded: a collector that does not answer must not hold the process's exit.
+    shutdown: () =>
+      Promise.race([provider.shutdown().catch(() => {}), delay(SHUTDOWN_MS, undefined, { ref: false })]),
   };
 }
 
