@@ -104,6 +104,8 @@ export interface DownstreamCall {
    * form elicitation. Without it, such a call is refused with how to allow it.
    */
   readonly consent?: ClientConsent;
+  /** Told where a `tools/call` goes once its public name is resolved (the access log and metrics name it so). */
+  readonly onRoute?: (route: Qualified) => void;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -509,6 +511,7 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<CallToolResult> {
     const route = await this.toolRoute(publicName, signalOf(call));
+    call.onRoute?.(route);
     const unconsented = await this.#consented(route, args, call);
     if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;

@@ -155,17 +155,28 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
     server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
       const { name, arguments: args = {} } = params;
+      // Where the call went, as callTool found it: a server that crashed in the call (or was still
+      // starting when it came) is not among the servers up at its end.
+      let routed: { readonly server: string; readonly name: string } | undefined;
       // Told once the call is over: a call for a server still starting waits for it in callTool.
       return timed(
         'tools/call',
         () => {
-          const route = host.knownTool(name);
+          const route = routed ?? host.knownTool(name);
           return {
             ...(route ? { server: route.server, tool: route.name } : { tool: name }),
             arguments: args,
           };
         },
-        () => asking(ctx, name, args, (c) => host.callTool(name, args, c)),
+        () =>
+          asking(ctx, name, args, (c) =>
+            host.callTool(name, args, {
+              ...c,
+              onRoute: (route) => {
+                routed = route;
+              },
+            }),
+          ),
       );
     });
   }

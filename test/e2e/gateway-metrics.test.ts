@@ -26,6 +26,8 @@ beforeAll(async () => {
     mcpServers: {
       t: { command: process.execPath, args: [testServerPath] },
       h: { command: process.execPath, args: [hostileServerPath] },
+      // Dies in the middle of every call: failures by kind, and a start again on the next use.
+      c: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_FAULT: 'crash-mid-call' } },
     },
   });
 });
@@ -92,7 +94,26 @@ describe('GET /metrics on mcpx serve --http', () => {
     expect(sample(text, 'mcpx_upstream_connections{mcpx_server="t",mcpx_state="ready"}')).toBe(1);
     // The 2025-11-25 client holds a session; the 2026-07-28 one is stateless.
     expect(sample(text, 'mcpx_sessions')).toBe(1);
-    expect(gateway.stderr()).toBe(`mcpx serve: listening on ${gateway.url} (2 servers)\n`);
+    expect(gateway.stderr()).toBe(`mcpx serve: listening on ${gateway.url} (3 servers)\n`);
+  });
+
+  it('counts upstream failures by kind, and a crashed server started again', async () => {
+    const gateway = await world.serve(['--token', TOKEN]);
+    const client = await world.client(gateway.url, 'legacy', {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    for (let i = 0; i < 2; i++)
+      await expect(client.callTool({ name: 'c__echo', arguments: { message: 'x' } })).rejects.toThrow();
+    const text = await (await scrape(gateway.url)).text();
+    const errors = text.split('\n').filter((l) => l.startsWith('mcpx_errors_total{'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^mcpx_errors_total\{mcp_method_name="tools\/call",mcpx_server="c",gen_ai_tool_name="echo",error_type="[A-Z_]+"\} 2$/,
+    );
+    expect(sample(text, 'mcpx_upstream_restarts_total{mcpx_server="c"}')).toBe(1);
+    expect(
+      sample(text, 'mcpx_tool_calls_total{mcpx_server="c",gen_ai_tool_name="echo",mcpx_outcome="error"}'),
+    ).toBe(2);
   });
 
   it('keeps a hostile server’s tool names from breaking the format', async () => {
