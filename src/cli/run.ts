@@ -368,9 +368,9 @@ function buildProgram(select: (action: Action) => void): Command {
   program
     .command('daemon')
     .description(
-      'keep servers marked "keep_alive" running between commands: start [--all] | stop | status | restart',
+      'keep servers marked "keep_alive" running between commands: start [--all] | stop | status | metrics | restart',
     )
-    .argument('<action>', 'start, stop, status or restart')
+    .argument('<action>', 'start, stop, status, metrics (Prometheus text) or restart')
     .option('--all', 'with start: keep every configured server warm, not only keep_alive ones')
     .option('--idle <seconds>', 'with start: end the daemon after this long with no client (default 1800)')
     .addOption(new Option('--key <key>').hideHelp())

@@ -29,6 +29,7 @@ import type {
   ServerLogEvent,
 } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
+import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { type Catalogue, type CatalogueNaming, createCatalogue } from '../tools/index.js';
@@ -45,7 +46,7 @@ import {
 } from './consent.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
-import { toClientError } from './upstream-error.js';
+import { errorTypeOf, TOOL_ERROR, toClientError } from './upstream-error.js';
 
 export interface GatewayHostOptions {
   /** The registry of the servers to serve (already only enabled, trusted ones). */
@@ -77,6 +78,8 @@ export interface GatewayHostOptions {
    * server: the daemon's client is mcpx itself, which wants the whole catalogue.
    */
   readonly listWaitMs?: number;
+  /** Where each upstream request's duration and outcome are recorded (`mcp.client.operation.duration`). */
+  readonly metrics?: MetricsRecorder;
 }
 
 /** A client's request, as the host needs to know it. */
@@ -102,6 +105,8 @@ export interface DownstreamCall {
    * form elicitation. Without it, such a call is refused with how to allow it.
    */
   readonly consent?: ClientConsent;
+  /** Told where a `tools/call` goes once its public name is resolved (the access log and metrics name it so). */
+  readonly onRoute?: (route: Qualified) => void;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -178,6 +183,7 @@ export class GatewayHost {
   readonly transparent: string | undefined;
   readonly #servers: Map<string, ServerConfig>;
   readonly #carryErrors: boolean;
+  readonly #metrics: MetricsRecorder | undefined;
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
   readonly rounds: InputRounds;
@@ -194,6 +200,7 @@ export class GatewayHost {
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
     this.#carryErrors = options.carryErrors === true;
+    this.#metrics = options.metrics;
     this.transparent = options.transparent;
     this.#servers = new Map(options.servers.map((s) => [s.name, s]));
     this.namespace = options.transparent
@@ -537,12 +544,14 @@ export class GatewayHost {
       if (refused === undefined) throw error;
       return { content: [{ type: 'text', text: refused }], isError: true };
     }
+    call.onRoute?.(route);
     const unconsented = await this.#consented(route, args, call);
     if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
+    const sent = this.#sent('tools/call', route.server, route.name);
     try {
-      return await this.#relay<CallToolResult>(call, (inputRound) =>
+      const result = await this.#relay<CallToolResult>(call, (inputRound) =>
         this.registry.callTool(route.server, route.name, args, {
           signal: signalOf(call),
           ownSignal: true,
@@ -568,11 +577,29 @@ export class GatewayHost {
               }),
         }),
       );
+      sent(result.isError ? TOOL_ERROR : undefined);
+      return result;
     } catch (error) {
+      sent(errorTypeOf(error));
       throw toClientError(error, this.#carryErrors);
     } finally {
       end();
     }
+  }
+
+  /** Time one upstream request for the metrics: the returned function records its end (and why it failed). */
+  #sent(method: string, server: string, tool?: string): (errorType?: string) => void {
+    const metrics = this.#metrics;
+    if (!metrics) return () => {};
+    const started = performance.now();
+    return (errorType) =>
+      metrics.sent({
+        method,
+        server,
+        ...(tool === undefined ? {} : { tool }),
+        seconds: (performance.now() - started) / 1000,
+        ...(errorType === undefined ? {} : { errorType }),
+      });
   }
 
   /**
@@ -646,13 +673,15 @@ export class GatewayHost {
    * registry): routed questions, input rounds, and upstream failures in the client's terms.
    */
   async #onBehalf<T>(
+    method: string,
     server: string,
     call: DownstreamCall,
     send: (connection: ServerConnection, control: RequestControl) => Promise<unknown>,
   ): Promise<T> {
     const end = this.#callers.begin(server, call.client, call);
+    const sent = this.#sent(method, server);
     try {
-      return await this.#relay<T>(call, (inputRound) =>
+      const result = await this.#relay<T>(call, (inputRound) =>
         this.#use(server, (c) =>
           send(c, {
             signal: signalOf(call),
@@ -663,7 +692,10 @@ export class GatewayHost {
           }),
         ),
       );
+      sent();
+      return result;
     } catch (error) {
+      sent(errorTypeOf(error));
       throw toClientError(error, this.#carryErrors);
     } finally {
       end();
@@ -676,7 +708,7 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<GetPromptResult> {
     const route = await this.#promptRoute(publicName, signalOf(call));
-    return this.#onBehalf<GetPromptResult>(route.server, call, (c, control) =>
+    return this.#onBehalf<GetPromptResult>('prompts/get', route.server, call, (c, control) =>
       c.getPrompt(route.name, args, control),
     );
   }
@@ -697,8 +729,11 @@ export class GatewayHost {
 
   async readResource(uri: string, call: DownstreamCall): Promise<ReadResourceResult> {
     const target = this.#resourceTarget(uri);
-    const result = await this.#onBehalf<ReadResourceResult>(target.server, call, (c, control) =>
-      c.readResource(target.name, control),
+    const result = await this.#onBehalf<ReadResourceResult>(
+      'resources/read',
+      target.server,
+      call,
+      (c, control) => c.readResource(target.name, control),
     );
     if (isInputRequiredResult(result)) return result as never;
     return {
