@@ -2,8 +2,8 @@ import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
 import {
+  configKey,
   DAEMON_PROTOCOL,
-  daemonKey,
   daemonSocket,
   type GivenAnswer,
   LIGHT_COMMANDS,
@@ -38,7 +38,7 @@ export async function runThroughDaemon(
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
   const home = resolveMcpxHome(io.env, io.homedir);
   const files = configFiles(io.cwd, home, command.configFile);
-  const key = daemonKey(files);
+  const key = configKey(files);
   const host = thisHost(io.env);
   const paths = { absolute: daemonSocket(home, key, host), namedPipe: host.platform === 'win32' };
   // A socket someone else could reach is refused by the direct path, with its full report.
@@ -109,7 +109,7 @@ function splitInline(word: string): [string, string | undefined] {
 
 /**
  * The config files `loadConfig` would read, in its order (their paths name the
- * daemon, see `daemonKey`): the candidates that exist, each real file once.
+ * daemon, see `configKey`): the candidates that exist, each real file once.
  */
 function configFiles(cwd: string, home: string, configFile: string | undefined): string[] {
   const candidates = configCandidates({

@@ -12,7 +12,7 @@ export {
   openDaemon,
 } from './client.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
-export { type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
+export { configKey, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export type { RemoteTerminal } from './run-host.js';
 export type { RunRequest } from './run-wire.js';
 export { type DaemonServer, type DaemonServerOptions, startDaemonServer } from './server.js';

@@ -3,7 +3,7 @@
  * needs it: where the socket is, whether it is safe to dial, and the run wire. Nothing here
  * loads the SDK, zod or the gateway, which daemon/index.ts would (through the daemon's server).
  */
-export { daemonKey, daemonSocket, thisHost } from './paths.js';
+export { configKey, daemonSocket, thisHost } from './paths.js';
 export {
   DAEMON_PROTOCOL,
   type GivenAnswer,

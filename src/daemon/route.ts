@@ -74,12 +74,12 @@ export class DaemonRoute {
 
   /** The daemon's socket, pid and lock files for this config. */
   async paths(): Promise<DaemonPaths> {
-    const [{ daemonKey, daemonPaths, thisHost }, { createHomeFiles }] = await Promise.all([
+    const [{ configKey, daemonPaths, thisHost }, { createHomeFiles }] = await Promise.all([
       import('./paths.js'),
       import('../home/index.js'),
     ]);
     const files = await this.options.configFiles();
-    return daemonPaths(createHomeFiles(this.options.home), daemonKey(files), thisHost(this.options.env));
+    return daemonPaths(createHomeFiles(this.options.home), configKey(files), thisHost(this.options.env));
   }
 
   /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
@@ -152,8 +152,8 @@ export class DaemonRoute {
     this.#link ??= (async () => {
       const link = this.options.caller?.link;
       if (!link) return undefined;
-      const { daemonKey } = await import('./paths.js');
-      return daemonKey(await this.options.configFiles()) === link.key ? link : undefined;
+      const { configKey } = await import('./paths.js');
+      return configKey(await this.options.configFiles()) === link.key ? link : undefined;
     })();
     return this.#link;
   }
