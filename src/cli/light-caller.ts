@@ -36,14 +36,7 @@ export async function runThroughDaemon(
 ): Promise<number | CliIo | undefined> {
   const command = lightCommand(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
-  const home = resolveMcpxHome(io.env, io.homedir);
-  const files = configFiles(io.cwd, home, command.configFile);
-  const key = configKey(files);
-  const host = thisHost(io.env);
-  const paths = { absolute: daemonSocket(home, key, host), namedPipe: host.platform === 'win32' };
-  // A socket someone else could reach is refused by the direct path, with its full report.
-  if (socketState(paths, process.getuid?.()) !== 'safe') return undefined;
-  const socket = await dial(paths.absolute.socket);
+  const socket = await dialDaemon(io, command.configFile);
   if (!socket) return undefined;
   const request: RunRequest = {
     argv,
@@ -61,6 +54,24 @@ export async function runThroughDaemon(
   return converse(socket, io, command);
 }
 
+/**
+ * A connection to the running daemon for this config (the files found from
+ * `io`'s folder, or `configFile`), or undefined when none runs there. Computed
+ * from the config files alone: nothing is parsed.
+ */
+export async function dialDaemon(io: CliIo, configFile: string | undefined): Promise<Socket | undefined> {
+  const home = resolveMcpxHome(io.env, io.homedir);
+  const files = configFiles(io.cwd, home, configFile);
+  const host = thisHost(io.env);
+  const paths = {
+    absolute: daemonSocket(home, configKey(files), host),
+    namedPipe: host.platform === 'win32',
+  };
+  // A socket someone else could reach is refused by the direct path, with its full report.
+  if (socketState(paths, process.getuid?.()) !== 'safe') return undefined;
+  return dial(paths.absolute.socket);
+}
+
 interface LightCommand {
   readonly configFile?: string;
   readonly json: boolean;
@@ -68,7 +79,7 @@ interface LightCommand {
 }
 
 // The CLI's global options that take a value (src/cli/run.ts): their value is not the command word.
-const VALUE_OPTIONS = new Set(['-c', '--config', '-t', '--timeout', '--env', '--cwd', '--name']);
+export const VALUE_OPTIONS = new Set(['-c', '--config', '-t', '--timeout', '--env', '--cwd', '--name']);
 const ADHOC_OPTIONS = new Set(['--stdio', '--url', '--sse']);
 
 /**
@@ -102,7 +113,7 @@ export function lightCommand(argv: readonly string[]): LightCommand | undefined 
   return { ...(configFile !== undefined ? { configFile } : {}), json, verbose };
 }
 
-function splitInline(word: string): [string, string | undefined] {
+export function splitInline(word: string): [string, string | undefined] {
   const eq = word.indexOf('=');
   return eq === -1 ? [word, undefined] : [word.slice(0, eq), word.slice(eq + 1)];
 }

@@ -11,6 +11,8 @@ export {
   type OpenDaemonOptions,
   openDaemon,
 } from './client.js';
+export type { RemoteSession } from './gateway-session.js';
+export type { GatewayRequest } from './gateway-wire.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
 export { configKey, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export type { RemoteTerminal } from './run-host.js';

@@ -11,6 +11,8 @@ import type { HomeFiles } from '../home/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/index.js';
+import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
+import { controlLine } from './gateway-wire.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
 import { createInstancePool, type Instance, type InstanceSession } from './instance-pool.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
@@ -57,6 +59,8 @@ export interface DaemonServerOptions {
   readonly onStop: () => void;
   /** Runs a light caller's command (`op: 'run'`); absent: such callers are told to go direct. */
   readonly runCommand?: RunCommand;
+  /** Runs a thin `mcpx serve`'s session (`op: 'gateway'`); absent: such callers serve in full themselves. */
+  readonly runGateway?: GatewayCommand;
   readonly now?: () => number;
 }
 
@@ -288,6 +292,11 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         writeLine(socket, { t: 'direct' });
         socket.end();
       }
+    } else if (request.op === 'gateway') {
+      reply(socket, { ok: true });
+      const { protocol: _protocol, op: _op, ...session } = request;
+      if (options.runGateway) await serveGatewaySession(socket, session, options.runGateway);
+      else socket.end(controlLine({ t: 'direct' }));
     } else if (request.op === 'stop') {
       reply(socket, { ok: true });
       socket.end();
