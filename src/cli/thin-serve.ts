@@ -10,7 +10,7 @@ import { dialDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
  * environment, on the servers it holds; this process only pipes its client's
  * bytes to the socket and the socket's to its stdout, and shows the session's
  * notices on stderr. Bundled with the light caller into the CommonJS entry: no
- * SDK, zod, ajv, config parser or gateway is loaded here, so a session costs
+ * protocol stack, schema validator, config parser or gateway is loaded here, so a session costs
  * about what an empty Node process does.
  *
  * Resolves undefined (run `mcpx serve` in full here) when the flags need this
