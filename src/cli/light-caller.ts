@@ -1,9 +1,12 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { dirname, isAbsolute, join } from 'node:path';
 import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
 import {
   configKey,
+  contentAlias,
   DAEMON_PROTOCOL,
+  daemonKey,
   daemonSocket,
   type GivenAnswer,
   LIGHT_COMMANDS,
@@ -60,16 +63,59 @@ export async function runThroughDaemon(
  * from the config files alone: nothing is parsed.
  */
 export async function dialDaemon(io: CliIo, configFile: string | undefined): Promise<Socket | undefined> {
+  const daemon = findDaemon(io, configFile);
+  if (daemon.state === 'unsafe') return undefined;
+  const own = daemon.state === 'safe' ? await dial(daemon.socket) : undefined;
+  if (own) return own;
+  // None at this config's own key: one started for files with the same text serves it too.
+  const alias = aliasedSocket(daemon.home, daemon.files, io.env);
+  return alias ? dial(alias) : undefined;
+}
+
+/**
+ * The daemon's socket for this config and what is there: `safe` (dial it),
+ * `absent` (no daemon has listened there), or a hazard, which the full CLI
+ * reports (a socket someone else could reach is refused by the direct path).
+ */
+export function findDaemon(
+  io: CliIo,
+  configFile: string | undefined,
+): {
+  readonly home: string;
+  readonly files: readonly string[];
+  readonly socket: string;
+  readonly state: 'safe' | 'absent' | 'unsafe';
+} {
   const home = resolveMcpxHome(io.env, io.homedir);
   const files = configFiles(io.cwd, home, configFile);
   const host = thisHost(io.env);
   const paths = {
-    absolute: daemonSocket(home, configKey(files), host),
+    absolute: daemonSocket(home, daemonKey(files), host),
     namedPipe: host.platform === 'win32',
   };
-  // A socket someone else could reach is refused by the direct path, with its full report.
-  if (socketState(paths, process.getuid?.()) !== 'safe') return undefined;
-  return dial(paths.absolute.socket);
+  const state = socketState(paths, process.getuid?.());
+  return { home, files, socket: paths.absolute.socket, state: typeof state === 'string' ? state : 'unsafe' };
+}
+
+/** The socket a daemon started for the same config text recorded (`contentAlias`), when it is safe to dial. */
+function aliasedSocket(
+  home: string,
+  files: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (thisHost(env).platform === 'win32') return undefined;
+  let socket: unknown;
+  try {
+    socket = (
+      JSON.parse(readFileSync(join(home, contentAlias(configKey(files))), 'utf8')) as { socket?: unknown }
+    ).socket;
+  } catch {
+    return undefined;
+  }
+  if (typeof socket !== 'string' || !isAbsolute(socket)) return undefined;
+  return socketState({ absolute: { dir: dirname(socket), socket } }, process.getuid?.()) === 'safe'
+    ? socket
+    : undefined;
 }
 
 interface LightCommand {

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { CONTROL, DAEMON_PROTOCOL, type GatewayEvent, type GatewayRequest } from '../daemon/light.js';
 import type { CliIo } from './io.js';
-import { dialDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
+import { dialDaemon, findDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
 
 /**
  * `mcpx serve` on stdio as a thin bridge: when a keep-alive daemon runs for this
@@ -21,7 +23,9 @@ import { dialDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
 export async function serveThroughDaemon(argv: readonly string[], io: CliIo): Promise<number | undefined> {
   const command = thinServe(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
-  const socket = await dialDaemon(io, command.configFile);
+  const socket =
+    (await dialDaemon(io, command.configFile)) ??
+    ((await startDaemon(io, command.configFile)) ? await dialDaemon(io, command.configFile) : undefined);
   if (!socket) return undefined;
   const request: GatewayRequest = {
     argv,
@@ -33,6 +37,39 @@ export async function serveThroughDaemon(argv: readonly string[], io: CliIo): Pr
   };
   socket.write(`${JSON.stringify({ protocol: DAEMON_PROTOCOL, op: 'gateway', ...request })}\n`);
   return bridge(socket, io);
+}
+
+/**
+ * No daemon runs for this config: start one when the config has keep-alive
+ * servers, as the full serve would on its first connect, so this session is thin
+ * too. `mcpx daemon start` does it (the start lock, the wait until it listens) in
+ * a process of its own that exits once the daemon listens; this one loads none
+ * of it. Whether the config's servers are all the daemon's is the daemon's to
+ * say; the text is only a hint that one of them may be.
+ */
+async function startDaemon(io: CliIo, configFile: string | undefined): Promise<boolean> {
+  const found = findDaemon(io, configFile);
+  if (found.state === 'unsafe') return false;
+  const mentions = found.files.some((file) => {
+    try {
+      return readFileSync(file, 'utf8').includes('keep_alive');
+    } catch {
+      return false;
+    }
+  });
+  if (!mentions) return false;
+  const args = [
+    ...process.execArgv.filter((a) => !a.startsWith('--inspect')),
+    process.argv[1] ?? '',
+    ...(configFile !== undefined ? ['--config', configFile] : []),
+    'daemon',
+    'start',
+  ];
+  return new Promise((done) => {
+    const child = spawn(process.execPath, args, { cwd: io.cwd, env: { ...io.env }, stdio: 'ignore' });
+    child.once('error', () => done(false));
+    child.once('exit', (code) => done(code === 0));
+  });
 }
 
 // The global options a thin serve passes on, and serve's own that the daemon's session can honour.

@@ -41,34 +41,31 @@ export function thisHost(env: Readonly<Record<string, string | undefined>>): Dae
 }
 
 /**
- * FNV-1a (64 bits) of `parts`, joined by newlines: names a socket or a daemon.
+ * One daemon per resolved config: the key is a hash of the config files' paths
+ * (their order is their precedence), so two folders sharing the same files share
+ * one daemon, and an edited file keeps its daemon (only the edited entries'
+ * servers restart). Files with the same text at other paths (two clones, two
+ * worktrees) find that daemon through its content alias (`contentAlias`).
  *
- * Not SHA-256: the light caller computes this on every warm call, and loading
- * node:crypto costs ~5 ms of a ~80 ms call. A key only names a socket. It is no
- * secret and guards nothing: a caller whose files happened to share a key would
- * reach a daemon that runs the command with the caller's own config, trust and
- * environment, and shares a server only when the caller's entry for it is the
- * same (the instance key, instance-key.ts).
+ * FNV-1a (64 bits), not SHA-256: the light caller computes this on every warm
+ * call, and loading node:crypto costs ~5 ms of a ~80 ms call. The key only
+ * names a socket. It is no secret and guards nothing: a caller whose files
+ * happened to share a key would reach a daemon that runs the command with the
+ * caller's own config, trust and environment, and shares a server only when the
+ * caller's entry for it is the same (the instance key, instance-key.ts).
  */
-export function daemonKey(parts: readonly string[]): string {
+export function daemonKey(configFiles: readonly string[]): string {
   let hash = FNV_OFFSET;
-  for (const byte of Buffer.from(parts.join('\n'), 'utf8')) {
+  for (const byte of Buffer.from(configFiles.join('\n'), 'utf8')) {
     hash = ((hash ^ BigInt(byte)) * FNV_PRIME) & UINT64;
   }
   return hash.toString(16).padStart(16, '0');
 }
 
 /**
- * One daemon per config content: the key is a hash of the config files' text, in
- * their order (their precedence), not of their paths. Two projects whose files
- * say the same thing (a checked-in `mcp.json` in two clones, two worktrees) share
- * one daemon and, where their resolved entries are equal, one server process; what
- * differs between them (a relative path, a `${VAR}`) makes the entries differ,
- * and so their instances (instance-key.ts). An edited file names another daemon;
- * the one before it ends when its last client has gone and it has idled.
- *
- * Synchronous: the light caller computes it on every warm call (a file or two of
- * a few kB). A file gone since it was found counts as empty.
+ * A hash of the config files' text, in their order (a file gone since it was
+ * found counts as empty). Synchronous: the light caller computes it when no
+ * daemon listens at its own key (a file or two of a few kB).
  */
 export function configKey(configFiles: readonly string[]): string {
   return daemonKey(
@@ -80,6 +77,17 @@ export function configKey(configFiles: readonly string[]): string {
       }
     }),
   );
+}
+
+/**
+ * Where a daemon records the config content it was started for (`configKey`),
+ * with its pid, key and socket: a caller whose files say the same at other paths,
+ * and for whose own key no daemon runs, uses that daemon instead of starting its
+ * own. What differs between the two (a relative path, a `${VAR}`) makes their
+ * resolved entries differ, and so their server instances (instance-key.ts).
+ */
+export function contentAlias(contentKey: string): string {
+  return `${RUN_DIR}/content-${contentKey}.json`;
 }
 
 const FNV_OFFSET = 0xcbf29ce484222325n;

@@ -140,7 +140,7 @@ describe('mcpx daemon', () => {
   it('50 callers × 20 calls on 3 servers leave exactly 3 server processes; stop leaves none', async () => {
     expect((await mcpx(['daemon', 'start'])).code).toBe(0);
     const { Client } = await import('@modelcontextprotocol/client');
-    const { openDaemon, daemonPaths, configKey, DaemonSocketTransport } = await import(
+    const { openDaemon, daemonPaths, daemonKey, DaemonSocketTransport } = await import(
       '../../src/daemon/index.js'
     );
     const { createHomeFiles } = await import('../../src/home/index.js');
@@ -154,7 +154,7 @@ describe('mcpx daemon', () => {
       trust: await loadTrustStore(mcpxHome),
     });
     const home = createHomeFiles(mcpxHome);
-    const paths = daemonPaths(home, configKey(config.files.map((f) => f.path)), {
+    const paths = daemonPaths(home, daemonKey(config.files.map((f) => f.path)), {
       platform: process.platform,
       env: { TMPDIR: dirname(world.dir) },
     });

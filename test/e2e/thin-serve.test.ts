@@ -207,10 +207,13 @@ describe('mcpx serve with every server held by the daemon', () => {
     );
   });
 
-  it('costs a fraction of a full serve in private memory', { timeout: 120_000 }, async () => {
+  it('starts the daemon when none runs, and costs a fraction of a full serve in private memory', {
+    timeout: 120_000,
+  }, async () => {
     await writeConfig(globalConfig(), { local: server('local', true) });
-    await startDaemon();
-    const thin = await session();
+    // No daemon yet: the first session starts it (as the full serve would), and is thin too.
+    const thin = await session([], true);
+    expect(daemonPids(join(home, '.mcpx'))).toHaveLength(1);
     // The same serve started with the daemon route off: today's full process.
     const direct = new Client({ name: 'direct', version: '0' });
     const directTransport = new StdioClientTransport({
@@ -226,6 +229,9 @@ describe('mcpx serve with every server held by the daemon', () => {
     const thinKb = await rssAnonKb(thin.pid);
     const directKb = await rssAnonKb(directTransport.pid as number);
     expect(thinKb).toBeLessThan(directKb / 2);
+    await thin.client.close();
+    expect(await waitForExit(thin.pid, 10_000)).toBe(true);
+    expect(await heavyIn(await loadedFiles(thin.pid))).toEqual([]);
   });
 
   it('falls back to a full serve when a server it serves is not held by the daemon', {
@@ -257,7 +263,7 @@ describe('mcpx serve with every server held by the daemon', () => {
     await writeConfig(one, { local: server('local', true) });
     await copyFile(one, two);
     await startDaemon(['--config', one]);
-    const thin = await session(['--config', two]);
+    const thin = await session(['--config', two], true);
     expect(
       firstText(await thin.client.callTool({ name: 'local__echo', arguments: { message: 'shared' } })),
     ).toBe('shared');
@@ -265,7 +271,19 @@ describe('mcpx serve with every server held by the daemon', () => {
     expect((await readFile(join(dir.path, 'local.starts'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(
       1,
     );
+    // Either path names the same daemon, and the second session was a thin one on it.
+    const statusOf = async (file: string) => {
+      const run = await runCli(['--config', file, 'daemon', 'status', '--json'], {
+        cwd: dir.path,
+        home,
+        env: { TMPDIR: dir.path },
+      });
+      return (JSON.parse(run.stdout) as { pid?: number }).pid;
+    };
+    expect(await statusOf(two)).toBe(await statusOf(one));
     await thin.client.close();
+    expect(await waitForExit(thin.pid, 10_000)).toBe(true);
+    expect(await heavyIn(await loadedFiles(thin.pid))).toEqual([]);
     const stop = await runCli(['--config', one, 'daemon', 'stop'], {
       cwd: dir.path,
       home,

@@ -186,7 +186,7 @@ function sessionRows(status: DaemonStatus): string[][] {
 async function run(session: CliSession, options: DaemonOptions): Promise<number> {
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();
-  const [{ startDaemonServer }, { identify }] = await Promise.all([
+  const [{ startDaemonServer }, { identify, configKey }] = await Promise.all([
     import('../../daemon/index.js'),
     import('../../daemon/caller.js'),
   ]);
@@ -244,6 +244,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
       createGuard: (config) => session.createGuard([config]),
       home: createHomeFiles(session.home),
       paths,
+      contentKey: configKey((await session.config()).files.map((f) => f.path)),
       identity: await identify(process.pid),
       all: options.all === true,
       servers: held,

@@ -33,7 +33,7 @@ describe("the daemon's key", () => {
   });
 });
 
-describe("a config's daemon key", () => {
+describe("a config's content key (its daemon's alias)", () => {
   it('is the same for files with the same text at other paths, and another for other text or order', async () => {
     const dir = await tempDir('mcpx-key-');
     try {
