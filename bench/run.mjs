@@ -552,10 +552,10 @@ async function sessionRows() {
   });
   const shared = summary(figures.shared);
   const direct = summary(figures.direct);
-  // Per serve process: every direct one; in `shared` the sessions after the first (which started
-  // the daemon as a full serve), each a thin bridge to the daemon's session.
+  // Per serve process: every direct one, and every shared one (each a thin bridge to the daemon's
+  // session; the first started the daemon, so its start is left out of the start row).
   const serves = (mode, from) => figures[mode].flatMap((f) => f.serves.slice(from));
-  const thin = serves('shared', 1);
+  const thin = serves('shared', 0);
   const full = serves('direct', 0);
   const mb = (list, key) => median(list.map((s) => s[key])) / 1024;
   const said = (f) => `${f.processes} processes (${f.servers} servers), ${fmt(f.rssMb, 0)} MB`;
@@ -576,7 +576,7 @@ async function sessionRows() {
     '≤ 40 MB',
   ]);
   const nodeStart = median(figures.shared.flatMap((f) => f.nodeStartMs.slice(1)));
-  const thinStart = median(thin.map((s) => s.startMs));
+  const thinStart = median(serves('shared', 1).map((s) => s.startMs));
   rows.push([
     'Thin `mcpx serve` start: spawn → `initialize` answered',
     '`node -e 0`, spawn → exit (beside each session)',

@@ -5,7 +5,7 @@
 // every server's tools it prints, as JSON, the processes running for them (the serve processes,
 // their children, the daemon and its children) and their total resident memory, each serve
 // process's own memory and start (spawn → initialize answered; in `shared` the first session
-// starts the daemon, the others find it running and are thin bridges), and `node -e 0`'s time
+// starts the daemon, the others find it running; all are thin bridges), and `node -e 0`'s time
 // from spawn to exit measured beside them; then stops them all.
 // Linux only: the processes are read from /proc.
 import { execFileSync, spawnSync } from 'node:child_process';
