@@ -442,6 +442,12 @@ async function sessionRows() {
   });
   const shared = summary(figures.shared);
   const direct = summary(figures.direct);
+  // Per serve process: every direct one, and every shared one (each a thin bridge to the daemon's
+  // session; the first started the daemon, so its start is left out of the start row).
+  const serves = (mode, from) => figures[mode].flatMap((f) => f.serves.slice(from));
+  const thin = serves('shared', 0);
+  const full = serves('direct', 0);
+  const mb = (list, key) => median(list.map((s) => s[key])) / 1024;
   const said = (f) => `${f.processes} processes (${f.servers} servers), ${fmt(f.rssMb, 0)} MB`;
   rows.push([
     'Five `mcpx serve` sessions on three keep_alive reference servers (everything, memory, filesystem): processes and total RSS',
@@ -450,6 +456,24 @@ async function sessionRows() {
     said(shared),
     `${ratio(shared.rssMb, direct.rssMb)} RSS`,
     '',
+  ]);
+  rows.push([
+    'One `mcpx serve` process per session, all its servers held by the daemon (a thin bridge): RSS (private)',
+    'a full serve (`MCPX_DAEMON=off`)',
+    `${fmt(mb(full, 'rssKb'), 1)} MB (${fmt(mb(full, 'anonKb'), 1)} MB)`,
+    `${fmt(mb(thin, 'rssKb'), 1)} MB (${fmt(mb(thin, 'anonKb'), 1)} MB)`,
+    `${ratio(mb(thin, 'rssKb'), mb(full, 'rssKb'))} RSS, ${ratio(mb(thin, 'anonKb'), mb(full, 'anonKb'))} private`,
+    '≤ 40 MB',
+  ]);
+  const nodeStart = median(figures.shared.flatMap((f) => f.nodeStartMs.slice(1)));
+  const thinStart = median(serves('shared', 1).map((s) => s.startMs));
+  rows.push([
+    'Thin `mcpx serve` start: spawn → `initialize` answered',
+    '`node -e 0`, spawn → exit (beside each session)',
+    `${fmt(nodeStart, 0)} ms`,
+    `${fmt(thinStart, 0)} ms (full serve: ${fmt(median(full.map((s) => s.startMs)), 0)} ms)`,
+    ratio(thinStart, nodeStart),
+    '≤ 2×',
   ]);
 }
 

@@ -3,9 +3,12 @@
 // keep-alive reference servers (server-everything, -memory, -filesystem), through the daemon
 // (`shared`) or each with its own servers (`direct`, MCPX_DAEMON=off). Once every session lists
 // every server's tools it prints, as JSON, the processes running for them (the serve processes,
-// their children, the daemon and its children) and their total resident memory, then stops them all.
+// their children, the daemon and its children) and their total resident memory, each serve
+// process's own memory and start (spawn → initialize answered; in `shared` the first session
+// starts the daemon, the others find it running; all are thin bridges), and `node -e 0`'s time
+// from spawn to exit measured beside them; then stops them all.
 // Linux only: the processes are read from /proc.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,13 +55,17 @@ function processes() {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      const rss = /VmRSS:\s+(\d+) kB/.exec(status);
+      // Private memory: what one more such process costs (the Node binary's pages are shared).
+      const anon = /RssAnon:\s+(\d+) kB/.exec(status);
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       all.push({
         pid: Number(entry),
         ppid: Number(fields[1]),
         state: fields[0],
         rssKb: Number(rss?.[1] ?? 0),
+        anonKb: Number(anon?.[1] ?? 0),
         cmdline,
       });
     } catch {
@@ -81,6 +88,8 @@ function tree(roots, all) {
 }
 
 const clients = [];
+const started = [];
+const nodeStarts = [];
 try {
   for (let i = 0; i < Number(count); i++) {
     const client = new Client({ name: `session${i}`, version: '0' });
@@ -91,8 +100,14 @@ try {
       cwd: home,
       stderr: 'ignore',
     });
+    const before = performance.now();
     await client.connect(transport);
+    started.push(performance.now() - before);
     clients.push({ client, transport });
+    // The floor of any Node process's start, beside each session's (the machine's load moves both).
+    const floor = performance.now();
+    spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    nodeStarts.push(performance.now() - floor);
   }
   for (const { client } of clients) {
     for (;;) {
@@ -114,11 +129,17 @@ try {
   // Everything running for the sessions, mcpx's small orphan watchdogs included.
   const mine = tree([...clients.map((c) => c.transport.pid), ...daemons.map((d) => d.pid)], all);
   const servers = mine.filter((p) => p.cmdline.some((a) => a.includes('@modelcontextprotocol/server-')));
+  const serves = clients.map(({ transport }, i) => {
+    const p = all.find((x) => x.pid === transport.pid);
+    return { rssKb: p?.rssKb ?? 0, anonKb: p?.anonKb ?? 0, startMs: started[i] };
+  });
   process.stdout.write(
     `${JSON.stringify({
       processes: mine.length,
       servers: servers.length,
       rssMb: mine.reduce((sum, p) => sum + p.rssKb, 0) / 1024,
+      serves,
+      nodeStartMs: nodeStarts,
     })}\n`,
   );
 } finally {

@@ -1,4 +1,4 @@
-import type { RemoteTerminal, RunRequest } from '../daemon/index.js';
+import type { GatewayRequest, RemoteSession, RemoteTerminal, RunRequest } from '../daemon/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { CliIo } from './io.js';
 
@@ -40,6 +40,44 @@ export async function runForCaller(
       warm: () => terminal.commit(),
       direct: (server) => {
         terminal.goDirect();
+        return new McpxError(ErrorCode.DaemonUnavailable, `'${server}' is not held by the mcpx daemon`, {
+          server,
+        });
+      },
+      ...daemon,
+    },
+  };
+  return run(request.argv, io);
+}
+
+/**
+ * A thin `mcpx serve`'s session (cli/thin-serve.ts), run inside the daemon by
+ * the CLI's own `run`: the caller's config, folder, environment and flags, its
+ * client on the socket. `serve` tells the caller to go on (`warm`) once every
+ * server it serves is held here, and hands the session back (`direct`) before
+ * that when one is not, so nothing of the client's is read by the wrong side.
+ */
+export async function serveForCaller(
+  request: GatewayRequest,
+  remote: RemoteSession,
+  daemon: Pick<NonNullable<CliIo['daemonCaller']>, 'link' | 'configFiles'> = {},
+): Promise<number> {
+  const { run } = await import('./run.js');
+  const io: CliIo = {
+    stdout: remote.stdout,
+    stderr: { write: (chunk) => remote.writeErr(chunk) },
+    stdin: remote.stdin,
+    env: request.env,
+    cwd: request.cwd,
+    homedir: request.homedir,
+    stdoutIsTTY: false,
+    stderrIsTTY: request.terminal.stderrIsTTY,
+    interactive: false,
+    signal: remote.signal,
+    daemonCaller: {
+      warm: () => remote.go(),
+      direct: (server) => {
+        remote.goDirect();
         return new McpxError(ErrorCode.DaemonUnavailable, `'${server}' is not held by the mcpx daemon`, {
           server,
         });

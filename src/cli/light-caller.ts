@@ -1,7 +1,10 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { dirname, isAbsolute, join } from 'node:path';
 import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
 import {
+  configKey,
+  contentAlias,
   DAEMON_PROTOCOL,
   daemonKey,
   daemonSocket,
@@ -36,14 +39,7 @@ export async function runThroughDaemon(
 ): Promise<number | CliIo | undefined> {
   const command = lightCommand(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
-  const home = resolveMcpxHome(io.env, io.homedir);
-  const files = configFiles(io.cwd, home, command.configFile);
-  const key = daemonKey(files);
-  const host = thisHost(io.env);
-  const paths = { absolute: daemonSocket(home, key, host), namedPipe: host.platform === 'win32' };
-  // A socket someone else could reach is refused by the direct path, with its full report.
-  if (socketState(paths, process.getuid?.()) !== 'safe') return undefined;
-  const socket = await dial(paths.absolute.socket);
+  const socket = await dialDaemon(io, command.configFile);
   if (!socket) return undefined;
   const request: RunRequest = {
     argv,
@@ -61,6 +57,67 @@ export async function runThroughDaemon(
   return converse(socket, io, command);
 }
 
+/**
+ * A connection to the running daemon for this config (the files found from
+ * `io`'s folder, or `configFile`), or undefined when none runs there. Computed
+ * from the config files alone: nothing is parsed.
+ */
+export async function dialDaemon(io: CliIo, configFile: string | undefined): Promise<Socket | undefined> {
+  const daemon = findDaemon(io, configFile);
+  if (daemon.state === 'unsafe') return undefined;
+  const own = daemon.state === 'safe' ? await dial(daemon.socket) : undefined;
+  if (own) return own;
+  // None at this config's own key: one started for files with the same text serves it too.
+  const alias = aliasedSocket(daemon.home, daemon.files, io.env);
+  return alias ? dial(alias) : undefined;
+}
+
+/**
+ * The daemon's socket for this config and what is there: `safe` (dial it),
+ * `absent` (no daemon has listened there), or a hazard, which the full CLI
+ * reports (a socket someone else could reach is refused by the direct path).
+ */
+export function findDaemon(
+  io: CliIo,
+  configFile: string | undefined,
+): {
+  readonly home: string;
+  readonly files: readonly string[];
+  readonly socket: string;
+  readonly state: 'safe' | 'absent' | 'unsafe';
+} {
+  const home = resolveMcpxHome(io.env, io.homedir);
+  const files = configFiles(io.cwd, home, configFile);
+  const host = thisHost(io.env);
+  const paths = {
+    absolute: daemonSocket(home, daemonKey(files), host),
+    namedPipe: host.platform === 'win32',
+  };
+  const state = socketState(paths, process.getuid?.());
+  return { home, files, socket: paths.absolute.socket, state: typeof state === 'string' ? state : 'unsafe' };
+}
+
+/** The socket a daemon started for the same config text recorded (`contentAlias`), when it is safe to dial. */
+function aliasedSocket(
+  home: string,
+  files: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (thisHost(env).platform === 'win32') return undefined;
+  let socket: unknown;
+  try {
+    socket = (
+      JSON.parse(readFileSync(join(home, contentAlias(configKey(files))), 'utf8')) as { socket?: unknown }
+    ).socket;
+  } catch {
+    return undefined;
+  }
+  if (typeof socket !== 'string' || !isAbsolute(socket)) return undefined;
+  return socketState({ absolute: { dir: dirname(socket), socket } }, process.getuid?.()) === 'safe'
+    ? socket
+    : undefined;
+}
+
 interface LightCommand {
   readonly configFile?: string;
   readonly json: boolean;
@@ -68,7 +125,7 @@ interface LightCommand {
 }
 
 // The CLI's global options that take a value (src/cli/run.ts): their value is not the command word.
-const VALUE_OPTIONS = new Set(['-c', '--config', '-t', '--timeout', '--env', '--cwd', '--name']);
+export const VALUE_OPTIONS = new Set(['-c', '--config', '-t', '--timeout', '--env', '--cwd', '--name']);
 const ADHOC_OPTIONS = new Set(['--stdio', '--url', '--sse']);
 
 /**
@@ -102,14 +159,14 @@ export function lightCommand(argv: readonly string[]): LightCommand | undefined 
   return { ...(configFile !== undefined ? { configFile } : {}), json, verbose };
 }
 
-function splitInline(word: string): [string, string | undefined] {
+export function splitInline(word: string): [string, string | undefined] {
   const eq = word.indexOf('=');
   return eq === -1 ? [word, undefined] : [word.slice(0, eq), word.slice(eq + 1)];
 }
 
 /**
  * The config files `loadConfig` would read, in its order (their paths name the
- * daemon, see `daemonKey`): the candidates that exist, each real file once.
+ * daemon, see `configKey`): the candidates that exist, each real file once.
  */
 function configFiles(cwd: string, home: string, configFile: string | undefined): string[] {
   const candidates = configCandidates({

@@ -14,13 +14,15 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 async function main(): Promise<void> {
   // Imported here, not at the top: the version's answer above loads none of Node's modules they use.
-  const [{ createProcessIo }, { runThroughDaemon }] = await Promise.all([
+  const [{ createProcessIo }, { runThroughDaemon }, { serveThroughDaemon }] = await Promise.all([
     import('./process-io.js'),
     import('./light-caller.js'),
+    import('./thin-serve.js'),
   ]);
   const io = createProcessIo();
-  // A command for a server the keep-alive daemon holds runs there, without loading the CLI's own code.
-  const warm = await runThroughDaemon(argv, io);
+  // A command for a server the keep-alive daemon holds runs there, without loading the CLI's own
+  // code; so does an `mcpx serve` session whose servers it all holds.
+  const warm = (await serveThroughDaemon(argv, io)) ?? (await runThroughDaemon(argv, io));
   if (typeof warm === 'number') {
     process.exitCode = warm;
     return;

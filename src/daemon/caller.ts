@@ -11,7 +11,7 @@ export {
 } from './client.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
 export { withCallerEnv } from './passthrough.js';
-export { type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
+export { configKey, contentAlias, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export { checkSocketSafe } from './socket-safety.js';
 export { DaemonSocketTransport } from './socket-transport.js';
 export { DAEMON_PROTOCOL, type DaemonStatus, type WarmServerStatus } from './wire.js';

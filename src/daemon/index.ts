@@ -11,8 +11,10 @@ export {
   type OpenDaemonOptions,
   openDaemon,
 } from './client.js';
+export type { RemoteSession } from './gateway-session.js';
+export type { GatewayRequest } from './gateway-wire.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
-export { type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
+export { configKey, contentAlias, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export type { RemoteTerminal } from './run-host.js';
 export type { RunRequest } from './run-wire.js';
 export { type DaemonServer, type DaemonServerOptions, startDaemonServer } from './server.js';

@@ -192,8 +192,12 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     let instance = instances.get(key.id);
     if (!instance || instance.retired) {
       const same = [...instances.values()].filter((i) => !i.retired && i.config.name === config.name);
-      // An edited entry: the old definition's instances go as soon as nobody uses them.
-      for (const other of same) if (other.key.definition !== key.definition) retire(other);
+      // An edited entry: the old definition's instances go as soon as nobody uses them. Only its
+      // own file's: a config with the same text elsewhere (see paths.ts#contentAlias) that says
+      // something else now is another config, not an edit of this one.
+      for (const other of same)
+        if (other.key.definition !== key.definition && other.config.origin.file === config.origin.file)
+          retire(other);
       const live = same.filter((i) => !i.retired);
       if (live.length >= maxPerServer) {
         const idle = live.filter((i) => i.clients === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];

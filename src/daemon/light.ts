@@ -1,9 +1,11 @@
 /**
  * The daemon as the light caller (cli/light-caller.ts, bundled into the CommonJS entry mcpx.cjs)
- * needs it: where the socket is, whether it is safe to dial, and the run wire. Nothing here
+ * and the thin serve (cli/thin-serve.ts) need it: where the socket is, whether it is safe to
+ * dial, the run wire and the gateway wire. Nothing here
  * loads the SDK, zod or the gateway, which daemon/index.ts would (through the daemon's server).
  */
-export { daemonKey, daemonSocket, thisHost } from './paths.js';
+export { CONTROL, type GatewayEvent, type GatewayRequest } from './gateway-wire.js';
+export { configKey, contentAlias, daemonKey, daemonSocket, thisHost } from './paths.js';
 export {
   DAEMON_PROTOCOL,
   type GivenAnswer,

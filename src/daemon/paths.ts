@@ -1,4 +1,4 @@
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { HomeFiles } from '../home/index.js';
@@ -43,14 +43,16 @@ export function thisHost(env: Readonly<Record<string, string | undefined>>): Dae
 /**
  * One daemon per resolved config: the key is a hash of the config files' paths
  * (their order is their precedence), so two folders sharing the same files share
- * one daemon, and another project gets its own.
+ * one daemon, and an edited file keeps its daemon (only the edited entries'
+ * servers restart). Files with the same text at other paths (two clones, two
+ * worktrees) find that daemon through its content alias (`contentAlias`).
  *
  * FNV-1a (64 bits), not SHA-256: the light caller computes this on every warm
  * call, and loading node:crypto costs ~5 ms of a ~80 ms call. The key only
  * names a socket. It is no secret and guards nothing: a caller whose files
  * happened to share a key would reach a daemon that runs the command with the
  * caller's own config, trust and environment, and shares a server only when the
- * caller's entry for it is the same (`slotFor` in server.ts).
+ * caller's entry for it is the same (the instance key, instance-key.ts).
  */
 export function daemonKey(configFiles: readonly string[]): string {
   let hash = FNV_OFFSET;
@@ -58,6 +60,34 @@ export function daemonKey(configFiles: readonly string[]): string {
     hash = ((hash ^ BigInt(byte)) * FNV_PRIME) & UINT64;
   }
   return hash.toString(16).padStart(16, '0');
+}
+
+/**
+ * A hash of the config files' text, in their order (a file gone since it was
+ * found counts as empty). Synchronous: the light caller computes it when no
+ * daemon listens at its own key (a file or two of a few kB).
+ */
+export function configKey(configFiles: readonly string[]): string {
+  return daemonKey(
+    configFiles.map((file) => {
+      try {
+        return readFileSync(file, 'utf8');
+      } catch {
+        return '';
+      }
+    }),
+  );
+}
+
+/**
+ * Where a daemon records the config content it was started for (`configKey`),
+ * with its pid, key and socket: a caller whose files say the same at other paths,
+ * and for whose own key no daemon runs, uses that daemon instead of starting its
+ * own. What differs between the two (a relative path, a `${VAR}`) makes their
+ * resolved entries differ, and so their server instances (instance-key.ts).
+ */
+export function contentAlias(contentKey: string): string {
+  return `${RUN_DIR}/content-${contentKey}.json`;
 }
 
 const FNV_OFFSET = 0xcbf29ce484222325n;

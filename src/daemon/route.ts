@@ -6,6 +6,7 @@
  * the connector as it is.
  */
 import { spawn } from 'node:child_process';
+import { dirname, isAbsolute } from 'node:path';
 import type { ManagedTransport } from '../client/index.js';
 import type { ConfigFileCache, ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
@@ -72,14 +73,30 @@ export class DaemonRoute {
 
   constructor(readonly options: DaemonRouteOptions) {}
 
-  /** The daemon's socket, pid and lock files for this config. */
+  /**
+   * The daemon's socket, pid and lock files for this config: its own key's, or,
+   * while no daemon runs there, those of a live daemon started for files with
+   * the same text at other paths (`contentAlias`), which serves this config too.
+   */
   async paths(): Promise<DaemonPaths> {
-    const [{ daemonKey, daemonPaths, thisHost }, { createHomeFiles }] = await Promise.all([
-      import('./paths.js'),
-      import('../home/index.js'),
-    ]);
+    const [{ configKey, contentAlias, daemonKey, daemonPaths, thisHost }, { createHomeFiles }, liveness] =
+      await Promise.all([import('./paths.js'), import('../home/index.js'), import('./liveness.js')]);
+    const home = createHomeFiles(this.options.home);
     const files = await this.options.configFiles();
-    return daemonPaths(createHomeFiles(this.options.home), daemonKey(files), thisHost(this.options.env));
+    const host = thisHost(this.options.env);
+    const own = daemonPaths(home, daemonKey(files), host);
+    const alive = async (text: string | undefined) => {
+      const identity = liveness.parseIdentity(text);
+      return identity && (await liveness.isAlive(identity)) ? identity : undefined;
+    };
+    if (await alive(await home.readText(own.pidFile).catch(() => undefined))) return own;
+    const other = await alive(await home.readText(contentAlias(configKey(files))).catch(() => undefined));
+    const key = other?.key;
+    const socket = other?.socket;
+    if (typeof key !== 'string' || !/^[0-9a-f]{16}$/.test(key) || key === own.key) return own;
+    if (typeof socket !== 'string' || !isAbsolute(socket)) return own;
+    const theirs = daemonPaths(home, key, host);
+    return theirs.namedPipe ? theirs : { ...theirs, absolute: { dir: dirname(socket), socket } };
   }
 
   /** Start a detached daemon for this config (`mcpx daemon run`); it outlives this command on purpose. */
@@ -152,8 +169,8 @@ export class DaemonRoute {
     this.#link ??= (async () => {
       const link = this.options.caller?.link;
       if (!link) return undefined;
-      const { daemonKey } = await import('./paths.js');
-      return daemonKey(await this.options.configFiles()) === link.key ? link : undefined;
+      // Its own config's, or one with the same text elsewhere (see `paths`).
+      return (await this.paths()).key === link.key ? link : undefined;
     })();
     return this.#link;
   }

@@ -12,10 +12,12 @@ import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/index.js';
+import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
+import { controlLine } from './gateway-wire.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
 import { createInstancePool, type Instance, type InstanceSession } from './instance-pool.js';
 import { isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
-import type { DaemonPaths } from './paths.js';
+import { contentAlias, type DaemonPaths } from './paths.js';
 import { type RunCommand, serveRun } from './run-host.js';
 import { ensureSocketFolder } from './socket-safety.js';
 import {
@@ -41,6 +43,8 @@ export interface DaemonServerOptions {
   readonly createGuard: (config: ServerConfig) => Promise<PermissionGuard>;
   readonly home: HomeFiles;
   readonly paths: DaemonPaths;
+  /** The text of the config it was started for (`configKey`): recorded so same-text configs elsewhere find it. */
+  readonly contentKey?: string;
   readonly identity: ProcessIdentity;
   /** Serve every server (`mcpx daemon start --all`), not only `keep_alive` ones. */
   readonly all: boolean;
@@ -63,6 +67,8 @@ export interface DaemonServerOptions {
    * `op: 'metrics'` (`mcpx daemon metrics`). Without it, that request gets no figures.
    */
   readonly metrics?: ServingMetrics;
+  /** Runs a thin `mcpx serve`'s session (`op: 'gateway'`); absent: such callers serve in full themselves. */
+  readonly runGateway?: GatewayCommand;
   readonly now?: () => number;
 }
 
@@ -313,6 +319,11 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         writeLine(socket, { t: 'direct' });
         socket.end();
       }
+    } else if (request.op === 'gateway') {
+      reply(socket, { ok: true });
+      const { protocol: _protocol, op: _op, ...session } = request;
+      if (options.runGateway) await serveGatewaySession(socket, session, options.runGateway);
+      else socket.end(controlLine({ t: 'direct' }));
     } else if (request.op === 'stop') {
       reply(socket, { ok: true });
       socket.end();
@@ -390,6 +401,17 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     // The socket's path too: a caller whose environment names another socket folder finds it here.
     JSON.stringify({ ...options.identity, all: options.all, key: paths.key, socket: paths.absolute.socket }),
   );
+  const alias = options.contentKey !== undefined ? contentAlias(options.contentKey) : undefined;
+  if (alias)
+    await home.writeText(
+      alias,
+      JSON.stringify({
+        ...options.identity,
+        all: options.all,
+        key: paths.key,
+        socket: paths.absolute.socket,
+      }),
+    );
   touchDaemon();
   const held: Instance[] = [];
   for (const config of options.servers ?? []) held.push(await pool.hold(config));
@@ -426,6 +448,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       await stopped;
       await pool.close();
       const recorded = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
+      const aliased = alias && parseIdentity(await home.readText(alias).catch(() => undefined));
+      if (alias && aliased && aliased.pid === options.identity.pid) await home.remove(alias).catch(() => {});
       if (recorded?.pid === options.identity.pid) {
         await home.remove(paths.pidFile).catch(() => {});
         if (!paths.namedPipe) await rm(paths.absolute.socket, { force: true });

@@ -1,13 +1,15 @@
 import type { Socket } from 'node:net';
 import type { ServerConfig } from '../config/index.js';
 import { type ErrorCode, McpxError } from '../errors/index.js';
+import type { GatewayRequest } from './gateway-wire.js';
 import type { DAEMON_PROTOCOL, RunRequest } from './run-wire.js';
 
 /**
  * The socket protocol: one JSON line from the client saying what it wants, one
  * JSON line back; after a `serve` the connection is plain MCP (newline JSON,
  * as on stdio) with that one server, re-served transparently. After a `run`
- * (the light caller, see `run-wire.ts`) it is the caller's terminal as JSON lines.
+ * (the light caller, see `run-wire.ts`) it is the caller's terminal as JSON lines;
+ * after a `gateway` (the thin serve, `gateway-wire.ts`) its client's MCP stream.
  */
 export { DAEMON_PROTOCOL } from './run-wire.js';
 
@@ -20,6 +22,8 @@ export type DaemonRequest =
       readonly caller?: DaemonCallerInfo;
     }
   | ({ readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'run' } & RunRequest)
+  /** A thin `mcpx serve` (see `gateway-wire.ts`): the daemon runs its session. */
+  | ({ readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'gateway' } & GatewayRequest)
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'status' }
   /**
    * The daemon's metrics in the Prometheus text format (`mcpx daemon metrics`): after the

@@ -325,9 +325,9 @@ function listenStdio(
 }
 
 /** The servers to serve: the transparent one alone, the named ones, or every usable one. */
-async function servedServers(
+export async function servedServers(
   base: Pick<GatewayBase, 'servers' | 'server'>,
-  options: GatewayOptions,
+  options: Pick<GatewayOptions, 'transparent' | 'servers'>,
 ): Promise<ServerConfig[]> {
   if (options.transparent) return [await base.server(options.transparent)];
   if (options.servers) return Promise.all(options.servers.map((name) => base.server(name)));

@@ -15,6 +15,7 @@ export {
   type GatewayEvent,
   type GatewayHttpListen,
   type GatewayOptions,
+  servedServers,
 } from './gateway.js';
 export { type GatewayAsk, type GatewayWiring, gatewayWiring } from './gateway-wiring.js';
 export {

@@ -203,7 +203,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();
   // Its figures are kept from the start, for `mcpx daemon metrics` and an OTLP push when asked.
-  const [{ startDaemonServer }, { identify }, metrics] = await Promise.all([
+  const [{ startDaemonServer }, { identify, configKey }, metrics] = await Promise.all([
     import('../../daemon/index.js'),
     import('../../daemon/caller.js'),
     import('../../metrics/index.js').then((m) => m.createMetrics({ env: session.io.env })),
@@ -244,6 +244,17 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   // to start, it ends, whatever is left open or slow to close. SIGTERM only aborts the CLI's signal
   // (process-io.ts), so a daemon that stopped listening to it would otherwise ignore it for good.
   void stopped.then(exitSoon);
+  // The daemon's in-process link to the servers it holds, for a command it runs for `caller`.
+  const link = (caller: { pid?: number; command: string }) =>
+    server
+      ? {
+          link: {
+            key: paths.key,
+            all: options.all === true,
+            open: (config: ServerConfig) => (server as DaemonServer).link(config, caller),
+          },
+        }
+      : {};
   try {
     server = await startDaemonServer({
       // One registry per instance (one per distinct environment of a server), closed by the daemon.
@@ -251,6 +262,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
       createGuard: (config) => session.createGuard([config]),
       home: createHomeFiles(session.home),
       paths,
+      contentKey: configKey((await session.config()).files.map((f) => f.path)),
       identity: await identify(process.pid),
       all: options.all === true,
       servers: held,
@@ -262,16 +274,16 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
       runCommand: async (request, terminal) =>
         (await import('../daemon-run.js')).runForCaller(request, terminal, {
           configFiles,
-          ...(server
-            ? {
-                link: {
-                  key: paths.key,
-                  all: options.all === true,
-                  open: (config: ServerConfig) =>
-                    (server as DaemonServer).link(config, { command: 'mcpx (warm command)' }),
-                },
-              }
-            : {}),
+          ...link({ command: 'mcpx (warm command)' }),
+        }),
+      // A thin `mcpx serve`'s session runs here, on the same links, named for its own process.
+      runGateway: async (request, remote) =>
+        (await import('../daemon-run.js')).serveForCaller(request, remote, {
+          configFiles,
+          ...link({
+            ...(Number.isSafeInteger(request.pid) ? { pid: request.pid as number } : {}),
+            command: 'mcpx serve',
+          }),
         }),
     });
   } catch (error) {

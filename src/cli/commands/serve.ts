@@ -28,7 +28,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await session.noticeHeldSettings();
   await usePermissionFlag(session, options.permission, 'mcpx serve');
   session.usePolicy(servePolicy(options));
-  const [{ createGateway, gatewayWiring }, metrics] = await Promise.all([
+  const [{ createGateway, gatewayWiring, servedServers }, metrics] = await Promise.all([
     import('../../gateway/index.js'),
     startMetrics(io.env, settings.http !== undefined),
   ]);
@@ -40,6 +40,15 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   session.omitBuiltinWhenConfigured();
   session.nameForDaemon('mcpx serve');
   session.reconnectLazily();
+  // Inside the daemon for a thin serve (cli/thin-serve.ts): the session is the daemon's only when
+  // every server it serves is held there; else it goes back, unread, to a full `mcpx serve`.
+  const caller = io.daemonCaller;
+  if (caller) {
+    if (settings.http || options.accessLog !== undefined) throw caller.direct('--http');
+    for (const server of await servedServers(session.host, settings))
+      if (!(await session.host.daemon?.routes(server))) throw caller.direct(server.name);
+    caller.warm();
+  }
   const log =
     options.accessLog === undefined
       ? undefined

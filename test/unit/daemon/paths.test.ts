@@ -1,8 +1,8 @@
 import { lstatSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { daemonKey, daemonPaths, daemonSocket } from '../../../src/daemon/paths.js';
+import { configKey, daemonKey, daemonPaths, daemonSocket } from '../../../src/daemon/paths.js';
 import { checkSocketSafe, ensureSocketFolder, socketState } from '../../../src/daemon/socket-safety.js';
 import { createHomeFiles } from '../../../src/home/index.js';
 import { tempDir } from '../../helpers/cli.js';
@@ -30,6 +30,33 @@ describe("the daemon's key", () => {
     // FNV-1a 64 of "a" is af63dc4c8601ec8c, of the empty string cbf29ce484222325.
     expect(daemonKey(['a'])).toBe('af63dc4c8601ec8c');
     expect(daemonKey([])).toBe('cbf29ce484222325');
+  });
+});
+
+describe("a config's content key (its daemon's alias)", () => {
+  it('is the same for files with the same text at other paths, and another for other text or order', async () => {
+    const dir = await tempDir('mcpx-key-');
+    try {
+      const text = (name: string) =>
+        JSON.stringify({ mcpServers: { [name]: { command: 'x', keep_alive: true } } });
+      const write = async (path: string, body: string) => {
+        await mkdir(join(dir.path, path, '..'), { recursive: true });
+        await writeFile(join(dir.path, path), body);
+        return join(dir.path, path);
+      };
+      const global = await write('home/.mcpx/mcp.json', text('g'));
+      const one = await write('clone-1/.mcp.json', text('p'));
+      const two = await write('clone-2/.mcp.json', text('p'));
+      const other = await write('other/.mcp.json', text('q'));
+      expect(configKey([global, one])).toBe(configKey([global, two]));
+      expect(configKey([global, one])).not.toBe(configKey([global, other]));
+      expect(configKey([global, one])).not.toBe(configKey([one, global]));
+      expect(configKey([global, one])).not.toBe(configKey([global]));
+      // A file gone since it was found counts as empty, rather than failing the caller.
+      expect(configKey([global, join(dir.path, 'gone.json')])).toBe(daemonKey([text('g'), '']));
+    } finally {
+      await dir.remove();
+    }
   });
 });
 

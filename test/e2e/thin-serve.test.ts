@@ -1,0 +1,297 @@
+/**
+ * A thin `mcpx serve`: with a keep-alive daemon holding every server it serves, the stdio
+ * serve a host starts (Claude Code starts one per session) is a light bridge; the daemon
+ * runs the session. Its client sees the same gateway: lists, calls, progress, a consent
+ * round. Which files a process loads is recorded by a module resolve hook (per pid), as in
+ * daemon-light-caller.test.ts.
+ */
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { firstText } from '../helpers/gateway.js';
+import { daemonPids, waitForExit } from '../helpers/processes.js';
+
+let dir: { path: string; remove: () => Promise<void> };
+let home: string;
+let loads: string;
+const clients: Client[] = [];
+
+const env = (extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  MCPX_HOME: join(home, '.mcpx'),
+  // The socket's folder is this test's own.
+  TMPDIR: dir.path,
+  MCPX_DAEMON_IDLE: '2',
+  ...extra,
+});
+
+beforeEach(async () => {
+  dir = await tempDir('mcpx-thin-');
+  home = join(dir.path, 'home');
+  loads = join(dir.path, 'loads');
+  await mkdir(join(home, '.mcpx'), { recursive: true });
+  await mkdir(loads);
+  await writeFile(
+    join(dir.path, 'hook.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(loads)} + '/' + process.pid, result.url + '\\n');
+  return result;
+}\n`,
+  );
+  await writeFile(
+    join(dir.path, 'register.mjs'),
+    `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(join(dir.path, 'hook.mjs'))}, import.meta.url);
+const required = createRequire(import.meta.url).cache;
+process.on('exit', () => {
+  const urls = Object.keys(required).map((file) => pathToFileURL(file).href + '\\n');
+  appendFileSync(${JSON.stringify(loads)} + '/' + process.pid, urls.join(''));
+});
+`,
+  );
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+  await runCli(['daemon', 'stop'], { cwd: dir.path, home, env: { TMPDIR: dir.path } });
+  for (const pid of daemonPids(join(home, '.mcpx'))) process.kill(pid, 'SIGKILL');
+  await dir.remove();
+});
+
+function server(name: string, keepAlive: boolean) {
+  return {
+    command: process.execPath,
+    args: [testServerPath],
+    ...(keepAlive ? { keep_alive: true } : {}),
+    // Its tools say nothing of themselves (no readOnlyHint): a call is the person's to decide.
+    env: { MCPX_TEST_ANNOTATED: '0', MCPX_TEST_START_LOG: join(dir.path, `${name}.starts`) },
+  };
+}
+
+async function writeConfig(file: string, mcpServers: Record<string, unknown>): Promise<void> {
+  await writeFile(file, JSON.stringify({ permission: 'trusted', mcpServers }));
+}
+
+const globalConfig = () => join(home, '.mcpx', 'mcp.json');
+
+async function startDaemon(args: readonly string[] = []): Promise<void> {
+  const started = await runCli([...args, 'daemon', 'start'], {
+    cwd: dir.path,
+    home,
+    env: { TMPDIR: dir.path, MCPX_DAEMON_IDLE: '2' },
+  });
+  expect(started.code).toBe(0);
+}
+
+/** `mcpx serve` on stdio with an SDK client, as Claude Code starts it; consent forms answered `allow-all`. */
+async function session(args: readonly string[] = [], record = false) {
+  const client = new Client(
+    { name: 'thin-test', version: '0.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { decision: 'allow-all' } };
+  });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, ...args, 'serve'],
+    env: env(record ? { NODE_OPTIONS: `--import=${join(dir.path, 'register.mjs')}` } : {}),
+    cwd: dir.path,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport, asked, stderr: () => stderr, pid: transport.pid as number };
+}
+
+/** The mcpx files (dist/…) one process loaded, once it has exited. */
+async function loadedFiles(pid: number): Promise<string[]> {
+  const text = await readFile(join(loads, String(pid)), 'utf8');
+  return [...new Set(text.split('\n').filter((u) => u.startsWith('file:')))]
+    .map((u) => fileURLToPath(u))
+    .filter((f) => /[\\/]dist[\\/]/.test(f));
+}
+
+/** What marks the SDK, zod, ajv and the gateway in the built chunks. */
+const HEAVY = ['LATEST_PROTOCOL_VERSION', 'ZodError', 'ajv', 'GatewayHost'];
+
+async function heavyIn(files: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const file of files) {
+    const text = await readFile(file, 'utf8');
+    for (const mark of HEAVY) if (text.includes(mark)) found.push(`${mark} in ${file}`);
+  }
+  return found;
+}
+
+/** Private memory of a process (kB): what one more session costs, the Node binary's shared pages left out. */
+async function rssAnonKb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/RssAnon:\s+(\d+)/.exec(status)?.[1]);
+}
+
+async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('mcpx serve with every server held by the daemon', () => {
+  it('is a light bridge: the daemon runs the session, with its lists, calls, progress and consent', {
+    timeout: 120_000,
+  }, async () => {
+    await writeConfig(globalConfig(), { local: server('local', true) });
+    await startDaemon();
+    const thin = await session([], true);
+
+    // A list waits 2 s for a server still starting; on a loaded machine it may answer before it.
+    await until(async () => (await thin.client.listTools()).tools.some((t) => t.name === 'local__echo'));
+    const tools = (await thin.client.listTools()).tools.map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(['local__echo', 'local__slow_operation']));
+    // The consent round: the daemon's session asks this client, and its answer holds for the session.
+    expect(firstText(await thin.client.callTool({ name: 'local__echo', arguments: { message: 'hi' } }))).toBe(
+      'hi',
+    );
+    expect(thin.asked).toHaveLength(1);
+    expect(thin.asked[0]).toContain("MCP server 'local'");
+    const progress: number[] = [];
+    const slow = await thin.client.callTool(
+      { name: 'local__slow_operation', arguments: { steps: 4, delay_ms: 30 } },
+      { onprogress: (p) => void progress.push(p.progress) },
+    );
+    expect(firstText(slow)).toBe('completed 4 steps');
+    expect(progress.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(thin.asked).toHaveLength(1);
+
+    // `daemon status` lists the session as this serve process.
+    const status = await runCli(['daemon', 'status', '--json'], {
+      cwd: dir.path,
+      home,
+      env: { TMPDIR: dir.path },
+    });
+    const local = (
+      JSON.parse(status.stdout) as {
+        servers: { name: string; sessions: { pid?: number; command: string }[] }[];
+      }
+    ).servers.find((s) => s.name === 'local');
+    expect(local?.sessions).toContainEqual(expect.objectContaining({ pid: thin.pid, command: 'mcpx serve' }));
+
+    await thin.client.close();
+    expect(await waitForExit(thin.pid, 10_000)).toBe(true);
+    // The CommonJS entry and its light chunk: none of the SDK, zod, ajv or the gateway.
+    const files = await loadedFiles(thin.pid);
+    expect(files.map((f) => f.split(/[\\/]/).slice(-2).join('/'))).toEqual([
+      'bin/mcpx.cjs',
+      expect.stringMatching(/^chunks\/light-[\w-]+\.cjs$/),
+    ]);
+    expect(await heavyIn(files)).toEqual([]);
+    expect(thin.stderr()).toBe('');
+    // One server process served it: the daemon's.
+    expect((await readFile(join(dir.path, 'local.starts'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(
+      1,
+    );
+  });
+
+  it('starts the daemon when none runs, and costs a fraction of a full serve in private memory', {
+    timeout: 120_000,
+  }, async () => {
+    await writeConfig(globalConfig(), { local: server('local', true) });
+    // No daemon yet: the first session starts it (as the full serve would), and is thin too.
+    const thin = await session([], true);
+    expect(daemonPids(join(home, '.mcpx'))).toHaveLength(1);
+    // The same serve started with the daemon route off: today's full process.
+    const direct = new Client({ name: 'direct', version: '0' });
+    const directTransport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'serve'],
+      env: env({ MCPX_DAEMON: 'off' }),
+      cwd: dir.path,
+      stderr: 'pipe',
+    });
+    await direct.connect(directTransport);
+    clients.push(direct);
+    for (const c of [thin.client, direct]) await c.listTools();
+    const thinKb = await rssAnonKb(thin.pid);
+    const directKb = await rssAnonKb(directTransport.pid as number);
+    expect(thinKb).toBeLessThan(directKb / 2);
+    await thin.client.close();
+    expect(await waitForExit(thin.pid, 10_000)).toBe(true);
+    expect(await heavyIn(await loadedFiles(thin.pid))).toEqual([]);
+  });
+
+  it('falls back to a full serve when a server it serves is not held by the daemon', {
+    timeout: 120_000,
+  }, async () => {
+    await writeConfig(globalConfig(), { local: server('local', true), plain: server('plain', false) });
+    await startDaemon();
+    const full = await session([], true);
+    await until(async () => {
+      const names = (await full.client.listTools()).tools.map((t) => t.name);
+      return names.includes('local__echo') && names.includes('plain__echo');
+    });
+    expect(
+      firstText(await full.client.callTool({ name: 'plain__echo', arguments: { message: 'direct' } })),
+    ).toBe('direct');
+    await full.client.close();
+    expect(await waitForExit(full.pid, 10_000)).toBe(true);
+    expect(await heavyIn(await loadedFiles(full.pid))).not.toEqual([]);
+    expect(full.stderr()).toBe('');
+  });
+
+  it('shares one daemon between configs with the same content at different paths', {
+    timeout: 120_000,
+  }, async () => {
+    const one = join(dir.path, 'clone-1', 'mcp.json');
+    const two = join(dir.path, 'clone-2', 'mcp.json');
+    await mkdir(join(dir.path, 'clone-1'));
+    await mkdir(join(dir.path, 'clone-2'));
+    // No global config: each clone's file alone is the config.
+    await writeConfig(one, { local: server('local', true) });
+    await copyFile(one, two);
+    await startDaemon(['--config', one]);
+    const thin = await session(['--config', two], true);
+    expect(
+      firstText(await thin.client.callTool({ name: 'local__echo', arguments: { message: 'shared' } })),
+    ).toBe('shared');
+    expect(daemonPids(join(home, '.mcpx'))).toHaveLength(1);
+    expect((await readFile(join(dir.path, 'local.starts'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(
+      1,
+    );
+    // Either path names the same daemon, and the second session was a thin one on it.
+    const statusOf = async (file: string) => {
+      const run = await runCli(['--config', file, 'daemon', 'status', '--json'], {
+        cwd: dir.path,
+        home,
+        env: { TMPDIR: dir.path },
+      });
+      return (JSON.parse(run.stdout) as { pid?: number }).pid;
+    };
+    expect(await statusOf(two)).toBe(await statusOf(one));
+    await thin.client.close();
+    expect(await waitForExit(thin.pid, 10_000)).toBe(true);
+    expect(await heavyIn(await loadedFiles(thin.pid))).toEqual([]);
+    const stop = await runCli(['--config', one, 'daemon', 'stop'], {
+      cwd: dir.path,
+      home,
+      env: { TMPDIR: dir.path },
+    });
+    expect(stop.code).toBe(0);
+  });
+});
