@@ -101,6 +101,8 @@ export interface DownstreamCall {
    * form elicitation. Without it, such a call is refused with how to allow it.
    */
   readonly consent?: ClientConsent;
+  /** Taken by the fast path (`fast-path.ts`): the upstream hop may be a plain line relay too. */
+  readonly relay?: boolean;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -516,6 +518,7 @@ export class GatewayHost {
           manualInput: true,
           ...inputCapabilitiesOf(call),
           ...(inputRound ? { inputRound } : {}),
+          ...(call.relay ? { relay: true } : {}),
           ...(token === undefined
             ? {}
             : {
