@@ -95,7 +95,8 @@ export class FastPath {
         ...(clientCapabilities ? { clientCapabilities } : {}),
       };
       const result: CallToolResult = await this.#options.host.callTool(name, args, call);
-      reply = { jsonrpc: '2.0', id, result };
+      // The SDK server's key order, so the bytes are the full path's too.
+      reply = { result, jsonrpc: '2.0', id } as JSONRPCMessage;
     } catch (error) {
       // As the SDK server answers a handler's error.
       const e = error as { code?: unknown; message?: string; data?: unknown };
