@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliPath, testServerPath } from '../helpers/cli.js';
+import { cliPath, repoRoot, testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
+
+const backendPath = join(repoRoot, 'dist/testing/conformance-backend.js');
 
 type Message = { id?: unknown; method?: string; [key: string]: unknown };
 
@@ -54,6 +56,7 @@ async function useConfig(permission: string): Promise<void> {
     JSON.stringify({
       permission,
       mcpServers: {
+        backend: { protocol: 'legacy', command: process.execPath, args: [backendPath] },
         // The fast path joins peers of one era: the client below speaks 2025-11-25, so does this.
         local: {
           protocol: 'legacy',
@@ -66,8 +69,15 @@ async function useConfig(permission: string): Promise<void> {
   );
 }
 
-/** `mcpx --verbose serve ARGS` on stdio, the fast path on or off, after a 2025-11-25 handshake. */
-async function serve(fast: boolean, args: readonly string[]): Promise<LineClient> {
+/**
+ * `mcpx --verbose serve ARGS` on stdio, the fast path on or off, after a 2025-11-25
+ * handshake; `answer` answers the gateway's requests (declared as elicitation).
+ */
+async function serve(
+  fast: boolean,
+  args: readonly string[],
+  answer?: (request: Message) => unknown,
+): Promise<LineClient> {
   const child = spawn(process.execPath, [cliPath, '--config', world.configFile, '--verbose', 'serve', ...args], {
     cwd: world.dir,
     env: {
@@ -89,6 +99,7 @@ async function serve(fast: boolean, args: readonly string[]): Promise<LineClient
     const message = JSON.parse(line) as Message;
     received.push(message);
     if (message.method === undefined) waiting.get(message.id)?.(message);
+    else if (message.id !== undefined && answer) send({ id: message.id, result: answer(message) });
   });
   const send = (message: Message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   const client: LineClient = {
@@ -108,7 +119,7 @@ async function serve(fast: boolean, args: readonly string[]): Promise<LineClient
   };
   await client.request(0, 'initialize', {
     protocolVersion: '2025-11-25',
-    capabilities: {},
+    capabilities: answer ? { elicitation: { form: {} } } : {},
     clientInfo: { name: 'line-client', version: '0' },
   });
   send({ method: 'notifications/initialized' });
@@ -184,5 +195,25 @@ describe('mcpx serve --server on stdio, fast path', () => {
     await delay(200);
     expect(client.received.some((m) => m.id === 7)).toBe(false);
     expect(fastCalls(await client.close())).toBe(2);
+  });
+
+  it("the server's question during a fast call goes to the client, as on the full path", async () => {
+    await useConfig('yolo');
+    const seen: Record<string, { question: unknown; reply: Message; calls: number }> = {};
+    for (const fast of [true, false]) {
+      const questions: Message[] = [];
+      const client = await serve(fast, ['--server', 'backend'], (request) => {
+        questions.push(request);
+        return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+      });
+      const reply = await client.request(1, 'tools/call', { name: 'test_elicitation', arguments: { message: 'who?' } });
+      seen[String(fast)] = { question: questions[0], reply, calls: fastCalls(await client.close()) };
+    }
+    expect(seen.true?.calls).toBe(1);
+    expect(seen.false?.calls).toBe(0);
+    expect(seen.true?.question).toMatchObject({ method: 'elicitation/create' });
+    expect(seen.true?.question).toEqual(seen.false?.question);
+    expect(JSON.stringify(seen.true?.reply)).toContain('ada@example.com');
+    expect(seen.true?.reply).toEqual(seen.false?.reply);
   });
 });
