@@ -49,7 +49,9 @@ export class RelayedCalls {
       const { signal, timeout } = options;
       if (signal?.aborted) {
         const reason = signal.reason;
-        return reject(reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)));
+        return reject(
+          reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
+        );
       }
       const id = `${RELAY_ID_PREFIX}${this.#next++}`;
       let timer: NodeJS.Timeout | undefined;
@@ -62,9 +64,15 @@ export class RelayedCalls {
         if (!this.#waiting.has(id)) return;
         done();
         this.#transport
-          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } })
+          .send({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: String(reason) },
+          })
           .catch(() => {});
-        reject(reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)));
+        reject(
+          reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
+        );
       };
       const onAbort = () => cancel(signal?.reason);
       this.#waiting.set(id, {

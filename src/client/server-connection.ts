@@ -723,7 +723,10 @@ class SdkServerConnection implements ServerConnection {
     const relay = options.relay && !options.onProgress && !options.inputRound ? this.#relay() : undefined;
     if (relay && Object.keys(this.#meta(options)).length === 0 && !this.#outputChecked(name))
       return this.#run(`tools/call ${name}`, options, (o) =>
-        relay.callTool({ name, arguments: args }, { timeout: o.timeout ?? this.#requestTimeoutMs, ...(o.signal ? { signal: o.signal } : {}) }),
+        relay.callTool(
+          { name, arguments: args },
+          { timeout: o.timeout ?? this.#requestTimeoutMs, ...(o.signal ? { signal: o.signal } : {}) },
+        ),
       );
     const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
@@ -753,7 +756,8 @@ class SdkServerConnection implements ServerConnection {
    */
   #relay(): RelayedCalls | undefined {
     const link = this.#link;
-    if (link.era !== 'legacy' || this.#renegotiate || !(link.transport instanceof StdioTransport)) return undefined;
+    if (link.era !== 'legacy' || this.#renegotiate || !(link.transport instanceof StdioTransport))
+      return undefined;
     let relay = this.#relays.get(link);
     if (!relay) {
       const made = new RelayedCalls(link.transport);
@@ -769,7 +773,10 @@ class SdkServerConnection implements ServerConnection {
    * (it keeps the schemas of the tools it listed), which the relay does not do.
    */
   #outputChecked(name: string): boolean {
-    return this.#listedTools?.find((t) => t.name === name)?.outputSchema !== undefined || this.#listedTools === undefined;
+    return (
+      this.#listedTools?.find((t) => t.name === name)?.outputSchema !== undefined ||
+      this.#listedTools === undefined
+    );
   }
 
   readResource(uri: string, options?: RequestControl) {

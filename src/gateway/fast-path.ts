@@ -61,7 +61,8 @@ export class FastPath {
   /** Take `message` (true), or leave it to the SDK server (false). */
   take(message: JSONRPCMessage): boolean {
     if (!('method' in message)) return false;
-    if (!('id' in message)) return message.method === 'notifications/cancelled' && this.#cancel(message.params);
+    if (!('id' in message))
+      return message.method === 'notifications/cancelled' && this.#cancel(message.params);
     if (message.method !== 'tools/call') return false;
     const server = this.#options.server();
     const version = server?.getNegotiatedProtocolVersion();

@@ -44,7 +44,12 @@ async function stdioClient(args: string[], era: 'legacy' | 'modern'): Promise<Cl
     new StdioClientTransport({
       command: process.execPath,
       args: [cliPath, '--config', world.configFile, 'serve', ...args],
-      env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: `${world.home}/.mcpx`, ...gatewayPathEnv() },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: world.home,
+        MCPX_HOME: `${world.home}/.mcpx`,
+        ...gatewayPathEnv(),
+      },
       cwd: world.dir,
       stderr: 'pipe',
     }),

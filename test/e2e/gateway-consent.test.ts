@@ -84,7 +84,12 @@ async function stdioClient(era: Era, elicitation = true): Promise<Client> {
     new StdioClientTransport({
       command: process.execPath,
       args: [cliPath, '--config', world.configFile, 'serve'],
-      env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: `${world.home}/.mcpx`, ...gatewayPathEnv() },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: world.home,
+        MCPX_HOME: `${world.home}/.mcpx`,
+        ...gatewayPathEnv(),
+      },
       cwd: world.dir,
       stderr: 'pipe',
     }),

@@ -78,16 +78,20 @@ async function serve(
   args: readonly string[],
   answer?: (request: Message) => unknown,
 ): Promise<LineClient> {
-  const child = spawn(process.execPath, [cliPath, '--config', world.configFile, '--verbose', 'serve', ...args], {
-    cwd: world.dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: world.home,
-      MCPX_HOME: join(world.home, '.mcpx'),
-      ...(fast ? {} : { MCPX_GATEWAY_FAST_PATH: '0' }),
+  const child = spawn(
+    process.execPath,
+    [cliPath, '--config', world.configFile, '--verbose', 'serve', ...args],
+    {
+      cwd: world.dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: world.home,
+        MCPX_HOME: join(world.home, '.mcpx'),
+        ...(fast ? {} : { MCPX_GATEWAY_FAST_PATH: '0' }),
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
     },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  );
   children.push(child);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -160,7 +164,10 @@ describe('mcpx serve --server on stdio, fast path', () => {
       const stderr = await client.close();
       transcripts[String(fast)] = { messages: [...client.received], calls: fastCalls(stderr) };
     }
-    const { true: fast, false: full } = transcripts as Record<'true' | 'false', { messages: Message[]; calls: number }>;
+    const { true: fast, false: full } = transcripts as Record<
+      'true' | 'false',
+      { messages: Message[]; calls: number }
+    >;
     expect(full.calls).toBe(0);
     expect(fast.calls).toBeGreaterThanOrEqual(6);
     expect(comparable(fast.messages)).toEqual(comparable(full.messages));
@@ -184,10 +191,15 @@ describe('mcpx serve --server on stdio, fast path', () => {
     await useConfig('yolo');
     await writeFile(cancelLog, '');
     const client = await serve(true, ['--server', 'local']);
-    client.send({ id: 7, method: 'tools/call', params: { name: 'slow_operation', arguments: { steps: 100, delay_ms: 100 } } });
+    client.send({
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'slow_operation', arguments: { steps: 100, delay_ms: 100 } },
+    });
     await delay(300);
     client.send({ method: 'notifications/cancelled', params: { requestId: 7, reason: 'changed my mind' } });
-    for (let i = 0; i < 100 && !(await readFile(cancelLog, 'utf8')).includes('cancelled'); i++) await delay(50);
+    for (let i = 0; i < 100 && !(await readFile(cancelLog, 'utf8')).includes('cancelled'); i++)
+      await delay(50);
     expect(await readFile(cancelLog, 'utf8')).toContain('slow_operation cancelled');
     // The next call is answered; the cancelled one never is.
     const after = await client.request(8, 'tools/call', { name: 'echo', arguments: { message: 'after' } });
@@ -206,7 +218,10 @@ describe('mcpx serve --server on stdio, fast path', () => {
         questions.push(request);
         return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
       });
-      const reply = await client.request(1, 'tools/call', { name: 'test_elicitation', arguments: { message: 'who?' } });
+      const reply = await client.request(1, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'who?' },
+      });
       seen[String(fast)] = { question: questions[0], reply, calls: fastCalls(await client.close()) };
     }
     expect(seen.true?.calls).toBe(1);

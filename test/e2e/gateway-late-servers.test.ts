@@ -73,7 +73,12 @@ async function connect(
     : new StdioClientTransport({
         command: process.execPath,
         args: [cliPath, '--config', w.configFile, 'serve', ...(to.args ?? [])],
-        env: { PATH: process.env.PATH ?? '', HOME: w.home, MCPX_HOME: join(w.home, '.mcpx'), ...gatewayPathEnv() },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: w.home,
+          MCPX_HOME: join(w.home, '.mcpx'),
+          ...gatewayPathEnv(),
+        },
         cwd: w.dir,
       });
   await client.connect(transport, PATIENCE);

@@ -128,7 +128,12 @@ describe('mcpx serve on stdio', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [cliPath, '--config', world.configFile, 'serve'],
-        env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: `${world.home}/.mcpx`, ...gatewayPathEnv() },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: world.home,
+          MCPX_HOME: `${world.home}/.mcpx`,
+          ...gatewayPathEnv(),
+        },
         cwd: world.dir,
         stderr: 'pipe',
       }),
