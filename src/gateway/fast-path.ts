@@ -105,7 +105,7 @@ export class FastPath {
         jsonrpc: '2.0',
         id,
         error: {
-          code: Number.isSafeInteger(e.code) ? (e.code as number) : -32603,
+          code: errorCode(e.code),
           message: e.message ?? 'Internal error',
           ...(e.data !== undefined ? { data: e.data } : {}),
         },
@@ -129,6 +129,12 @@ export class FastPath {
   close(): void {
     for (const call of this.#inFlight.values()) call.abort(new Error('the client disconnected'));
   }
+}
+
+/** A thrown error's code as the SDK server writes it (its codecs write -32002 as -32602). */
+function errorCode(code: unknown): number {
+  if (typeof code !== 'number' || !Number.isSafeInteger(code)) return -32603;
+  return code === -32002 ? -32602 : code;
 }
 
 /**

@@ -57,6 +57,7 @@ async function useConfig(permission: string): Promise<void> {
       permission,
       mcpServers: {
         backend: { protocol: 'legacy', command: process.execPath, args: [backendPath] },
+        hasty: { protocol: 'legacy', command: process.execPath, args: [testServerPath], request_timeout: 1 },
         // The fast path joins peers of one era: the client below speaks 2025-11-25, so does this.
         local: {
           protocol: 'legacy',
@@ -172,6 +173,26 @@ describe('mcpx serve --server on stdio, fast path', () => {
     expect(fast.calls).toBeGreaterThanOrEqual(6);
     expect(comparable(fast.messages)).toEqual(comparable(full.messages));
     expect(fast.messages.find((m) => m.id === 1)).toMatchObject({ result: { content: [{ text: 'hello' }] } });
+  });
+
+  it("an upstream that does not answer in time: the fast path's error is the full path's", async () => {
+    await useConfig('yolo');
+    const replies: Message[] = [];
+    const counts: number[] = [];
+    for (const fast of [true, false]) {
+      const client = await serve(fast, ['--server', 'hasty']);
+      replies.push(
+        await client.request(1, 'tools/call', {
+          name: 'slow_operation',
+          arguments: { steps: 40, delay_ms: 100 },
+        }),
+      );
+      counts.push(fastCalls(await client.close()));
+    }
+    expect(counts).toEqual([1, 0]);
+    expect(replies[0]).toMatchObject({ error: { code: -32603 } });
+    expect(JSON.stringify(replies[0])).toMatch(/timed out|did not answer|1 s/i);
+    expect(replies[0]).toEqual(replies[1]);
   });
 
   it('a call the permission policy would put to a person takes the full path and is refused there', async () => {
