@@ -16,7 +16,13 @@ import {
 } from '@modelcontextprotocol/client';
 import { assertApproved, type ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { linkSignal, outsideSdkScope, type SdkDiagnostic, withSdkDiagnostics } from '../transport/index.js';
+import {
+  linkSignal,
+  outsideSdkScope,
+  type SdkDiagnostic,
+  StdioTransport,
+  withSdkDiagnostics,
+} from '../transport/index.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
 import { ERA_RECHECK_MS, type EraCache } from './era-cache.js';
 import {
@@ -31,6 +37,7 @@ import { DEFAULT_LIST_LIMITS, ListWalk, withListWalk } from './list-bounds.js';
 import { keepListening } from './list-subscription.js';
 import { locate } from './locate.js';
 import { type ProbeWitness, witnessEraProbe } from './probe-witness.js';
+import { RelayedCalls } from './relayed-call.js';
 import { acceptResultsWithoutResultType } from './result-type.js';
 import { SdkClient } from './sdk-client.js';
 import { ResourceSubscriptions } from './subscriptions.js';
@@ -543,6 +550,10 @@ class SdkServerConnection implements ServerConnection {
   #subscriptions: ResourceSubscriptions;
   /** The capabilities this connection declared (its handlers). */
   readonly #declared: ClientCapabilities;
+  /** The line relay of each link, made on first use (`#relay`). */
+  readonly #relays = new WeakMap<Link, RelayedCalls>();
+  /** The tools of the last tools/list, for `#outputChecked`. */
+  #listedTools: readonly Tool[] | undefined;
 
   constructor(
     readonly server: ServerConfig,
@@ -660,6 +671,7 @@ class SdkServerConnection implements ServerConnection {
       await this.#run('tools/list', options, (o) => this.client.listTools(undefined, this.#bounded(o)))
     ).tools;
     this.#tools = Promise.resolve(tools);
+    this.#listedTools = tools;
     return tools;
   }
 
@@ -708,6 +720,14 @@ class SdkServerConnection implements ServerConnection {
         callToolAsTask(this.client, { name, arguments: args, ...this.#meta() }, o, options.onTaskStatus),
       );
     }
+    const relay = options.relay && !options.onProgress && !options.inputRound ? this.#relay() : undefined;
+    if (relay && Object.keys(this.#meta(options)).length === 0 && !this.#outputChecked(name))
+      return this.#run(`tools/call ${name}`, options, (o) =>
+        relay.callTool(
+          { name, arguments: args },
+          { timeout: o.timeout ?? this.#requestTimeoutMs, ...(o.signal ? { signal: o.signal } : {}) },
+        ),
+      );
     const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
@@ -728,6 +748,35 @@ class SdkServerConnection implements ServerConnection {
         },
       ),
     ) as ReturnType<ServerConnection['callTool']>;
+  }
+
+  /**
+   * The line relay beside this connection's SDK client (`relayed-call.ts`): only to a
+   * local stdio server on 2025-11-25, whose replies the transport can tell apart.
+   */
+  #relay(): RelayedCalls | undefined {
+    const link = this.#link;
+    if (link.era !== 'legacy' || this.#renegotiate || !(link.transport instanceof StdioTransport))
+      return undefined;
+    let relay = this.#relays.get(link);
+    if (!relay) {
+      const made = new RelayedCalls(link.transport);
+      relay = made;
+      this.#relays.set(link, made);
+      this.onClose(() => made.close());
+    }
+    return relay;
+  }
+
+  /**
+   * Whether the SDK client would check this tool's result against an output schema
+   * (it keeps the schemas of the tools it listed), which the relay does not do.
+   */
+  #outputChecked(name: string): boolean {
+    return (
+      this.#listedTools?.find((t) => t.name === name)?.outputSchema !== undefined ||
+      this.#listedTools === undefined
+    );
   }
 
   readResource(uri: string, options?: RequestControl) {

@@ -73,6 +73,13 @@ export interface InputRound {
 export interface CallToolOptions extends RequestControl {
   readonly onProgress?: (event: ProgressEvent) => void;
   /**
+   * Send the call as a plain line beside the SDK client where the connection allows it
+   * (a local stdio server on 2025-11-25, a tool that needs no task and no output check;
+   * see `client/relayed-call.ts`), else through the SDK client as always. The result
+   * and every failure are the same either way; it only costs less.
+   */
+  readonly relay?: boolean;
+  /**
    * Status of a tool that runs as a task (`execution.taskSupport: "required"`): called
    * when the task is created and whenever its status or message changes.
    */

@@ -11,6 +11,7 @@ import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
+import { FastPath } from './fast-path.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
 import { GatewayHost, type ReloadResult } from './host.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
@@ -82,12 +83,20 @@ export interface GatewayOptions {
   readonly watchConfig?: boolean;
   /** How long `close()` waits for calls in flight. Default 30 s. */
   readonly drainMs?: number;
+  /**
+   * On stdio, a client's plain `tools/call` skips the SDK server and client hops when
+   * nothing in it needs them (`gateway/fast-path.ts`); the same answers, for less.
+   * Default true; false sends every request the full way.
+   */
+  readonly fastPath?: boolean;
   readonly on?: (event: GatewayEvent) => void;
 }
 
 export interface Gateway {
   /** `http://HOST:PORT/mcp` with `http`. */
   readonly url: string | undefined;
+  /** How many calls took the stdio fast path so far (see `GatewayOptions.fastPath`). */
+  readonly fastCalls: number;
   /** The names served now. */
   readonly servers: readonly string[];
   /** Resolves when the gateway stops: its stdio client left, or `close()` finished. */
@@ -206,6 +215,9 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
   };
   return {
     url: listening.url,
+    get fastCalls() {
+      return listening.fastCalls();
+    },
     get servers() {
       return core.servers;
     },
@@ -245,6 +257,7 @@ interface Listening {
   readonly ended: Promise<void>;
   /** `close()` finished. */
   readonly stopped: Promise<void>;
+  fastCalls(): number;
   close(drain: () => Promise<void>): Promise<void>;
 }
 
@@ -267,6 +280,7 @@ async function listenHttp(
   return {
     url: listener.url,
     sessions: () => listener.sessions,
+    fastCalls: () => 0,
     ended: new Promise(() => {}),
     stopped: stopped.promise,
     close: async (drain) => {
@@ -290,13 +304,25 @@ function listenStdio(
   // Replies finished in one turn of the event loop reach the client in one write (see
   // coalescingWriter; it also takes the SDK's per-message 'drain' listeners off stdout).
   const output = coalescingWriter(stdout as NodeJS.WriteStream);
+  const transport = new ServingStdioTransport(stdin as NodeJS.ReadStream, output);
+  let session: Server | undefined;
+  const fast =
+    options.fastPath === false || options.onRequest || options.metrics
+      ? undefined // the access log and the metrics time each request in the SDK server's handlers
+      : new FastPath({ host: core, client: 'stdio', server: () => session, send: (m) => transport.send(m) });
+  if (fast) {
+    transport.intercept = (message) => fast.take(message);
+    // As the SDK server aborts its handlers when the client leaves.
+    void ended.then(() => fast.close());
+  }
   const handle = serveStdio(
     () => {
       const server = newServer('stdio');
+      session = server;
       live.add(server);
       return server;
     },
-    { transport: new ServingStdioTransport(stdin as NodeJS.ReadStream, output), onerror: () => {} },
+    { transport, onerror: () => {} },
   );
   const stopped = settled();
   let open = true;
@@ -307,6 +333,7 @@ function listenStdio(
     url: undefined,
     // One client on stdio, until its stdin ends.
     sessions: () => (open ? 1 : 0),
+    fastCalls: () => fast?.taken ?? 0,
     ended,
     stopped: stopped.promise,
     close: async (drain) => {
@@ -314,6 +341,7 @@ function listenStdio(
       stopListening();
       stopLogs();
       await handle.close();
+      fast?.close();
       // The last replies reach the pipe, unless a client that stopped reading keeps it full.
       await Promise.race([
         new Promise<void>((resolve) => output.end(() => resolve())),

@@ -107,6 +107,8 @@ export interface DownstreamCall {
   readonly consent?: ClientConsent;
   /** Told where a `tools/call` goes once its public name is resolved (the access log and metrics name it so). */
   readonly onRoute?: (route: Qualified) => void;
+  /** Taken by the fast path (`fast-path.ts`): the upstream hop may be a plain line relay too. */
+  readonly relay?: boolean;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -558,6 +560,7 @@ export class GatewayHost {
           manualInput: true,
           ...inputCapabilitiesOf(call),
           ...(inputRound ? { inputRound } : {}),
+          ...(call.relay ? { relay: true } : {}),
           ...(token === undefined
             ? {}
             : {

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpTestServer, startHttpTestServer } from '../../src/testing/http-test-server.js';
-import { cliPath, testServerPath } from '../helpers/cli.js';
+import { cliPath, gatewayPathEnv, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 let world: GatewayWorld;
@@ -44,7 +44,12 @@ async function stdioClient(args: string[], era: 'legacy' | 'modern'): Promise<Cl
     new StdioClientTransport({
       command: process.execPath,
       args: [cliPath, '--config', world.configFile, 'serve', ...args],
-      env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: `${world.home}/.mcpx` },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: world.home,
+        MCPX_HOME: `${world.home}/.mcpx`,
+        ...gatewayPathEnv(),
+      },
       cwd: world.dir,
       stderr: 'pipe',
     }),

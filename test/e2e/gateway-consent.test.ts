@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, testServerPath } from '../helpers/cli.js';
+import { cliPath, gatewayPathEnv, repoRoot, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 const backendPath = join(repoRoot, 'dist/testing/conformance-backend.js');
@@ -84,7 +84,12 @@ async function stdioClient(era: Era, elicitation = true): Promise<Client> {
     new StdioClientTransport({
       command: process.execPath,
       args: [cliPath, '--config', world.configFile, 'serve'],
-      env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: `${world.home}/.mcpx` },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: world.home,
+        MCPX_HOME: `${world.home}/.mcpx`,
+        ...gatewayPathEnv(),
+      },
       cwd: world.dir,
       stderr: 'pipe',
     }),

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliPath, testServerPath } from '../helpers/cli.js';
+import { cliPath, gatewayPathEnv, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 // A host's patience: Claude Code fails a tools/list it has waited on for 5 s.
@@ -73,7 +73,12 @@ async function connect(
     : new StdioClientTransport({
         command: process.execPath,
         args: [cliPath, '--config', w.configFile, 'serve', ...(to.args ?? [])],
-        env: { PATH: process.env.PATH ?? '', HOME: w.home, MCPX_HOME: join(w.home, '.mcpx') },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: w.home,
+          MCPX_HOME: join(w.home, '.mcpx'),
+          ...gatewayPathEnv(),
+        },
         cwd: w.dir,
       });
   await client.connect(transport, PATIENCE);

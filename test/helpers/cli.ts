@@ -27,6 +27,16 @@ export interface CliRunOptions {
   readonly onOutput?: (output: { stdout: string; stderr: string }, pid: number) => void;
 }
 
+/**
+ * `MCPX_GATEWAY_FAST_PATH` as the test run was given it, for a spawned `mcpx serve`: the
+ * gateway suites run once as they are and once with `MCPX_GATEWAY_FAST_PATH=0` (the full
+ * path for every request), to show the stdio fast path answers as the full path does.
+ */
+export function gatewayPathEnv(): Record<string, string> {
+  const value = process.env.MCPX_GATEWAY_FAST_PATH;
+  return value === undefined ? {} : { MCPX_GATEWAY_FAST_PATH: value };
+}
+
 /** Run the built `mcpx` binary as a user would, with an isolated home. */
 export function runCli(args: readonly string[], options: CliRunOptions): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
@@ -36,6 +46,7 @@ export function runCli(args: readonly string[], options: CliRunOptions): Promise
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: options.home,
         MCPX_HOME: join(options.home, '.mcpx'),
+        ...gatewayPathEnv(),
         ...options.env,
       },
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'],

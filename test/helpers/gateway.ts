@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cliPath, tempDir, testServerPath } from './cli.js';
+import { cliPath, gatewayPathEnv, tempDir, testServerPath } from './cli.js';
 
 export interface RunningGateway {
   /** `http://127.0.0.1:PORT/mcp` (HTTP mode). */
@@ -84,6 +84,7 @@ export async function gatewayWorld(config: Record<string, unknown>): Promise<Gat
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     MCPX_HOME: join(home, '.mcpx'),
+    ...gatewayPathEnv(),
     ...extra,
   });
   const world: GatewayWorld = {

@@ -66,6 +66,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       : { stdio: { stdin: io.stdin ?? process.stdin, stdout: io.stdout as NodeJS.WriteStream } }),
     ...(log ? { onRequest: log.record } : {}),
     ...(metrics ? { metrics } : {}),
+    // MCPX_GATEWAY_FAST_PATH=0: every request the full way (to compare the two, or to rule it out).
+    fastPath: io.env.MCPX_GATEWAY_FAST_PATH !== '0',
     watchConfig: true,
     on: (event) => session.notice(describe(event)),
   }).catch(async (error: unknown) => {
@@ -82,6 +84,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await Promise.race([gateway.closed, stopped(io.signal)]);
   stopHangup?.();
   await gateway.close();
+  if (session.options.verbose && gateway.url === undefined)
+    session.notice(`mcpx serve: ${gateway.fastCalls} call(s) took the fast path`);
   await log?.close();
   await metrics?.shutdown();
   return ExitCode.Ok;

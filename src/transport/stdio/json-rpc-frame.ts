@@ -30,3 +30,15 @@ export function asJsonRpcMessage(value: unknown): JSONRPCMessage | undefined {
     return undefined;
   return value as unknown as JSONRPCMessage;
 }
+
+/**
+ * Ids a line relay gives the requests it sends on a pipe an SDK client also uses
+ * (`client/relayed-call.ts`). The SDK numbers its requests; a string with this
+ * prefix can never be one of them, so each reply finds its way back.
+ */
+export const RELAY_ID_PREFIX = 'mcpx-relay:';
+
+/** Whether `id` is a line relay's (see {@link RELAY_ID_PREFIX}). */
+export function isRelayId(id: unknown): id is string {
+  return typeof id === 'string' && id.startsWith(RELAY_ID_PREFIX);
+}

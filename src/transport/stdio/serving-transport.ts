@@ -30,6 +30,11 @@ export class ServingStdioTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: Transport['onmessage'];
+  /**
+   * Sees each message before the SDK server does and may keep it (returns true):
+   * the gateway's fast path (`gateway/fast-path.ts`).
+   */
+  intercept?: ((message: JSONRPCMessage) => boolean) | undefined;
 
   readonly #input: ServingInput;
   readonly #output: ServingOutput;
@@ -133,6 +138,7 @@ export class ServingStdioTransport implements Transport {
       return;
     }
     try {
+      if (this.intercept?.(message)) return;
       this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));

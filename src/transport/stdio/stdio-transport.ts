@@ -4,7 +4,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpxError } from '../../errors/index.js';
 import { inArrivalOrder } from '../response-order.js';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
-import { asJsonRpcMessage } from './json-rpc-frame.js';
+import { asJsonRpcMessage, isRelayId } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
 import { type OrphanWatchdog, processWatchdog } from './orphan-watchdog.js';
 import { looksLikeJsonRpc, PendingRequests } from './pending-requests.js';
@@ -132,6 +132,11 @@ export class StdioTransport implements Transport {
   onmessage?: Transport['onmessage'];
   /** stdio has no session id. */
   sessionId: string | undefined = undefined;
+  /**
+   * Replies to the requests a line relay sent on this pipe with ids of its own
+   * (`isRelayId`): they go here, never to the SDK client, whose ids are numbers.
+   */
+  onrelayreply?: ((reply: JSONRPCMessage) => void) | undefined;
 
   readonly #options: StdioTransportOptions;
   readonly #platform: NodeJS.Platform;
@@ -480,6 +485,10 @@ export class StdioTransport implements Transport {
   }
 
   #hand(message: JSONRPCMessage): void {
+    if (this.onrelayreply && !('method' in message) && isRelayId((message as { id?: unknown }).id)) {
+      this.onrelayreply(message);
+      return;
+    }
     if (this.#started) this.#deliver(message);
     else this.#held.push(message);
   }

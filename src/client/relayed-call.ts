@@ -1,0 +1,158 @@
+import {
+  type CallToolResult,
+  type JSONRPCMessage,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  specTypeSchemas,
+} from '@modelcontextprotocol/client';
+import { RELAY_ID_PREFIX, type StdioTransport } from '../transport/index.js';
+
+/** What one relayed request may be told while it waits: as the SDK's `RequestOptions`. */
+export interface RelayOptions {
+  readonly timeout: number;
+  readonly signal?: AbortSignal;
+}
+
+interface Waiting {
+  readonly resolve: (result: CallToolResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * `tools/call` as a plain line on a stdio server's pipe, beside the SDK client
+ * that owns it: the gateway's fast path (`gateway/fast-path.ts`). Only the
+ * upstream hop changes. The request carries an id of the relay's own (a string,
+ * `RELAY_ID_PREFIX`; the SDK numbers its own), its reply comes back through the
+ * transport's `onrelayreply`, and every way it can end is the SDK's, with the
+ * SDK's own error values, so `ServerConnection`'s translation words them as it
+ * words the SDK client's: a JSON-RPC error answered (`ProtocolError.fromError`),
+ * a timeout or a cancellation (with `notifications/cancelled` sent upstream), a
+ * closed connection. The result is checked as the SDK checks it, except that a
+ * plain text result (`isPlainToolResult`, the common case) is recognised by a
+ * few property tests instead of the SDK's schema library.
+ */
+export class RelayedCalls {
+  readonly #transport: StdioTransport;
+  readonly #waiting = new Map<string, Waiting>();
+  #next = 0;
+  #closed = false;
+
+  constructor(transport: StdioTransport) {
+    this.#transport = transport;
+    transport.onrelayreply = (reply) => this.#onReply(reply);
+  }
+
+  callTool(params: { name: string; arguments: Record<string, unknown> }, options: RelayOptions) {
+    return new Promise<CallToolResult>((resolve, reject) => {
+      if (this.#closed) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
+      const { signal, timeout } = options;
+      if (signal?.aborted) {
+        const reason = signal.reason;
+        return reject(
+          reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
+        );
+      }
+      const id = `${RELAY_ID_PREFIX}${this.#next++}`;
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        this.#waiting.delete(id);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const cancel = (reason: unknown) => {
+        if (!this.#waiting.has(id)) return;
+        done();
+        this.#transport
+          .send({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: String(reason) },
+          })
+          .catch(() => {});
+        reject(
+          reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
+        );
+      };
+      const onAbort = () => cancel(signal?.reason);
+      this.#waiting.set(id, {
+        resolve: (result) => {
+          done();
+          resolve(result);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      timer = setTimeout(
+        () => cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout })),
+        timeout,
+      );
+      this.#transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params }).catch((error: unknown) => {
+        if (!this.#waiting.has(id)) return;
+        done();
+        reject(error);
+      });
+    });
+  }
+
+  /** The connection closed: every call still waiting fails as the SDK client's do. */
+  close(): void {
+    this.#closed = true;
+    const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    for (const waiting of [...this.#waiting.values()]) waiting.reject(error);
+  }
+
+  #onReply(reply: JSONRPCMessage): void {
+    const waiting = this.#waiting.get((reply as { id: string }).id);
+    if (!waiting) return; // cancelled or timed out: dropped, as the SDK drops a late reply
+    if ('error' in reply) {
+      const { code, message, data } = reply.error;
+      waiting.reject(ProtocolError.fromError(code, message, data));
+      return;
+    }
+    const result = (reply as { result: unknown }).result;
+    if (isPlainToolResult(result)) {
+      waiting.resolve(result);
+      return;
+    }
+    // Anything richer gets the SDK's own check, as the SDK client gives it.
+    void Promise.resolve(specTypeSchemas.CallToolResult['~standard'].validate(result)).then((checked) => {
+      if (checked.issues)
+        waiting.reject(
+          new SdkError(
+            SdkErrorCode.InvalidResult,
+            `Invalid result for tools/call: ${checked.issues.map((i) => i.message).join('; ')}`,
+          ),
+        );
+      else waiting.resolve(checked.value as CallToolResult);
+    }, waiting.reject);
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const RESULT_KEYS = new Set(['content', 'isError', '_meta']);
+const TEXT_KEYS = new Set(['type', 'text', 'annotations', '_meta']);
+
+/**
+ * A result the SDK's `CallToolResult` schema accepts unchanged, recognised
+ * cheaply: text blocks only, no field the schema would check further. Anything
+ * else is left to the schema itself.
+ */
+export function isPlainToolResult(value: unknown): value is CallToolResult {
+  if (!isObject(value) || !Array.isArray(value.content)) return false;
+  for (const key of Object.keys(value)) if (!RESULT_KEYS.has(key)) return false;
+  if (value.isError !== undefined && typeof value.isError !== 'boolean') return false;
+  if (value._meta !== undefined && !isObject(value._meta)) return false;
+  for (const block of value.content) {
+    if (!isObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+    for (const key of Object.keys(block)) if (!TEXT_KEYS.has(key)) return false;
+    if (block._meta !== undefined && !isObject(block._meta)) return false;
+    if (block.annotations !== undefined) return false;
+  }
+  return true;
+}
