@@ -94,8 +94,11 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * `Mcp-Param-*` headers disagree with its arguments is refused as the spec requires.
    */
   readonly toolInputSchema?: (name: string) => Promise<unknown>;
-  /** Subscribe to upstream log messages for every session (the host's `onLog`). */
-  readonly onLog?: (listener: (message: LogMessage) => void) => () => void;
+  /**
+   * Subscribe to upstream log messages for every session (the host's `onLog`); `audience`
+   * says whether there is a session to tell (2026-07-28 requests have none).
+   */
+  readonly onLog?: (listener: (message: LogMessage) => void, audience: () => boolean) => () => void;
 }
 
 export interface GatewayHttpServer {
@@ -154,7 +157,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     else modern.notify.resourcesChanged();
   });
 
-  const stopLogs = options.onLog?.((message) => live.log(message));
+  const stopLogs = options.onLog?.(
+    (message) => live.log(message),
+    () => live.size > 0,
+  );
 
   const legacy = async (request: Request, res: ServerResponse): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
