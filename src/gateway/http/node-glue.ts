@@ -111,8 +111,9 @@ export async function writeWebResponse(
 }
 
 /**
- * Node's cork idiom: corks the response's socket once per turn of the event loop and uncorks it
- * on the next tick, so the writes in between (and an `end()`, which uncorks fully) are one.
+ * Corks the response's socket once per turn of the event loop and uncorks it once the turn's
+ * callbacks are done (`setImmediate`: a next tick would run before the promise callbacks that
+ * read the stream), so the writes in between, and an `end()`, which uncorks fully, are one.
  */
 function coalescer(res: ServerResponse): () => void {
   let corked = false;
@@ -124,7 +125,7 @@ function coalescer(res: ServerResponse): () => void {
     if (corked) return;
     corked = true;
     res.cork();
-    process.nextTick(uncork);
+    setImmediate(uncork);
   };
 }
 
