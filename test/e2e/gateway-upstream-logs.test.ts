@@ -26,7 +26,10 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const message = body.length
-        ? (JSON.parse(body.toString('utf8')) as { method?: string; params?: any })
+        ? (JSON.parse(body.toString('utf8')) as {
+            method?: string;
+            params?: { _meta?: Record<string, unknown> };
+          })
         : {};
       const forward = request(
         { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },

@@ -20,7 +20,8 @@ async function serveOnce(respond: () => Response): Promise<{ body: string; write
   let writes = 0;
   server = createServer((_req, res) => {
     // Each call into the socket's _write/_writev is one write system call on a loopback socket.
-    const socket = res.socket as Socket & { _write: Function; _writev?: Function };
+    type Write = (...args: unknown[]) => void;
+    const socket = res.socket as Socket & { _write: Write; _writev?: Write };
     const write = socket._write.bind(socket);
     const writev = socket._writev?.bind(socket);
     socket._write = (...args: unknown[]) => {
