@@ -15,6 +15,11 @@ const [variant, sequentialCalls, concurrentCalls] = [
   Number(process.argv[4]),
 ];
 if (!['direct', 'gateway'].includes(variant)) throw new Error(`unknown variant ${variant}`);
+// `BENCH_HTTP_ERA=legacy`: the client speaks 2025-11-25 (a session) to the gateway; the upstream
+// stays 2026-07-28. The `direct` variant has no 2025 server to talk to in that era.
+const legacy = process.env.BENCH_HTTP_ERA === 'legacy';
+if (legacy && variant === 'direct')
+  throw new Error('BENCH_HTTP_ERA=legacy: the direct server is 2026-07-28 only');
 const dist = (path) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));
@@ -73,7 +78,7 @@ if (variant === 'gateway') {
 
 const client = new Client(
   { name: 'bench', version: '1.0.0' },
-  { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  { versionNegotiation: legacy ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
 );
 await client.connect(new StreamableHTTPClientTransport(new URL(target.url)));
 const ownCpu = () => {

@@ -837,7 +837,7 @@ class SdkServerConnection implements ServerConnection {
 
   #meta(control?: RequestControl): { _meta?: Record<string, unknown> } {
     const meta: Record<string, unknown> = {};
-    if (this.#logLevel) meta[LOG_LEVEL_META_KEY] = this.#logLevel;
+    if (this.#logLevel && control?.logs !== false) meta[LOG_LEVEL_META_KEY] = this.#logLevel;
     const answerers = control?.inputCapabilities;
     if (answerers && this.era === 'modern') {
       // The envelope's own key wins over the SDK's: this request declares what its answerer can do.

@@ -62,6 +62,13 @@ export interface RequestControl {
    * only what will be answered. No effect on a 2025 connection.
    */
   readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots'>;
+  /**
+   * `false`: this request asks for no log messages, though the connection asked for a level
+   * (a gateway's call whose logs nobody would read). On 2026-07-28 the level rides on each
+   * request, and a server with something to log answers an event stream instead of one JSON
+   * body. No effect on a 2025 connection, whose level is set once for the session.
+   */
+  readonly logs?: boolean;
 }
 
 /** What a 2026-07-28 retry carries after an `input_required` result. */

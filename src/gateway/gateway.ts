@@ -272,7 +272,7 @@ async function listenHttp(
     newServer,
     ...(metrics ? { metrics: () => metrics.prometheus() } : {}),
     onListChanged: (l) => core.onListChanged(l),
-    onLog: (l) => core.onLog(l),
+    onLog: (l, audience) => core.onLog(l, audience),
     subscribe: (uri, onUpdated) => core.subscribe(uri, onUpdated),
     toolInputSchema: async (name) => (await core.toolRoute(name).catch(() => undefined))?.tool.inputSchema,
   });

@@ -13,6 +13,7 @@ import {
   type ClientCapabilities,
   type InputRequest,
   isInputRequiredResult,
+  LOG_LEVEL_META_KEY,
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
@@ -44,7 +45,14 @@ import {
   type Elicit,
   replaying,
 } from './consent.js';
-import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
+import {
+  CAPABILITY_OF,
+  envelopeValue,
+  type InputExchange,
+  InputRounds,
+  isModernRequest,
+  type StatelessRound,
+} from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 import { errorTypeOf, TOOL_ERROR, toClientError } from './upstream-error.js';
 
@@ -192,7 +200,7 @@ export class GatewayHost {
   /** The consent of 2026-07-28 clients over HTTP, which have no session to keep it in. */
   readonly consents = new ConsentMemory();
   readonly #listeners = new Set<(kind: ListKind) => void>();
-  readonly #logListeners = new Set<(message: LogMessage) => void>();
+  readonly #logListeners = new Map<(message: LogMessage) => void, () => boolean>();
   /** The catalogue of the servers up when it was built; dropped when one comes, goes or re-lists. */
   #toolCache: { catalogue: Catalogue<Tool>; tools: Tool[] } | undefined;
   readonly #arrivals: Arrivals;
@@ -286,10 +294,26 @@ export class GatewayHost {
     return { added, removed, restarted };
   }
 
-  /** Be told of upstream log messages no single client's call can own. Returns an unsubscribe function. */
-  onLog(listener: (message: LogMessage) => void): () => void {
-    this.#logListeners.add(listener);
+  /**
+   * Be told of upstream log messages no single client's call can own. `audience`: whether the
+   * listener has anyone to tell now (default: always); while none has, a call whose own client
+   * asked for no logs asks its upstream for none. Returns an unsubscribe function.
+   */
+  onLog(listener: (message: LogMessage) => void, audience: () => boolean = () => true): () => void {
+    this.#logListeners.set(listener, audience);
     return () => this.#logListeners.delete(listener);
+  }
+
+  /**
+   * Whether an upstream's log messages during this call could reach anyone: its own client
+   * (a 2025 session hears every level it did not turn down; a 2026-07-28 request only the level
+   * its envelope names), or a listener's sessions. A modern upstream with nothing to log for
+   * the call then answers one JSON body rather than an event stream.
+   */
+  #logsWanted(call: DownstreamCall): boolean {
+    if (!isModernRequest(call.ctx) || envelopeValue(call.ctx, LOG_LEVEL_META_KEY) !== undefined) return true;
+    for (const audience of this.#logListeners.values()) if (audience()) return true;
+    return false;
   }
 
   /**
@@ -311,7 +335,7 @@ export class GatewayHost {
       return;
     }
     const message: LogMessage = { level: event.level, data: event.data, ...(logger ? { logger } : {}) };
-    for (const listener of this.#logListeners) listener(message);
+    for (const listener of this.#logListeners.keys()) listener(message);
   }
 
   /**
@@ -561,6 +585,7 @@ export class GatewayHost {
           ...inputCapabilitiesOf(call),
           ...(inputRound ? { inputRound } : {}),
           ...(call.relay ? { relay: true } : {}),
+          ...(this.#logsWanted(call) ? {} : { logs: false }),
           ...(token === undefined
             ? {}
             : {
@@ -692,6 +717,7 @@ export class GatewayHost {
             manualInput: true,
             ...inputCapabilitiesOf(call),
             ...(inputRound ? { inputRound } : {}),
+            ...(this.#logsWanted(call) ? {} : { logs: false }),
           }),
         ),
       );

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
-  hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
-  originValidationResponse,
+  validateHostHeader,
+  validateOriginHeader,
 } from '@modelcontextprotocol/server';
 
 export interface HttpGuardOptions {
@@ -18,30 +18,40 @@ export interface HttpGuardOptions {
 const QUERY_SECRETS = ['token', 'access_token', 'api_key', 'apikey', 'key'];
 
 /**
+ * What the guard reads of a request: its URL (an absolute one, or the path and query a
+ * node:http request line carries) and its headers. A web `Request` is one.
+ */
+export interface GuardedRequest {
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+}
+
+/**
  * Everything a request must pass before the MCP handler sees it, in order:
  * no credential in the query string (400: it would end up in logs and
  * histories), Host and Origin on their allow lists (403: DNS rebinding and
- * cross-site requests; the SDK's own validators), then the bearer token (401),
+ * cross-site requests; the SDK's own checks), then the bearer token (401),
  * compared in constant time on equal-length digests. Returns the refusal, or
  * undefined to go on.
  */
-export function createHttpGuard(options: HttpGuardOptions): (request: Request) => Response | undefined {
+export function createHttpGuard(
+  options: HttpGuardOptions,
+): (request: GuardedRequest) => Response | undefined {
   const hosts = [...localhostAllowedHostnames(), ...(options.allowedHosts ?? [])];
   const origins = [...localhostAllowedOrigins(), ...(options.allowedOrigins ?? [])];
   const expected = options.token === undefined ? undefined : digest(options.token);
   return (request) => {
-    const url = new URL(request.url);
-    for (const name of url.searchParams.keys()) {
+    for (const name of queryOf(request.url).keys()) {
       if (QUERY_SECRETS.includes(name.toLowerCase()))
         return refusal(
           400,
           `a credential in the query string ('${name}') is never accepted: send it as "Authorization: Bearer <token>"`,
         );
     }
-    const host = hostHeaderValidationResponse(request, hosts);
-    if (host) return host;
-    const origin = originValidationResponse(request, origins);
-    if (origin) return origin;
+    const host = validateHostHeader(request.headers.get('host'), hosts);
+    if (!host.ok) return forbidden(host.message);
+    const origin = validateOriginHeader(request.headers.get('origin'), origins);
+    if (!origin.ok) return forbidden(origin.message);
     if (expected) {
       const header = request.headers.get('authorization') ?? '';
       const match = /^Bearer\s+(.+)$/i.exec(header.trim());
@@ -52,8 +62,24 @@ export function createHttpGuard(options: HttpGuardOptions): (request: Request) =
   };
 }
 
+/** The query of an absolute URL or of a request line's target, as `URL.searchParams` reads it. */
+function queryOf(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  if (start < 0) return new URLSearchParams();
+  const end = url.indexOf('#', start);
+  return new URLSearchParams(url.slice(start + 1, end < 0 ? undefined : end));
+}
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** A Host or Origin refused, in the words and shape of the SDK's `hostHeaderValidationResponse`. */
+function forbidden(message: string): Response {
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32000, message }, id: null },
+    { status: 403, headers: { 'Content-Type': 'application/json' } },
+  );
 }
 
 /** A JSON-RPC error body with an HTTP status, as the SDK's validators answer. */

@@ -8,6 +8,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isInitializeRequest,
   isLegacyRequest,
   type Server,
   WebStandardStreamableHTTPServerTransport,
@@ -20,7 +22,7 @@ import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './e
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
 import {
-  initializeBody,
+  headerLookup,
   outliveClientKeepAlive,
   toWebRequest,
   trackSockets,
@@ -94,8 +96,11 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * `Mcp-Param-*` headers disagree with its arguments is refused as the spec requires.
    */
   readonly toolInputSchema?: (name: string) => Promise<unknown>;
-  /** Subscribe to upstream log messages for every session (the host's `onLog`). */
-  readonly onLog?: (listener: (message: LogMessage) => void) => () => void;
+  /**
+   * Subscribe to upstream log messages for every session (the host's `onLog`); `audience`
+   * says whether there is a session to tell (2026-07-28 requests have none).
+   */
+  readonly onLog?: (listener: (message: LogMessage) => void, audience: () => boolean) => () => void;
   /**
    * The process's metrics in the Prometheus text format, answered on `GET /metrics` behind
    * the same guard as `/mcp` (the bearer token included); without it `/metrics` is not found.
@@ -129,6 +134,7 @@ export interface GatewayHttpServer {
  */
 export async function startGatewayHttp(options: GatewayHttpOptions): Promise<GatewayHttpServer> {
   const guard = createHttpGuard(options);
+  const origins = originChecker();
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const jsonLimits = options.jsonLimits ?? DEFAULT_JSON_SHAPE_LIMITS;
   const clients = createClientLimit(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT);
@@ -161,9 +167,17 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     else modern.notify.resourcesChanged();
   });
 
-  const stopLogs = options.onLog?.((message) => live.log(message));
+  const stopLogs = options.onLog?.(
+    (message) => live.log(message),
+    () => live.size > 0,
+  );
 
-  const legacy = async (request: Request, res: ServerResponse): Promise<Response> => {
+  const legacy = async (
+    request: Request,
+    res: ServerResponse,
+    parsed: unknown,
+    size: number | undefined,
+  ): Promise<Response> => {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const transport = sessions.get(sessionId);
@@ -176,9 +190,12 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
         request.headers.get('accept')?.includes('text/event-stream')
       )
         await takeOverStream(transport, events.forSession(sessionId), lastEventId);
-      return transport.handleRequest(request);
+      // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
+      const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
+      return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
     }
-    const body = await initializeBody(request);
+    // A new session starts only with an initialize request (its body already parsed, once).
+    const body = isInitializeRequest(parsed) ? parsed : undefined;
     if (!body) return refusal(400, 'Bad Request: No valid session ID provided');
     const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
     const server = options.newServer(id);
@@ -256,8 +273,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       req.resume();
       return void res.writeHead(404).end();
     }
-    const bare = toWebRequest(req, safeOrigin(origin), new Uint8Array());
-    const refused = guard(bare);
+    const refused = guard({ url: req.url ?? '/', headers: headerLookup(req) });
     if (refused) {
       req.resume();
       return writeWebResponse(res, refused);
@@ -289,7 +305,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     // The slot bounds what a client can make the gateway buffer and scan at once; a request
     // whose body is in waits on its server at no such cost, so many concurrent calls still go.
     release();
-    const request = toWebRequest(req, safeOrigin(origin), body);
+    const request = toWebRequest(req, origins.safe(origin), body);
     // Parsed once, for the era, the gateway's own checks and the SDK (no Request.clone(), no second
     // parse); a body that does not parse is left to the SDK to read and answer.
     const parsed = body ? parseMessage(body) : undefined;
@@ -301,7 +317,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       watchListenedResources(message, res);
     }
     const response = isLegacy
-      ? await legacy(request, res)
+      ? await legacy(request, res, parsed, body?.byteLength)
       : await modern.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed });
     await writeWebResponse(res, response);
   };
@@ -382,14 +398,24 @@ function parseMessage(body: Uint8Array): ModernMessage | undefined {
   }
 }
 
-/** A Host header that does not parse must not crash the URL constructor; the guard refuses it. */
-function safeOrigin(origin: string): string {
-  try {
-    new URL(origin);
-    return origin;
-  } catch {
-    return 'http://invalid.invalid';
-  }
+/**
+ * A Host header that does not parse must not crash the URL constructor; the guard refuses it.
+ * The last origin that parsed is remembered: a client sends the same Host on every request.
+ */
+function originChecker(): { safe(origin: string): string } {
+  let known: string | undefined;
+  return {
+    safe(origin) {
+      if (origin === known) return origin;
+      try {
+        new URL(origin);
+        known = origin;
+        return origin;
+      } catch {
+        return 'http://invalid.invalid';
+      }
+    },
+  };
 }
 
 /** Whom a sessionless request counts against: its remote address (a proxy's, behind one). */

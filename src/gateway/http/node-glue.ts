@@ -21,6 +21,25 @@ export function toWebRequest(req: IncomingMessage, origin: string, body?: Uint8A
   } as RequestInit);
 }
 
+/**
+ * A node:http request's headers read as a web `Headers` would read them (repeated ones joined
+ * with ", "), without building one: the gateway's guard asks for three of them per request.
+ */
+export function headerLookup(req: IncomingMessage): { get(name: string): string | null } {
+  return {
+    get(name) {
+      const wanted = name.toLowerCase();
+      const raw = req.rawHeaders;
+      let value: string | null = null;
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        if ((raw[i] as string).toLowerCase() !== wanted) continue;
+        value = value === null ? (raw[i + 1] as string) : `${value}, ${raw[i + 1]}`;
+      }
+      return value;
+    },
+  };
+}
+
 /** An SSE stream is written as it comes (its headers first: the client waits on them). */
 function isEventStream(response: Response): boolean {
   return response.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream') ?? false;
@@ -62,6 +81,10 @@ export async function writeWebResponse(
   res.once('close', () => {
     reader.cancel().catch(() => {});
   });
+  // A fault-injecting cutter sees each chunk leave on its own; else what one turn of the event
+  // loop writes leaves in one system call: the headers with the first event, the last with the end.
+  const together = cut ? () => {} : coalescer(res);
+  together();
   res.flushHeaders();
   if (cut?.('')) {
     res.socket?.destroy();
@@ -72,6 +95,7 @@ export async function writeWebResponse(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      together();
       const written = new Promise<unknown>((resolve) => res.write(value, resolve));
       if (cut?.(decoder.decode(value, { stream: true }))) {
         // Let the chunk that triggered the cut reach the client first: destroy() drops unflushed data.
@@ -84,6 +108,25 @@ export async function writeWebResponse(
   } catch {
     res.destroy();
   }
+}
+
+/**
+ * Corks the response's socket once per turn of the event loop and uncorks it once the turn's
+ * callbacks are done (`setImmediate`: a next tick would run before the promise callbacks that
+ * read the stream), so the writes in between, and an `end()`, which uncorks fully, are one.
+ */
+function coalescer(res: ServerResponse): () => void {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
+  return () => {
+    if (corked) return;
+    corked = true;
+    res.cork();
+    setImmediate(uncork);
+  };
 }
 
 /** How long an idle kept-alive connection stays open (Node's default, 5 s, drops busy clients' requests). */

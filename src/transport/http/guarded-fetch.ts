@@ -147,6 +147,8 @@ export class GuardedHttp {
    * long as the budget allows, not just `maxRetries` times.
    */
   #connectDeadline: number | undefined;
+  /** The last URL checked, by its text: every request of a connection goes to the same one. */
+  #checked: { readonly href: string; readonly url: URL } | undefined;
   readonly #base: FetchLike;
   readonly #pinned: PinnedFetch | undefined;
   readonly #resolver: Resolver;
@@ -218,7 +220,9 @@ export class GuardedHttp {
   }
 
   async #fetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-    const url = checkUrlSyntax(input instanceof Request ? input.url : input);
+    const href = input instanceof Request ? input.url : typeof input === 'string' ? input : input.href;
+    if (this.#checked?.href !== href) this.#checked = { href, url: checkUrlSyntax(href) };
+    const { url } = this.#checked;
     const policy = await this.#policyFor(url);
     // An injected fetch resolves on its own: check first. The pinned fetch checks again inside its
     // own lookup (against DNS rebinding), but Node skips that lookup for a literal IP address.
