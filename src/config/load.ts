@@ -41,6 +41,8 @@ interface FileSettings {
 }
 
 interface Gathered {
+  /** The last `audit_log` of the user's own files (see `auditLogOf`). */
+  readonly auditLog?: string | false;
   readonly files: ConfigFileInfo[];
   readonly problems: McpxError[];
   readonly definitions: Definition[];
@@ -55,6 +57,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const definitions: Definition[] = [];
   const settings: FileSettings[] = [];
   const warnings: ConfigWarning[] = [];
+  let auditLog: string | false | undefined;
   const inputs: InputRequest[] = [];
   const pending: { index: number; draft: ServerDraft }[] = [];
   if (options.includeBuiltin !== false) {
@@ -84,6 +87,16 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
     warnings.push(...(load.warnings ?? []));
+    if (load.auditLog !== undefined) {
+      // Only the person's own files say where the log of their calls goes: a repository's could
+      // switch it off, or have it appended to a file of its choosing.
+      if (load.layer === 'global' || load.layer === 'explicit') auditLog = load.auditLog;
+      else
+        warnings.push({
+          message: `${load.path}: 'audit_log' is ignored here: only your own config (~/.mcpx/mcp.json, or --config) says where the audit log goes`,
+          origin: { layer: load.layer, file: load.path },
+        });
+    }
     if (load.roots || load.permission) {
       settings.push({
         file: load.path,
@@ -132,7 +145,14 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       inert: asWritten(draft),
     };
   }
-  return { files, problems, definitions, settings, warnings };
+  return {
+    files,
+    problems,
+    definitions,
+    settings,
+    warnings,
+    ...(auditLog !== undefined ? { auditLog } : {}),
+  };
 }
 
 /** Stands in a definition's place until its draft is interpolated (see the end of `gather`). */
@@ -299,7 +319,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, settings, warnings } = await gather(options);
+  const { files, problems, definitions, settings, warnings, auditLog } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -323,7 +343,15 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     unapproved.push(marked);
     if (options.includeUnapproved) servers.push(marked);
   }
-  return { files, ...merged, servers, unapproved, ...applySettings(settings, trust), warnings };
+  return {
+    files,
+    ...merged,
+    servers,
+    unapproved,
+    ...applySettings(settings, trust),
+    ...(auditLog !== undefined ? { auditLog } : {}),
+    warnings,
+  };
 }
 
 /**

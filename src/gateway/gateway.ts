@@ -2,9 +2,11 @@
  * A running gateway over a host: what `mcpx serve` is once its flags are read,
  * and what a library program gets from `createHost` + `createGateway`.
  */
+
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { AuditTrail } from '../audit/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
@@ -30,6 +32,8 @@ export interface GatewayBase {
   registry(): Promise<ServerRegistry>;
   /** The permission guard every call passes (its approver should be `gatewayApprover()`). */
   guard(): Promise<PermissionGuard>;
+  /** Where each client's tool call is recorded (`Host.audit()`); absent, they are not. */
+  audit?(): AuditTrail;
   /** The same base reading its config afresh, for a reload; closed once read. */
   fresh(): Pick<GatewayBase, 'servers' | 'server'> & { close(): Promise<void> };
 }
@@ -69,7 +73,7 @@ export interface GatewayOptions {
   readonly listWaitMs?: number;
   /** The key sealing 2026-07-28 request states, shared by every instance behind a load balancer. */
   readonly stateKey?: Uint8Array;
-  /** Each request a client made, once answered (an access log). */
+  /** Each request a client made but `tools/call` (the audit trail's), once answered (an access log). */
   readonly onRequest?: (event: RequestEvent) => void;
   /** Reload when a config file changes, as `reload()` does. */
   readonly watchConfig?: boolean;
@@ -116,6 +120,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(options.transparent ? { transparent: options.transparent } : {}),
     ...(options.stateKey ? { stateKey: options.stateKey } : {}),
     ...(options.listWaitMs !== undefined ? { listWaitMs: options.listWaitMs } : {}),
+    ...(base.audit ? { audit: base.audit() } : {}),
   });
   if (options.wiring) wire(options.wiring, core);
   const emit = (event: GatewayEvent) => options.on?.(event);

@@ -10,7 +10,7 @@ import type { ResourceSubscription } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
-import { declaredCapabilities, isModernRequest, roundOwner } from './input-rounds.js';
+import { declaredCapabilities, declaredClientInfo, isModernRequest, roundOwner } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
 
 export interface SessionServerOptions {
@@ -21,7 +21,10 @@ export interface SessionServerOptions {
   /** Transparent mode: the upstream's own capabilities and instructions. */
   readonly capabilities?: ServerCapabilities;
   readonly instructions?: string;
-  /** Told of each request handled (the access log). */
+  /**
+   * Told of each request handled but `tools/call` (the access log), whose calls the host's audit
+   * trail records, with the decision that let them through or not.
+   */
   readonly onRequest?: (event: RequestEvent) => void;
 }
 
@@ -78,7 +81,14 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   const consent = new ClientConsent();
   const call = (ctx: ServerContext): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
-    return { client, ctx, consent, ...(clientCapabilities ? { clientCapabilities } : {}) };
+    const clientInfo = server.getClientVersion();
+    return {
+      client,
+      ctx,
+      consent,
+      ...(clientCapabilities ? { clientCapabilities } : {}),
+      ...(clientInfo ? { clientInfo: { name: clientInfo.name, version: clientInfo.version } } : {}),
+    };
   };
   /**
    * A request whose upstream may ask its client something. A 2026-07-28 client
@@ -95,15 +105,18 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     return host.rounds.round(
       ctx,
       roundOwner(ctx, client, target),
-      (exchange, stateless) =>
-        work({
+      (exchange, stateless) => {
+        const clientInfo = declaredClientInfo(ctx);
+        return work({
           client,
           ctx,
           consent,
           exchange,
           ...(stateless ? { stateless } : {}),
           clientCapabilities: declaredCapabilities(ctx),
-        }),
+          ...(clientInfo ? { clientInfo } : {}),
+        });
+      },
       { target, args },
     ) as Promise<T>;
   };
@@ -141,20 +154,10 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
+    // Recorded by the host's audit trail, not `onRequest`.
     server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
       const { name, arguments: args = {} } = params;
-      // Told once the call is over: a call for a server still starting waits for it in callTool.
-      return timed(
-        'tools/call',
-        () => {
-          const route = host.knownTool(name);
-          return {
-            ...(route ? { server: route.server, tool: route.name } : { tool: name }),
-            arguments: args,
-          };
-        },
-        () => asking(ctx, name, args, (c) => host.callTool(name, args, c)),
-      );
+      return asking(ctx, name, args, (c) => host.callTool(name, args, c));
     });
   }
   if (capabilities.prompts) {

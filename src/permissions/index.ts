@@ -29,4 +29,4 @@ export {
   type Verdict,
 } from './policy.js';
 export { describeToolChange, toolFingerprint } from './tool-fingerprint.js';
-export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';
+export type { PermissionLevel, ToolCallCheckOptions, ToolCallGuard, ToolCallRequest } from './types.js';

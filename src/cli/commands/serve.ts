@@ -44,6 +44,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
           stderr: io.stderr,
           notice: (message) => session.notice(message),
         });
+  // The gateway's tool calls reach the access log as the audit log records them.
+  const unhook = log ? session.audit().add(log) : undefined;
   const gateway = await createGateway(session.host, {
     ...settings,
     wiring,
@@ -54,6 +56,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     watchConfig: true,
     on: (event) => session.notice(describe(event)),
   }).catch(async (error: unknown) => {
+    unhook?.();
     await log?.close();
     throw error;
   });
@@ -66,6 +69,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await Promise.race([gateway.closed, stopped(io.signal)]);
   stopHangup?.();
   await gateway.close();
+  unhook?.();
   await log?.close();
   return ExitCode.Ok;
 }
