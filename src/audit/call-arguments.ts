@@ -13,8 +13,18 @@ const MAX_STRING = 500;
  * whatever it is called; long strings cut.
  */
 export function maskArguments(args: unknown): Record<string, unknown> {
-  if (!isRecord(args)) return {};
-  return maskRecord(args, 0);
+  // A model's arguments come as the JSON text it wrote.
+  const value = typeof args === 'string' ? parsed(args) : args;
+  if (!isRecord(value)) return {};
+  return maskRecord(value, 0);
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function maskRecord(value: Readonly<Record<string, unknown>>, depth: number): Record<string, unknown> {
