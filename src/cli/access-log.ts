@@ -9,7 +9,7 @@ import { toJson } from './output/json.js';
  * gateway's other requests (lists, reads, prompts), in one line format.
  */
 export interface AccessLog extends AuditSink {
-  /** A request other than `tools/call`. */
+  /** One request's line (`mcpx serve` hands it the gateway's requests but `tools/call`, which come as audit records). */
   readonly record: (event: RequestEvent) => void;
   /** Everything recorded so far is written (SIGTERM, stdin closed). */
   close(): Promise<void>;

@@ -73,7 +73,7 @@ export interface GatewayOptions {
   readonly listWaitMs?: number;
   /** The key sealing 2026-07-28 request states, shared by every instance behind a load balancer. */
   readonly stateKey?: Uint8Array;
-  /** Each request a client made but `tools/call` (the audit trail's), once answered (an access log). */
+  /** Each request a client made, once answered (an access log; `tools/call` is also the audit trail's). */
   readonly onRequest?: (event: RequestEvent) => void;
   /** Reload when a config file changes, as `reload()` does. */
   readonly watchConfig?: boolean;

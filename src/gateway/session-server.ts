@@ -22,8 +22,8 @@ export interface SessionServerOptions {
   readonly capabilities?: ServerCapabilities;
   readonly instructions?: string;
   /**
-   * Told of each request handled but `tools/call` (the access log), whose calls the host's audit
-   * trail records, with the decision that let them through or not.
+   * Told of each request handled (the daemon's call counts, the access log's other requests;
+   * the host's audit trail records each tool call with its decision).
    */
   readonly onRequest?: (event: RequestEvent) => void;
 }
@@ -154,10 +154,20 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
-    // Recorded by the host's audit trail, not `onRequest`.
     server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
       const { name, arguments: args = {} } = params;
-      return asking(ctx, name, args, (c) => host.callTool(name, args, c));
+      // Told once the call is over: a call for a server still starting waits for it in callTool.
+      return timed(
+        'tools/call',
+        () => {
+          const route = host.knownTool(name);
+          return {
+            ...(route ? { server: route.server, tool: route.name } : { tool: name }),
+            arguments: args,
+          };
+        },
+        () => asking(ctx, name, args, (c) => host.callTool(name, args, c)),
+      );
     });
   }
   if (capabilities.prompts) {

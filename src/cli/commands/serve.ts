@@ -52,7 +52,8 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     ...(settings.http
       ? {}
       : { stdio: { stdin: io.stdin ?? process.stdin, stdout: io.stdout as NodeJS.WriteStream } }),
-    ...(log ? { onRequest: log.record } : {}),
+    // Its tool calls come from the audit trail (see above), with the rest of the audit log's.
+    ...(log ? { onRequest: (event) => event.method !== 'tools/call' && log.record(event) } : {}),
     watchConfig: true,
     on: (event) => session.notice(describe(event)),
   }).catch(async (error: unknown) => {
