@@ -7,10 +7,11 @@
  */
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chatInPty } from '../helpers/chat.js';
-import { tempDir, testServerPath } from '../helpers/cli.js';
+import { cliPath, tempDir, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 const KEY = { down: '\x1b[B', enter: '\r' };
@@ -220,5 +221,48 @@ describe.each(['legacy', 'modern'] as const)('mcpx serve with a %s client', (era
     ]);
     expect(calls[0]?.arguments).toEqual({ message: 'hi', api_key: '‹masked›' });
     expect(await readFile(access, 'utf8')).not.toContain(SECRET);
+  });
+});
+
+describe('mcpx serve on stdio', () => {
+  let world: GatewayWorld;
+  beforeAll(async () => {
+    world = await gatewayWorld({
+      permission: 'trusted',
+      mcpServers: {
+        local: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_ANNOTATED: '0' } },
+      },
+    });
+  }, 60_000);
+  afterAll(() => world?.close());
+
+  it('records its client’s calls as the HTTP front does, into the home’s log by default', async () => {
+    const client = new Client({ name: 'stdio-agent', version: '1.2.3' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, '--config', world.configFile, 'serve', '--allow', 'local'],
+        env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: join(world.home, '.mcpx') },
+        cwd: world.dir,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect(firstText(await client.callTool({ name: 'local__echo', arguments: { message: 'hi' } }))).toBe(
+        'hi',
+      );
+      expect((await client.callTool({ name: 'local__fail', arguments: {} })).isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    const file = join(world.home, '.mcpx', 'logs', 'audit.jsonl');
+    await expect.poll(async () => (await linesOf(file)).length, { timeout: 5_000 }).toBe(2);
+    const lines = await linesOf(file);
+    expect(lines.map(gist)).toEqual([
+      { server: 'local', tool: 'echo', decision: { result: 'allowed', by: 'rule' }, outcome: 'ok' },
+      { server: 'local', tool: 'fail', decision: { result: 'allowed', by: 'rule' }, outcome: 'tool-error' },
+    ]);
+    for (const line of lines) expect(line.clientInfo).toEqual({ name: 'stdio-agent', version: '1.2.3' });
+    await expectOwnerOnly(file);
   });
 });
