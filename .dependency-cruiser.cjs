@@ -24,6 +24,9 @@ const LAYERS = [
   { name: 'permissions', members: ['permissions/'] },
   { name: 'tools', members: ['tools/'] },
   { name: 'agent', members: ['agent/'] },
+  // What the serving processes count (the gateway and the daemon record into it; its
+  // OpenTelemetry SDK is loaded only by the front end that starts one, lazily).
+  { name: 'metrics', members: ['metrics/'] },
   // The gateway and the daemon are servers a front end starts (`mcpx serve`, the keep-alive
   // daemon, both run from cli/), not front ends themselves: the daemon's instance pool serves
   // through the gateway's GatewayHost, and the host routes calls through the daemon

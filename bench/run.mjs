@@ -33,6 +33,9 @@ const home = await mkdtemp(join(tmpdir(), 'mcpx-bench-'));
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, MCPX_HOME: join(home, '.mcpx') };
 const rounds = quick ? 3 : 15;
 const rows = [];
+// The gateway table (its own columns): filled by gatewayTable().
+const gatewayRows = [];
+let gatewayFacts = '';
 const notes = [];
 const ratio = (a, b) => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`);
 const fmt = (n, digits = 1) => n.toFixed(digits);
@@ -227,121 +230,8 @@ try {
   }
 
   if (runs('gateway')) {
-    section('Gateway (mcpx serve over stdio, minimal server; over HTTP, the HTTP test server)');
-    const sequentialCalls = quick ? 300 : 2000;
-    const inFlight = 2000;
-    const variants = ['direct', 'relay', 'gateway-server', 'gateway'];
-    const runsOf = Object.fromEntries(variants.map((v) => [v, []]));
-    // Variants alternate round by round, so a noisy moment hits them all alike.
-    for (let i = 0; i < (quick ? 1 : 5); i++) {
-      for (const variant of variants) {
-        runsOf[variant].push(
-          await worker(lib('gateway-worker.mjs'), [variant, String(sequentialCalls), String(inFlight)], env),
-        );
-      }
-    }
-    const of = (variant) => {
-      const runs = runsOf[variant];
-      const warnings = [...new Set(runs.flatMap((r) => r.warnings))];
-      if (warnings.length) notes.push(`gateway ${variant}: client process warnings ${warnings.join(', ')}`);
-      return {
-        sequentialUs: median(runs.map((r) => r.sequentialUs)),
-        callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
-        clientCpuUs: median(runs.map((r) => r.clientCpuUs)),
-        peerCpuUs: runs.some((r) => r.peerCpuUs === undefined)
-          ? undefined
-          : median(runs.map((r) => r.peerCpuUs)),
-      };
-    };
-    const direct = of('direct');
-    // What the hops cost in CPU, load aside: the client's own time per sequential call, and the
-    // time of the process it talks to (the server itself, a raw relay, or mcpx serve).
-    for (const variant of variants) {
-      const g = of(variant);
-      if (g.peerCpuUs !== undefined)
-        notes.push(
-          `gateway ${variant}: CPU per sequential call: client ${fmt(g.clientCpuUs)} µs, ` +
-            `the process it talks to ${fmt(g.peerCpuUs)} µs`,
-        );
-    }
-    for (const [variant, label] of [
-      ['relay', 'a raw JSON-RPC line relay (the floor of any relay)'],
-      ['gateway-server', '`serve --server bench` (transparent)'],
-      ['gateway', '`serve` (namespaced `bench__echo`)'],
-    ]) {
-      const g = of(variant);
-      rows.push([
-        `Sequential call through ${label}`,
-        'SDK `Client` direct',
-        `${fmt(direct.sequentialUs)} µs`,
-        `${fmt(g.sequentialUs)} µs`,
-        ratio(g.sequentialUs, direct.sequentialUs),
-        '≤ 1.15× (reported)',
-      ]);
-      rows.push([
-        `${inFlight} in flight through ${label}`,
-        'SDK `Client` direct',
-        `${fmt(direct.callsPerSecond, 0)} calls/s`,
-        `${fmt(g.callsPerSecond, 0)} calls/s`,
-        `${ratio(direct.callsPerSecond, g.callsPerSecond)} time per call`,
-        '≤ 1.15× (reported)',
-      ]);
-    }
-
-    // The same comparison over Streamable HTTP, 2026-07-28 on both hops (the stateless
-    // deployment of issue 15, item 7): `serve --http --server bench` in front of an HTTP server.
-    const httpSequential = quick ? 100 : 500;
-    const httpVariants = ['direct', 'gateway'];
-    const httpRuns = Object.fromEntries(httpVariants.map((v) => [v, []]));
-    for (let i = 0; i < (quick ? 1 : 5); i++) {
-      for (const variant of httpVariants) {
-        httpRuns[variant].push(
-          await worker(
-            lib('gateway-http-worker.mjs'),
-            [variant, String(httpSequential), String(inFlight)],
-            env,
-          ),
-        );
-      }
-    }
-    const overHttp = (variant) => {
-      const runs = httpRuns[variant];
-      const warnings = [...new Set(runs.flatMap((r) => r.warnings))];
-      if (warnings.length)
-        notes.push(`gateway http ${variant}: client process warnings ${warnings.join(', ')}`);
-      const g = {
-        sequentialUs: median(runs.map((r) => r.sequentialUs)),
-        callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
-        clientCpuUs: median(runs.map((r) => r.clientCpuUs)),
-        peerCpuUs: runs.some((r) => r.peerCpuUs === undefined)
-          ? undefined
-          : median(runs.map((r) => r.peerCpuUs)),
-      };
-      if (g.peerCpuUs !== undefined)
-        notes.push(
-          `gateway http ${variant}: CPU per sequential call: client ${fmt(g.clientCpuUs)} µs, ` +
-            `the process it talks to ${fmt(g.peerCpuUs)} µs`,
-        );
-      return g;
-    };
-    const httpDirect = overHttp('direct');
-    const httpGateway = overHttp('gateway');
-    rows.push([
-      'Sequential call through `serve --http --server bench` (HTTP, 2026-07-28)',
-      'SDK `Client` direct over HTTP',
-      `${fmt(httpDirect.sequentialUs)} µs`,
-      `${fmt(httpGateway.sequentialUs)} µs`,
-      ratio(httpGateway.sequentialUs, httpDirect.sequentialUs),
-      '≤ 1.15× (reported)',
-    ]);
-    rows.push([
-      `${inFlight} in flight through \`serve --http --server bench\` (HTTP, 2026-07-28)`,
-      'SDK `Client` direct over HTTP',
-      `${fmt(httpDirect.callsPerSecond, 0)} calls/s`,
-      `${fmt(httpGateway.callsPerSecond, 0)} calls/s`,
-      `${ratio(httpDirect.callsPerSecond, httpGateway.callsPerSecond)} time per call`,
-      '≤ 1.15× (reported)',
-    ]);
+    section('Gateway: mcpx serve and its peers in front of the minimal server (stdio and HTTP)');
+    await gatewayTable();
   }
 
   if (runs('large')) {
@@ -563,13 +453,113 @@ async function sessionRows() {
   ]);
 }
 
+/**
+ * The gateway table (issue 26): the SDK `Client` reaching the minimal stdio server through each
+ * relay (`lib/gateway-peers-worker.mjs`, a fresh process per route and round, routes rotated
+ * round by round), against the raw line relay measured in the same rounds. A route that fails to
+ * start or to call is a row with its error; the rest of the table still runs.
+ */
+async function gatewayTable() {
+  const routes = [
+    ['direct', 'SDK `Client` straight to the server (no relay)', 'stdio'],
+    ['relay', 'raw JSON-RPC line relay (`lib/raw-relay.mjs`, the floor)', 'stdio'],
+    ['mcpx-transparent', '`mcpx serve --server bench` (transparent)', 'stdio'],
+    ['mcpx-namespaced', '`mcpx serve` (namespaced `bench__echo`)', 'stdio'],
+    ['mcporter', 'mcporter 0.12.3 `serve --stdio` (Node 24; bridge + daemon)', 'stdio'],
+    ['mcpx-http-2025', '`mcpx serve --http --server bench`, 2025-11-25 client', 'http'],
+    ['mcpx-http-2026', '`mcpx serve --http --server bench`, 2026-07-28 client', 'http'],
+    ['supergateway-sse', 'supergateway 4.0.0 SSE (its default)', 'http'],
+    ['supergateway-stateful', 'supergateway 4.0.0 Streamable HTTP `--stateful`', 'http'],
+    ['mcp-proxy-sse', 'mcp-proxy 6.7.19 SSE (`/sse`)', 'http'],
+    ['mcp-proxy-stream', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2025-11-25 client', 'http'],
+    ['mcp-proxy-stream-2026', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2026-07-28 client', 'http'],
+  ];
+  // Sequential calls per route and round (HTTP hops cost ~10× a pipe's); the same in-flight load for all.
+  const sequential = { stdio: quick ? 300 : 2000, http: quick ? 100 : 500 };
+  const inFlight = quick ? 200 : 1000;
+  const runsOf = Object.fromEntries(routes.map(([route]) => [route, []]));
+  for (let i = 0; i < (quick ? 1 : 5); i++) {
+    for (const [route, , transport] of routes) {
+      const args = [route, String(sequential[transport]), String(inFlight)];
+      runsOf[route].push(
+        await worker(lib('gateway-peers-worker.mjs'), args, env).catch((error) => ({
+          route,
+          // The worker's own crash: the error line of its stderr, not the command line.
+          error: (
+            String(error.message)
+              .split('\n')
+              .find((line) => /Error\b/.test(line)) ?? String(error.message)
+          ).slice(0, 300),
+          warnings: [],
+        })),
+      );
+    }
+  }
+  const of = (route) => {
+    const ok = runsOf[route].filter((r) => !r.error);
+    const warnings = [...new Set(runsOf[route].flatMap((r) => r.warnings ?? []))];
+    if (warnings.length) notes.push(`gateway ${route}: client process warnings ${warnings.join(', ')}`);
+    const failed = runsOf[route].length - ok.length;
+    if (failed && ok.length)
+      notes.push(
+        `gateway ${route}: ${failed} of ${runsOf[route].length} runs failed: ${runsOf[route].find((r) => r.error).error}`,
+      );
+    if (!ok.length) return { error: runsOf[route][0]?.error ?? 'not run' };
+    const medianOf = (key) =>
+      ok.some((r) => r[key] === undefined) ? undefined : median(ok.map((r) => r[key]));
+    return {
+      sequentialUs: medianOf('sequentialUs'),
+      callsPerSecond: medianOf('callsPerSecond'),
+      clientCpuUs: medianOf('clientCpuUs'),
+      relayCpuUs: route === 'direct' ? undefined : medianOf('relayCpuUs'),
+    };
+  };
+  const figures = Object.fromEntries(routes.map(([route]) => [route, of(route)]));
+  const floor = figures.relay;
+  const cpu = (us) => (us === undefined ? '—' : fmt(us, 0));
+  gatewayRows.push(
+    ...routes.map(([route, label, transport]) => {
+      const g = figures[route];
+      if (g.error) return [label, transport, `failed: ${g.error.replaceAll('|', '\\|')}`, '', '', '', '', ''];
+      return [
+        label,
+        transport,
+        fmt(g.sequentialUs, 0),
+        floor.error ? 'n/a' : ratio(g.sequentialUs, floor.sequentialUs),
+        fmt(g.callsPerSecond, 0),
+        // In flight as time per call against the relay's, the way the sequential column reads.
+        floor.error ? 'n/a' : ratio(floor.callsPerSecond, g.callsPerSecond),
+        cpu(g.relayCpuUs),
+        cpu(g.clientCpuUs),
+      ];
+    }),
+  );
+  gatewayFacts = `${quick ? 1 : 5} rounds; per route and round ${sequential.stdio} (stdio) / ${sequential.http} (HTTP) sequential calls after 200 untimed, then ${inFlight} in flight`;
+}
+
 /** `+5.4` or `−5.9`: how far above (or below) the floor's peak RSS. */
 function signed(value) {
   return value < 0 ? `−${fmt(-value)}` : `+${fmt(value)}`;
 }
 
 const header = ['measure', 'baseline', 'baseline figure', 'mcpx', 'ratio', 'target'];
-const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+const markdown = (head, body) =>
+  [head, head.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
+const table = rows.length === 0 ? '' : markdown(header, rows);
+const gatewayHeader = [
+  'route',
+  'transport',
+  'sequential µs/call',
+  '× raw relay',
+  'in flight, calls/s',
+  'in flight, × raw relay',
+  'relay CPU µs/call',
+  'client CPU µs/call',
+];
+const gatewayTableText =
+  gatewayRows.length === 0
+    ? ''
+    : `\n\nGateway: the SDK \`Client\` through each relay to the same minimal stdio server (${gatewayFacts}); CPU per sequential call, from /proc.\n\n${markdown(gatewayHeader, gatewayRows)}`;
 loads.push(loadavg()[0]);
 const load = `load average ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} (median ${fmt(median(loads), 1)}) on ${cpus().length} cores during the run`;
 // A load above the core count means other work held the CPU for much of the run: say so where the figures are.
@@ -579,11 +569,11 @@ const overloaded =
     : '';
 const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}, ${load}`;
 process.stdout.write(
-  `\n${facts}\n\n${table}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
+  `\n${facts}\n\n${table}${gatewayTableText}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
 );
 if (!quick && !only) {
   await writeFile(
     join(here, 'RESULTS.md'),
-    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).${overloaded}\n\n${table}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
+    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).${overloaded}\n\n${table}${gatewayTableText}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
   );
 }

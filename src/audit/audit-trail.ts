@@ -35,8 +35,11 @@ export interface AuditTrail {
   close(): Promise<void>;
 }
 
-/** A trail over `sinks` (more may be added). A sink that throws is skipped for that record, never the call. */
-export function createAuditTrail(sinks: readonly AuditSink[] = []): AuditTrail {
+/**
+ * A trail over `sinks` (more may be added). A sink that throws is skipped for that record, never
+ * the call. `profile`: the host's profile, on every record.
+ */
+export function createAuditTrail(sinks: readonly AuditSink[] = [], profile?: string): AuditTrail {
   const all = new Set(sinks);
   const publish = (record: AuditRecord) => {
     for (const sink of all) {
@@ -48,7 +51,8 @@ export function createAuditTrail(sinks: readonly AuditSink[] = []): AuditTrail {
     }
   };
   return {
-    begin: (call) => beginCall(call, publish),
+    begin: (call) =>
+      beginCall(profile === undefined ? call : { ...call, who: { ...call.who, profile } }, publish),
     add(sink) {
       all.add(sink);
       return () => all.delete(sink);

@@ -11,7 +11,7 @@ export interface AuditCaller {
   readonly clientInfo?: { readonly name: string; readonly version?: string };
   /** The gateway's session (a client's `Mcp-Session-Id`, a stdio connection), for telling clients apart. */
   readonly session?: string;
-  /** The host's profile, when it runs one. */
+  /** The host's profile (`--profile`, `HostOptions.profile`), when it runs one. */
   readonly profile?: string;
 }
 

@@ -23,6 +23,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.UnknownServer]: ExitCode.Usage,
   [Codes.ServerExists]: ExitCode.Usage,
   [Codes.UnknownTool]: ExitCode.Usage,
+  [Codes.UnknownProfile]: ExitCode.Usage,
   [Codes.UnknownPrompt]: ExitCode.Usage,
   [Codes.InvalidArguments]: ExitCode.Usage,
   [Codes.ConfigNotFound]: ExitCode.Config,

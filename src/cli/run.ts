@@ -144,6 +144,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--max-steps <n>', 'model calls per turn before giving up (default 10)')
     .option('--once <question>', 'ask one question, print the final answer and exit (for scripts)')
     .option(
+      '--profile <name>',
+      'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
+    )
+    .option(
       '--resources',
       "also offer the model list_resources and read_resource (the servers' resources; each read is decided like a tool call)",
     )
@@ -155,6 +159,7 @@ function buildProgram(select: (action: Action) => void): Command {
         maxSteps?: string;
         once?: string;
         resources?: boolean;
+        profile?: string;
       }) => select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
     );
 
@@ -165,7 +170,11 @@ function buildProgram(select: (action: Action) => void): Command {
       '--permission <level>',
       "what /mcp connect --allow-all may allow a model: yolo, trusted or sandboxed; default: the config's",
     )
-    .action((opts: { permission?: string }) =>
+    .option(
+      '--profile <name>',
+      'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
+    )
+    .action((opts: { permission?: string; profile?: string }) =>
       select(async (s) => (await import('./commands/shell.js')).runShellCommand(s, opts)),
     );
 
@@ -298,6 +307,10 @@ function buildProgram(select: (action: Action) => void): Command {
       '--config-flag <flag>',
       'the flag that names the file, for agents other than Claude Code (default --mcp-config)',
     )
+    .option(
+      '--profile <name>',
+      'hand over one mcpx serve --profile <name> entry: only that profile of the config (default: $MCPX_PROFILE)',
+    )
     .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
       select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
     );
@@ -325,6 +338,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--server <name>', 're-serve this one server unchanged (no name prefixes): a transparent bridge')
     .option('--servers <a,b>', 'serve only these servers')
     .option('--exclude-tools <glob>', 'hide tools matching server.tool or tool (repeatable)', repeat)
+    .option(
+      '--profile <name>',
+      'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
+    )
     .option(
       '--permission <level>',
       "yolo, trusted (refuses calls that would ask a person) or sandboxed; default: the config's",
@@ -356,9 +373,9 @@ function buildProgram(select: (action: Action) => void): Command {
   program
     .command('daemon')
     .description(
-      'keep servers marked "keep_alive" running between commands: start [--all] | stop | status | restart',
+      'keep servers marked "keep_alive" running between commands: start [--all] | stop | status | metrics | restart',
     )
-    .argument('<action>', 'start, stop, status or restart')
+    .argument('<action>', 'start, stop, status, metrics (Prometheus text) or restart')
     .option('--all', 'with start: keep every configured server warm, not only keep_alive ones')
     .option('--idle <seconds>', 'with start: end the daemon after this long with no client (default 1800)')
     .addOption(new Option('--key <key>').hideHelp())
@@ -375,6 +392,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .command('validate')
     .description('check every config file and report every problem')
     .action(() => select(async (s) => (await import('./commands/config.js')).runConfigValidate(s)));
+  config
+    .command('profiles')
+    .description('the profiles of the config (--profile NAME), and the files that define or narrow them')
+    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigProfiles(s)));
   config
     .command('trust')
     .description('approve project config entries so their servers may start')
@@ -422,6 +443,7 @@ function buildProgram(select: (action: Action) => void): Command {
       '--remove-copies',
       "take out of the host's file the copies of mcpx's servers an earlier export wrote (shown; done with --write)",
     )
+    .option('--profile <name>', 'with --via-gateway: the entry runs mcpx serve --profile <name>')
     .action((opts: import('./commands/config-export.js').ExportFlags) =>
       select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
     );
@@ -449,17 +471,24 @@ function buildProgram(select: (action: Action) => void): Command {
     );
   for (const [kind, what] of [
     ['remove', 'remove a server from a config file'],
-    ['enable', 'switch a server back on (removes "enabled": false)'],
-    ['disable', 'switch a server off ("enabled": false), keeping its entry'],
+    ['enable', 'switch a server back on (removes "enabled": false); with tools, switch those tools back on'],
+    [
+      'disable',
+      'switch a server off ("enabled": false), keeping its entry; with tools, only those (disabled_tools)',
+    ],
   ] as const) {
-    config
+    const command = config
       .command(kind)
       .description(`${what}, keeping the file's comments`)
-      .argument('<name>')
-      .option('--scope <scope>', scopeHelp)
-      .action((name: string, opts: { scope?: string }) =>
-        select(async (s) => (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts)),
+      .argument('<name>');
+    if (kind !== 'remove') command.argument('[tools...]', "the server's tools to switch, by exact name");
+    command.option('--scope <scope>', scopeHelp).action((name: string, ...rest: unknown[]) => {
+      const tools = kind === 'remove' ? [] : (rest[0] as string[]);
+      const opts = (kind === 'remove' ? rest[0] : rest[1]) as { scope?: string };
+      return select(async (s) =>
+        (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts, tools),
       );
+    });
   }
 
   return program;

@@ -29,6 +29,8 @@ export interface ServeOptions {
   readonly sessionIdle?: string;
   /** Milliseconds a list request waits for servers still starting before it answers without them. */
   readonly listWait?: string;
+  /** The config's profile to serve (`--profile NAME`). */
+  readonly profile?: string;
 }
 
 /** What `mcpx serve`'s flags ask of the gateway, checked. */

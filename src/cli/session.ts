@@ -180,6 +180,16 @@ export class CliSession {
     if (command !== undefined) this.#command = command;
   }
 
+  /**
+   * The config's profile this command is limited to: `--profile NAME`, else `MCPX_PROFILE`
+   * (serve, chat, exec, the shell). Resolves to the name in force, if any.
+   */
+  useProfile(flag: string | undefined): string | undefined {
+    const name = flag ?? (this.io.env.MCPX_PROFILE || undefined);
+    if (name !== undefined) this.#knobs.profile = name;
+    return name;
+  }
+
   /** Servers allowed whole, and tools excluded, by the person running the command (`mcpx serve`). */
   usePolicy(policy: HostPolicy): void {
     this.#knobs.policy = policy;

@@ -4,6 +4,7 @@ import { HOST_IDS, type HostId } from './hosts/types.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
+import { collectProfiles, type ProfileLayer } from './profiles.js';
 import { MCP_SECTION_KEYS, TOP_LEVEL_KEYS } from './server-fields.js';
 import { suggest } from './suggest.js';
 import type { ConfigLayer, ConfigWarning } from './types.js';
@@ -24,6 +25,8 @@ export interface CollectResult {
   readonly auditLog?: string | false;
   /** The file's `"import": ["cursor", …]`: hosts whose servers are read live, and where it says so. */
   readonly imports?: { readonly hosts: readonly HostId[]; readonly line?: number };
+  /** The file's `"profiles": {...}`, each one valid (see `profiles.ts`). */
+  readonly profiles?: readonly { readonly name: string; readonly layer: ProfileLayer }[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -98,6 +101,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
   let demo: CollectResult['demo'];
   let imports: CollectResult['imports'];
   let auditLog: CollectResult['auditLog'];
+  let profiles: CollectResult['profiles'];
 
   for (const [key, value] of Object.entries(root)) {
     if (key === 'mcpServers' || key === 'servers') section(value, [key]);
@@ -169,6 +173,8 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
         const line = doc.locate(['import'], 'key')?.line;
         imports = { hosts: hosts as HostId[], ...(line ? { line } : {}) };
       }
+    } else if (key === 'profiles') {
+      profiles = collectProfiles(site, value, problems);
     } else if (key === 'mcp') {
       if (!isRecord(value)) {
         problems.push(wrongSection(site, ['mcp'], value, 'object such as {"servers": {...}}'));
@@ -193,6 +199,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
     ...(demo ? { demo } : {}),
     ...(imports ? { imports } : {}),
     ...(auditLog !== undefined ? { auditLog } : {}),
+    ...(profiles?.length ? { profiles } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { insertProperty, removeProperty } from './jsonc-lines.js';
 import { loadConfigText } from './load-file.js';
 import type { ServerEntry } from './normalize-server.js';
 import { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
+import { fieldFor } from './server-fields.js';
 import type { ConfigLayer } from './types.js';
 
 /** A server entry as mcpx writes it: stdio (`command`, `args`, `env`) or remote (`url`, `type`, `headers`). */
@@ -26,7 +27,12 @@ export type ServerEdit =
       /** Replace an entry of that name instead of refusing. */
       readonly overwrite?: boolean;
     }
-  | { readonly kind: 'remove' | 'enable' | 'disable'; readonly name: string };
+  | { readonly kind: 'remove' | 'enable' | 'disable'; readonly name: string }
+  /**
+   * Switch tools of one server on or off: off takes a tool out of the entry's
+   * `allowed_tools` when it has one, else puts it into `disabled_tools`; on undoes either.
+   */
+  | { readonly kind: 'enable' | 'disable'; readonly name: string; readonly tools: readonly string[] };
 
 /** The text of a config file after one edit, and what the edit did. */
 export interface TextEditResult {
@@ -91,7 +97,7 @@ export function editConfigText(
         }
       : addEntry(text, doc, entries, edit, formatting);
   } else {
-    if (!existing && edit.name === 'demo' && edit.kind !== 'remove') {
+    if (!existing && edit.name === 'demo' && edit.kind !== 'remove' && !('tools' in edit)) {
       // The built-in server has no entry to edit: the top-level switch turns it off.
       const root = isObject(doc.value) ? doc.value : {};
       const next =
@@ -108,7 +114,10 @@ export function editConfigText(
     if (!existing) throw notInFile(edit.name, file, layer, entries);
     const entry = existing.value as Record<string, unknown>;
     const path = [...existing.path];
-    if (edit.kind === 'remove') {
+    if ('tools' in edit) {
+      const next = switchTools(text, path, entry, edit.kind, edit.tools, formatting);
+      result = { text: next, outcome: next === text ? 'unchanged' : `${edit.kind}d`, path: existing.path };
+    } else if (edit.kind === 'remove') {
       result = { text: removeProperty(text, path), outcome: 'removed', path: existing.path };
     } else {
       let next = text;
@@ -128,6 +137,55 @@ export function editConfigText(
   }
   checked(result.text, file, layer, 'would not be valid after this change, so it was not changed');
   return result;
+}
+
+/**
+ * The entry's tool lists after switching `tools` on or off, in whichever spelling the entry
+ * already uses (`allowed_tools`, `includeTools`, …); a deny list emptied by `enable` goes.
+ */
+function switchTools(
+  text: string,
+  path: JSONPath,
+  entry: Record<string, unknown>,
+  kind: 'enable' | 'disable',
+  given: readonly string[],
+  formatting: FormattingOptions,
+): string {
+  const tools = [...new Set(given)];
+  const keyOf = (field: 'allowTools' | 'denyTools') => Object.keys(entry).find((k) => fieldFor(k) === field);
+  const listOf = (key: string | undefined) =>
+    key === undefined
+      ? undefined
+      : (entry[key] as unknown[]).filter((t): t is string => typeof t === 'string');
+  const allowKey = keyOf('allowTools');
+  const denyKey = keyOf('denyTools');
+  const allow = listOf(allowKey);
+  const deny = listOf(denyKey) ?? [];
+  let nextAllow = allow;
+  let nextDeny = deny;
+  if (kind === 'disable') {
+    // With an allow list, leaving the tool out of it is what switches it off.
+    if (allow) nextAllow = allow.filter((t) => !tools.includes(t));
+    else nextDeny = [...deny, ...tools.filter((t) => !deny.includes(t))];
+  } else {
+    nextDeny = deny.filter((t) => !tools.includes(t));
+    if (allow) nextAllow = [...allow, ...tools.filter((t) => !allow.includes(t))];
+  }
+  let next = text;
+  const set = (
+    key: string | undefined,
+    fallback: string,
+    before: readonly string[] | undefined,
+    after: string[],
+  ) => {
+    if (before && before.length === after.length && before.every((t, i) => t === after[i])) return;
+    if (key === undefined) next = insertProperty(next, path, fallback, after, formatting);
+    else if (after.length === 0 && fallback === 'disabled_tools') next = removeProperty(next, [...path, key]);
+    else next = applyEdits(next, modify(next, [...path, key], after, { formattingOptions: formatting }));
+  };
+  if (allowKey !== undefined && nextAllow) set(allowKey, 'allowed_tools', allow, nextAllow);
+  if (denyKey !== undefined || nextDeny.length > 0) set(denyKey, 'disabled_tools', listOf(denyKey), nextDeny);
+  return next;
 }
 
 /** Throws the file's first problem, worded as a refusal. */

@@ -38,6 +38,7 @@ export type { InputRequest } from './input-variable.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
 export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
+export { findProfile, type ProfileConfig, type ProfileLayer } from './profiles.js';
 export { readConfigText } from './read-config-text.js';
 export { runsMcpx } from './runs-mcpx.js';
 export { SERVER_DEFAULTS } from './server-defaults.js';

@@ -34,6 +34,8 @@ export interface FileLoad {
   readonly inputs?: readonly InputRequest[];
   /** `"import": [...]`: hosts whose servers this file reads live. */
   readonly imports?: CollectResult['imports'];
+  /** `"profiles": {...}`: this file's definitions. */
+  readonly profiles?: CollectResult['profiles'];
 }
 
 /**
@@ -121,6 +123,7 @@ export function loadConfigText(
     ...(switchOffs.length ? { switchOffs } : {}),
     ...(demo ? { demo } : {}),
     ...(collected.imports ? { imports: collected.imports } : {}),
+    ...(collected.profiles ? { profiles: collected.profiles } : {}),
     ...declaredInputs(doc.value, path),
   };
 }

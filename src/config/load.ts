@@ -8,6 +8,7 @@ import type { InputRequest } from './input-variable.js';
 import { variablesIn } from './interpolate.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import type { ServerDraft } from './normalize-server.js';
+import { mergeProfiles, type ProfileLayer, profileProblem } from './profiles.js';
 import { asWritten, resolveServer } from './resolve-server.js';
 import { isTrusted, loadTrustStore, markUnapproved } from './trust.js';
 import type {
@@ -48,6 +49,7 @@ interface Gathered {
   readonly definitions: Definition[];
   readonly settings: FileSettings[];
   readonly warnings: ConfigWarning[];
+  readonly profiles: { name: string; layer: ProfileLayer }[];
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
@@ -58,6 +60,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const settings: FileSettings[] = [];
   const warnings: ConfigWarning[] = [];
   let auditLog: string | false | undefined;
+  const profiles: Gathered['profiles'] = [];
   const inputs: InputRequest[] = [];
   const pending: { index: number; draft: ServerDraft }[] = [];
   if (options.includeBuiltin !== false) {
@@ -97,6 +100,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
           origin: { layer: load.layer, file: load.path },
         });
     }
+    profiles.push(...(load.profiles ?? []));
     if (load.roots || load.permission) {
       settings.push({
         file: load.path,
@@ -151,6 +155,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     definitions,
     settings,
     warnings,
+    profiles,
     ...(auditLog !== undefined ? { auditLog } : {}),
   };
 }
@@ -319,7 +324,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, settings, warnings, auditLog } = await gather(options);
+  const { files, problems, definitions, settings, warnings, profiles, auditLog } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -351,6 +356,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     ...applySettings(settings, trust),
     ...(auditLog !== undefined ? { auditLog } : {}),
     warnings,
+    profiles: mergeProfiles(profiles),
   };
 }
 
@@ -359,7 +365,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
  * `mcpx config validate`. Never throws for a config problem.
  */
 export async function validateConfig(options: LoadConfigOptions): Promise<ValidationResult> {
-  const { files, problems, definitions, warnings } = await gather(options);
+  const { files, problems, definitions, warnings, profiles } = await gather(options);
   const { servers, unusable } = merge(definitions);
-  return { files, serverCount: servers.length, problems: [...problems, ...unusable.values()], warnings };
+  const configured = new Set([...servers.map((s) => s.name), ...unusable.keys()]);
+  const profileProblems = mergeProfiles(profiles).flatMap((p) => profileProblem(p, configured) ?? []);
+  return {
+    files,
+    serverCount: servers.length,
+    problems: [...problems, ...unusable.values(), ...profileProblems],
+    warnings,
+  };
 }

@@ -147,6 +147,7 @@ export const TOP_LEVEL_KEYS = [
   'demo',
   'import',
   'audit_log',
+  'profiles',
 ] as const;
 
 /** Keys inside VS Code's settings-style `{"mcp": {...}}`. */

@@ -1,6 +1,7 @@
 import type { McpxError } from '../errors/index.js';
 import type { ConfigFileCache } from './file-cache.js';
 import type { InputRequest } from './input-variable.js';
+import type { ProfileConfig } from './profiles.js';
 import type { TrustStore } from './trust.js';
 
 /** The layers a server definition can come from, in increasing precedence. */
@@ -201,6 +202,11 @@ export interface LoadedConfig {
   readonly heldSettings: readonly HeldSettings[];
   /** Keys of other hosts' files that look like typos of mcpx's own, for a notice. */
   readonly warnings: readonly ConfigWarning[];
+  /**
+   * Named sets of servers and tools (`"profiles"`), for `--profile NAME`: the user's own
+   * files define each one, a repository's file can only narrow it (see `ProfileConfig`).
+   */
+  readonly profiles: readonly ProfileConfig[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { GatewayHost, LiveSessions, Paginator } from '../gateway/index.js';
+import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { createInstanceKeys, type InstanceKey } from './instance-key.js';
@@ -53,6 +54,8 @@ export interface InstancePoolOptions {
   readonly extraIdleMs?: number;
   /** Instances of one server at most (one per environment); the least recently used idle one makes room. */
   readonly maxPerServer?: number;
+  /** Where each instance's upstream requests and restarts are counted. */
+  readonly metrics?: MetricsRecorder;
   readonly now: () => number;
 }
 
@@ -114,6 +117,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         transparent: config.name,
         guard,
         carryErrors: true,
+        ...(options.metrics ? { metrics: options.metrics } : {}),
       }),
       pages: new Paginator(),
       live: new LiveSessions(),
@@ -124,7 +128,8 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
       retired: false,
       unsubscribe: () => {},
     };
-    instance.unsubscribe = registry.on((event) => {
+    const stopCounting = options.metrics?.watchRestarts(registry, key.tag);
+    const stopWatching = registry.on((event) => {
       if (event.type !== 'state') return;
       if (event.state === 'ready' && event.previous === 'starting') instance.connectedAt = options.now();
       if (event.state === 'stopped' || event.state === 'error') instance.connectedAt = undefined;
@@ -133,6 +138,10 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         if (event.previous === 'ready' || event.previous === 'busy') instance.crashed = event.error.message;
       }
     });
+    instance.unsubscribe = () => {
+      stopWatching();
+      stopCounting?.();
+    };
     // Shared by every caller: a list the server changed is every caller's news (their own
     // sessions, gateways included, tell their clients in turn).
     instance.host.onListChanged((kind) => instance.live.listChanged(kind));

@@ -6,8 +6,9 @@ import type { ClientFeatures } from '../client/features.js';
 import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
-import { createSessionServer } from '../gateway/index.js';
+import { createSessionServer, recordingRequests } from '../gateway/index.js';
 import type { HomeFiles } from '../home/index.js';
+import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/index.js';
@@ -57,6 +58,11 @@ export interface DaemonServerOptions {
   readonly onStop: () => void;
   /** Runs a light caller's command (`op: 'run'`); absent: such callers are told to go direct. */
   readonly runCommand?: RunCommand;
+  /**
+   * Where the daemon's requests, upstream calls, servers and sessions are counted; read with
+   * `op: 'metrics'` (`mcpx daemon metrics`). Without it, that request gets no figures.
+   */
+  readonly metrics?: ServingMetrics;
   readonly now?: () => number;
 }
 
@@ -118,7 +124,22 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     serverIdleMs: options.serverIdleMs,
     ...(options.extraIdleMs !== undefined ? { extraIdleMs: options.extraIdleMs } : {}),
     ...(options.maxInstancesPerServer !== undefined ? { maxPerServer: options.maxInstancesPerServer } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     now,
+  });
+  const stopObserving = options.metrics?.observe({
+    connections: () =>
+      pool.list().map((instance) => ({
+        server: instance.config.name,
+        instance: instance.key.tag,
+        state: instance.registry.status(instance.config.name).state,
+      })),
+    sessions: () =>
+      pool.list().map((instance) => ({
+        server: instance.config.name,
+        instance: instance.key.tag,
+        count: instance.sessions.size,
+      })),
   });
   const sockets = new Set<Socket>();
   let clientCount = 0;
@@ -187,11 +208,11 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
               pages: instance.pages,
               capabilities,
               ...(instructions ? { instructions } : {}),
-              onRequest: (event) => {
+              onRequest: recordingRequests(options.metrics, (event) => {
                 if (event.method !== 'tools/call') return;
                 instance.calls += 1;
                 session.calls += 1;
-              },
+              }),
             });
             instance.live.add(server);
             return server;
@@ -280,6 +301,10 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     if (request.op === 'status') {
       reply(socket, { ok: true, status: status() });
       socket.end();
+    } else if (request.op === 'metrics') {
+      const text = (await options.metrics?.prometheus()) ?? '';
+      reply(socket, { ok: true });
+      socket.end(text);
     } else if (request.op === 'run') {
       reply(socket, { ok: true });
       const { protocol: _protocol, op: _op, ...run } = request;
@@ -395,6 +420,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       if (closed) return;
       closed = true;
       clearTimeout(daemonIdle);
+      stopObserving?.();
       const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await stopped;

@@ -21,6 +21,11 @@ export type DaemonRequest =
     }
   | ({ readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'run' } & RunRequest)
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'status' }
+  /**
+   * The daemon's metrics in the Prometheus text format (`mcpx daemon metrics`): after the
+   * reply line, the text itself until the daemon ends the connection (a reply line is capped).
+   */
+  | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'metrics' }
   | { readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'stop' };
 
 /** The process a connection to a held server belongs to, as it introduces itself. */

@@ -9,6 +9,8 @@ export const ErrorCode = {
   /** `mcpx config add` of a name the file already has. */
   ServerExists: 'SERVER_EXISTS',
   UnknownTool: 'UNKNOWN_TOOL',
+  /** `--profile NAME` (or `HostOptions.profile`) naming no profile of the config, or one that cannot be used. */
+  UnknownProfile: 'UNKNOWN_PROFILE',
   /** A prompt name the server does not list. */
   UnknownPrompt: 'UNKNOWN_PROMPT',
   InvalidArguments: 'INVALID_ARGUMENTS',

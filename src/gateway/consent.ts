@@ -2,7 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientCapabilities, InputRequest, Tool } from '@modelcontextprotocol/server';
 import type { AuditDecision } from '../audit/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { Approver, CallDecision, ConnectDecision, PermissionGuard } from '../permissions/index.js';
+import type {
+  Approver,
+  CallDecision,
+  ConnectDecision,
+  PermissionAnswers,
+  PermissionGuard,
+} from '../permissions/index.js';
 import { forModel, forTerminal } from '../text/index.js';
 import { describe } from './upstream-error.js';
 
@@ -80,6 +86,12 @@ export class ClientConsent {
   #guard: PermissionGuard | undefined;
   /** The call whose client is asked: concurrent calls of one session each ask through their own. */
   readonly #asking = new AsyncLocalStorage<Elicit>();
+  readonly #kept: KeptAnswers | undefined;
+
+  /** `kept`: a client with no session (2026-07-28 over HTTP) starts from the answers it gave before. */
+  constructor(kept?: KeptAnswers) {
+    this.#kept = kept;
+  }
 
   /**
    * Ask the person, through `elicit`, what the policy would put to them about
@@ -109,8 +121,11 @@ export class ClientConsent {
               ),
           },
         );
+        this.#kept?.keep(guard.state);
         return undefined;
       } catch (error) {
+        // A question left for the next round is no answer yet: the retry replays this call's.
+        if (!(error instanceof AskLater)) this.#kept?.keep(guard.state);
         if (error instanceof NotAnswered) {
           decided({ result: 'denied', by: 'client', reason: error.message });
           return `mcpx refused '${forModel(tool.name)}' of '${forModel(server)}': ${error.message}; call it again to be asked again`;
@@ -123,7 +138,7 @@ export class ClientConsent {
   }
 
   #guardFor(request: ConsentCall): PermissionGuard {
-    this.#guard ??= request.guard.withApprover(this.#approver());
+    this.#guard ??= request.guard.withApprover(this.#approver(), this.#kept?.answers());
     return this.#guard;
   }
 
@@ -221,4 +236,62 @@ function describeCall(server: string, tool: Tool, args: Readonly<Record<string, 
     `'${show(tool.name)}' of '${show(server)}'${about}\n` +
     `Arguments: ${shorten(show(JSON.stringify(args) ?? '{}'))}`
   );
+}
+
+/** One client's answers in a {@link ConsentMemory}. */
+export interface KeptAnswers {
+  answers(): PermissionAnswers | undefined;
+  keep(answers: PermissionAnswers): void;
+}
+
+/** How long a client's answers are kept after its last call, and for how many clients at most. */
+const KEPT_IDLE_MS = 30 * 60_000;
+const KEPT_CLIENTS = 1_000;
+
+/**
+ * The consent of clients that have no session: a 2026-07-28 client over HTTP sends every call as a
+ * request of its own, so the answers its person gave ("allow all", "always", "deny") are kept here,
+ * under the client's identity (its credentials, hashed, and its name and version), and each request
+ * starts from them. They are answers of this gateway process only (another instance behind a load
+ * balancer asks again), and forgotten after 30 minutes without a call, as a session would end.
+ * A call's answers are kept when its consent is settled, not between its rounds: each round
+ * replays the answers given so far, against the same starting point.
+ */
+export class ConsentMemory {
+  readonly #clients = new Map<string, { answers: PermissionAnswers; used: number }>();
+  readonly #idleMs: number;
+  readonly #max: number;
+
+  constructor(idleMs = KEPT_IDLE_MS, max = KEPT_CLIENTS) {
+    this.#idleMs = idleMs;
+    this.#max = max;
+  }
+
+  /** The answers of the client `identity` names, to start its next request's consent from. */
+  of(identity: string): KeptAnswers {
+    return {
+      answers: () => {
+        this.#forgetIdle();
+        return this.#clients.get(identity)?.answers;
+      },
+      keep: (answers) => {
+        const copy = { connect: new Map(answers.connect), approved: new Map(answers.approved) };
+        // Re-inserted, so the Map's order is least recently used first.
+        this.#clients.delete(identity);
+        this.#clients.set(identity, { answers: copy, used: Date.now() });
+        for (const oldest of this.#clients.keys()) {
+          if (this.#clients.size <= this.#max) break;
+          this.#clients.delete(oldest);
+        }
+      },
+    };
+  }
+
+  #forgetIdle(): void {
+    const cutoff = Date.now() - this.#idleMs;
+    for (const [identity, kept] of this.#clients) {
+      if (kept.used >= cutoff) break;
+      this.#clients.delete(identity);
+    }
+  }
 }

@@ -9,6 +9,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { AuditTrail } from '../audit/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
@@ -16,6 +17,7 @@ import { type GatewayWiring, wire } from './gateway-wiring.js';
 import { GatewayHost, type ReloadResult } from './host.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
+import { recordingRequests } from './request-metrics.js';
 import { createSessionServer, type RequestEvent } from './session-server.js';
 import { LiveSessions } from './sessions.js';
 import { watchConfigFiles } from './watch-config.js';
@@ -51,7 +53,7 @@ export type GatewayEvent =
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
   GatewayHttpOptions,
-  'newServer' | 'onListChanged' | 'onLog' | 'subscribe' | 'toolInputSchema'
+  'newServer' | 'onListChanged' | 'onLog' | 'subscribe' | 'toolInputSchema' | 'metrics'
 >;
 
 export interface GatewayOptions {
@@ -75,6 +77,11 @@ export interface GatewayOptions {
   readonly stateKey?: Uint8Array;
   /** Each request a client made, once answered (an access log; `tools/call` is also the audit trail's). */
   readonly onRequest?: (event: RequestEvent) => void;
+  /**
+   * Where requests, upstream calls, connections, sessions and restarts are counted
+   * (`createMetrics()` of `src/metrics/`); over HTTP they are also served on `GET /metrics`.
+   */
+  readonly metrics?: ServingMetrics;
   /** Reload when a config file changes, as `reload()` does. */
   readonly watchConfig?: boolean;
   /** How long `close()` waits for calls in flight. Default 30 s. */
@@ -121,6 +128,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(options.stateKey ? { stateKey: options.stateKey } : {}),
     ...(options.listWaitMs !== undefined ? { listWaitMs: options.listWaitMs } : {}),
     ...(base.audit ? { audit: base.audit() } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   if (options.wiring) wire(options.wiring, core);
   const emit = (event: GatewayEvent) => options.on?.(event);
@@ -149,12 +157,13 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
   }
 
   const pages = new Paginator(options.pageSize);
+  const onRequest = recordingRequests(options.metrics, options.onRequest);
   const newServer = (client: string): Server =>
     createSessionServer(core, {
       client,
       pages,
       ...transparent,
-      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+      ...(onRequest ? { onRequest } : {}),
     });
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const drain = async () => {
@@ -187,13 +196,15 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       : () => {};
 
   const listening = options.http
-    ? await listenHttp(core, options.http, newServer)
+    ? await listenHttp(core, options.http, newServer, options.metrics)
     : listenStdio(core, options, newServer, drainMs);
+  const stopMetrics = measure(core, listening, options.metrics);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       stopWatching();
       await listening.close(drain);
+      stopMetrics();
       core.dispose();
     })();
     return closing;
@@ -209,8 +220,32 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
   };
 }
 
+/** Report the served servers' connections, the sessions and the restarts to `metrics` until the returned function. */
+function measure(core: GatewayHost, listening: Listening, metrics: ServingMetrics | undefined): () => void {
+  if (!metrics) return () => {};
+  const stopRestarts = metrics.watchRestarts(core.registry);
+  const stopObserving = metrics.observe({
+    connections: () =>
+      core.servers.flatMap((server) => {
+        // A server between a reload's stop and its start is in neither state: left out of this reading.
+        try {
+          return [{ server, state: core.registry.status(server).state }];
+        } catch {
+          return [];
+        }
+      }),
+    sessions: () => [{ count: listening.sessions() }],
+  });
+  return () => {
+    stopRestarts();
+    stopObserving();
+  };
+}
+
 interface Listening {
   readonly url: string | undefined;
+  /** Downstream sessions open now. */
+  sessions(): number;
   /** The client went away on its own (stdio's stdin ended); never, on HTTP. */
   readonly ended: Promise<void>;
   /** `close()` finished. */
@@ -222,10 +257,12 @@ async function listenHttp(
   core: GatewayHost,
   http: GatewayHttpListen,
   newServer: (client: string) => Server,
+  metrics: ServingMetrics | undefined,
 ): Promise<Listening> {
   const listener = await startGatewayHttp({
     ...http,
     newServer,
+    ...(metrics ? { metrics: () => metrics.prometheus() } : {}),
     onListChanged: (l) => core.onListChanged(l),
     onLog: (l) => core.onLog(l),
     subscribe: (uri, onUpdated) => core.subscribe(uri, onUpdated),
@@ -234,6 +271,7 @@ async function listenHttp(
   const stopped = settled();
   return {
     url: listener.url,
+    sessions: () => listener.sessions,
     ended: new Promise(() => {}),
     stopped: stopped.promise,
     close: async (drain) => {
@@ -266,8 +304,14 @@ function listenStdio(
     { transport: new ServingStdioTransport(stdin as NodeJS.ReadStream, output), onerror: () => {} },
   );
   const stopped = settled();
+  let open = true;
+  void ended.then(() => {
+    open = false;
+  });
   return {
     url: undefined,
+    // One client on stdio, until its stdin ends.
+    sessions: () => (open ? 1 : 0),
     ended,
     stopped: stopped.promise,
     close: async (drain) => {

@@ -30,6 +30,7 @@ import type {
   ServerLogEvent,
 } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
+import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { type Catalogue, type CatalogueNaming, createCatalogue } from '../tools/index.js';
@@ -39,13 +40,14 @@ import {
   AskLater,
   type ClientConsent,
   CONSENT_INPUT_KEY,
+  ConsentMemory,
   canElicitForm,
   type Elicit,
   replaying,
 } from './consent.js';
 import { CAPABILITY_OF, type InputExchange, InputRounds, type StatelessRound } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
-import { toClientError } from './upstream-error.js';
+import { errorTypeOf, TOOL_ERROR, toClientError } from './upstream-error.js';
 
 export interface GatewayHostOptions {
   /** The registry of the servers to serve (already only enabled, trusted ones). */
@@ -82,6 +84,8 @@ export interface GatewayHostOptions {
    * gateways record nothing: their callers are mcpx processes that record their own calls.
    */
   readonly audit?: AuditTrail;
+  /** Where each upstream request's duration and outcome are recorded (`mcp.client.operation.duration`). */
+  readonly metrics?: MetricsRecorder;
 }
 
 /** A client's request, as the host needs to know it. */
@@ -109,6 +113,8 @@ export interface DownstreamCall {
    * form elicitation. Without it, such a call is refused with how to allow it.
    */
   readonly consent?: ClientConsent;
+  /** Told where a `tools/call` goes once its public name is resolved (the access log and metrics name it so). */
+  readonly onRoute?: (route: Qualified) => void;
 }
 
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
@@ -186,9 +192,12 @@ export class GatewayHost {
   readonly #servers: Map<string, ServerConfig>;
   readonly #carryErrors: boolean;
   readonly #audit: AuditTrail | undefined;
+  readonly #metrics: MetricsRecorder | undefined;
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
   readonly rounds: InputRounds;
+  /** The consent of 2026-07-28 clients over HTTP, which have no session to keep it in. */
+  readonly consents = new ConsentMemory();
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Set<(message: LogMessage) => void>();
   /** The catalogue of the servers up when it was built; dropped when one comes, goes or re-lists. */
@@ -200,6 +209,7 @@ export class GatewayHost {
   constructor(options: GatewayHostOptions) {
     this.registry = options.registry;
     this.#carryErrors = options.carryErrors === true;
+    this.#metrics = options.metrics;
     this.transparent = options.transparent;
     this.#servers = new Map(options.servers.map((s) => [s.name, s]));
     this.namespace = options.transparent
@@ -492,6 +502,29 @@ export class GatewayHost {
   }
 
   /**
+   * Why a public name that resolves to nothing is the session's profile's doing, in the
+   * guard's words ("not in profile P"), so a client is not told the tool does not exist:
+   * a tool the profile hides on a served server, or any tool of a server it leaves out.
+   */
+  #outOfProfile(publicName: string): string | undefined {
+    const { guard } = this;
+    if (guard.profile === undefined) return undefined;
+    const listed: Listed<Tool>[] = [];
+    for (const server of this.#servers.keys()) {
+      if (!this.#arrivals.isUp(server)) continue;
+      for (const item of this.registry.status(server).tools as Tool[]) listed.push({ server, item });
+    }
+    const hidden = createCatalogue(listed, { naming: this.#naming }).resolve(publicName);
+    if (hidden && guard.outOfProfile(hidden.server, hidden.item.name)) return guard.refusal(routeOf(hidden));
+    if (this.transparent) return undefined;
+    const split = publicName.indexOf('__');
+    const server = split > 0 ? publicName.slice(0, split) : undefined;
+    if (server === undefined || this.#servers.has(server) || !guard.outOfProfile(server)) return undefined;
+    const tool = { name: publicName.slice(split + 2), inputSchema: { type: 'object' as const } };
+    return guard.refusal({ server, tool });
+  }
+
+  /**
    * A name found nowhere once its servers settled: a server of it that failed to start
    * says why (the client's model reads it), else the name is unknown.
    */
@@ -540,14 +573,24 @@ export class GatewayHost {
     call: DownstreamCall,
     audited: AuditedCall | undefined,
   ): Promise<CallToolResult> {
-    const route = await this.toolRoute(publicName, signalOf(call));
+    let route: ToolRoute;
+    try {
+      route = await this.toolRoute(publicName, signalOf(call));
+    } catch (error) {
+      const refused = this.#outOfProfile(publicName);
+      if (refused === undefined) throw error;
+      audited?.decided({ result: 'denied', by: 'rule', reason: refused });
+      return { content: [{ type: 'text', text: refused }], isError: true };
+    }
+    call.onRoute?.(route);
     audited?.routed(route.server, route.name);
     const unconsented = await this.#consented(route, args, call, (d) => audited?.decided(d));
     if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
+    const sent = this.#sent('tools/call', route.server, route.name);
     try {
-      return await this.#relay<CallToolResult>(call, (inputRound) =>
+      const result = await this.#relay<CallToolResult>(call, (inputRound) =>
         this.registry.callTool(route.server, route.name, args, {
           signal: signalOf(call),
           ownSignal: true,
@@ -573,11 +616,29 @@ export class GatewayHost {
               }),
         }),
       );
+      sent(result.isError ? TOOL_ERROR : undefined);
+      return result;
     } catch (error) {
+      sent(errorTypeOf(error));
       throw toClientError(error, this.#carryErrors);
     } finally {
       end();
     }
+  }
+
+  /** Time one upstream request for the metrics: the returned function records its end (and why it failed). */
+  #sent(method: string, server: string, tool?: string): (errorType?: string) => void {
+    const metrics = this.#metrics;
+    if (!metrics) return () => {};
+    const started = performance.now();
+    return (errorType) =>
+      metrics.sent({
+        method,
+        server,
+        ...(tool === undefined ? {} : { tool }),
+        seconds: (performance.now() - started) / 1000,
+        ...(errorType === undefined ? {} : { errorType }),
+      });
   }
 
   /**
@@ -662,13 +723,15 @@ export class GatewayHost {
    * registry): routed questions, input rounds, and upstream failures in the client's terms.
    */
   async #onBehalf<T>(
+    method: string,
     server: string,
     call: DownstreamCall,
     send: (connection: ServerConnection, control: RequestControl) => Promise<unknown>,
   ): Promise<T> {
     const end = this.#callers.begin(server, call.client, call);
+    const sent = this.#sent(method, server);
     try {
-      return await this.#relay<T>(call, (inputRound) =>
+      const result = await this.#relay<T>(call, (inputRound) =>
         this.#use(server, (c) =>
           send(c, {
             signal: signalOf(call),
@@ -679,7 +742,10 @@ export class GatewayHost {
           }),
         ),
       );
+      sent();
+      return result;
     } catch (error) {
+      sent(errorTypeOf(error));
       throw toClientError(error, this.#carryErrors);
     } finally {
       end();
@@ -692,7 +758,7 @@ export class GatewayHost {
     call: DownstreamCall,
   ): Promise<GetPromptResult> {
     const route = await this.#promptRoute(publicName, signalOf(call));
-    return this.#onBehalf<GetPromptResult>(route.server, call, (c, control) =>
+    return this.#onBehalf<GetPromptResult>('prompts/get', route.server, call, (c, control) =>
       c.getPrompt(route.name, args, control),
     );
   }
@@ -713,8 +779,11 @@ export class GatewayHost {
 
   async readResource(uri: string, call: DownstreamCall): Promise<ReadResourceResult> {
     const target = this.#resourceTarget(uri);
-    const result = await this.#onBehalf<ReadResourceResult>(target.server, call, (c, control) =>
-      c.readResource(target.name, control),
+    const result = await this.#onBehalf<ReadResourceResult>(
+      'resources/read',
+      target.server,
+      call,
+      (c, control) => c.readResource(target.name, control),
     );
     if (isInputRequiredResult(result)) return result as never;
     return {

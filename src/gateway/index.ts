@@ -34,5 +34,6 @@ export {
 export { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
 export { DEFAULT_PAGE_SIZE, Paginator } from './paginate.js';
 export { gatewayApprover } from './refusal.js';
+export { recordingRequests } from './request-metrics.js';
 export { createSessionServer, type RequestEvent, type SessionServerOptions } from './session-server.js';
 export { LiveSessions } from './sessions.js';

@@ -48,13 +48,21 @@ export function isModernRequest(ctx: ServerContext): boolean {
  * another client, or the same one with other credentials, cannot resume it.
  */
 export function roundOwner(ctx: ServerContext, connection: string, target: string): string {
-  if (!ctx.http) return `${ctx.mcpReq.method}\0${target}\0${connection}`;
+  return `${ctx.mcpReq.method}\0${target}\0${httpClientIdentity(ctx) ?? connection}`;
+}
+
+/**
+ * Over HTTP, who a request comes from when there is no session to say it: the credentials it
+ * carries (the bearer token, hashed) and the client's name and version from its envelope.
+ * Undefined on stdio and a daemon socket, where the connection says it.
+ */
+export function httpClientIdentity(ctx: ServerContext): string | undefined {
+  if (!ctx.http) return undefined;
   const request = (ctx.http as { req?: Request }).req;
   const credentials = createHash('sha256')
     .update(request?.headers.get('authorization') ?? '')
     .digest('base64url');
-  const info = JSON.stringify(envelopeValue(ctx, CLIENT_INFO_META_KEY) ?? null);
-  return `${ctx.mcpReq.method}\0${target}\0${credentials}\0${info}`;
+  return `${credentials}\0${JSON.stringify(envelopeValue(ctx, CLIENT_INFO_META_KEY) ?? null)}`;
 }
 
 /** The capabilities a 2026-07-28 request declares in its envelope. */

@@ -10,8 +10,15 @@ import type { ResourceSubscription } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
-import { declaredCapabilities, declaredClientInfo, isModernRequest, roundOwner } from './input-rounds.js';
+import {
+  declaredCapabilities,
+  declaredClientInfo,
+  httpClientIdentity,
+  isModernRequest,
+  roundOwner,
+} from './input-rounds.js';
 import type { Paginator } from './paginate.js';
+import { errorTypeOf, TOOL_ERROR } from './upstream-error.js';
 
 export interface SessionServerOptions {
   /** Who this server talks to (a session id, a connection number); routes upstream questions back. */
@@ -37,6 +44,11 @@ export interface RequestEvent {
   readonly arguments?: unknown;
   readonly durationMs: number;
   readonly outcome: 'ok' | 'error' | 'tool-error';
+  /**
+   * Why it failed, as the MCP semantic conventions' `error.type`: `tool_error` for a
+   * tool's error result, else the JSON-RPC error code the client was answered with.
+   */
+  readonly errorType?: string;
 }
 
 /**
@@ -76,16 +88,16 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
     { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
   );
-  // This session's person's answers: they live and end with this server (one per session, or
-  // per request for a 2026-07-28 client over HTTP, which has no session to keep them in).
-  const consent = new ClientConsent();
+  // This session's person's answers: they live and end with this server. A 2026-07-28 client
+  // over HTTP has no session: its answers are kept by the host under its identity.
+  const sessionConsent = new ClientConsent();
   const call = (ctx: ServerContext): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
     const clientInfo = server.getClientVersion();
     return {
       client,
       ctx,
-      consent,
+      consent: sessionConsent,
       ...(clientCapabilities ? { clientCapabilities } : {}),
       ...(clientInfo ? { clientInfo: { name: clientInfo.name, version: clientInfo.version } } : {}),
     };
@@ -102,6 +114,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     work: (c: DownstreamCall) => Promise<T>,
   ) => {
     if (!isModernRequest(ctx)) return work(call(ctx));
+    const identity = httpClientIdentity(ctx);
+    const consent = identity === undefined ? sessionConsent : new ClientConsent(host.consents.of(identity));
     return host.rounds.round(
       ctx,
       roundOwner(ctx, client, target),
@@ -128,10 +142,15 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   ): Promise<T> => {
     const started = performance.now();
     let outcome: RequestEvent['outcome'] = 'error';
+    let errorType: string | undefined;
     try {
       const result = await work();
       outcome = (result as { isError?: boolean }).isError ? 'tool-error' : 'ok';
+      if (outcome === 'tool-error') errorType = TOOL_ERROR;
       return result;
+    } catch (error) {
+      errorType = errorTypeOf(error);
+      throw error;
     } finally {
       options.onRequest?.({
         client,
@@ -139,6 +158,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         ...(typeof detail === 'function' ? detail() : detail),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         outcome,
+        ...(errorType === undefined ? {} : { errorType }),
       });
     }
   };
@@ -156,17 +176,28 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
     server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
       const { name, arguments: args = {} } = params;
+      // Where the call went, as callTool found it: a server that crashed in the call (or was still
+      // starting when it came) is not among the servers up at its end.
+      let routed: { readonly server: string; readonly name: string } | undefined;
       // Told once the call is over: a call for a server still starting waits for it in callTool.
       return timed(
         'tools/call',
         () => {
-          const route = host.knownTool(name);
+          const route = routed ?? host.knownTool(name);
           return {
             ...(route ? { server: route.server, tool: route.name } : { tool: name }),
             arguments: args,
           };
         },
-        () => asking(ctx, name, args, (c) => host.callTool(name, args, c)),
+        () =>
+          asking(ctx, name, args, (c) =>
+            host.callTool(name, args, {
+              ...c,
+              onRoute: (route) => {
+                routed = route;
+              },
+            }),
+          ),
       );
     });
   }

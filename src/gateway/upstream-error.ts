@@ -35,3 +35,19 @@ export function toClientError(error: unknown, carryErrors = false): ProtocolErro
 export function describe(failure: McpxError): string {
   return [failure.message, ...failure.fixes.map((f) => `fix: ${f}`)].join(' — ');
 }
+
+/** `error.type` of a tool's own error result (`isError`), as the MCP semantic conventions name it. */
+export const TOOL_ERROR = 'tool_error';
+
+/**
+ * A failed request's kind for metrics (`error.type`): a JSON-RPC error's code (the server's
+ * own, or the one the client is answered with), else mcpx's error code (`SERVER_CRASHED`,
+ * `REQUEST_TIMEOUT`, …). Never a message: a label takes few distinct values.
+ */
+export function errorTypeOf(error: unknown): string {
+  if (error instanceof ProtocolError || error instanceof UpstreamProtocolError) return String(error.code);
+  const failure = toMcpxError(error);
+  const cause = failure.cause;
+  if (cause instanceof UpstreamProtocolError || cause instanceof ProtocolError) return String(cause.code);
+  return failure.code;
+}

@@ -21,7 +21,7 @@ import type {
   ServerLogEvent,
   TransportHooks,
 } from '../client/index.js';
-import type { InputRequest, ServerConfig } from '../config/index.js';
+import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
@@ -32,6 +32,7 @@ import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.
 import { type Ask, nobody } from './ask.js';
 import { createConnector, type RoutableConnector, spawnEarly } from './connector.js';
 import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
+import { hasServer, narrowedLevel, outsideProfile, profileForHost } from './profile.js';
 import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
 import { transportHooks } from './transport-hooks.js';
 import type { Env, Host, HostCatalogueOptions, HostDaemonOptions, HostOptions } from './types.js';
@@ -57,6 +58,7 @@ class McpxHost implements Host {
   readonly #homedir: string;
   readonly #listeners = new Set<HostListener>();
   #config: Promise<LoadedConfig> | undefined;
+  #profile: Promise<ProfileConfig | undefined> | undefined;
   #trust: ReturnType<typeof loadTrustStore> | undefined;
   #usable: Promise<ServerConfig[]> | undefined;
   #choice: Omit<ServerChoice, 'usable'> = { untrusted: new Map(), selfSkipped: new Map() };
@@ -142,6 +144,15 @@ class McpxHost implements Host {
     return answer;
   }
 
+  profile(): Promise<ProfileConfig | undefined> {
+    this.#profile ??= (async () => {
+      const { profile } = this.#o;
+      if (profile === undefined) return undefined;
+      return profileForHost(await this.config(), profile, this.#o.adhoc);
+    })();
+    return this.#profile;
+  }
+
   servers(): Promise<ServerConfig[]> {
     const held = this.#o.daemon?.held;
     if (held) return Promise.resolve([...held]);
@@ -157,8 +168,17 @@ class McpxHost implements Host {
       if (refused) throw refused;
       return [adhoc];
     }
+    const profile = await this.profile();
+    const config = await this.config();
     const choice = await chooseServers({
-      config: await this.config(),
+      // Outside the profile a server is not started, nor put to anyone for approval.
+      config: profile
+        ? {
+            ...config,
+            servers: config.servers.filter((s) => hasServer(profile, s.name)),
+            unapproved: config.unapproved.filter((s) => hasServer(profile, s.name)),
+          }
+        : config,
       trust: await this.#trustStore(),
       home: this.home,
       env: this.#env,
@@ -182,6 +202,11 @@ class McpxHost implements Host {
 
   async server(name: string): Promise<ServerConfig> {
     const usable = await this.servers();
+    const profile = await this.profile();
+    if (profile) {
+      const outside = outsideProfile(profile, name, await this.config());
+      if (outside) throw outside;
+    }
     return findServer(name, {
       usable,
       adhoc: this.#o.adhoc,
@@ -306,9 +331,10 @@ class McpxHost implements Host {
   }
 
   async permissionLevel(): Promise<PermissionLevel> {
-    if (this.#o.permission) return this.#o.permission;
-    const configured = this.#o.adhoc ? undefined : (await this.config()).permission;
-    return configured ?? 'trusted';
+    const configured = this.#o.permission ?? (this.#o.adhoc ? undefined : (await this.config()).permission);
+    const granted = configured ?? 'trusted';
+    const profile = await this.profile();
+    return profile ? narrowedLevel(profile, granted, this.#o.permission !== undefined) : granted;
   }
 
   guard(): Promise<PermissionGuard> {
@@ -331,8 +357,10 @@ class McpxHost implements Host {
     ]);
     const ask = this.#ask;
     const { allowServers = [], excludeTools = [] } = this.#o.policy ?? {};
+    const profile = await this.profile();
     const guard = createPermissionGuard({
       level: await this.permissionLevel(),
+      ...(profile ? { profile } : {}),
       approver: ask.approver ?? denyingApprover(`nobody can be asked (${ask.who})`),
       servers,
       ...(excludeTools.length > 0 ? { excludeTools } : {}),
@@ -348,7 +376,8 @@ class McpxHost implements Host {
 
   #openAudit(): AuditTrail {
     const options = this.#o.audit;
-    if (options === false) return createAuditTrail();
+    const { profile } = this.#o;
+    if (options === false) return createAuditTrail([], profile);
     const sinks: AuditSink[] = options?.sink ? [options.sink] : [];
     if (options?.file !== false) {
       sinks.push(
@@ -359,7 +388,7 @@ class McpxHost implements Host {
         }),
       );
     }
-    return createAuditTrail(sinks);
+    return createAuditTrail(sinks, profile);
   }
 
   /** The file named by the front end, else by the user's own config, else the home's. */

@@ -2,7 +2,7 @@
 import type { LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import type { AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
 import type { ServerConnection, ServerLogEvent } from '../client/index.js';
-import type { LoadedConfig, ServerConfig } from '../config/index.js';
+import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
 import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
@@ -38,6 +38,13 @@ export interface HostOptions {
    * `<home>/logs/audit.jsonl`. `false`: no audit log at all.
    */
   readonly audit?: HostAuditOptions | false;
+  /**
+   * The config's profile (`"profiles"`) this host is limited to: `servers()` holds only its
+   * servers, `guard()` offers only its tools (a call of another is refused as "not in
+   * profile"), so `catalogue()` and `agentTools()` list only those, and `permissionLevel()`
+   * is at most its `permission` (a profile asking for more than the level in force is an error).
+   */
+  readonly profile?: string;
   /** Cancels connects that are under way. */
   readonly signal?: AbortSignal;
   /** The one server instead of the config's (the CLI's `--stdio` / `--url`). */
@@ -113,6 +120,8 @@ export interface Host {
    * approval in the trust store, no (or nobody to ask) skips it with a notice.
    */
   servers(): Promise<ServerConfig[]>;
+  /** The profile in force (`HostOptions.profile`), checked against the config; undefined without one. */
+  profile(): Promise<ProfileConfig | undefined>;
   /** Project entries skipped because nobody approved them (known once `servers()` ran). */
   untrusted(): Promise<ServerConfig[]>;
   /** Entries skipped because they would start mcpx itself, each with why. */

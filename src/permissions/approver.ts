@@ -90,6 +90,8 @@ export interface UnaskedQuestion {
   readonly kind: 'connect' | 'call' | 'changed';
   /** Set when the tool's believed annotations put every call of it to a person, even after allow-all. */
   readonly because?: ConfirmHint;
+  /** For `changed`: what changed since the definition was approved or ran unasked, in words. */
+  readonly changes?: readonly string[];
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { AuditDecision } from '../audit/index.js';
-import { type ServerConfig, toolSwitchedOff } from '../config/index.js';
+import { type ProfileConfig, type ServerConfig, toolSwitchedOff } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type Approver, isNobodyApprover } from './approver.js';
 import { type ConnectDecision, decide, type PermissionState, toolKey, type Verdict } from './policy.js';
+import { profileScope } from './profile-scope.js';
 import { toolExclusions } from './tool-exclusions.js';
 import { describeToolChange, fingerprintCache } from './tool-fingerprint.js';
 import type { PermissionLevel, ToolCallCheckOptions, ToolCallGuard, ToolCallRequest } from './types.js';
@@ -18,6 +19,11 @@ export interface PermissionGuardOptions {
   readonly servers?: readonly ServerConfig[] | ((name: string) => ServerConfig | undefined);
   /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither offered nor callable. */
   readonly excludeTools?: readonly string[];
+  /**
+   * The profile the session is limited to (`--profile NAME`): a tool it leaves out is
+   * neither offered nor callable, and a call of one is refused as "not in profile NAME".
+   */
+  readonly profile?: ProfileConfig;
 }
 
 /** One call as the policy sees it, without its arguments (see {@link PermissionGuard.verdict}). */
@@ -55,6 +61,13 @@ export interface PermissionGuard extends ToolCallGuard {
    * switched off by the server's own allow / deny lists. What is not offered is never listed.
    */
   offers(server: string, tool: string): boolean;
+  /** The profile this session is limited to (`PermissionGuardOptions.profile`), by name. */
+  readonly profile: string | undefined;
+  /**
+   * Whether the profile leaves out `tool` of `server` (without a tool: the whole server),
+   * so that a front end can refuse a call of it by name as "not in profile", not as unknown.
+   */
+  outOfProfile(server: string, tool?: string): boolean;
   /**
    * The policy's verdict on a call now, from the level, the config's lists and
    * the session's answers so far; nobody is asked and nothing is remembered.
@@ -65,7 +78,9 @@ export interface PermissionGuard extends ToolCallGuard {
    * For a front end that cannot wait on a person (the gateway): undefined when
    * the call may go ahead now, else why not and how to allow it, as one line
    * to return in its place. What would be put to a person is refused in the
-   * words of a {@link nobodyApprover}. Synchronous: nothing is awaited on the
+   * words of a {@link nobodyApprover}. A call it lets run counts as run: a
+   * read-only tool allowed unasked is remembered as `check()` remembers it.
+   * Synchronous: nothing is awaited on the
    * allowed path.
    */
   refusal(request: VerdictRequest): string | undefined;
@@ -78,10 +93,17 @@ export interface PermissionGuard extends ToolCallGuard {
   /**
    * A guard for one more session under the same policy (level, the servers' lists, exclusions),
    * with answers of its own, asked of `approver`: the gateway keeps one per client session, so
-   * one client's "allow all" never lets another client's calls through.
+   * one client's "allow all" never lets another client's calls through. `answers`: where to start
+   * from (copied), instead of nothing answered yet.
    */
-  withApprover(approver: Approver): PermissionGuard;
+  withApprover(approver: Approver, answers?: PermissionAnswers): PermissionGuard;
 }
+
+/**
+ * A session's answers so far, to start another guard of the same policy from: a 2026-07-28
+ * client over HTTP has no session, so the gateway carries its answers from one request to the next.
+ */
+export type PermissionAnswers = Pick<PermissionState, 'connect' | 'approved'>;
 
 /**
  * The permission layer as a ToolCallGuard: `decide()` says what to do, the
@@ -89,13 +111,36 @@ export interface PermissionGuard extends ToolCallGuard {
  * the session. Concurrent calls to a server share one connect question.
  */
 export function createPermissionGuard(options: PermissionGuardOptions): PermissionGuard {
-  const connect = new Map<string, ConnectDecision>();
-  const approved = new Map<string, { fingerprint: string; tool: Tool }>();
+  return buildGuard(options, new Map());
+}
+
+type Approvals = Map<string, { fingerprint: string; tool: Tool }>;
+
+/** `ranUnasked` is the policy's, not a session's: every guard made by `withApprover` shares it. */
+function buildGuard(
+  options: PermissionGuardOptions,
+  ranUnasked: Approvals,
+  answers?: PermissionAnswers,
+): PermissionGuard {
+  const connect = new Map<string, ConnectDecision>(answers?.connect);
+  const approved: Approvals = new Map(answers?.approved);
   const pendingConnect = new Map<string, Promise<ConnectDecision>>();
   const configOf = serverLookup(options.servers);
   const excluded = toolExclusions(options.excludeTools ?? []);
+  const { profile } = options;
+  const inProfile = profile ? profileScope(profile) : () => true;
+  const outOfProfile = (server: string, tool?: string) => !inProfile(server, tool);
   const fingerprintOf = fingerprintCache();
-  const state: PermissionState = { level: options.level, connect, approved };
+  const state: PermissionState = { level: options.level, connect, approved, ranUnasked };
+  /**
+   * Running a believed read-only tool unasked records the definition it ran under, so that the
+   * same tool coming back with other annotations (or words) is asked about again.
+   */
+  const ranUnder = (server: string, tool: Tool, ruled: Verdict) => {
+    const key = toolKey(server, tool.name);
+    if (ruled.kind === 'allow' && ruled.because === 'read-only' && !ranUnasked.has(key))
+      ranUnasked.set(key, { fingerprint: fingerprintOf(tool), tool });
+  };
 
   const approve = (server: string, tools: readonly Tool[]) => {
     for (const tool of tools)
@@ -149,6 +194,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       server,
       tool,
       fingerprint: fingerprintOf(tool),
+      ...(profile && outOfProfile(server, tool.name) ? { outOfProfile: profile.name } : {}),
       ...(excluded(server, tool.name) ? { excluded: true } : {}),
       ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
       ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
@@ -166,11 +212,13 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     const { kind } = ruled;
     const question = kind === 'ask-connect' ? 'connect' : kind === 'ask-call' ? 'call' : 'changed';
     const because = 'because' in ruled && ruled.because ? { because: ruled.because } : {};
-    return approver.refusal({ server, tool, level: options.level, kind: question, ...because });
+    const changes = kind === 'ask-changed' ? { changes: describeToolChange(ruled.approved, tool) } : {};
+    return approver.refusal({ server, tool, level: options.level, kind: question, ...because, ...changes });
   };
   const refusal = (request: VerdictRequest): string | undefined => {
     const { server, tool } = request;
     const ruled = verdict(request);
+    ranUnder(server, tool, ruled);
     if (ruled.kind === 'allow') return undefined;
     if (ruled.kind === 'deny') return `mcpx refused '${tool.name}': ${ruled.reason} (${ruled.fix})`;
     return (
@@ -235,6 +283,7 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
       };
       switch (ruling.kind) {
         case 'allow':
+          ranUnder(request.server, request.tool, ruling);
           told(
             asked
               ? { result: 'confirmed', by: answerer(), question: asked }
@@ -289,11 +338,15 @@ export function createPermissionGuard(options: PermissionGuardOptions): Permissi
     consent,
     allowAll,
     offers: (server, tool) =>
-      !excluded(server, tool) && toolSwitchedOff(configOf(server), tool) === undefined,
+      inProfile(server, tool) &&
+      !excluded(server, tool) &&
+      toolSwitchedOff(configOf(server), tool) === undefined,
+    profile: profile?.name,
+    outOfProfile,
     verdict,
     refusal,
     settled: (request) => settledBy(request.server, verdict(request)),
-    withApprover: (approver) => createPermissionGuard({ ...options, approver }),
+    withApprover: (approver, answers) => buildGuard({ ...options, approver }, ranUnasked, answers),
   };
 }
 

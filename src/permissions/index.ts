@@ -15,6 +15,7 @@ export {
 export {
   type ConsentRequest,
   createPermissionGuard,
+  type PermissionAnswers,
   type PermissionGuard,
   type PermissionGuardOptions,
   type VerdictRequest,
@@ -28,5 +29,6 @@ export {
   type PolicyRequest,
   type Verdict,
 } from './policy.js';
+export { profileScope } from './profile-scope.js';
 export { describeToolChange, toolFingerprint } from './tool-fingerprint.js';
 export type { PermissionLevel, ToolCallCheckOptions, ToolCallGuard, ToolCallRequest } from './types.js';

@@ -13,6 +13,11 @@ export interface PermissionState {
   readonly connect: ReadonlyMap<string, ConnectDecision>;
   /** `server\0tool` → the definition (and its fingerprint) a person approved. */
   readonly approved: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
+  /**
+   * `server\0tool` → the definition a believed `readOnlyHint` let run unasked, shared by every
+   * session of one policy: the same tool coming back changed is asked about, as an approved one is.
+   */
+  readonly ranUnasked?: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
 }
 
 export interface PolicyRequest {
@@ -21,6 +26,8 @@ export interface PolicyRequest {
   readonly fingerprint: string;
   /** Left out of the session altogether (`excludeTools`): never offered, never callable. */
   readonly excluded?: boolean;
+  /** Left out by the session's profile (`--profile`), named here: never offered, never callable. */
+  readonly outOfProfile?: string;
   /** The server's allow/deny lists from the config. */
   readonly allowTools?: readonly string[];
   readonly denyTools?: readonly string[];
@@ -61,6 +68,13 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
       fix: 'run with --permission trusted or yolo',
     };
   }
+  if (request.outOfProfile !== undefined) {
+    return {
+      kind: 'deny',
+      reason: `'${tool.name}' of '${server}' is not in profile '${request.outOfProfile}'`,
+      fix: `add it to the profile's servers or tools, or run without --profile ${request.outOfProfile}`,
+    };
+  }
   if (request.excluded) {
     return {
       kind: 'deny',
@@ -83,7 +97,7 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
     };
   }
   const key = toolKey(server, tool.name);
-  const approved = state.approved.get(key);
+  const approved = state.approved.get(key) ?? state.ranUnasked?.get(key);
   // A definition that changed after a person approved it is shown again, whatever the level.
   if (approved && approved.fingerprint !== request.fingerprint)
     return { kind: 'ask-changed', approved: approved.tool };

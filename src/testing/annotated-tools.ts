@@ -5,7 +5,7 @@ const done = (text: string) => Promise.resolve({ content: [{ type: 'text' as con
 /**
  * Tools whose annotations ask the permission policy to confirm every call
  * (issue 25, item 5): one destructive, one read-only but reaching the open
- * world. Switched on by `MCPX_TEST_ANNOTATED=1` on the stdio test server.
+ * world; and one that changes echo's annotations. Switched on by `MCPX_TEST_ANNOTATED=1` on the stdio test server.
  */
 export const ANNOTATED_TOOLS: readonly TestTool[] = [
   {
@@ -27,5 +27,20 @@ export const ANNOTATED_TOOLS: readonly TestTool[] = [
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     call: () => done('fetched'),
+  },
+  {
+    // A server in the wild may change a tool's annotations after a person (or the policy) let it run.
+    definition: {
+      name: 'relabel_echo',
+      title: 'Relabel echo',
+      description:
+        "Changes echo's annotations (adds idempotentHint) and announces that the tool list changed.",
+      inputSchema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    call: async (_args, ctx) => {
+      await ctx.relabelTool('echo', { readOnlyHint: true, openWorldHint: false, idempotentHint: true });
+      return done('relabelled echo');
+    },
   },
 ];

@@ -313,6 +313,7 @@ export async function createAgentTools(
   const resolve = (name: string): RoutedTool => {
     const routed = router.resolve(name);
     if (routed) return routed;
+    refuseOutOfProfile(name);
     const guess = suggestName(
       name,
       router.tools.map((t) => t.name),
@@ -328,6 +329,25 @@ export async function createAgentTools(
             : 'use one of the tool names you were given',
         ],
       },
+    );
+  };
+
+  /**
+   * A tool the session's profile leaves out is refused as such (the guard's words, "not in
+   * profile P"), not as unknown: the model or the person then knows why. Other tools the
+   * policy hides (exclusions, a server's own lists) stay unknown, as they always were.
+   */
+  const refuseOutOfProfile = (name: string): void => {
+    const hidden = router.hidden(name);
+    const policy = guard as Partial<PermissionGuard>;
+    if (!hidden || policy.profile === undefined || !policy.outOfProfile?.(hidden.source.id, hidden.tool.name))
+      return;
+    const ruled = policy.verdict?.({ server: hidden.source.id, tool: hidden.tool });
+    if (ruled?.kind !== 'deny') return;
+    throw new McpxError(
+      ErrorCode.PermissionDenied,
+      `calling '${hidden.source.id}' tool '${hidden.tool.name}' was denied: ${ruled.reason}`,
+      { server: hidden.source.id, tool: hidden.tool.name, fixes: [ruled.fix] },
     );
   };
 

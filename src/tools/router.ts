@@ -28,6 +28,8 @@ export class ToolRouter {
   readonly #naming: NamingStyle;
   readonly #offers: ((server: string, tool: string) => boolean) | undefined;
   #byName = new Map<string, RoutedTool>();
+  /** Tools `offers` refused, under the names they would have: to refuse a call by name in words. */
+  #hidden = new Map<string, { readonly source: ToolSource; readonly tool: Tool }>();
 
   constructor(
     sources: readonly ToolSource[],
@@ -69,6 +71,17 @@ export class ToolRouter {
       });
     }
     this.#byName = routed;
+    this.#hidden = new Map();
+    if (offers) {
+      const all = createCatalogue(
+        listed.flatMap(({ source, tools }) =>
+          tools.map((tool) => ({ server: source.id, item: { name: tool.name, tool, source } })),
+        ),
+        { naming: this.#naming },
+      );
+      for (const { name, item } of all.entries)
+        if (item.source.guarded && !offers(item.source.id, item.tool.name)) this.#hidden.set(name, item);
+    }
     return this.tools;
   }
 
@@ -78,5 +91,10 @@ export class ToolRouter {
 
   resolve(name: string): RoutedTool | undefined {
     return this.#byName.get(name);
+  }
+
+  /** The tool the policy does not offer that `name` would be, were it offered. */
+  hidden(name: string): { readonly source: ToolSource; readonly tool: Tool } | undefined {
+    return this.#hidden.get(name);
   }
 }

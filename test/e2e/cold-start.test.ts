@@ -22,6 +22,8 @@ const LAZY_LAYERS = {
   'agent tools': /\bfunction createAgentTools\b/,
   'chat agent': /\bfunction runAgentTurn\b/,
   permissions: /\bfunction createPermissionGuard\b/,
+  // The OpenTelemetry metrics SDK: the gateway's and the daemon's, never a short command's.
+  'metrics SDK': /\bMeterProvider(\$\d+)? = class\b|\bclass MeterProvider\b/,
 } as const;
 
 async function loadedFiles(args: string[], name: string): Promise<{ files: string[]; stdout: string }> {

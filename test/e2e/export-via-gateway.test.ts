@@ -222,15 +222,19 @@ describe('config export --via-gateway', () => {
         join(w.cwd, '.mcp.json'),
         JSON.stringify({ mcpServers: { gateway: servers[0]?.entry } }),
       );
-      expect((await w.cli(['config', 'import', 'claude-code', '--yes'])).code).toBe(0);
+      // Import leaves the entry out rather than copying it into mcpx's own file.
+      const imported = await w.cli(['config', 'import', 'claude-code', '--yes']);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.stdout).toContain('skipped: it runs mcpx itself');
+      expect(await readFile(join(w.home, '.mcpx', 'mcp.json'), 'utf8')).not.toContain('"serve"');
       const list = await w.cli(['list', '--json']);
       expect(list.code).toBe(0);
       const rows = JSON.parse(list.stdout) as { name: string; state: string }[];
       const state = (name: string) => rows.find((r) => r.name === name)?.state;
       expect(state('tests')).toBe('ready');
-      expect(state('mcpx')).toBe('skipped');
+      expect(state('mcpx')).toBeUndefined();
       expect(state('gateway')).not.toBe('ready');
-      expect(list.stderr).toContain("skipped server 'mcpx'");
+      expect(list.stderr).toContain("skipped server 'gateway'");
       expect(list.stderr).toContain('it runs mcpx itself');
     },
   );

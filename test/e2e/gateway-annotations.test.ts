@@ -40,6 +40,22 @@ describe.each(['legacy', 'modern'] as const)('mcpx serve under trusted, a %s cli
     expect(firstText(erase)).toContain("mcpx refused 'erase' of 'mine': its annotations mark it destructive");
   });
 
+  it('asks again about a read-only tool that ran unasked once the server changes its annotations', async () => {
+    const client = await world.client((await world.serve()).url, era);
+    expect(firstText(await client.callTool({ name: 'mine__echo', arguments: { message: 'before' } }))).toBe(
+      'before',
+    );
+    await client.callTool({ name: 'mine__relabel_echo', arguments: {} });
+    // The gateway re-lists the upstream's tools on its list_changed (a 2026-07-28 client has no
+    // stream to be told on, so the test asks until the new definition shows).
+    await expect
+      .poll(async () => (await client.listTools()).tools.find((t) => t.name === 'mine__echo')?.annotations)
+      .toMatchObject({ idempotentHint: true });
+    const after = await client.callTool({ name: 'mine__echo', arguments: { message: 'after' } });
+    expect(after.isError).toBe(true);
+    expect(firstText(after)).toContain('annotations changed');
+  });
+
   it('still refuses a destructive or open-world tool after --allow, with what to do', async () => {
     const client = await world.client((await world.serve(['--allow', 'mine'])).url, era);
     expect(

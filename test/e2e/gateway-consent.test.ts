@@ -202,13 +202,29 @@ it('two sessions of one gateway: one session\'s "allow all" does not allow the o
 });
 
 describe('a 2026-07-28 client over HTTP, which has no session', () => {
-  it('is asked in an input_required round, and the answer holds for that call only', async () => {
+  it('is asked in input_required rounds; its answers hold for that client, not for another', async () => {
     const gateway = await world.serve();
-    const client = await world.client(gateway.url, 'modern', { capabilities: { elicitation: { form: {} } } });
-    const asked = person(client, ['allow-all', 'confirm-each', 'once']);
+    const capabilities = { elicitation: { form: {} } };
+    const client = await world.client(gateway.url, 'modern', { capabilities });
+    const asked = person(client, ['confirm-each', 'once', 'always']);
     expect(firstText(await echo(client, 'one'))).toBe('one');
     expect(firstText(await echo(client, 'two'))).toBe('two');
-    expect(asked.map((a) => a.kind)).toEqual(['connect', 'connect', 'call']);
+    // "always" covers the server for this client from now on: no request of its asks again.
+    expect(firstText(await echo(client, 'three'))).toBe('three');
+    expect(firstText(await client.callTool({ name: 'local__add', arguments: { a: 1, b: 2 } }))).toContain(
+      '3',
+    );
+    expect(asked.map((a) => a.kind)).toEqual(['connect', 'call', 'call']);
+    // Other credentials are another client: asked afresh, and its "deny" is its own.
+    const other = await world.client(gateway.url, 'modern', {
+      capabilities,
+      headers: { authorization: 'Bearer someone-else' },
+    });
+    const otherAsked = person(other, ['deny']);
+    expect((await echo(other, 'no')).isError).toBe(true);
+    expect((await echo(other, 'still no')).isError).toBe(true);
+    expect(otherAsked.map((a) => a.kind)).toEqual(['connect']);
+    expect(firstText(await echo(client, 'four'))).toBe('four');
   });
 
   it("a 2026-07-28 upstream's rounds after the consent pass statelessly, without asking the person again", async () => {

@@ -35,6 +35,8 @@ export interface ChatOptions {
   readonly once?: string;
   /** Offer the model `list_resources` and `read_resource`. */
   readonly resources?: boolean;
+  /** The config's profile: only its servers and tools reach the model. */
+  readonly profile?: string;
 }
 
 const SYSTEM_PROMPT =
@@ -50,6 +52,7 @@ const SYSTEM_PROMPT =
 export async function runChat(session: CliSession, options: ChatOptions): Promise<number> {
   const { io } = session;
   const stdin = io.stdin ?? process.stdin;
+  session.useProfile(options.profile);
   // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
   await session.noticeHeldSettings();
   const level = await usePermissionFlag(session, options.permission, 'mcpx chat');

@@ -42,14 +42,40 @@ export async function runConfigAdd(
   });
 }
 
-/** `mcpx config remove|enable|disable <name> [--scope …]`. */
+/**
+ * `mcpx config remove|enable|disable <name> [tool…] [--scope …]`: with tools, enable and
+ * disable switch those tools of the server instead of the server itself.
+ */
 export async function runConfigSwitch(
   session: CliSession,
   kind: 'remove' | 'enable' | 'disable',
   name: string,
   flags: { readonly scope?: string },
+  tools: readonly string[] = [],
 ): Promise<number> {
-  return edit(session, flags.scope, { kind, name });
+  if (tools.length === 0) return edit(session, flags.scope, { kind, name });
+  if (kind === 'remove')
+    throw usageError(
+      'config remove takes a server only',
+      `to switch tools off: mcpx config disable ${name} <tool…>`,
+    );
+  for (const tool of tools) checkedTool(tool);
+  const wanted = [...new Set(tools)];
+  const code = await edit(session, flags.scope, { kind, name, tools: wanted });
+  // Asking the server would start it (or fail while it is offline): the names are taken as given.
+  session.notice(
+    `note: not checked against what '${name}' offers now; \`mcpx tools ${name}\` lists its tools`,
+  );
+  return code;
+}
+
+/** A tool name as `allowed_tools` / `disabled_tools` hold them: exact, never a glob. */
+function checkedTool(tool: string): void {
+  if (tool === '' || /[\s\u0000-\u001f\u007f*?]/.test(tool))
+    throw usageError(
+      `a tool name is the exact name the server gives it (no spaces or wildcards), got '${forTerminal(tool)}'`,
+      'e.g. mcpx config disable github create_issue',
+    );
 }
 
 async function edit(session: CliSession, scope: string | undefined, change: ServerEdit): Promise<number> {
@@ -65,8 +91,9 @@ async function edit(session: CliSession, scope: string | undefined, change: Serv
     home: session.home,
     edit: change,
   });
-  if (options.json) io.stdout.write(toJson(jsonOf(change.name, result)));
-  else io.stdout.write(`${forTerminal(sentence(change.name, result))}\n`);
+  const tools = 'tools' in change ? change.tools : undefined;
+  if (options.json) io.stdout.write(toJson({ ...jsonOf(change.name, result), ...(tools ? { tools } : {}) }));
+  else io.stdout.write(`${forTerminal(sentence(change.name, result, tools))}\n`);
   return ExitCode.Ok;
 }
 
@@ -80,8 +107,14 @@ function jsonOf(name: string, result: EditConfigFileResult) {
   };
 }
 
-function sentence(name: string, result: EditConfigFileResult): string {
+function sentence(name: string, result: EditConfigFileResult, tools?: readonly string[]): string {
   const where = `${result.file}${result.created ? ' (created)' : ''}`;
+  if (tools) {
+    const which = `${tools.length === 1 ? 'tool' : 'tools'} ${tools.map((t) => `'${t}'`).join(', ')} of '${name}'`;
+    if (result.outcome === 'unchanged')
+      return `${which} in ${where} ${tools.length === 1 ? 'was' : 'were'} already so; nothing changed`;
+    return `${result.outcome} ${which} in ${where}`;
+  }
   switch (result.outcome) {
     case 'added':
       return `added '${name}' to ${where}`;

@@ -1,5 +1,5 @@
 import { exportServers, HOSTS, type HostId } from '../../config/hosts/index.js';
-import { readConfigText, type ServerConfig, writeProjectFile } from '../../config/index.js';
+import { findProfile, readConfigText, type ServerConfig, writeProjectFile } from '../../config/index.js';
 import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
@@ -16,6 +16,8 @@ export interface ExportFlags {
   readonly viaGateway?: boolean;
   /** Take the copies an earlier plain export wrote out of the host's file. */
   readonly removeCopies?: boolean;
+  /** With `--via-gateway`: the entry serves this profile of the config. */
+  readonly profile?: string;
 }
 
 /**
@@ -38,11 +40,18 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
       '--servers chooses copies; the --via-gateway entry serves every server of the config',
       'leave out --servers (narrow what the gateway serves in mcpx’s config instead)',
     );
+  if (flags.profile !== undefined && !flags.viaGateway)
+    throw usageError(
+      '--profile chooses what the --via-gateway entry serves; copies of servers carry no tool filter',
+      'add --via-gateway',
+    );
   const name = given ?? 'mcpx';
   if (name.trim() === '') throw usageError('--name is empty', 'e.g. --name mcpx');
   const host = hostId(flags.to);
   const dialect = HOSTS[host];
   const config = await session.config();
+  // Checked now: a host that starts `mcpx serve --profile P` shows no error the person would see.
+  if (flags.profile !== undefined) findProfile(config, flags.profile);
   const wanted = flags.servers
     ?.split(',')
     .map((s) => s.trim())
@@ -85,6 +94,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
       env: io.env,
       execPath: process.execPath,
       script: process.argv[1] ?? '',
+      profile: flags.profile,
     });
     const { value, dropped } = dialect.write(entry);
     result = {

@@ -74,6 +74,7 @@ export async function runConfigImport(session: CliSession, names: readonly strin
     ...(flags.overwrite ? { overwrite: true } : {}),
     ...(flags.copyValues ? { copyValues: true } : {}),
     rename: renames(flags.rename),
+    ...(process.argv[1] ? { selfScript: process.argv[1] } : {}),
   });
   const writing = plan.items.filter((i) => i.action !== 'skip');
   if (options.json) {

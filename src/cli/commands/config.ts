@@ -130,3 +130,61 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   );
   return done === total ? ExitCode.Ok : ExitCode.Config;
 }
+
+/**
+ * `mcpx config profiles`: every profile of the config (`--profile NAME`), each with the
+ * file that defines it and every repository file that narrows it.
+ */
+export async function runConfigProfiles(session: CliSession): Promise<number> {
+  const { io, options } = session;
+  const config = await session.config();
+  const rows = config.profiles.flatMap((profile) =>
+    profile.layers.map((layer, i) => ({
+      name: profile.name,
+      narrows: i > 0 || layer.origin.layer === 'project' || layer.origin.layer === 'ancestor',
+      layer,
+    })),
+  );
+  if (options.json) {
+    io.stdout.write(
+      toJson(
+        config.profiles.map((profile) => ({
+          name: profile.name,
+          layers: profile.layers.map(({ origin, servers, tools, excludeTools, permission }) => ({
+            file: origin.file,
+            ...(origin.line ? { line: origin.line } : {}),
+            layer: origin.layer,
+            ...(servers ? { servers } : {}),
+            ...(tools ? { tools } : {}),
+            ...(excludeTools ? { exclude_tools: excludeTools } : {}),
+            ...(permission ? { permission } : {}),
+          })),
+        })),
+      ),
+    );
+    return ExitCode.Ok;
+  }
+  if (rows.length === 0) {
+    io.stdout.write(
+      'no profiles: define them under "profiles" in ~/.mcpx/mcp.json, e.g. "profiles": {"review": {"servers": ["github"], "tools": ["github.get_*"]}}\n',
+    );
+    return ExitCode.Ok;
+  }
+  const list = (items: readonly string[] | undefined) => (items ? items.join(', ') : 'all');
+  io.stdout.write(
+    `${renderTable(
+      ['PROFILE', 'SERVERS', 'TOOLS', 'EXCLUDED', 'PERMISSION', 'DEFINED IN'],
+      rows.map(({ name, narrows, layer }) =>
+        [
+          narrows ? `${name} (narrowed)` : name,
+          list(layer.servers),
+          list(layer.tools),
+          layer.excludeTools ? layer.excludeTools.join(', ') : '-',
+          layer.permission ?? '-',
+          `${layer.origin.file ?? layer.origin.layer}${layer.origin.line ? `:${layer.origin.line}` : ''}`,
+        ].map(forTerminal),
+      ),
+    )}\n`,
+  );
+  return ExitCode.Ok;
+}

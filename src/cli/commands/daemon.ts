@@ -22,7 +22,7 @@ const DEFAULT_DAEMON_IDLE_S = 1800;
 // A warm server with no request for this long is stopped, unless its keep_alive_idle says otherwise.
 const DEFAULT_SERVER_IDLE_S = 600;
 
-/** `mcpx daemon start|stop|status|restart|run`: a thin front end over `src/daemon/`. */
+/** `mcpx daemon start|stop|status|metrics|restart|run`: a thin front end over `src/daemon/`. */
 export async function runDaemon(
   session: CliSession,
   action: string,
@@ -35,6 +35,8 @@ export async function runDaemon(
       return stop(session);
     case 'status':
       return status(session);
+    case 'metrics':
+      return printMetrics(session);
     case 'restart': {
       await stop(session, true);
       return start(session, options);
@@ -44,7 +46,7 @@ export async function runDaemon(
     default:
       throw usageError(
         `unknown daemon action '${action}'`,
-        'use mcpx daemon start | stop | status | restart',
+        'use mcpx daemon start | stop | status | metrics | restart',
       );
   }
 }
@@ -163,6 +165,20 @@ async function status(session: CliSession): Promise<number> {
   return ExitCode.Ok;
 }
 
+/**
+ * The running daemon's metrics in the Prometheus text format (for a textfile collector, or
+ * a look); no daemon is a failure that says how to start one. Label values were cleaned
+ * when recorded, and pass `forTerminal` once more on their way to the terminal.
+ */
+async function printMetrics(session: CliSession): Promise<number> {
+  const { daemon, base } = await connection(session);
+  const { socket } = await daemon.openDaemon({ op: 'metrics' }, base);
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  session.io.stdout.write(forTerminal(Buffer.concat(chunks).toString('utf8')));
+  return ExitCode.Ok;
+}
+
 /** One row per caller process: which warm servers it uses, with its calls on each. */
 function sessionRows(status: DaemonStatus): string[][] {
   const byCaller = new Map<string, { pid?: number; command: string; sinceMs: number; uses: string[] }>();
@@ -186,9 +202,11 @@ function sessionRows(status: DaemonStatus): string[][] {
 async function run(session: CliSession, options: DaemonOptions): Promise<number> {
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();
-  const [{ startDaemonServer }, { identify }] = await Promise.all([
+  // Its figures are kept from the start, for `mcpx daemon metrics` and an OTLP push when asked.
+  const [{ startDaemonServer }, { identify }, metrics] = await Promise.all([
     import('../../daemon/index.js'),
     import('../../daemon/caller.js'),
+    import('../../metrics/index.js').then((m) => m.createMetrics({ env: session.io.env })),
   ]);
   const idle = idleSeconds(options.idle ?? session.io.env.MCPX_DAEMON_IDLE) ?? DEFAULT_DAEMON_IDLE_S;
   const paths = await session.daemonPaths();
@@ -238,6 +256,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
       servers: held,
       idleMs: idle * 1000,
       serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
+      metrics,
       onStop: () => stop(),
       // Its commands reach the servers it holds in memory, not through its own socket.
       runCommand: async (request, terminal) =>
@@ -261,6 +280,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   }
   await stopped;
   await server.close();
+  await metrics.shutdown();
   return ExitCode.Ok;
 }
 

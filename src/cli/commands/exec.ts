@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { claudeCodeServers, planHandOver } from '../../config/hosts/index.js';
+import { claudeCodeServers, HOSTS, planHandOver } from '../../config/hosts/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
 import { forTerminal } from '../../text/index.js';
 import { usageError } from '../global-options.js';
 import type { CliSession } from '../session.js';
+import { gatewayEntry } from './gateway-entry.js';
 
 export interface ExecFlags {
   /** `--servers a,b`: only these (default: every enabled, trusted server). */
@@ -15,6 +16,8 @@ export interface ExecFlags {
   readonly strict?: boolean;
   /** `--config-flag`: the flag that names the file (default `--mcp-config`). */
   readonly configFlag?: string;
+  /** `--profile P`: hand over one `mcpx serve --profile P` entry instead of the servers. */
+  readonly profile?: string;
 }
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -41,6 +44,12 @@ export async function runExec(
   if (!/^-{1,2}[A-Za-z0-9][A-Za-z0-9-]*$/.test(flag))
     throw usageError(`--config-flag takes a flag such as --mcp-config, got '${flag}'`);
   const strict = flags.strict !== false;
+  const profile = session.useProfile(flags.profile);
+  if (profile !== undefined && flags.servers !== undefined)
+    throw usageError(
+      `--servers and --profile ${profile} both choose servers`,
+      "leave out --servers (the profile's servers are handed over)",
+    );
   // Where the flags would go, known before any secret is written.
   const placement = planHandOver(executable, args, { flag, file: '', strict });
   if (!placement.handsOver) {
@@ -53,8 +62,11 @@ export async function runExec(
   }
   // A killed mcpx left its file (resolved secrets) behind: clear those first.
   await removeStaleHandovers(session.home, isAlive);
-  const servers = await chosenServers(session, flags.servers);
-  const text = `${JSON.stringify({ mcpServers: claudeCodeServers(servers) }, null, 2)}\n`;
+  const mcpServers =
+    profile === undefined
+      ? claudeCodeServers(await chosenServers(session, flags.servers))
+      : await profileEntry(session, profile);
+  const text = `${JSON.stringify({ mcpServers }, null, 2)}\n`;
   const handover = await writeHandoverFile(
     session.home,
     await processIdentity(process.pid),
@@ -67,6 +79,25 @@ export async function runExec(
   } finally {
     await handover.remove();
   }
+}
+
+/**
+ * Under a profile the agent gets one `mcpx serve --profile P` entry: an agent CLI applies
+ * none of mcpx's tool filters, so a tool the profile hides would reach it in a server's copy.
+ * The profile is checked here first (the agent would only show a server that failed).
+ */
+async function profileEntry(session: CliSession, profile: string): Promise<Record<string, unknown>> {
+  await session.usableServers();
+  const { io } = session;
+  const entry = gatewayEntry(await session.config(), {
+    configFile: session.options.config,
+    cwd: io.cwd,
+    env: io.env,
+    execPath: process.execPath,
+    script: process.argv[1] ?? '',
+    profile,
+  });
+  return { mcpx: HOSTS['claude-code'].write(entry).value };
 }
 
 /** Every enabled, trusted server of the config, or the ones named (each must be usable). */

@@ -11,6 +11,8 @@ export interface GatewayEntryContext {
   /** The running node and mcpx script (`process.execPath`, `process.argv[1]`). */
   readonly execPath: string;
   readonly script: string;
+  /** The profile the entry serves (`--profile P`), checked against the config by the caller. */
+  readonly profile?: string | undefined;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface GatewayEntryContext {
 export function gatewayEntry(config: LoadedConfig, ctx: GatewayEntryContext): McpxEntry {
   const args = [resolve(ctx.script), 'serve'];
   if (ctx.configFile !== undefined) args.push('--config', resolve(ctx.cwd, ctx.configFile));
-  // The seam for `--profile P` (issue 25, item 3): its args go here.
+  if (ctx.profile !== undefined) args.push('--profile', ctx.profile);
   const projectLayers = config.files.some((f) => f.layer === 'project' || f.layer === 'ancestor');
   const home = ctx.env.MCPX_HOME;
   return {

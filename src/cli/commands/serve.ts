@@ -1,5 +1,6 @@
 import type { GatewayEvent } from '../../gateway/index.js';
 import { claimConsole } from '../../host/index.js';
+import type { Metrics } from '../../metrics/index.js';
 import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
 import { usePermissionFlag } from '../permission-level.js';
@@ -22,11 +23,15 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   // It runs until stopped: a script waits on its notices (where it listens) as they come.
   io.jsonStderr?.writeEachLine();
   const settings = readServeSettings(options, token);
+  session.useProfile(options.profile);
   // A repository's file can only lower the level, and only once trusted, as for chat and the shell.
   await session.noticeHeldSettings();
   await usePermissionFlag(session, options.permission, 'mcpx serve');
   session.usePolicy(servePolicy(options));
-  const { createGateway, gatewayWiring } = await import('../../gateway/index.js');
+  const [{ createGateway, gatewayWiring }, metrics] = await Promise.all([
+    import('../../gateway/index.js'),
+    startMetrics(io.env, settings.http !== undefined),
+  ]);
   // The gateway's client answers what servers and the permission engine ask; trust stays here.
   const wiring = gatewayWiring();
   session.answerWith(wiring.ask);
@@ -54,11 +59,13 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
       : { stdio: { stdin: io.stdin ?? process.stdin, stdout: io.stdout as NodeJS.WriteStream } }),
     // Its tool calls come from the audit trail (see above), with the rest of the audit log's.
     ...(log ? { onRequest: (event) => event.method !== 'tools/call' && log.record(event) } : {}),
+    ...(metrics ? { metrics } : {}),
     watchConfig: true,
     on: (event) => session.notice(describe(event)),
   }).catch(async (error: unknown) => {
     unhook?.();
     await log?.close();
+    await metrics?.shutdown();
     throw error;
   });
   // One reload at a time (the gateway queues them): a saved file and a SIGHUP together do not interleave.
@@ -72,7 +79,28 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await gateway.close();
   unhook?.();
   await log?.close();
+  await metrics?.shutdown();
   return ExitCode.Ok;
+}
+
+/**
+ * The gateway's metrics: over HTTP always (`GET /metrics`); on stdio only when the environment
+ * names an OTLP destination, the one place they could go, so a plain stdio serve never loads the SDK.
+ */
+async function startMetrics(
+  env: Readonly<Record<string, string | undefined>>,
+  http: boolean,
+): Promise<Metrics | undefined> {
+  const otlpNamed =
+    env.OTEL_METRICS_EXPORTER !== undefined ||
+    env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined ||
+    env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT !== undefined;
+  if (!http && !otlpNamed) return undefined;
+  const { createMetrics } = await import('../../metrics/index.js');
+  const metrics = await createMetrics({ env });
+  if (http || metrics.otlp) return metrics;
+  await metrics.shutdown();
+  return undefined;
 }
 
 function describe(event: GatewayEvent): string {

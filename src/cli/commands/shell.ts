@@ -15,7 +15,7 @@ const AGENT_ID = 'shell';
  */
 export async function runShellCommand(
   session: CliSession,
-  options: { readonly permission?: string } = {},
+  options: { readonly permission?: string; readonly profile?: string } = {},
 ): Promise<number> {
   const { io } = session;
   if (!io.interactive || !io.stdin) {
@@ -24,6 +24,7 @@ export async function runShellCommand(
       'run it in a terminal; scripts use `mcpx call <server>.<tool> key=value`',
     );
   }
+  session.useProfile(options.profile);
   // The level as chat takes it; a repository's file may only lower it, and is told when it tried.
   await session.noticeHeldSettings();
   await usePermissionFlag(session, options.permission, 'mcpx shell');

@@ -3,6 +3,7 @@ import type { McpxError } from '../../errors/index.js';
 import { collectEntries } from '../collect-entries.js';
 import { normalizeServer } from '../normalize-server.js';
 import { parseJsonc } from '../parse-jsonc.js';
+import { runsMcpx } from '../runs-mcpx.js';
 import type { ConfigLayer } from '../types.js';
 import { canonicalEntry, isRecord, readableEntry, sameEntry } from './entry.js';
 import type { FoundHostFile } from './find-hosts.js';
@@ -47,6 +48,8 @@ export interface ImportOptions {
   readonly targetLayer: ConfigLayer;
   /** `--copy-values`: write env, header, argument and URL values as the host had them (still named). */
   readonly copyValues?: boolean;
+  /** The running mcpx's script, so that an entry running it by path is known for mcpx too. */
+  readonly selfScript?: string;
 }
 
 export interface ImportPlan {
@@ -129,6 +132,12 @@ export function planImport(
             "a repository's file: import it with --scope project, where it needs `mcpx config trust` like any project server",
           ),
         );
+        continue;
+      }
+      const mcpx = runsMcpx(commandLine(entry), options.selfScript ? { selfScript: options.selfScript } : {});
+      if (mcpx !== undefined) {
+        // What `config export --via-gateway` wrote: copied back, mcpx would start itself (and skip it each run).
+        items.push(item('skip', `it runs mcpx itself (${mcpx}): mcpx already serves its own servers`));
         continue;
       }
       if (!/^[^.\s]+$/.test(name)) {
@@ -233,4 +242,17 @@ export function validateOwnFile(text: string, file: string, layer: ConfigLayer):
   for (const entry of collected.entries) problems.push(...normalizeServer(entry, doc, layer).problems);
   const first = problems[0];
   if (first) throw first;
+}
+
+/** An entry's command line, as far as it is one (a URL entry has none; `command` may be an array). */
+function commandLine(entry: McpxEntry): { command?: string; args: readonly string[] } {
+  const words = (value: unknown) =>
+    Array.isArray(value) ? value.filter((w): w is string => typeof w === 'string') : [];
+  const [command, ...rest]: (string | undefined)[] = Array.isArray(entry.command)
+    ? words(entry.command)
+    : [typeof entry.command === 'string' ? entry.command : undefined];
+  return {
+    ...(command === undefined ? {} : { command }),
+    args: [...(rest as string[]), ...words(entry.args)],
+  };
 }

@@ -96,6 +96,11 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
   readonly toolInputSchema?: (name: string) => Promise<unknown>;
   /** Subscribe to upstream log messages for every session (the host's `onLog`). */
   readonly onLog?: (listener: (message: LogMessage) => void) => () => void;
+  /**
+   * The process's metrics in the Prometheus text format, answered on `GET /metrics` behind
+   * the same guard as `/mcp` (the bearer token included); without it `/metrics` is not found.
+   */
+  readonly metrics?: () => Promise<string>;
 }
 
 export interface GatewayHttpServer {
@@ -104,6 +109,8 @@ export interface GatewayHttpServer {
   readonly port: number;
   /** The resumable streams' event log (its usage: what is held now). */
   readonly events: SseEventLog;
+  /** 2025-11-25 sessions open now (a 2026-07-28 client has none: each request stands alone). */
+  readonly sessions: number;
   /**
    * Stop taking connections, wait for `drain` (the calls in flight), then end
    * every session and resolve once the listener is closed.
@@ -244,7 +251,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       req.resume();
       return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     }
-    if (path !== '/mcp') {
+    const scrape = path === '/metrics' && options.metrics !== undefined;
+    if (path !== '/mcp' && !scrape) {
       req.resume();
       return void res.writeHead(404).end();
     }
@@ -253,6 +261,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     if (refused) {
       req.resume();
       return writeWebResponse(res, refused);
+    }
+    if (scrape) {
+      req.resume();
+      return writeWebResponse(res, await metricsResponse(req.method, options.metrics));
     }
     const client = req.headers['mcp-session-id'];
     const release = clients.enter(typeof client === 'string' ? `session ${client}` : clientAddress(req));
@@ -315,6 +327,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     url: `http://${shown}:${port}/mcp`,
     port,
     events,
+    get sessions() {
+      return sessions.size;
+    },
     async close(drain) {
       clearInterval(sweeper);
       stopListening();
@@ -329,6 +344,23 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     },
   };
 }
+
+/** `GET /metrics` (HEAD too): the text format a Prometheus scrapes; any other method is not allowed. */
+async function metricsResponse(
+  method: string | undefined,
+  metrics: (() => Promise<string>) | undefined,
+): Promise<Response> {
+  if (method !== 'GET' && method !== 'HEAD')
+    return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
+  const text = (await metrics?.()) ?? '';
+  return new Response(method === 'HEAD' ? null : text, {
+    status: 200,
+    headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' },
+  });
+}
+
+/** The content type of Prometheus's text exposition format (version 0.0.4). */
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** The fields of a 2026-07-28 request the gateway itself looks at before the SDK dispatches it. */
 interface ModernMessage {

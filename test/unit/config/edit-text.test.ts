@@ -87,3 +87,32 @@ describe('editConfigText', () => {
     expect(JSON.parse(replaced.text)).toEqual({ mcpServers: { a: { command: 'y' } } });
   });
 });
+
+describe('editConfigText: tools of one server (config enable|disable <server> <tool…>)', () => {
+  const tools = (kind: 'enable' | 'disable', name: string, list: string[]) => ({ kind, name, tools: list });
+
+  it('writes disabled_tools, keeping comments, and takes it out again once empty', () => {
+    const source = '{\n  "mcpServers": {\n    // mine\n    "gh": {"command": "x"} // trailing\n  }\n}\n';
+    const off = edit(source, tools('disable', 'gh', ['create_issue', 'create_issue', 'delete']));
+    expect(off).toContain('// mine');
+    expect(off).toContain('// trailing');
+    expect(loadConfigText(off, FILE, 'global').drafts[0]?.base.denyTools).toEqual(['create_issue', 'delete']);
+    expect(edit(off, tools('disable', 'gh', ['delete']))).toBe(off);
+    const back = edit(edit(off, tools('enable', 'gh', ['create_issue'])), tools('enable', 'gh', ['delete']));
+    expect(back).toBe(source);
+  });
+
+  it("edits the allow list in the spelling the entry uses (Gemini's includeTools), in an array of servers", () => {
+    const source = '{"servers": [{"name": "gh", "command": "x", "includeTools": ["a", "b"]}]}';
+    const off = edit(source, tools('disable', 'gh', ['b']));
+    expect(JSON.parse(off).servers[0]).toEqual({ name: 'gh', command: 'x', includeTools: ['a'] });
+    const on = edit(off, tools('enable', 'gh', ['c']));
+    expect(JSON.parse(on).servers[0].includeTools).toEqual(['a', 'c']);
+  });
+
+  it('switches tools of the built-in demo off nowhere: it has no entry to hold them', () => {
+    expect(() => edit('{"mcpServers": {}}', tools('disable', 'demo', ['echo']))).toThrow(
+      /no server named 'demo'/,
+    );
+  });
+});

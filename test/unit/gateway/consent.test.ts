@@ -1,6 +1,12 @@
 import type { InputRequest, Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { ClientConsent, type ConsentCall, canElicitForm } from '../../../src/gateway/consent.js';
+import {
+  AskLater,
+  ClientConsent,
+  type ConsentCall,
+  ConsentMemory,
+  canElicitForm,
+} from '../../../src/gateway/consent.js';
 import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 
 const hostile: Tool = {
@@ -79,5 +85,42 @@ describe('ClientConsent', () => {
     expect(canElicitForm({ elicitation: { url: {} } })).toBe(false);
     expect(canElicitForm({})).toBe(false);
     expect(canElicitForm(undefined)).toBe(false);
+  });
+});
+
+describe('ConsentMemory', () => {
+  const tool: Tool = { name: 'echo', inputSchema: { type: 'object' } };
+  const plain = (guard = call(tool).guard): ConsentCall => ({ ...call(tool), server: 'srv', guard });
+
+  it("starts each request of a client from the answers it settled before, and keeps no unsettled round's", async () => {
+    const memory = new ConsentMemory();
+    const guard = plain().guard;
+    const first = person(['allow-all']);
+    expect(await new ClientConsent(memory.of('a')).decide(plain(guard), first.elicit)).toBeUndefined();
+    const again = person([]);
+    expect(await new ClientConsent(memory.of('a')).decide(plain(guard), again.elicit)).toBeUndefined();
+    expect(again.messages).toEqual([]);
+    // Another identity is asked afresh; a question left for the next round keeps nothing.
+    const later = async () => {
+      throw new AskLater({ method: 'elicitation/create', params: {} } as InputRequest, []);
+    };
+    await expect(new ClientConsent(memory.of('b')).decide(plain(guard), later)).rejects.toBeInstanceOf(
+      AskLater,
+    );
+    expect(memory.of('b').answers()).toBeUndefined();
+  });
+
+  it('forgets a client idle for longer than it keeps answers, and the least recently used past its size', () => {
+    const answers = { connect: new Map([['srv', 'allow-all' as const]]), approved: new Map() };
+    const idle = new ConsentMemory(-1);
+    idle.of('a').keep(answers);
+    expect(idle.of('a').answers()).toBeUndefined();
+    const small = new ConsentMemory(60_000, 2);
+    for (const who of ['a', 'b']) small.of(who).keep(answers);
+    small.of('a').keep(answers); // used again: now the most recent
+    small.of('c').keep(answers);
+    expect(small.of('b').answers()).toBeUndefined();
+    expect(small.of('a').answers()?.connect.get('srv')).toBe('allow-all');
+    expect(small.of('c').answers()).toBeDefined();
   });
 });

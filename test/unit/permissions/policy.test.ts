@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { decide, type PermissionState, toolKey } from '../../../src/permissions/policy.js';
+import { profileScope } from '../../../src/permissions/profile-scope.js';
 import { describeToolChange, toolFingerprint } from '../../../src/permissions/tool-fingerprint.js';
 
 const tool: Tool = {
@@ -155,5 +156,37 @@ describe('decide: annotations, only where they can be believed (issue 25, item 5
     expect(decide(state({ approved }), { ...changed, believeAnnotations: true })).toMatchObject({
       kind: 'ask-changed',
     });
+  });
+});
+
+describe('profiles (issue 25, item 3)', () => {
+  const origin = { layer: 'global', file: '/home/me/.mcpx/mcp.json' } as const;
+
+  it('decide refuses a tool outside the profile by its name, before the level or a list is looked at', () => {
+    const state: PermissionState = { level: 'yolo', connect: new Map(), approved: new Map() };
+    const tool: Tool = { name: 'create_issue', inputSchema: { type: 'object' } };
+    const ruled = decide(state, { server: 'gh', tool, fingerprint: 'x', outOfProfile: 'review' });
+    expect(ruled).toMatchObject({
+      kind: 'deny',
+      reason: "'create_issue' of 'gh' is not in profile 'review'",
+    });
+  });
+
+  it('a tool is in a profile only when every layer lets it through (a repository can only narrow)', () => {
+    const own = { servers: ['gh', 'fs'], tools: ['gh.get_*', 'fs.*'], excludeTools: ['fs.write*'], origin };
+    const scope = profileScope({ name: 'p', layers: [own] });
+    expect(scope('gh', 'get_issue')).toBe(true);
+    expect(scope('gh', 'create_issue')).toBe(false);
+    expect(scope('fs', 'write_file')).toBe(false);
+    expect(scope('other')).toBe(false);
+    const wider = {
+      servers: ['gh', 'fs', 'other'],
+      tools: ['*'],
+      origin: { ...origin, layer: 'project' } as const,
+    };
+    const narrowed = profileScope({ name: 'p', layers: [own, wider] });
+    expect(narrowed('gh', 'create_issue')).toBe(false);
+    expect(narrowed('other', 'x')).toBe(false);
+    expect(narrowed('fs', 'read_file')).toBe(true);
   });
 });

@@ -1,0 +1,353 @@
+// One route through a relay to the minimal stdio server (raw-server.mjs), one process: the SDK
+// `Client` over stdio to the raw line relay, `mcpx serve` or `mcporter serve --stdio`, or over
+// HTTP to `mcpx serve --http`, supergateway or mcp-proxy, each of which spawns the same server.
+// Sequential µs per call, calls/s with N in flight, and the CPU per sequential call of this
+// client and of the relay (its own process; for mcporter its bridge and its daemon, which holds
+// the server). Prints one JSON line; a route that cannot be set up prints its error instead.
+//
+//   node gateway-peers-worker.mjs <route> <sequential calls> <in flight>
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { cpuOf, descendantsOf, freePort, killTree, listeningOn } from './process-tree.mjs';
+
+const [route, sequentialCalls, concurrentCalls] = [
+  process.argv[2],
+  Number(process.argv[3]),
+  Number(process.argv[4]),
+];
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const server = here('./raw-server.mjs');
+const mcpx = here('../../dist/bin/mcpx.cjs');
+const peer = (path) => here(`../peers/node_modules/${path}`);
+const node24 = here('../mcporter/node_modules/node/bin/node');
+const mcporterCli = here('../mcporter/node_modules/mcporter/dist/cli.js');
+const warnings = [];
+process.on('warning', (w) => warnings.push(w.name));
+// The SDK's stdio client waits for 'drain' with one listener per write behind a full pipe: 2,000
+// calls in flight are this bench's load, not a leak, and must not print a warning.
+EventEmitter.defaultMaxListeners = 0;
+
+// The bench gives every worker a private HOME; configs live there.
+const home = process.env.HOME;
+const mcpxConfig = join(home, 'gateway-peers-mcpx.json');
+const mcporterConfig = join(home, 'gateway-peers-mcporter.json');
+const mcporterEnv = { ...process.env, MCPORTER_DAEMON_DIR: join(home, 'mcporter-daemon') };
+// `BENCH_GATEWAY_PROFILE=DIR`: mcpx serve writes a V8 CPU profile there.
+const profile = process.env.BENCH_GATEWAY_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`]
+  : [];
+const serve = (...extra) => [...profile, mcpx, '--config', mcpxConfig, 'serve', ...extra];
+const legacy = { mode: 'legacy' };
+const modern = { mode: { pin: '2026-07-28' } };
+
+/**
+ * Each route: how its relay is started and reached. `stdio`: the client spawns it. `http`: the
+ * worker spawns it on a free port (`args(port)`) and the client dials `path` with `transport`.
+ */
+const routes = {
+  // No relay: the reference for what the hop adds (its "relay CPU" is the server's own).
+  direct: { stdio: [process.execPath, server], tool: 'echo' },
+  relay: { stdio: [process.execPath, here('./raw-relay.mjs'), server], tool: 'echo' },
+  'mcpx-transparent': { stdio: [process.execPath, ...serve('--server', 'bench')], tool: 'echo' },
+  'mcpx-namespaced': { stdio: [process.execPath, ...serve()], tool: 'bench__echo' },
+  mcporter: {
+    stdio: [node24, mcporterCli, '--config', mcporterConfig, 'serve', '--stdio', '--servers', 'bench'],
+    tool: 'bench__echo',
+    env: mcporterEnv,
+    needs: [node24, mcporterCli],
+  },
+  'mcpx-http-2025': {
+    args: (port) => serve('--http', '--port', String(port), '--server', 'bench'),
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation: legacy,
+  },
+  'mcpx-http-2026': {
+    args: (port) => serve('--http', '--port', String(port), '--server', 'bench'),
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation: modern,
+  },
+  // supergateway logs every message at its default level (info); `none` leaves it the relay only.
+  'supergateway-sse': {
+    needs: [peer('supergateway/dist/index.js')],
+    args: (port) => [
+      peer('supergateway/dist/index.js'),
+      ...[
+        '--stdio',
+        `${quote(process.execPath)} ${quote(server)}`,
+        '--port',
+        String(port),
+        '--logLevel',
+        'none',
+      ],
+    ],
+    path: '/sse',
+    transport: 'sse',
+    negotiation: legacy,
+  },
+  'supergateway-stateful': {
+    needs: [peer('supergateway/dist/index.js')],
+    args: (port) => [
+      peer('supergateway/dist/index.js'),
+      ...[
+        '--stdio',
+        `${quote(process.execPath)} ${quote(server)}`,
+        '--port',
+        String(port),
+        '--logLevel',
+        'none',
+      ],
+      ...['--outputTransport', 'streamableHttp', '--stateful'],
+    ],
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation: legacy,
+  },
+  'mcp-proxy-sse': {
+    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
+    args: (port) => [
+      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
+      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
+    ],
+    path: '/sse',
+    transport: 'sse',
+    negotiation: legacy,
+  },
+  'mcp-proxy-stream': {
+    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
+    args: (port) => [
+      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
+      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
+    ],
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation: legacy,
+  },
+  // Its 2026-07-28 leg (per request, as mcpx's): the like-for-like row for mcpx's 2026-07-28 one.
+  'mcp-proxy-stream-2026': {
+    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
+    args: (port) => [
+      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
+      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
+    ],
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation: modern,
+  },
+};
+const spec = routes[route];
+if (!spec) throw new Error(`unknown route ${route}; one of ${Object.keys(routes).join(', ')}`);
+
+/** A shell word (supergateway runs its `--stdio` command through a shell). */
+function quote(word) {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+const started = [];
+let client;
+let relayPids = [];
+let stdioRelay;
+let mcporterDaemon;
+let cleaning;
+// Stopped from outside (the bench interrupted): leave nothing behind.
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.once(signal, () => cleanUp().finally(() => process.exit(1)));
+try {
+  await writeFile(
+    mcpxConfig,
+    JSON.stringify({
+      permission: 'yolo',
+      mcpServers: { bench: { command: process.execPath, args: [server] } },
+    }),
+  );
+  for (const path of spec.needs ?? [])
+    if (!existsSync(path))
+      throw new Error(
+        `not installed: ${path} (npm install --prefix ${path.includes('/peers/') ? 'bench/peers' : 'bench/mcporter'})`,
+      );
+  if (route === 'mcporter') {
+    mcporterDaemon = await startMcporterDaemon();
+    relayPids.push(mcporterDaemon);
+  }
+
+  client = new Client(
+    { name: 'bench', version: '1.0.0' },
+    { versionNegotiation: spec.negotiation ?? legacy },
+  );
+  if (spec.stdio) {
+    const [command, ...args] = spec.stdio;
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      env: spec.env ?? { ...process.env },
+      stderr: process.env.BENCH_GATEWAY_STDERR ? 'inherit' : 'ignore',
+    });
+    await client.connect(transport);
+    relayPids.push(transport.pid);
+    stdioRelay = transport.pid;
+  } else {
+    const port = await freePort();
+    const relay = await startListening(spec.args(port), port);
+    relayPids.push(relay.pid);
+    const url = new URL(`http://127.0.0.1:${port}${spec.path}`);
+    await client.connect(
+      spec.transport === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url),
+    );
+  }
+  relayPids = relayPids.filter(Boolean);
+
+  const ownCpu = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
+  const relayCpu = () => {
+    let sum = 0;
+    for (const pid of relayPids) {
+      const cpu = cpuOf(pid);
+      if (cpu === undefined) return undefined;
+      sum += cpu;
+    }
+    return sum;
+  };
+  const tool = spec.tool ?? 'echo';
+  const call = async (message) => {
+    const result = await client.callTool({ name: tool, arguments: { message } });
+    if (result.content?.[0]?.text !== message)
+      throw new Error(`${route}: wrong echo ${JSON.stringify(result)}`);
+  };
+  // A relay that stops answering must not hang the bench: its route becomes a row with this error.
+  const limitMs = 120_000 + sequentialCalls * 100 + concurrentCalls * 50;
+  let watchdog;
+  const hung = new Promise((_, reject) => {
+    watchdog = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs);
+  });
+  report(await Promise.race([measure(call, ownCpu, relayCpu), hung]));
+  clearTimeout(watchdog);
+} catch (error) {
+  report({
+    error: String(error?.message ?? error)
+      .split('\n')[0]
+      .slice(0, 300),
+  });
+} finally {
+  await cleanUp();
+  // Calls a hung relay never answered would keep this process waiting.
+  process.exit(0);
+}
+
+/**
+ * End everything this route started, once: the client, the relay's process tree, mcporter's
+ * daemon (detached, in a session of its own: a Ctrl-C of the bench never reaches it).
+ */
+async function cleanUp() {
+  if (cleaning) return cleaning;
+  cleaning = (async () => {
+    // Whatever the relay started, read while it still runs: closing the client ends a stdio relay,
+    // whose children must end with it (and are ended here if they do not).
+    const leftovers = stdioRelay ? descendantsOf(stdioRelay) : [];
+    await Promise.race([
+      client?.close().catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 5_000)),
+    ]);
+    if (stdioRelay) await killTree(stdioRelay, 3_000, leftovers);
+    for (const child of started.reverse()) await killTree(child.pid);
+    if (mcporterDaemon) {
+      const daemonTree = descendantsOf(mcporterDaemon);
+      await run(node24, [mcporterCli, '--config', mcporterConfig, 'daemon', 'stop'], mcporterEnv).catch(
+        () => {},
+      );
+      await killTree(mcporterDaemon, 3_000, daemonTree);
+    }
+  })();
+  return cleaning;
+}
+
+/** Warm up, then time sequential calls (with the CPU they cost each side) and calls in flight. */
+async function measure(call, ownCpu, relayCpu) {
+  for (let i = 0; i < 200; i++) await call('warm');
+
+  let clock = process.hrtime.bigint();
+  const [ownBefore, relayBefore] = [ownCpu(), relayCpu()];
+  for (let i = 0; i < sequentialCalls; i++) await call(`m${i}`);
+  const sequentialUs = Number(process.hrtime.bigint() - clock) / 1000 / sequentialCalls;
+  const [ownAfter, relayAfter] = [ownCpu(), relayCpu()];
+
+  clock = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrentCalls }, (_, i) => call(`c${i}`)));
+  const concurrentSeconds = Number(process.hrtime.bigint() - clock) / 1e9;
+
+  return {
+    sequentialUs,
+    callsPerSecond: concurrentCalls / concurrentSeconds,
+    clientCpuUs: (ownAfter - ownBefore) / sequentialCalls,
+    relayCpuUs:
+      relayBefore === undefined || relayAfter === undefined
+        ? undefined
+        : (relayAfter - relayBefore) / sequentialCalls,
+  };
+}
+
+function report(figures) {
+  process.stdout.write(`${JSON.stringify({ route, ...figures, warnings })}\n`);
+}
+
+/** Spawn a relay that listens on `port`; resolve once it accepts connections. */
+async function startListening(args, port) {
+  const child = spawn(process.execPath, args, { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-4000);
+    if (process.env.BENCH_GATEWAY_STDERR) process.stderr.write(chunk);
+  };
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
+  await listeningOn(port, child, () => output);
+  return child;
+}
+
+/**
+ * mcporter's bridge serves only servers its daemon holds (`"lifecycle": "keep-alive"`): start the
+ * daemon on the same minimal server (spawned by Node 24, mcporter's Node) and return its pid,
+ * whose CPU is part of the relay's.
+ */
+async function startMcporterDaemon() {
+  await writeFile(
+    mcporterConfig,
+    JSON.stringify({ mcpServers: { bench: { command: node24, args: [server], lifecycle: 'keep-alive' } } }),
+  );
+  await mkdir(mcporterEnv.MCPORTER_DAEMON_DIR, { recursive: true });
+  await run(node24, [mcporterCli, '--config', mcporterConfig, 'daemon', 'start'], mcporterEnv);
+  const dir = join(mcporterEnv.MCPORTER_DAEMON_DIR, 'daemon');
+  const metadata = readdirSync(dir).find((name) => name.endsWith('.json'));
+  if (!metadata) throw new Error(`mcporter daemon start left no metadata in ${dir}`);
+  return JSON.parse(readFileSync(join(dir, metadata), 'utf8')).pid;
+}
+
+/** Run a command to its end; reject with its output when it fails. */
+function run(command, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      output += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      output += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`${args.slice(1).join(' ')} exited ${code}: ${output.trim().slice(-300)}`));
+    });
+  });
+}

@@ -1,0 +1,175 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Attributes } from '@opentelemetry/api';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { VERSION } from '../version.js';
+import { boundedLabel, DEFAULT_LABEL_LIMITS } from './labels.js';
+import { otlpReader, wantsOtlp } from './otlp.js';
+import { prometheusReader } from './prometheus.js';
+import type { MetricsSource, Operation, ServingMetrics } from './recorder.js';
+
+export interface MetricsOptions {
+  /** Where `OTEL_METRICS_EXPORTER`, `OTEL_EXPORTER_OTLP_*` and `OTEL_SERVICE_NAME` are read. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Distinct server and tool names counted apart before the rest count as `_other`. */
+  readonly labelLimits?: { readonly server?: number; readonly tool?: number };
+}
+
+/** One process's metrics: recorded once, read as Prometheus text and pushed over OTLP when asked. */
+export interface Metrics extends ServingMetrics {
+  /** Whether an OTLP exporter pushes them too. */
+  readonly otlp: boolean;
+  /** Push what is left over OTLP and stop recording. */
+  shutdown(): Promise<void>;
+}
+
+/** How long a stopping process waits for its last OTLP push. */
+const SHUTDOWN_MS = 5_000;
+
+/**
+ * The OTel MCP semantic conventions' advice (0.01 s … 300 s) with three buckets below it: a
+ * call through the gateway to a warm local server takes a millisecond or two.
+ */
+const DURATION_BUCKETS = [
+  0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+];
+
+/**
+ * The metrics of a long-running process (`mcpx serve`, the keep-alive daemon), over one set of
+ * OpenTelemetry instruments with two sinks: a Prometheus pull reader (`prometheus()`) and,
+ * when the environment asks for it (`OTEL_METRICS_EXPORTER=otlp`, an OTLP endpoint), an OTLP
+ * push reader. Names follow the MCP semantic conventions where they have one
+ * (`mcp.server.operation.duration`, `mcp.client.operation.duration`); the rest are `mcpx.*`.
+ *
+ * @example
+ * const metrics = await createMetrics({ env: process.env });
+ * metrics.served({ method: 'tools/call', server: 'github', tool: 'search', seconds: 0.2 });
+ * await metrics.prometheus(); // '# TYPE mcpx_tool_calls_total counter …'
+ */
+export async function createMetrics(options: MetricsOptions = {}): Promise<Metrics> {
+  const env = options.env ?? {};
+  const pull = prometheusReader();
+  const readers: MetricReader[] = [pull.reader];
+  const otlp = wantsOtlp(env);
+  if (otlp) readers.push(await otlpReader(env));
+  const provider = new MeterProvider({
+    resource: resourceFromAttributes({
+      'service.name': env.OTEL_SERVICE_NAME || 'mcpx',
+      'service.version': VERSION,
+    }),
+    readers,
+  });
+  const meter = provider.getMeter('mcpx', VERSION);
+  const server = boundedLabel(options.labelLimits?.server ?? DEFAULT_LABEL_LIMITS.server);
+  const tool = boundedLabel(options.labelLimits?.tool ?? DEFAULT_LABEL_LIMITS.tool);
+
+  const duration = (name: string, description: string) =>
+    meter.createHistogram(name, {
+      unit: 's',
+      description,
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+  const servedDuration = duration(
+    'mcp.server.operation.duration',
+    'MCP requests answered for clients, from receipt to result',
+  );
+  const sentDuration = duration(
+    'mcp.client.operation.duration',
+    "MCP requests sent to upstream servers on a client's behalf, until their result",
+  );
+  const toolCalls = meter.createCounter('mcpx.tool.calls', {
+    unit: '{call}',
+    description: 'tools/call requests answered, by server, tool and outcome (ok, tool_error, error)',
+  });
+  const errors = meter.createCounter('mcpx.errors', {
+    unit: '{error}',
+    description: 'Upstream requests that failed, by server, method and kind (error.type)',
+  });
+  const restarts = meter.createCounter('mcpx.upstream.restarts', {
+    unit: '{restart}',
+    description: 'Upstream servers started again after they ran, stopped or failed',
+  });
+  const connections = meter.createObservableGauge('mcpx.upstream.connections', {
+    unit: '{connection}',
+    description: 'Upstream servers by lifecycle state',
+  });
+  const sessions = meter.createObservableGauge('mcpx.sessions', {
+    unit: '{session}',
+    description: 'Downstream sessions open: gateway clients, or callers of a daemon instance',
+  });
+
+  const sources = new Set<MetricsSource>();
+  connections.addCallback((result) => {
+    const counts = new Map<string, { attributes: Attributes; count: number }>();
+    for (const source of sources)
+      for (const c of source.connections?.() ?? []) {
+        const attributes = {
+          'mcpx.server': server(c.server),
+          'mcpx.state': c.state,
+          ...(c.instance === undefined ? {} : { 'mcpx.instance': c.instance }),
+        };
+        const key = JSON.stringify(attributes);
+        const seen = counts.get(key) ?? { attributes, count: 0 };
+        seen.count += 1;
+        counts.set(key, seen);
+      }
+    for (const { attributes, count } of counts.values()) result.observe(count, attributes);
+  });
+  sessions.addCallback((result) => {
+    for (const source of sources)
+      for (const s of source.sessions?.() ?? [])
+        result.observe(s.count, {
+          ...(s.server === undefined ? {} : { 'mcpx.server': server(s.server) }),
+          ...(s.instance === undefined ? {} : { 'mcpx.instance': s.instance }),
+        });
+  });
+
+  /** The attributes of one operation; a tool is named only with its server (a client's unknown name is not). */
+  const attributesOf = (op: Operation): Attributes => ({
+    'mcp.method.name': op.method,
+    ...(op.server === undefined ? {} : { 'mcpx.server': server(op.server) }),
+    ...(op.server !== undefined && op.tool !== undefined ? { 'gen_ai.tool.name': tool(op.tool) } : {}),
+    ...(op.errorType === undefined ? {} : { 'error.type': op.errorType }),
+  });
+
+  return {
+    otlp,
+    served(op) {
+      const attributes = attributesOf(op);
+      servedDuration.record(op.seconds, attributes);
+      if (op.method !== 'tools/call') return;
+      const { 'mcp.method.name': _method, 'error.type': _error, ...named } = attributes;
+      toolCalls.add(1, { ...named, 'mcpx.outcome': outcomeOf(op.errorType) });
+    },
+    sent(op) {
+      const attributes = attributesOf(op);
+      sentDuration.record(op.seconds, attributes);
+      if (op.errorType !== undefined && op.errorType !== TOOL_ERROR) errors.add(1, attributes);
+    },
+    watchRestarts(registry, instance) {
+      return registry.on((event) => {
+        if (event.type !== 'state' || event.state !== 'starting' || event.previous === 'created') return;
+        restarts.add(1, {
+          'mcpx.server': server(event.server),
+          ...(instance === undefined ? {} : { 'mcpx.instance': instance }),
+        });
+      });
+    },
+    observe(source) {
+      sources.add(source);
+      return () => sources.delete(source);
+    },
+    prometheus: () => pull.text(),
+    // The last push, bounded: a collector that does not answer must not hold the process's exit.
+    shutdown: () =>
+      Promise.race([provider.shutdown().catch(() => {}), delay(SHUTDOWN_MS, undefined, { ref: false })]),
+  };
+}
+
+/** `error.type` of a tool's own error result (the MCP semantic conventions'): not a failure of mcpx's. */
+const TOOL_ERROR = 'tool_error';
+
+function outcomeOf(errorType: string | undefined): string {
+  if (errorType === undefined) return 'ok';
+  return errorType === TOOL_ERROR ? TOOL_ERROR : 'error';
+}

@@ -1,0 +1,150 @@
+/**
+ * The metrics' Prometheus text: the semantic conventions' names with their unit, counts and
+ * histograms that add up, and label values from servers that can neither break the exposition
+ * format nor grow without bound.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../../../src/metrics/index.js';
+
+/** One sample line of the text format: a name, `{label="value",…}` with escaped values, a number. */
+const SAMPLE =
+  /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\["\\n])*",?)*\})? [-+0-9.eEInfNa]+$/;
+
+function samples(text: string, name: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+}
+
+describe('createMetrics', () => {
+  it('counts tool calls by server, tool and outcome, with latency histograms in seconds', async () => {
+    const metrics = await createMetrics();
+    for (const seconds of [0.0015, 0.03, 0.4])
+      metrics.served({ method: 'tools/call', server: 'github', tool: 'search', seconds });
+    metrics.served({
+      method: 'tools/call',
+      server: 'github',
+      tool: 'search',
+      seconds: 0.01,
+      errorType: 'tool_error',
+    });
+    metrics.served({ method: 'tools/list', seconds: 0.002 });
+    metrics.sent({ method: 'tools/call', server: 'github', tool: 'search', seconds: 0.02 });
+    metrics.sent({
+      method: 'tools/call',
+      server: 'github',
+      tool: 'search',
+      seconds: 5,
+      errorType: 'REQUEST_TIMEOUT',
+    });
+    const text = await metrics.prometheus();
+    await metrics.shutdown();
+
+    expect(samples(text, 'mcpx_tool_calls_total').sort()).toEqual([
+      'mcpx_tool_calls_total{mcpx_server="github",gen_ai_tool_name="search",mcpx_outcome="ok"} 3',
+      'mcpx_tool_calls_total{mcpx_server="github",gen_ai_tool_name="search",mcpx_outcome="tool_error"} 1',
+    ]);
+    expect(text).toContain('# TYPE mcp_server_operation_duration_seconds histogram');
+    const ok = 'mcp_method_name="tools/call",mcpx_server="github",gen_ai_tool_name="search"';
+    expect(text).toContain(`mcp_server_operation_duration_seconds_count{${ok}} 3`);
+    expect(text).toContain(`mcp_server_operation_duration_seconds_bucket{${ok},le="0.002"} 1`);
+    expect(text).toContain(`mcp_server_operation_duration_seconds_bucket{${ok},le="0.05"} 2`);
+    expect(text).toContain(`mcp_server_operation_duration_seconds_bucket{${ok},le="+Inf"} 3`);
+    expect(text).toContain('mcp_server_operation_duration_seconds_count{mcp_method_name="tools/list"} 1');
+    expect(text).toContain(`mcp_client_operation_duration_seconds_count{${ok}} 1`);
+    // Upstream failures by kind; a tool's own error result is not one of mcpx's errors.
+    expect(samples(text, 'mcpx_errors_total')).toEqual([
+      `mcpx_errors_total{${ok},error_type="REQUEST_TIMEOUT"} 1`,
+    ]);
+  });
+
+  it('reports connections by state and sessions, as read at each collection', async () => {
+    const metrics = await createMetrics();
+    let state = 'starting';
+    const stop = metrics.observe({
+      connections: () => [
+        { server: 'a', state },
+        { server: 'b', state: 'ready' },
+      ],
+      sessions: () => [{ count: 2 }],
+    });
+    expect(await metrics.prometheus()).toContain(
+      'mcpx_upstream_connections{mcpx_server="a",mcpx_state="starting"} 1',
+    );
+    state = 'ready';
+    const later = await metrics.prometheus();
+    expect(later).toContain('mcpx_upstream_connections{mcpx_server="a",mcpx_state="ready"} 1');
+    expect(later).toContain('mcpx_sessions 2');
+    stop();
+    await metrics.shutdown();
+  });
+
+  it('counts a server starting again, not its first start', async () => {
+    const metrics = await createMetrics();
+    const listeners: ((event: {
+      type: string;
+      server: string;
+      state?: string;
+      previous?: string;
+    }) => void)[] = [];
+    metrics.watchRestarts({
+      on: (listener) => {
+        listeners.push(listener);
+        return () => {};
+      },
+    });
+    const emit = (state: string, previous: string) => {
+      for (const listener of listeners) listener({ type: 'state', server: 'a', state, previous });
+    };
+    emit('starting', 'created');
+    emit('ready', 'starting');
+    emit('error', 'ready');
+    emit('starting', 'error');
+    emit('ready', 'starting');
+    expect(await metrics.prometheus()).toContain('mcpx_upstream_restarts_total{mcpx_server="a"} 1');
+    await metrics.shutdown();
+  });
+
+  it('keeps hostile tool names from breaking the format or a terminal', async () => {
+    const metrics = await createMetrics();
+    const hostile = 'q"uote\\back\nslash\u001b[2J\u001b]0;title\u0007\u202Eevil\u200Bzw';
+    metrics.served({ method: 'tools/call', server: 's"\n', tool: hostile, seconds: 0.01 });
+    metrics.served({ method: 'tools/call', server: 's', tool: 'x'.repeat(10_000), seconds: 0.01 });
+    const text = await metrics.prometheus();
+    await metrics.shutdown();
+    for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#')))
+      expect(line, 'a sample line of the exposition format').toMatch(SAMPLE);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b\u202e]/);
+    expect(text).toContain('gen_ai_tool_name="q\\"uote\\\\back slashevilzw"');
+    expect(text).toContain('mcpx_server="s\\""');
+    expect(text).toContain(`gen_ai_tool_name="${'x'.repeat(128)}"`);
+    expect(text).not.toContain('x'.repeat(129));
+  });
+
+  it('counts tool names past the cap as _other, and leaves a name without its server out', async () => {
+    const metrics = await createMetrics({ labelLimits: { tool: 3 } });
+    for (let i = 0; i < 50; i++)
+      metrics.served({ method: 'tools/call', server: 's', tool: `tool_${i}`, seconds: 0.01 });
+    // A client's name for a tool no server has: the client's words, not a label.
+    metrics.served({ method: 'tools/call', tool: 'made_up', seconds: 0.01, errorType: '-32602' });
+    const text = await metrics.prometheus();
+    await metrics.shutdown();
+    expect(samples(text, 'mcpx_tool_calls_total').sort()).toEqual([
+      'mcpx_tool_calls_total{mcpx_outcome="error"} 1',
+      'mcpx_tool_calls_total{mcpx_server="s",gen_ai_tool_name="_other",mcpx_outcome="ok"} 47',
+      'mcpx_tool_calls_total{mcpx_server="s",gen_ai_tool_name="tool_0",mcpx_outcome="ok"} 1',
+      'mcpx_tool_calls_total{mcpx_server="s",gen_ai_tool_name="tool_1",mcpx_outcome="ok"} 1',
+      'mcpx_tool_calls_total{mcpx_server="s",gen_ai_tool_name="tool_2",mcpx_outcome="ok"} 1',
+    ]);
+    expect(text).not.toContain('made_up');
+  });
+
+  it('pushes over OTLP only when the environment asks', async () => {
+    const off = await createMetrics({ env: {} });
+    const none = await createMetrics({
+      env: { OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' },
+    });
+    const named = await createMetrics({ env: { OTEL_METRICS_EXPORTER: 'otlp' } });
+    const endpoint = await createMetrics({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' } });
+    expect([off.otlp, none.otlp, named.otlp, endpoint.otlp]).toEqual([false, false, true, true]);
+    for (const m of [off, none, named, endpoint]) await m.shutdown();
+  });
+});
