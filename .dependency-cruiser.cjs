@@ -12,6 +12,9 @@ const LAYERS = [
   { name: 'base', members: ['errors/', 'text/', 'version\\.ts$'] },
   // mcpx's own files under ~/.mcpx (trust store, era cache, tokens, run/).
   { name: 'home', members: ['home/'] },
+  // The audit log of tool calls: its records (which the permission engine's decisions fill in)
+  // and its sinks, the owner-only file under the home among them.
+  { name: 'audit', members: ['audit/'] },
   // A config is loaded (with other hosts' dialects in config/hosts/); `mcpx exec`'s hand-over file.
   { name: 'config', members: ['config/', 'handover/'] },
   { name: 'transport', members: ['transport/'] },

@@ -18,6 +18,21 @@
  * @packageDocumentation
  */
 
+// The audit log: one record per tool call (who asked, the decision, the outcome), to the
+// owner-only file and to sinks of a program's own (`createHost({ audit: { sink } })`).
+export {
+  type AuditAnswerer,
+  type AuditCaller,
+  type AuditCallStart,
+  type AuditClient,
+  type AuditDecision,
+  type AuditedCall,
+  type AuditOutcome,
+  type AuditRecord,
+  type AuditSink,
+  type AuditTrail,
+  maskArguments,
+} from './audit/index.js';
 // Client features: what a server may ask of the host (roots, sampling, elicitation), and a connection.
 export {
   type CallToolOptions,
@@ -104,6 +119,7 @@ export {
   createHost,
   type Env,
   type Host,
+  type HostAuditOptions,
   type HostCatalogueOptions,
   type HostEvent,
   type HostListener,
@@ -130,6 +146,7 @@ export {
   type PermissionGuardOptions,
   type PermissionLevel,
   scriptedApprover,
+  type ToolCallCheckOptions,
   type ToolCallGuard,
   type ToolCallRequest,
   type UnaskedQuestion,

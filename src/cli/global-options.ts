@@ -16,6 +16,8 @@ export interface GlobalOptions {
   readonly cwd?: string;
   /** With --stdio or --url: the server's name. */
   readonly name?: string;
+  /** `--audit-log FILE`, or `--no-audit-log` (false). */
+  readonly auditLog?: string | false;
 }
 
 /** A usage error: bad command, flag or argument (exit 1). */

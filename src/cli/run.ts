@@ -118,6 +118,11 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option('--cwd <dir>', 'with --stdio: the directory the server runs in (default: the current one)')
     .option(
+      '--audit-log <file>',
+      'the audit log of tool calls goes to this file (default ~/.mcpx/logs/audit.jsonl)',
+    )
+    .option('--no-audit-log', 'keep no audit log of tool calls for this command')
+    .option(
       '--name <name>',
       "with --stdio or --url: the server's name (default: derived from the command or host)",
     )

@@ -1,4 +1,5 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
+import type { AuditTrail } from '../audit/index.js';
 import type { LoadedConfig, ServerConfig } from '../config/index.js';
 import type { DaemonPaths } from '../daemon/index.js';
 import type { McpxError } from '../errors/index.js';
@@ -72,6 +73,10 @@ export class CliSession {
       // A package runner's install is shown at a terminal (and with --verbose), never inside --json's stderr.
       installs: verbose || (io.stderrIsTTY && options.json !== true),
       daemon: io.daemonCaller ? { caller: io.daemonCaller } : {},
+      audit:
+        options.auditLog === false
+          ? false
+          : { client: 'cli', ...(options.auditLog ? { file: options.auditLog } : {}) },
     };
     this.#host = createHost(this.#knobs);
     this.home = this.#host.home;
@@ -142,6 +147,11 @@ export class CliSession {
   /** Another guard for exactly `servers` (the daemon keeps one per instance). */
   createGuard(servers: readonly ServerConfig[]): Promise<PermissionGuard> {
     return this.#host.createGuard(servers);
+  }
+
+  /** The host's audit trail: every tool call this command makes is recorded there once. */
+  audit(): AuditTrail {
+    return this.#host.audit();
   }
 
   /** The host under this session, for a front end built on it whole (the gateway). */

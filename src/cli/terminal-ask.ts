@@ -48,6 +48,7 @@ function approverLater(make: (permissions: Permissions) => Promise<Approver>): A
     return made;
   };
   return {
+    answerer: 'terminal',
     askConnect: async (question) => (await approver()).askConnect(question),
     askCall: async (question) => (await approver()).askCall(question),
     askChanged: async (question) => (await approver()).askChanged(question),

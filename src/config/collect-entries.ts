@@ -21,6 +21,8 @@ export interface CollectResult {
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
   /** The file's `"demo": {"enabled": …}`: the built-in demo server switched on or off, and where. */
   readonly demo?: { readonly enabled: boolean; readonly line?: number };
+  /** The file's `audit_log`: where the audit log goes (as written), or `false` for none. */
+  readonly auditLog?: string | false;
   /** The file's `"import": ["cursor", …]`: hosts whose servers are read live, and where it says so. */
   readonly imports?: { readonly hosts: readonly HostId[]; readonly line?: number };
   /** The file's `"profiles": {...}`, each one valid (see `profiles.ts`). */
@@ -98,6 +100,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
   let permission: CollectResult['permission'];
   let demo: CollectResult['demo'];
   let imports: CollectResult['imports'];
+  let auditLog: CollectResult['auditLog'];
   let profiles: CollectResult['profiles'];
 
   for (const [key, value] of Object.entries(root)) {
@@ -118,6 +121,16 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
         problems.push(
           configProblem(site, ['permission'], "'permission' must be yolo, trusted or sandboxed", {
             expected: '"yolo", "trusted" or "sandboxed"',
+            received: describeValue(value),
+          }),
+        );
+      }
+    } else if (key === 'audit_log') {
+      if (value === false || (typeof value === 'string' && value.trim() !== '')) auditLog = value;
+      else {
+        problems.push(
+          configProblem(site, ['audit_log'], "'audit_log' is where the audit log of tool calls goes", {
+            expected: 'a file path such as "~/logs/mcpx-audit.jsonl", or false for no audit log',
             received: describeValue(value),
           }),
         );
@@ -185,6 +198,7 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
     ...(permission ? { permission } : {}),
     ...(demo ? { demo } : {}),
     ...(imports ? { imports } : {}),
+    ...(auditLog !== undefined ? { auditLog } : {}),
     ...(profiles?.length ? { profiles } : {}),
   };
 }

@@ -1,4 +1,5 @@
-import { basename, dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type CollectResult, collectEntries } from './collect-entries.js';
 import type { FileDialect } from './discover.js';
@@ -23,6 +24,8 @@ export interface FileLoad {
   /** The file's `roots`, made absolute against the file's directory. */
   readonly roots?: readonly string[];
   readonly permission?: 'yolo' | 'trusted' | 'sandboxed';
+  /** The file's `audit_log`, a path made absolute against the file's directory (`~/` is the home), or false. */
+  readonly auditLog?: string | false;
   /** Entries that only switch off a server of an earlier layer (see NormalizeResult.switchOff). */
   readonly switchOffs?: readonly NonNullable<NormalizeResult['switchOff']>[];
   /** `"demo": {"enabled": …}`: the built-in demo server on or off. */
@@ -116,12 +119,20 @@ export function loadConfigText(
     ...(warnings.length ? { warnings } : {}),
     ...(roots ? { roots } : {}),
     ...(collected.permission ? { permission: collected.permission } : {}),
+    ...(collected.auditLog !== undefined ? { auditLog: auditLogPath(collected.auditLog, path) } : {}),
     ...(switchOffs.length ? { switchOffs } : {}),
     ...(demo ? { demo } : {}),
     ...(collected.imports ? { imports: collected.imports } : {}),
     ...(collected.profiles ? { profiles: collected.profiles } : {}),
     ...declaredInputs(doc.value, path),
   };
+}
+
+function auditLogPath(written: string | false, file: string): string | false {
+  if (written === false) return false;
+  const path = written.trim();
+  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+  return resolve(dirname(file), path);
 }
 
 function declaredInputs(root: unknown, path: string): { inputs?: InputRequest[] } {

@@ -42,6 +42,8 @@ interface FileSettings {
 }
 
 interface Gathered {
+  /** The last `audit_log` of the user's own files (see `auditLogOf`). */
+  readonly auditLog?: string | false;
   readonly files: ConfigFileInfo[];
   readonly problems: McpxError[];
   readonly definitions: Definition[];
@@ -57,6 +59,7 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const definitions: Definition[] = [];
   const settings: FileSettings[] = [];
   const warnings: ConfigWarning[] = [];
+  let auditLog: string | false | undefined;
   const profiles: Gathered['profiles'] = [];
   const inputs: InputRequest[] = [];
   const pending: { index: number; draft: ServerDraft }[] = [];
@@ -87,6 +90,16 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
     files.push({ path: load.path, layer: load.layer, serverCount: load.serverCount });
     problems.push(...load.problems);
     warnings.push(...(load.warnings ?? []));
+    if (load.auditLog !== undefined) {
+      // Only the person's own files say where the log of their calls goes: a repository's could
+      // switch it off, or have it appended to a file of its choosing.
+      if (load.layer === 'global' || load.layer === 'explicit') auditLog = load.auditLog;
+      else
+        warnings.push({
+          message: `${load.path}: 'audit_log' is ignored here: only your own config (~/.mcpx/mcp.json, or --config) says where the audit log goes`,
+          origin: { layer: load.layer, file: load.path },
+        });
+    }
     profiles.push(...(load.profiles ?? []));
     if (load.roots || load.permission) {
       settings.push({
@@ -136,7 +149,15 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
       inert: asWritten(draft),
     };
   }
-  return { files, problems, definitions, settings, warnings, profiles };
+  return {
+    files,
+    problems,
+    definitions,
+    settings,
+    warnings,
+    profiles,
+    ...(auditLog !== undefined ? { auditLog } : {}),
+  };
 }
 
 /** Stands in a definition's place until its draft is interpolated (see the end of `gather`). */
@@ -303,7 +324,7 @@ function notFound(path: string): McpxError {
  * const config = await loadConfig({ cwd: process.cwd(), env: process.env, home: resolveMcpxHome(process.env, os.homedir()) });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const { files, problems, definitions, settings, warnings, profiles } = await gather(options);
+  const { files, problems, definitions, settings, warnings, profiles, auditLog } = await gather(options);
   const first = problems[0];
   if (first) {
     if (problems.length === 1) throw first;
@@ -333,6 +354,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     servers,
     unapproved,
     ...applySettings(settings, trust),
+    ...(auditLog !== undefined ? { auditLog } : {}),
     warnings,
     profiles: mergeProfiles(profiles),
   };

@@ -146,6 +146,7 @@ export const TOP_LEVEL_KEYS = [
   'permission',
   'demo',
   'import',
+  'audit_log',
   'profiles',
 ] as const;
 

@@ -196,6 +196,8 @@ export interface LoadedConfig {
   readonly roots?: readonly string[];
   /** `permission` in force: the level agents get unless told otherwise. A repository's file can only lower it. */
   readonly permission?: PermissionName;
+  /** `audit_log` of the user's own files: the audit log's file (absolute), or `false` for none. */
+  readonly auditLog?: string | false;
   /** Settings of repository files that are not in force, for a notice and for `mcpx config trust`. */
   readonly heldSettings: readonly HeldSettings[];
   /** Keys of other hosts' files that look like typos of mcpx's own, for a notice. */

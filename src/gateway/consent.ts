@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientCapabilities, InputRequest, Tool } from '@modelcontextprotocol/server';
+import type { AuditDecision } from '../audit/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type {
   Approver,
@@ -42,6 +43,8 @@ export interface ConsentCall {
   readonly serverTools: readonly Tool[];
   /** The gateway's guard (the host's): this session's own is made from it, under the same policy. */
   readonly guard: PermissionGuard;
+  /** Told how the call was decided, for the audit log. */
+  readonly decided?: (decision: AuditDecision) => void;
 }
 
 /**
@@ -98,19 +101,35 @@ export class ClientConsent {
   async decide(request: ConsentCall, elicit: Elicit): Promise<string | undefined> {
     const guard = this.#guardFor(request);
     const { server, tool, args } = request;
+    const decided = request.decided ?? (() => {});
     return this.#asking.run(elicit, async () => {
       try {
         // Asked up front with every tool, so allowing the server approves the definitions shown.
-        if (guard.verdict({ server, tool }).kind === 'ask-connect')
-          await guard.consent({ server, tools: request.serverTools });
-        await guard.check({ server, tool, args });
+        const connecting = guard.verdict({ server, tool }).kind === 'ask-connect';
+        if (connecting) await guard.consent({ server, tools: request.serverTools });
+        await guard.check(
+          { server, tool, args },
+          {
+            // The connect question just answered is what let the call through, not an older answer.
+            onDecision: (d) =>
+              decided(
+                !connecting || d.by !== 'session'
+                  ? d
+                  : d.result === 'allowed'
+                    ? { result: 'confirmed', by: 'client', question: 'connect' }
+                    : { ...d, by: 'client' },
+              ),
+          },
+        );
         this.#kept?.keep(guard.state);
         return undefined;
       } catch (error) {
         // A question left for the next round is no answer yet: the retry replays this call's.
         if (!(error instanceof AskLater)) this.#kept?.keep(guard.state);
-        if (error instanceof NotAnswered)
+        if (error instanceof NotAnswered) {
+          decided({ result: 'denied', by: 'client', reason: error.message });
           return `mcpx refused '${forModel(tool.name)}' of '${forModel(server)}': ${error.message}; call it again to be asked again`;
+        }
         if (error instanceof McpxError && error.code === ErrorCode.PermissionDenied)
           return `mcpx refused: ${describe(error)}`;
         throw error;
@@ -130,6 +149,7 @@ export class ClientConsent {
       return answerOf(await elicit(consentForm(message, choices)), choices);
     };
     return {
+      answerer: 'client',
       askConnect: (q) =>
         choose<ConnectDecision>(
           `mcpx: allow the MCP server '${show(q.server)}' to be used in this session?\n` +

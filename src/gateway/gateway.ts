@@ -2,9 +2,11 @@
  * A running gateway over a host: what `mcpx serve` is once its flags are read,
  * and what a library program gets from `createHost` + `createGateway`.
  */
+
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { AuditTrail } from '../audit/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
@@ -33,6 +35,8 @@ export interface GatewayBase {
   registry(): Promise<ServerRegistry>;
   /** The permission guard every call passes (its approver should be `gatewayApprover()`). */
   guard(): Promise<PermissionGuard>;
+  /** Where each client's tool call is recorded (`Host.audit()`); absent, they are not. */
+  audit?(): AuditTrail;
   /** The same base reading its config afresh, for a reload; closed once read. */
   fresh(): Pick<GatewayBase, 'servers' | 'server'> & { close(): Promise<void> };
 }
@@ -72,7 +76,7 @@ export interface GatewayOptions {
   readonly listWaitMs?: number;
   /** The key sealing 2026-07-28 request states, shared by every instance behind a load balancer. */
   readonly stateKey?: Uint8Array;
-  /** Each request a client made, once answered (an access log). */
+  /** Each request a client made, once answered (an access log; `tools/call` is also the audit trail's). */
   readonly onRequest?: (event: RequestEvent) => void;
   /**
    * Where requests, upstream calls, connections, sessions and restarts are counted
@@ -132,6 +136,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(options.transparent ? { transparent: options.transparent } : {}),
     ...(options.stateKey ? { stateKey: options.stateKey } : {}),
     ...(options.listWaitMs !== undefined ? { listWaitMs: options.listWaitMs } : {}),
+    ...(base.audit ? { audit: base.audit() } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   if (options.wiring) wire(options.wiring, core);

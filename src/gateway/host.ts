@@ -20,6 +20,7 @@ import {
   SdkError,
   SdkErrorCode,
 } from '@modelcontextprotocol/server';
+import type { AuditDecision, AuditedCall, AuditTrail } from '../audit/index.js';
 import type { ClientFeatures } from '../client/features.js';
 import type {
   InputRound,
@@ -86,6 +87,11 @@ export interface GatewayHostOptions {
    * server: the daemon's client is mcpx itself, which wants the whole catalogue.
    */
   readonly listWaitMs?: number;
+  /**
+   * Each client's tool call is recorded here (`mcpx serve`: the host's trail). The daemon's
+   * gateways record nothing: their callers are mcpx processes that record their own calls.
+   */
+  readonly audit?: AuditTrail;
   /** Where each upstream request's duration and outcome are recorded (`mcp.client.operation.duration`). */
   readonly metrics?: MetricsRecorder;
 }
@@ -107,6 +113,8 @@ export interface DownstreamCall {
   readonly stateless?: StatelessRound;
   /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
   readonly clientCapabilities?: ClientCapabilities;
+  /** How the client named itself (`initialize`, or a 2026-07-28 request's `_meta`), for the audit log. */
+  readonly clientInfo?: { readonly name: string; readonly version?: string };
   /**
    * The consent this client's person gave, kept per client session: a call the
    * policy would put to a person is asked through the client when it declared
@@ -193,6 +201,7 @@ export class GatewayHost {
   readonly transparent: string | undefined;
   readonly #servers: Map<string, ServerConfig>;
   readonly #carryErrors: boolean;
+  readonly #audit: AuditTrail | undefined;
   readonly #metrics: MetricsRecorder | undefined;
   readonly #callers = new Callers<DownstreamCall>();
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
@@ -217,6 +226,7 @@ export class GatewayHost {
       ? transparentNames(options.transparent)
       : namespacedNames(() => this.servers);
     this.guard = options.guard;
+    this.#audit = options.audit;
     this.rounds = new InputRounds(undefined, options.stateKey);
     this.#listWait = options.listWaitMs === undefined ? {} : { waitMs: options.listWaitMs };
     this.#arrivals = new Arrivals(this.registry, (kind) => {
@@ -562,16 +572,45 @@ export class GatewayHost {
     args: Record<string, unknown>,
     call: DownstreamCall,
   ): Promise<CallToolResult> {
+    const audited = this.#audit?.begin({
+      who: {
+        client: 'gateway',
+        session: call.client,
+        ...(call.clientInfo ? { clientInfo: call.clientInfo } : {}),
+      },
+      tool: publicName,
+      args,
+    });
+    try {
+      const result = await this.#callTool(publicName, args, call, audited);
+      // A round of a 2026-07-28 client's call: the call goes on in its next request, recorded then.
+      if (isInputRequiredResult(result)) audited?.dropped();
+      else audited?.returned(result);
+      return result;
+    } catch (error) {
+      audited?.failed(error);
+      throw error;
+    }
+  }
+
+  async #callTool(
+    publicName: string,
+    args: Record<string, unknown>,
+    call: DownstreamCall,
+    audited: AuditedCall | undefined,
+  ): Promise<CallToolResult> {
     let route: ToolRoute;
     try {
       route = await this.toolRoute(publicName, signalOf(call));
     } catch (error) {
       const refused = this.#outOfProfile(publicName);
       if (refused === undefined) throw error;
+      audited?.decided({ result: 'denied', by: 'rule', reason: refused });
       return { content: [{ type: 'text', text: refused }], isError: true };
     }
     call.onRoute?.(route);
-    const unconsented = await this.#consented(route, args, call);
+    audited?.routed(route.server, route.name);
+    const unconsented = await this.#consented(route, args, call, (d) => audited?.decided(d));
     if (unconsented) return unconsented;
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
@@ -642,14 +681,24 @@ export class GatewayHost {
     route: ToolRoute,
     args: Record<string, unknown>,
     call: DownstreamCall,
+    decided: (decision: AuditDecision) => void,
   ): Promise<CallToolResult | undefined> {
     const refused = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+    const settled = this.guard.settled(route);
+    if (settled) decided(settled);
     const refusal = this.guard.refusal(route);
     if (refusal === undefined) return undefined;
     const { consent, stateless } = call;
-    if (!consent || !canElicitForm(call.clientCapabilities)) return refused(refusal);
+    if (!consent || !canElicitForm(call.clientCapabilities)) {
+      if (!settled) decided({ result: 'denied', by: 'nobody', reason: refusal });
+      return refused(refusal);
+    }
     if (this.guard.verdict(route).kind === 'deny') return refused(refusal);
-    if ((stateless?.resume?.rounds ?? 0) > 0) return undefined;
+    // Let through in an earlier round of this very call, where its client's person said yes.
+    if ((stateless?.resume?.rounds ?? 0) > 0) {
+      decided({ result: 'confirmed', by: 'client', question: 'call' });
+      return undefined;
+    }
     const sealed = call.ctx.http ? stateless : undefined;
     const elicit: Elicit = sealed
       ? replaying(sealed.resume?.answers ?? [])
@@ -662,6 +711,7 @@ export class GatewayHost {
           args,
           serverTools: this.registry.status(route.server).tools as Tool[],
           guard: this.guard,
+          decided,
         },
         elicit,
       );

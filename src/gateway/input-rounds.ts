@@ -66,6 +66,13 @@ export function httpClientIdentity(ctx: ServerContext): string | undefined {
 }
 
 /** The capabilities a 2026-07-28 request declares in its envelope. */
+/** How a 2026-07-28 request's client named itself in its `_meta`, when it did. */
+export function declaredClientInfo(ctx: ServerContext): { name: string; version?: string } | undefined {
+  const info = envelopeValue(ctx, CLIENT_INFO_META_KEY) as { name?: unknown; version?: unknown } | undefined;
+  if (typeof info?.name !== 'string') return undefined;
+  return { name: info.name, ...(typeof info.version === 'string' ? { version: info.version } : {}) };
+}
+
 export function declaredCapabilities(ctx: ServerContext): ClientCapabilities {
   return (envelopeValue(ctx, CLIENT_CAPABILITIES_META_KEY) ?? {}) as ClientCapabilities;
 }

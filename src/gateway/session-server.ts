@@ -10,7 +10,13 @@ import type { ResourceSubscription } from '../client/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
-import { declaredCapabilities, httpClientIdentity, isModernRequest, roundOwner } from './input-rounds.js';
+import {
+  declaredCapabilities,
+  declaredClientInfo,
+  httpClientIdentity,
+  isModernRequest,
+  roundOwner,
+} from './input-rounds.js';
 import type { Paginator } from './paginate.js';
 import { errorTypeOf, TOOL_ERROR } from './upstream-error.js';
 
@@ -22,7 +28,10 @@ export interface SessionServerOptions {
   /** Transparent mode: the upstream's own capabilities and instructions. */
   readonly capabilities?: ServerCapabilities;
   readonly instructions?: string;
-  /** Told of each request handled (the access log). */
+  /**
+   * Told of each request handled (the daemon's call counts, the access log's other requests;
+   * the host's audit trail records each tool call with its decision).
+   */
   readonly onRequest?: (event: RequestEvent) => void;
 }
 
@@ -84,7 +93,14 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   const sessionConsent = new ClientConsent();
   const call = (ctx: ServerContext): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
-    return { client, ctx, consent: sessionConsent, ...(clientCapabilities ? { clientCapabilities } : {}) };
+    const clientInfo = server.getClientVersion();
+    return {
+      client,
+      ctx,
+      consent: sessionConsent,
+      ...(clientCapabilities ? { clientCapabilities } : {}),
+      ...(clientInfo ? { clientInfo: { name: clientInfo.name, version: clientInfo.version } } : {}),
+    };
   };
   /**
    * A request whose upstream may ask its client something. A 2026-07-28 client
@@ -103,15 +119,18 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     return host.rounds.round(
       ctx,
       roundOwner(ctx, client, target),
-      (exchange, stateless) =>
-        work({
+      (exchange, stateless) => {
+        const clientInfo = declaredClientInfo(ctx);
+        return work({
           client,
           ctx,
           consent,
           exchange,
           ...(stateless ? { stateless } : {}),
           clientCapabilities: declaredCapabilities(ctx),
-        }),
+          ...(clientInfo ? { clientInfo } : {}),
+        });
+      },
       { target, args },
     ) as Promise<T>;
   };

@@ -5,7 +5,15 @@
  * and its knobs, and listens to its events; the host never prints.
  */
 import { homedir as osHomedir } from 'node:os';
+import { resolve } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/client';
+import {
+  type AuditSink,
+  type AuditTrail,
+  createAuditTrail,
+  defaultAuditPath,
+  openAuditFile,
+} from '../audit/index.js';
 import type {
   EraCache,
   ManagedTransport,
@@ -59,6 +67,7 @@ class McpxHost implements Host {
   #registry: Promise<ServerRegistry> | undefined;
   #eraCache: Promise<EraCache | undefined> | undefined;
   #guard: Promise<PermissionGuard> | undefined;
+  #audit: AuditTrail | undefined;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, ManagedTransport>();
 
@@ -360,6 +369,39 @@ class McpxHost implements Host {
     return guard;
   }
 
+  audit(): AuditTrail {
+    this.#audit ??= this.#openAudit();
+    return this.#audit;
+  }
+
+  #openAudit(): AuditTrail {
+    const options = this.#o.audit;
+    const { profile } = this.#o;
+    if (options === false) return createAuditTrail([], profile);
+    const sinks: AuditSink[] = options?.sink ? [options.sink] : [];
+    if (options?.file !== false) {
+      sinks.push(
+        openAuditFile({
+          path: this.#auditPath(options?.file),
+          ...(options?.values ? { values: true } : {}),
+          onError: (message) => this.#emit({ type: 'warning', message: forTerminal(`mcpx: ${message}`) }),
+        }),
+      );
+    }
+    return createAuditTrail(sinks, profile);
+  }
+
+  /** The file named by the front end, else by the user's own config, else the home's. */
+  async #auditPath(given: string | undefined): Promise<string | false> {
+    if (given !== undefined) return resolve(this.#cwd, given);
+    const configured = await this.config().then(
+      (config) => config.auditLog,
+      () => undefined,
+    );
+    if (configured !== undefined) return configured;
+    return defaultAuditPath(this.home);
+  }
+
   fresh(): Host {
     const fresh = new McpxHost(this.#o);
     fresh.on((event) => this.#emit(event));
@@ -377,7 +419,9 @@ class McpxHost implements Host {
       ...(this.#o.signal ? { signal: this.#o.signal } : {}),
       ...(options.servers ? { only: options.servers } : {}),
     });
-    return createAgentTools(registry, { ...options, guard });
+    const audit = this.#o.audit;
+    const who = { client: (audit ? audit.client : undefined) ?? 'library' };
+    return createAgentTools(registry, { audit: { trail: this.audit(), who }, ...options, guard });
   }
 
   async catalogue(options: HostCatalogueOptions = {}): Promise<Catalogue<Tool>> {
@@ -406,6 +450,8 @@ class McpxHost implements Host {
     // A registry that never came to be (bad config) has nothing to close.
     const registry = await this.#registry?.catch(() => undefined);
     await registry?.close();
+    // After the registry: a call it ended on the way out is recorded too.
+    await this.#audit?.close();
     // Spawned early but never connected (the registry failed to load): end them too.
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();

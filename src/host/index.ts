@@ -40,6 +40,7 @@ export { createHost } from './host.js';
 export type {
   Env,
   Host,
+  HostAuditOptions,
   HostCatalogueOptions,
   HostDaemonOptions,
   HostOptions,

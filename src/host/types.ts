@@ -1,5 +1,6 @@
 /** What a host is given, and what it offers its front end. */
 import type { LoggingLevel, Tool } from '@modelcontextprotocol/client';
+import type { AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
 import type { ServerConnection, ServerLogEvent } from '../client/index.js';
 import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
 import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
@@ -31,6 +32,12 @@ export interface HostOptions {
   readonly permission?: PermissionLevel;
   /** What the person running this host allowed or excluded up front, applied by `guard()`. */
   readonly policy?: HostPolicy;
+  /**
+   * The audit log of tool calls (agents', the gateway's clients', a person's `mcpx call`): by
+   * default a file only its owner can read, `audit_log` in the user's config or
+   * `<home>/logs/audit.jsonl`. `false`: no audit log at all.
+   */
+  readonly audit?: HostAuditOptions | false;
   /**
    * The config's profile (`"profiles"`) this host is limited to: `servers()` holds only its
    * servers, `guard()` offers only its tools (a call of another is refused as "not in
@@ -71,6 +78,18 @@ export interface HostPolicy {
   readonly allowServers?: readonly string[];
   /** Globs on `<server>.<tool>` or `<tool>`: such tools are neither offered nor callable. */
   readonly excludeTools?: readonly string[];
+}
+
+/** Where a host's audit records go, and how it names itself in them. */
+export interface HostAuditOptions {
+  /** A sink of the program's own, beside the file. */
+  readonly sink?: AuditSink;
+  /** The file (`--audit-log PATH`), or `false` for none. Default: the config's `audit_log`, else `<home>/logs/audit.jsonl`. */
+  readonly file?: string | false;
+  /** Write the arguments' values (secrets masked) to the file, not only their names. */
+  readonly values?: boolean;
+  /** The front end `agentTools()` records its calls as (default `library`). */
+  readonly client?: AuditClient;
 }
 
 /** Which tools `Host.catalogue()` lists, and under which names. */
@@ -146,6 +165,12 @@ export interface Host {
    * @internal
    */
   readonly daemon: DaemonRoute | undefined;
+  /**
+   * The one audit trail of this host's tool calls, for every front end: `agentTools()` records
+   * into it, and so do the gateway, chat and the CLI's calls. Its file opens at the first record;
+   * a file that cannot be written is one `warning` event, and the calls go on.
+   */
+  audit(): AuditTrail;
   /** Listen to notices, warnings and installs; returns the unsubscribe. */
   on(listener: HostListener): () => void;
   /** Close the registry and every process this host started. */

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import type { AuditAnswerer } from '../audit/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import { type ConnectToolsView, describeConnectTools } from './connect-question.js';
@@ -33,6 +34,11 @@ export interface ChangedQuestion extends CallQuestion {
  * tests, or a library user's callback. The policy decides when to ask.
  */
 export interface Approver {
+  /**
+   * Who answers, for the audit log: a person at this terminal, a downstream client's person
+   * (form elicitation), or a program (the default: a library's callback, a script).
+   */
+  readonly answerer?: AuditAnswerer;
   askConnect(question: ConnectQuestion): Promise<ConnectDecision>;
   askCall(question: CallQuestion): Promise<CallDecision>;
   /** A definition changed since it was approved; `once`/`always` approve the new one. */
@@ -158,6 +164,7 @@ export function terminalApprover(streams: {
     }
   };
   return {
+    answerer: 'terminal',
     async askConnect(q) {
       // Folded first; "Show full descriptions" asks again with every description whole.
       for (let full = false; ; full = true) {

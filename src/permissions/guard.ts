@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import type { AuditDecision } from '../audit/index.js';
 import { type ProfileConfig, type ServerConfig, toolSwitchedOff } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type Approver, isNobodyApprover } from './approver.js';
@@ -6,7 +7,7 @@ import { type ConnectDecision, decide, type PermissionState, toolKey, type Verdi
 import { profileScope } from './profile-scope.js';
 import { toolExclusions } from './tool-exclusions.js';
 import { describeToolChange, fingerprintCache } from './tool-fingerprint.js';
-import type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';
+import type { PermissionLevel, ToolCallCheckOptions, ToolCallGuard, ToolCallRequest } from './types.js';
 
 export interface PermissionGuardOptions {
   readonly level: PermissionLevel;
@@ -84,6 +85,12 @@ export interface PermissionGuard extends ToolCallGuard {
    */
   refusal(request: VerdictRequest): string | undefined;
   /**
+   * How the policy settles a call now without asking anyone, for the audit log: allowed (by the
+   * level, a rule, a read-only annotation or an earlier answer) or denied (by a rule or an
+   * earlier answer); undefined when it would put a question.
+   */
+  settled(request: VerdictRequest): AuditDecision | undefined;
+  /**
    * A guard for one more session under the same policy (level, the servers' lists, exclusions),
    * with answers of its own, asked of `approver`: the gateway keeps one per client session, so
    * one client's "allow all" never lets another client's calls through. `answers`: where to start
@@ -160,8 +167,11 @@ function buildGuard(
     if (options.level === 'yolo') return 'allow-all';
     return askConnect(request);
   };
+  /** Servers allowed whole by a rule (`--allow`, `/mcp connect --allow-all`), not by an answer. */
+  const allowedByRule = new Set<string>();
   const allowAll = (server: string, tools: readonly Tool[] = []) => {
     connect.set(server, 'allow-all');
+    allowedByRule.add(server);
     approve(server, tools);
   };
 
@@ -217,7 +227,35 @@ function buildGuard(
     );
   };
 
-  const check = async (request: ToolCallRequest): Promise<void> => {
+  const settledBy = (server: string, ruling: Verdict): AuditDecision | undefined => {
+    if (ruling.kind === 'allow') {
+      const by =
+        ruling.because === 'read-only'
+          ? 'read-only'
+          : options.level === 'yolo'
+            ? 'level'
+            : allowedByRule.has(server)
+              ? 'rule'
+              : 'session';
+      return { result: 'allowed', by };
+    }
+    if (ruling.kind === 'deny')
+      return { result: 'denied', by: ruling.session ? 'session' : 'rule', reason: ruling.reason };
+    return undefined;
+  };
+  /** Who said yes (a nobody approver never does), and who said no. */
+  const answerer = () => approver.answerer ?? 'program';
+  const refuser = () =>
+    isNobodyApprover(approver) || 'reason' in approver ? ('nobody' as const) : answerer();
+
+  const check = async (request: ToolCallRequest, checkOptions: ToolCallCheckOptions = {}): Promise<void> => {
+    const told = checkOptions.onDecision ?? (() => {});
+    /** The question a person answered yes to on the way, if any: the call is then confirmed, not allowed. */
+    let asked: 'connect' | 'call' | 'changed' | undefined;
+    const denied = (error: McpxError, by: AuditDecision & { result: 'denied' }): McpxError => {
+      told(by);
+      return error;
+    };
     const fingerprint = fingerprintOf(request.tool);
     const key = toolKey(request.server, request.tool.name);
     const question = {
@@ -227,52 +265,68 @@ function buildGuard(
       args: request.args,
     };
     for (;;) {
-      const ruled = verdict(request);
-      if (ruled.kind !== 'allow' && ruled.kind !== 'deny') {
-        const refused = unasked(request.server, request.tool, ruled);
+      const ruling = verdict(request);
+      if (ruling.kind !== 'allow' && ruling.kind !== 'deny') {
+        const refused = unasked(request.server, request.tool, ruling);
         if (refused !== undefined)
-          throw new McpxError(ErrorCode.PermissionDenied, refused, {
-            server: request.server,
-            tool: request.tool.name,
-          });
+          throw denied(
+            new McpxError(ErrorCode.PermissionDenied, refused, {
+              server: request.server,
+              tool: request.tool.name,
+            }),
+            { result: 'denied', by: 'nobody', reason: refused },
+          );
       }
-      switch (ruled.kind) {
+      const byAnswer = (reason: string, fix: string) => {
+        const error = deny(request, reason, fix);
+        return denied(error, { result: 'denied', by: refuser(), reason: error.message });
+      };
+      switch (ruling.kind) {
         case 'allow':
-          ranUnder(request.server, request.tool, ruled);
+          ranUnder(request.server, request.tool, ruling);
+          told(
+            asked
+              ? { result: 'confirmed', by: answerer(), question: asked }
+              : (settledBy(request.server, ruling) as AuditDecision),
+          );
           return;
         case 'deny':
-          throw deny(request, ruled.reason, ruled.fix);
+          throw denied(
+            deny(request, ruling.reason, ruling.fix),
+            settledBy(request.server, ruling) as AuditDecision & { result: 'denied' },
+          );
         case 'ask-connect': {
           // The host did not ask up front (consent()): ask now, with what is known of the server.
           const answer = await askConnect({ ...question, tools: [request.tool] });
           if (answer === 'deny')
-            throw deny(
-              request,
+            throw byAnswer(
               `using '${request.server}' was not allowed${nobodyToAsk()}`,
               'allow it when asked, or run with --permission yolo',
             );
+          asked = 'connect';
           continue;
         }
         case 'ask-call': {
           const answer = await options.approver.askCall(question);
           if (answer === 'deny')
-            throw deny(request, `the call was not allowed${nobodyToAsk()}`, 'allow it when asked');
+            throw byAnswer(`the call was not allowed${nobodyToAsk()}`, 'allow it when asked');
           approved.set(key, { fingerprint, tool: request.tool });
           // "Allow always" covers this server for the session (seed 004), not only this tool.
           if (answer === 'always') connect.set(request.server, 'allow-all');
+          told({ result: 'confirmed', by: answerer(), question: 'call' });
           return;
         }
         case 'ask-changed': {
-          const changes = describeToolChange(ruled.approved, request.tool);
+          const changes = describeToolChange(ruling.approved, request.tool);
           const answer = await options.approver.askChanged({ ...question, changes });
           if (answer === 'deny') {
-            throw deny(
-              request,
+            throw byAnswer(
               `its definition changed since it was approved (${changes.join('; ')})${nobodyToAsk()}`,
               'review the change and approve it when asked',
             );
           }
           if (answer === 'always') approved.set(key, { fingerprint, tool: request.tool });
+          told({ result: 'confirmed', by: answerer(), question: 'changed' });
           return;
         }
       }
@@ -291,6 +345,7 @@ function buildGuard(
     outOfProfile,
     verdict,
     refusal,
+    settled: (request) => settledBy(request.server, verdict(request)),
     withApprover: (approver, answers) => buildGuard({ ...options, approver }, ranUnasked, answers),
   };
 }

@@ -31,4 +31,4 @@ export {
 } from './policy.js';
 export { profileScope } from './profile-scope.js';
 export { describeToolChange, toolFingerprint } from './tool-fingerprint.js';
-export type { PermissionLevel, ToolCallGuard, ToolCallRequest } from './types.js';
+export type { PermissionLevel, ToolCallCheckOptions, ToolCallGuard, ToolCallRequest } from './types.js';

@@ -42,7 +42,8 @@ export interface PolicyRequest {
 export type Verdict =
   /** `because`: allowed by a believed `readOnlyHint` rather than by a person's answer or the level. */
   | { readonly kind: 'allow'; readonly because?: 'read-only' }
-  | { readonly kind: 'deny'; readonly reason: string; readonly fix: string }
+  /** `session`: denied by an earlier answer in this session rather than by a rule. */
+  | { readonly kind: 'deny'; readonly reason: string; readonly fix: string; readonly session?: true }
   /** `because`: the tool's believed annotations will ask for every call, whatever the answer. */
   | { readonly kind: 'ask-connect'; readonly because?: ConfirmHint }
   | { readonly kind: 'ask-call'; readonly because?: ConfirmHint }
@@ -107,6 +108,7 @@ export function decide(state: PermissionState, request: PolicyRequest): Verdict 
       kind: 'deny',
       reason: `using '${server}' was denied for this session`,
       fix: 'start a new session to be asked again',
+      session: true,
     };
   }
   const hint = request.believeAnnotations ? annotationRule(tool) : undefined;

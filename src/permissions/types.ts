@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import type { AuditDecision } from '../audit/index.js';
 
 /**
  * How much an agent may do with MCP servers without asking a person:
@@ -24,5 +25,14 @@ export interface ToolCallRequest {
  * of code PERMISSION_DENIED (exit code 6) to deny, saying why and how to allow it.
  */
 export interface ToolCallGuard {
-  check(request: ToolCallRequest, options?: { readonly signal?: AbortSignal }): Promise<void>;
+  check(request: ToolCallRequest, options?: ToolCallCheckOptions): Promise<void>;
+}
+
+export interface ToolCallCheckOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Told how the call was decided, before `check()` settles: allowed (by what), confirmed (by
+   * whom), denied (by what or whom, and why). The audit log's source of decisions.
+   */
+  readonly onDecision?: (decision: AuditDecision) => void;
 }

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import type { AuditCaller, AuditDecision, AuditedCall, AuditTrail } from '../audit/index.js';
 import { suggest as suggestName } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { PermissionGuard, ToolCallGuard } from '../permissions/index.js';
@@ -40,6 +41,11 @@ export interface AgentToolsOptions {
    * denied: a library agent gets no MCP access unless its host says so.
    */
   readonly guard?: ToolCallGuard;
+  /**
+   * Each MCP tool call is recorded here: who asked, the guard's decision, the duration and the
+   * outcome. The host's `agentTools()` passes its own trail.
+   */
+  readonly audit?: { readonly trail: AuditTrail; readonly who: AuditCaller };
   /** Longest text of a result, in characters (default 100,000). */
   readonly maxTextLength?: number;
   /**
@@ -227,7 +233,30 @@ export async function createAgentTools(
     );
   };
 
+  /** An MCP call is audited from the moment it is asked for, so a call that fails early is recorded too. */
   const callRouted = async (offered: RoutedTool, rawArgs: unknown, callOptions: ToolCallOptions) => {
+    const audited = offered.source.guarded
+      ? options.audit?.trail.begin({
+          who: options.audit.who,
+          server: offered.source.id,
+          tool: offered.tool.name,
+          args: rawArgs,
+        })
+      : undefined;
+    try {
+      return await callChecked(offered, rawArgs, callOptions, audited);
+    } catch (error) {
+      audited?.failed(error);
+      throw error;
+    }
+  };
+
+  const callChecked = async (
+    offered: RoutedTool,
+    rawArgs: unknown,
+    callOptions: ToolCallOptions,
+    audited: AuditedCall | undefined,
+  ) => {
     const routed = await current(offered);
     const args = argumentsObject(rawArgs, routed.name, { server: routed.source.id, tool: routed.tool.name });
     const check = checkAgainstSchema(routed.parameters, args);
@@ -246,6 +275,7 @@ export async function createAgentTools(
       );
     }
     if (routed.source.guarded) {
+      let decision: AuditDecision = { result: 'allowed', by: 'guard' };
       await guard.check(
         {
           ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
@@ -253,10 +283,19 @@ export async function createAgentTools(
           tool: routed.tool,
           args,
         },
-        callOptions.signal ? { signal: callOptions.signal } : {},
+        {
+          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+          onDecision: (d) => {
+            decision = d;
+            audited?.decided(d);
+          },
+        },
       );
+      // A guard of the program's own may say nothing of how it decided.
+      audited?.decided(decision);
     }
     const result = await routed.source.callTool(routed.tool.name, args, callOptions);
+    audited?.returned(result);
     const outputSchema = routed.tool.outputSchema as object | undefined;
     return convertToolResult(result, {
       server: routed.source.id,

@@ -59,13 +59,18 @@ export async function runCall(
   const bar = io.stderrIsTTY && !options.json ? createProgressBar(turns.draw) : undefined;
   const onTaskStatus = taskStatusReporter(session, bar);
   let result: CallToolResult;
+  // A person's own call: nothing to decide, but recorded as agents' calls are.
+  const audited = session.audit().begin({ who: { client: 'cli' }, server: server.name, tool: name, args });
+  audited.decided({ result: 'allowed', by: 'person' });
   try {
     result = await connection.callTool(name, args, {
       signal: io.signal,
       ...(bar ? { onProgress: (event) => bar.update(event) } : {}),
       ...(onTaskStatus ? { onTaskStatus } : {}),
     });
+    audited.returned(result);
   } catch (error) {
+    audited.failed(error);
     if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
       throw (await explainFailedCall(session, connection, server, name, resolved)) ?? error;
     }

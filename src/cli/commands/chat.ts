@@ -104,6 +104,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   const tools = await createAgentTools(registry, {
     agentId: 'chat',
     guard,
+    audit: { trail: session.audit(), who: { client: 'chat' } },
     // Resource reads are decided by the guard like tool calls; sandboxed has no MCP access at all.
     resources: options.resources === true && level !== 'sandboxed',
     ...(level === 'sandboxed'

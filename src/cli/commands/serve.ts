@@ -58,19 +58,23 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
           stderr: io.stderr,
           notice: (message) => session.notice(message),
         });
+  // The gateway's tool calls reach the access log as the audit log records them.
+  const unhook = log ? session.audit().add(log) : undefined;
   const gateway = await createGateway(session.host, {
     ...settings,
     wiring,
     ...(settings.http
       ? {}
       : { stdio: { stdin: io.stdin ?? process.stdin, stdout: io.stdout as NodeJS.WriteStream } }),
-    ...(log ? { onRequest: log.record } : {}),
+    // Its tool calls come from the audit trail (see above), with the rest of the audit log's.
+    ...(log ? { onRequest: (event) => event.method !== 'tools/call' && log.record(event) } : {}),
     ...(metrics ? { metrics } : {}),
     // MCPX_GATEWAY_FAST_PATH=0: every request the full way (to compare the two, or to rule it out).
     fastPath: io.env.MCPX_GATEWAY_FAST_PATH !== '0',
     watchConfig: true,
     on: (event) => session.notice(describe(event)),
   }).catch(async (error: unknown) => {
+    unhook?.();
     await log?.close();
     await metrics?.shutdown();
     throw error;
@@ -86,6 +90,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await gateway.close();
   if (session.options.verbose && gateway.url === undefined)
     session.notice(`mcpx serve: ${gateway.fastCalls} call(s) took the fast path`);
+  unhook?.();
   await log?.close();
   await metrics?.shutdown();
   return ExitCode.Ok;
