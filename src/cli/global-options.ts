@@ -16,6 +16,10 @@ export interface GlobalOptions {
   readonly cwd?: string;
   /** With --stdio or --url: the server's name. */
   readonly name?: string;
+  /** OpenTelemetry traces for this run (`mcpx doctor --trace`: a waterfall in the terminal). */
+  readonly trace?: boolean;
+  /** With tracing on: tool arguments and results on the spans, secrets masked. */
+  readonly traceContent?: boolean;
 }
 
 /** A usage error: bad command, flag or argument (exit 1). */

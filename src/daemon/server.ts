@@ -186,6 +186,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
               client,
               pages: instance.pages,
               capabilities,
+              hop: 'daemon',
               ...(instructions ? { instructions } : {}),
               onRequest: (event) => {
                 if (event.method !== 'tools/call') return;

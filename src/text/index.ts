@@ -6,4 +6,5 @@
  */
 export { renderContent, renderContentBlock } from './render-content.js';
 export { forModel, forTerminal, stripTerminalControls } from './sanitize.js';
+export { MASKED, maskSecrets, namesSecret, TOKEN_SHAPE } from './secrets.js';
 export { hasHiddenCharacters, mapHidden, revealHidden, stripHidden } from './unicode.js';

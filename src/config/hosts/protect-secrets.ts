@@ -1,14 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are what this module writes
+import { namesSecret, TOKEN_SHAPE } from '../../text/index.js';
 import type { McpxEntry } from './types.js';
 
-// The last word of a flag or query parameter that names a credential: `--api-key`, `--token`,
-// `?key=`, `clientSecret`. Only the last word: `--key-file` and `--token-env` name where a secret
-// is, not the secret itself.
-const SECRET_WORD =
-  /^(?:key|apikey|token|secret|password|passwd|pass|pwd|pat|credentials?|auth|authorization|bearer|cookie|sig|signature|[a-z]*(?:apikey|accesskey|secretkey|privatekey|token|secret|password))$/;
-// Well-known token shapes, for a value standing alone in `args`.
-const TOKEN_SHAPE =
-  /^(?:sk-[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})$/;
+export { namesSecret };
+
 const SCHEME = /^(Bearer|Basic|Token)\s+(.+)$/i;
 const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -51,16 +46,6 @@ export function variableName(...parts: string[]): string {
     .replace(/[^A-Z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .replace(/^(\d)/, '_$1');
-}
-
-/** Whether a flag or query parameter name says it holds a credential. */
-export function namesSecret(name: string): boolean {
-  const words = name
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-  if (words[0] === 'no') return false;
-  return SECRET_WORD.test(words.at(-1) ?? '');
 }
 
 /** A value written in clear (not empty, not already a `${…}` reference). */
