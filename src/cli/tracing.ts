@@ -31,8 +31,8 @@ export interface CliTracingOptions {
   readonly memory: boolean;
 }
 
-// How long the end of a command waits for its spans to be accepted.
-const EXPORT_GRACE_MS = 3_000;
+// How long the end of a command waits for its spans to be accepted (one export, retries included).
+const EXPORT_GRACE_MS = 2_000;
 
 let active: CliTracing | undefined;
 
@@ -55,6 +55,7 @@ export async function startCliTracing(
     exporter: options.memory ? 'memory' : 'otlp',
     ...(wanted ? { serviceName: wanted.serviceName } : {}),
     env: io.env,
+    exportTimeoutMs: EXPORT_GRACE_MS,
   });
   recordTraceContent(options.traceContent);
   if (options.trace && wanted?.defaultEndpoint)

@@ -31,7 +31,7 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
   const processor: SpanProcessor = memory
     ? new SimpleSpanProcessor({ exporter: memory })
     : new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter(),
+        exporter: new OTLPTraceExporter(exporterTimeout(options)),
         scheduledDelayMillis: batchDelay(options.env),
       });
   const provider = new SdkTracerProvider({
@@ -63,6 +63,17 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
 }
 
 let current: Tracing | undefined;
+
+function exporterTimeout(options: StartTracingOptions): { timeoutMillis?: number } {
+  const { env, exportTimeoutMs } = options;
+  if (
+    exportTimeoutMs === undefined ||
+    env?.OTEL_EXPORTER_OTLP_TIMEOUT ||
+    env?.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT
+  )
+    return {};
+  return { timeoutMillis: exportTimeoutMs };
+}
 
 function batchDelay(env: Env | undefined): number {
   const raw = Number(env?.OTEL_BSP_SCHEDULE_DELAY);

@@ -11,6 +11,11 @@ export interface StartTracingOptions {
   readonly serviceName?: string;
   /** The environment the exporter's settings are read from (`OTEL_BSP_SCHEDULE_DELAY`). */
   readonly env?: Env;
+  /**
+   * How long one export may take, retries included, unless `OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT`
+   * says: a one-off command must not wait the exporter's default 10 s for a collector that is down.
+   */
+  readonly exportTimeoutMs?: number;
 }
 
 export interface Tracing {

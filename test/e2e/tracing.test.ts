@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testServerPath } from '../helpers/cli.js';
+import { runCli, testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
@@ -119,4 +119,69 @@ describe('one trace from the library through the gateway to the upstream server'
       expect(calls.at(-1)?.traceparent).toBe(`00-${traceId}-${upstream.spanId}-01`);
     });
   }
+});
+
+describe('mcpx doctor --trace', () => {
+  const config = () => ({
+    mcpServers: {
+      modern: { command: process.execPath, args: [testServerPath], protocol: 'auto' },
+      legacy: { command: process.execPath, args: [testServerPath], protocol: 'legacy' },
+      missing: { command: 'mcpx-no-such-command', args: [] },
+    },
+  });
+
+  it("draws each server's connect as a waterfall: spawn, handshake, era probe, listings", async () => {
+    await writeFile(world.configFile, JSON.stringify(config()));
+    const run = await runCli(['--config', world.configFile, 'doctor', '--trace'], {
+      cwd: world.dir,
+      home: world.home,
+    });
+    expect(run.stderr).toBe('');
+    const section = (server: string) => {
+      const start = run.stdout.indexOf(`\n${server} (`);
+      expect(start, `no waterfall for ${server}:\n${run.stdout}`).toBeGreaterThan(-1);
+      const end = run.stdout.indexOf('\n\n', start + 1);
+      return run.stdout.slice(start + 1, end === -1 ? undefined : end);
+    };
+    const row = (name: string) =>
+      new RegExp(`^\\s+${name.replace('/', '\\/')}\\s+\\+[\\d.]+ ms\\s+\\|[ █]+\\|\\s+[\\d.]+ ms`, 'm');
+    for (const step of ['connect modern', 'spawn', 'handshake', 'server/discover', 'tools/list'])
+      expect(section('modern')).toMatch(row(step));
+    for (const step of ['connect legacy', 'spawn', 'handshake', 'initialize', 'tools/list'])
+      expect(section('legacy')).toMatch(row(step));
+    // The 2025-11-25 server pinned in the config is asked no era question.
+    expect(section('legacy')).not.toMatch(/server\/discover/);
+    expect(section('missing')).toMatch(/connect missing .*COMMAND_NOT_FOUND/);
+  });
+
+  it('gives the spans with --json, nested by their parents', async () => {
+    await writeFile(world.configFile, JSON.stringify(config()));
+    const run = await runCli(['--config', world.configFile, '--json', 'doctor', '--trace'], {
+      cwd: world.dir,
+      home: world.home,
+    });
+    const checks = JSON.parse(run.stdout) as {
+      server: string;
+      spans: { name: string; depth: number; spanId: string; parentSpanId?: string; durationMs: number }[];
+    }[];
+    const legacy = checks.find((c) => c.server === 'legacy');
+    const names = legacy?.spans.map((s) => `${s.depth} ${s.name}`);
+    expect(names).toEqual(
+      expect.arrayContaining(['0 connect legacy', '1 spawn', '1 handshake', '2 initialize']),
+    );
+    const byName = new Map(legacy?.spans.map((s) => [s.name, s]));
+    expect(byName.get('initialize')?.parentSpanId).toBe(byName.get('handshake')?.spanId);
+    expect(byName.get('handshake')?.parentSpanId).toBe(byName.get('connect legacy')?.spanId);
+    for (const span of legacy?.spans ?? []) expect(span.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('without --trace, doctor shows no waterfall and its JSON no spans', async () => {
+    await writeFile(world.configFile, JSON.stringify(config()));
+    const run = await runCli(['--config', world.configFile, '--json', 'doctor'], {
+      cwd: world.dir,
+      home: world.home,
+    });
+    const checks = JSON.parse(run.stdout) as Record<string, unknown>[];
+    expect(checks.some((c) => 'spans' in c)).toBe(false);
+  });
 });
