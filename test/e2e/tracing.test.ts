@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
 import { runCli, testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
@@ -183,5 +184,78 @@ describe('mcpx doctor --trace', () => {
     });
     const checks = JSON.parse(run.stdout) as Record<string, unknown>[];
     expect(checks.some((c) => 'spans' in c)).toBe(false);
+  });
+});
+
+describe('mcpx chat --trace', () => {
+  it('makes the turn one span: the model call and the tool under it, the MCP request under the tool', async () => {
+    receiver = await startOtlpReceiver();
+    const model = await startFakeModelServer([
+      { toolCalls: [{ name: 'mcp_demo_echo', arguments: { message: 'sk-abcdefghijklmnopqrstuvwx' } }] },
+      { text: 'done' },
+    ]);
+    try {
+      await writeFile(world.configFile, JSON.stringify({ mcpServers: {} }));
+      const run = await runCli(
+        [
+          '--config',
+          world.configFile,
+          '--trace',
+          '--trace-content',
+          'chat',
+          '--base-url',
+          model.baseUrl,
+          '--model',
+          'fake',
+          '--permission',
+          'yolo',
+          '--once',
+          'echo my key',
+        ],
+        {
+          cwd: world.dir,
+          home: world.home,
+          env: { OPENAI_API_KEY: 'sk-e2e', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+        },
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('done\n');
+      const find = (spans: readonly ReceivedSpan[], name: string) => spans.find((s) => s.name === name);
+      await receiver.waitFor((spans) => find(spans, 'mcpx chat') !== undefined);
+      const spans = receiver.spans;
+      const root = find(spans, 'mcpx chat');
+      const turn = find(spans, 'invoke_agent mcpx');
+      const modelCalls = spans.filter((s) => s.name === 'chat fake');
+      const tool = find(spans, 'execute_tool mcp_demo_echo');
+      const request = spans.find((s) => s.kind === CLIENT && s.name === 'tools/call echo');
+      expect(turn?.parentSpanId).toBe(root?.spanId);
+      expect(modelCalls).toHaveLength(2);
+      for (const call of modelCalls) expect(call.parentSpanId).toBe(turn?.spanId);
+      expect(tool?.parentSpanId).toBe(turn?.spanId);
+      expect(request?.parentSpanId).toBe(tool?.spanId);
+      // --trace-content: the arguments and the result are recorded, the token in them masked.
+      expect(request?.attributes['gen_ai.tool.call.arguments']).toBe('{"message":"***"}');
+      expect(String(request?.attributes['gen_ai.tool.call.result'])).toContain('***');
+      expect(JSON.stringify(spans)).not.toContain('sk-abcdefghijklmnopqrstuvwx');
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('records no arguments or results without --trace-content', async () => {
+    receiver = await startOtlpReceiver();
+    const run = await runCli(
+      ['--config', world.configFile, '--trace', 'call', 'demo.echo', 'message=private'],
+      {
+        cwd: world.dir,
+        home: world.home,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+      },
+    );
+    expect(run.stdout).toBe('private\n');
+    await receiver.waitFor((spans) => spans.some((s) => s.name === 'mcpx call'));
+    const call = receiver.spans.find((s) => s.name === 'tools/call echo');
+    expect(call?.attributes['gen_ai.tool.name']).toBe('echo');
+    expect(JSON.stringify(receiver.spans)).not.toContain('private');
   });
 });
