@@ -36,6 +36,8 @@ const EXPORT_GRACE_MS = 2_000;
 
 let active: CliTracing | undefined;
 
+const LONG_RUNNING = new Set(['serve', 'daemon', 'shell']);
+
 /** The tracing this command runs with (`mcpx doctor --trace` reads its spans). */
 export function commandTracing(): CliTracing | undefined {
   return active;
@@ -64,13 +66,16 @@ export async function startCliTracing(
     );
   const tracer = mcpxTracer(tracing.provider);
   const cli: CliTracing = {
+    // A process that serves (the gateway, the daemon) has no root span: each request it serves is a trace.
     run: (command, work) =>
-      inSpan(
-        tracer,
-        `mcpx ${command}`,
-        { kind: SpanKind.INTERNAL, attributes: { 'mcpx.command': command } },
-        work,
-      ),
+      LONG_RUNNING.has(command.split(' ')[0] as string)
+        ? work()
+        : inSpan(
+            tracer,
+            `mcpx ${command}`,
+            { kind: SpanKind.INTERNAL, attributes: { 'mcpx.command': command } },
+            work,
+          ),
     spans: () => tracing.spans(),
     end: async () => {
       if (active === cli) active = undefined;

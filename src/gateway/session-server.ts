@@ -6,7 +6,7 @@ import {
   type ServerContext,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
-import { type Attributes, SpanKind } from '@opentelemetry/api';
+import { type Attributes, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import type { ResourceSubscription } from '../client/index.js';
 import {
   ATTR_ERROR_TYPE,
@@ -138,7 +138,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     return inSpan(
       tracer,
       mcpSpanName(method, params),
-      { kind: SpanKind.SERVER, attributes, parent: contextFromMeta(_meta) },
+      // A request that carries no trace context starts a trace of its own (not one under the process's).
+      { kind: SpanKind.SERVER, attributes, parent: contextFromMeta(_meta, ROOT_CONTEXT) },
       async (span) => {
         const result = await work();
         if ((result as { isError?: unknown } | undefined)?.isError === true)
