@@ -5,13 +5,13 @@
  * records the `traceparent` it received. Both protocol eras downstream.
  */
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
-import { runCli, testServerPath } from '../helpers/cli.js';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
@@ -257,5 +257,67 @@ describe('mcpx chat --trace', () => {
     const call = receiver.spans.find((s) => s.name === 'tools/call echo');
     expect(call?.attributes['gen_ai.tool.name']).toBe('echo');
     expect(JSON.stringify(receiver.spans)).not.toContain('private');
+  });
+});
+
+describe('the daemon hop', () => {
+  it("carries the trace: the CLI's call, the daemon's SERVER span under it, the daemon's upstream call, the server", async () => {
+    receiver = await startOtlpReceiver();
+    const dir = await tempDir('mcpx-trace-daemon-');
+    const home = join(dir.path, 'home');
+    await mkdir(join(home, '.mcpx'), { recursive: true });
+    const log = join(dir.path, 'daemon-trace.log');
+    await writeFile(
+      join(home, '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          warm: {
+            command: process.execPath,
+            args: [testServerPath],
+            keep_alive: true,
+            env: { MCPX_TEST_TRACE_LOG: log },
+          },
+        },
+      }),
+    );
+    // The daemon started on demand inherits this environment: it traces its hop to the same receiver.
+    const env = {
+      TMPDIR: dir.path,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    };
+    const mcpx = (args: string[]) => runCli(args, { cwd: dir.path, home, env, timeoutMs: 60_000 });
+    try {
+      const run = await mcpx(['call', 'warm.echo', 'message=via the daemon']);
+      expect(run.stdout).toBe('via the daemon\n');
+      const hop = (spans: readonly ReceivedSpan[]) =>
+        spans.find(
+          (s) => s.kind === SERVER && s.attributes['mcpx.hop'] === 'daemon' && s.name === 'tools/call echo',
+        );
+      const below = (spans: readonly ReceivedSpan[], parent: ReceivedSpan | undefined) =>
+        spans.find((s) => s.kind === CLIENT && parent !== undefined && s.parentSpanId === parent.spanId);
+      await receiver.waitFor(
+        (spans) => below(spans, hop(spans)) !== undefined && spans.some((s) => s.name === 'mcpx call'),
+      );
+      const spans = receiver.spans;
+      const server = hop(spans) as ReceivedSpan;
+      const root = spans.find((s) => s.name === 'mcpx call');
+      const cliCall = spans.find((s) => s.spanId === server.parentSpanId);
+      expect(cliCall).toMatchObject({ kind: CLIENT, name: 'tools/call echo', traceId: root?.traceId });
+      const upstream = spans.find(
+        (s) => s.kind === CLIENT && s.parentSpanId === server.spanId,
+      ) as ReceivedSpan;
+      expect(upstream?.name).toBe('tools/call echo');
+      const received = (await readFile(log, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { method: string; traceparent?: string });
+      expect(received.filter((r) => r.method === 'tools/call').at(-1)?.traceparent).toBe(
+        `00-${server.traceId}-${upstream.spanId}-01`,
+      );
+    } finally {
+      await mcpx(['daemon', 'stop']);
+      await dir.remove();
+    }
   });
 });
