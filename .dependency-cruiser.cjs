@@ -10,6 +10,9 @@
 const LAYERS = [
   // Pure leaves: the one error model, text made fit for a terminal, the version string.
   { name: 'base', members: ['errors/', 'text/', 'version\\.ts$'] },
+  // OpenTelemetry spans and the W3C trace context in `_meta`: the client, the gateway, the
+  // daemon and the agent all make spans, so it sits just above the leaves.
+  { name: 'tracing', members: ['tracing/'] },
   // mcpx's own files under ~/.mcpx (trust store, era cache, tokens, run/).
   { name: 'home', members: ['home/'] },
   // The audit log of tool calls: its records (which the permission engine's decisions fill in)
@@ -78,6 +81,9 @@ const DEEP_IMPORTS_ALLOWED = [
   // `mcpx serve` checks its state key's length before it loads the gateway: gateway/index.ts would
   // load the gateway and the SDK server at the command's start, before its usage errors.
   'gateway/sealed-state.ts',
+  // Whether tracing is switched on, for the light caller (bundled into mcpx.cjs): a traced command
+  // is not handed to the daemon. tracing/index.ts would bring the OpenTelemetry API into it.
+  'tracing/switch.ts',
 ];
 
 /**
@@ -99,6 +105,8 @@ const LAZY_IMPORTS_ALLOWED = [
   // The daemon as a caller needs it (`mcpx daemon status|stop`): daemon/index.ts would load the
   // daemon's own server and the gateway under it.
   'daemon/caller.ts',
+  // The OpenTelemetry SDK and the OTLP exporter, loaded only when tracing is switched on.
+  'tracing/start.ts',
 ];
 
 /**

@@ -18,10 +18,14 @@ const minimalServer = lib('raw-server.mjs');
 // mcporter (a peer CLI with a keep-alive daemon) and the Node 24 it needs, from `npm install --prefix bench/mcporter`.
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
-// `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions).
+// `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions,
+// tracing). `--baseline DIR`: another checkout, built (e.g. main), that the tracing section compares with.
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
+const baselineFlag = process.argv.indexOf('--baseline');
+const baselineCli =
+  baselineFlag === -1 ? undefined : join(process.argv[baselineFlag + 1] ?? '', 'dist/bin/mcpx.cjs');
 
 // How busy the machine was: the one-minute load average, sampled through the run.
 const loads = [loadavg()[0]];
@@ -234,6 +238,11 @@ try {
     await gatewayTable();
   }
 
+  if (runs('tracing')) {
+    section('Tracing (cold call and gateway call: off, and on to a local OTLP receiver)');
+    await tracingRows();
+  }
+
   if (runs('large')) {
     section('Large result');
     // 10 MB of text: its JSON-RPC line stays under the 10 MiB default line limit.
@@ -307,6 +316,96 @@ try {
  * `node -e 0`, the direct cold call on the same config, and mcporter's warm daemon call on the same
  * minimal server, all alternating round by round.
  */
+/**
+ * Issue 27: tracing off must cost what mcpx cost before (against `--baseline`, a build without
+ * tracing), and tracing on (spans exported over OTLP/HTTP to a receiver in this process) is reported.
+ */
+async function tracingRows() {
+  const { createServer } = await import('node:http');
+  let exports = 0;
+  const receiver = createServer((request, response) => {
+    request.resume().on('end', () => {
+      exports++;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const traced = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.address().port}` };
+  try {
+    const config = join(home, 'tracing.json');
+    await writeFile(
+      config,
+      JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [minimalServer] } } }),
+    );
+    const callWith = (cliPath, callEnv) => ({
+      command: process.execPath,
+      args: [cliPath, '--config', config, 'call', 'bench.echo', 'message=hi'],
+      env: callEnv,
+    });
+    const commands = [callWith(cli, env), callWith(cli, traced)];
+    if (baselineCli) commands.push(callWith(baselineCli, env));
+    await pairedMedians(commands, 1); // the era remembered, as every later run has it
+    const [off, on, before] = await pairedMedians(commands, rounds * 2);
+    if (before !== undefined)
+      rows.push([
+        'Cold call, tracing off',
+        'the baseline build',
+        `${fmt(before)} ms`,
+        `${fmt(off)} ms`,
+        ratio(off, before),
+        'within noise',
+      ]);
+    else
+      notes.push(
+        'tracing: no --baseline DIR given, so tracing off is not compared with a build without tracing',
+      );
+    rows.push([
+      'Cold call, tracing on (OTLP/HTTP, local receiver)',
+      'tracing off',
+      `${fmt(off)} ms`,
+      `${fmt(on)} ms`,
+      ratio(on, off),
+      'reported',
+    ]);
+
+    const calls = quick ? 300 : 1000;
+    const variants = [
+      ['off', env],
+      ['on', { ...env, ...traced, OTEL_BSP_SCHEDULE_DELAY: '200' }],
+      ...(baselineCli ? [['baseline', { ...env, BENCH_MCPX_CLI: baselineCli }]] : []),
+    ];
+    const seq = Object.fromEntries(variants.map(([name]) => [name, []]));
+    for (let i = 0; i < (quick ? 1 : 5); i++)
+      for (const [name, workerEnv] of variants)
+        seq[name].push(
+          (await worker(lib('gateway-worker.mjs'), ['gateway', String(calls), '200'], workerEnv))
+            .sequentialUs,
+        );
+    const us = (name) => median(seq[name]);
+    if (baselineCli)
+      rows.push([
+        'Gateway call (`serve`, sequential), tracing off',
+        'the baseline build',
+        `${fmt(us('baseline'))} µs`,
+        `${fmt(us('off'))} µs`,
+        ratio(us('off'), us('baseline')),
+        'within noise',
+      ]);
+    rows.push([
+      'Gateway call (`serve`, sequential), tracing on',
+      'tracing off',
+      `${fmt(us('off'))} µs`,
+      `${fmt(us('on'))} µs`,
+      ratio(us('on'), us('off')),
+      'reported',
+    ]);
+    notes.push(`tracing: the receiver accepted ${exports} OTLP exports`);
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
 async function daemonRows() {
   const config = join(home, 'keep-alive.json');
   await writeFile(

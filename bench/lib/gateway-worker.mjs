@@ -16,7 +16,8 @@ const [variant, sequentialCalls, concurrentCalls] = [
   Number(process.argv[4]),
 ];
 const server = fileURLToPath(new URL('./raw-server.mjs', import.meta.url));
-const cli = fileURLToPath(new URL('../../dist/bin/mcpx.cjs', import.meta.url));
+// `BENCH_MCPX_CLI`: another build's mcpx (the tracing section compares with a baseline checkout).
+const cli = process.env.BENCH_MCPX_CLI ?? fileURLToPath(new URL('../../dist/bin/mcpx.cjs', import.meta.url));
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));
 

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
@@ -5,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { type AgentToolSet, callForModel } from '../tools/index.js';
 import { toOpenAIChatTools } from '../tools/providers/openai.js';
+import { ATTR_ERROR_TYPE, inSpan, mcpxTracer } from '../tracing/index.js';
 import type { ChatModel } from './chat-model.js';
 
 export type AgentEvent =
@@ -50,15 +52,42 @@ export async function continueAgentTurn(
   history: ChatCompletionMessageParam[],
   options: AgentTurnOptions = {},
 ): Promise<string> {
+  // The turn is one span (gen_ai `invoke_agent`); each model call and each tool it asks for are
+  // its children, and the tool's MCP request is the tool span's child.
+  const tracer = mcpxTracer();
+  return inSpan(
+    tracer,
+    'invoke_agent mcpx',
+    { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.request.model': model.model } },
+    () => turn(model, tools, history, options),
+  );
+}
+
+async function turn(
+  model: ChatModel,
+  tools: AgentToolSet,
+  history: ChatCompletionMessageParam[],
+  options: AgentTurnOptions,
+): Promise<string> {
+  const tracer = mcpxTracer();
   const maxSteps = options.maxSteps ?? 10;
   for (let step = 0; step < maxSteps; step++) {
-    const reply = await model.complete({
-      messages: history,
-      tools: toOpenAIChatTools(tools.tools),
-      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onText ? { onText: options.onText } : {}),
-    });
+    const reply = await inSpan(
+      tracer,
+      `chat ${model.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model.model },
+      },
+      () =>
+        model.complete({
+          messages: history,
+          tools: toOpenAIChatTools(tools.tools),
+          ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onText ? { onText: options.onText } : {}),
+        }),
+    );
     history.push(reply);
     const text = typeof reply.content === 'string' ? reply.content : '';
     const calls = (reply.tool_calls ?? []).filter(
@@ -68,11 +97,26 @@ export async function continueAgentTurn(
     if (calls.length === 0) return text;
     for (const call of calls) {
       options.onEvent?.({ type: 'tool-call', name: call.function.name, arguments: call.function.arguments });
-      const result = await callForModel(
-        tools,
-        call.function.name,
-        call.function.arguments,
-        options.signal ? { signal: options.signal } : {},
+      const result = await inSpan(
+        tracer,
+        `execute_tool ${call.function.name}`,
+        {
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': call.function.name,
+            'gen_ai.tool.call.id': call.id,
+          },
+        },
+        async (span) => {
+          const outcome = await callForModel(
+            tools,
+            call.function.name,
+            call.function.arguments,
+            options.signal ? { signal: options.signal } : {},
+          );
+          if (outcome.isError) span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
+          return outcome;
+        },
       );
       options.onEvent?.({
         type: 'tool-result',

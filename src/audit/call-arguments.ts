@@ -1,4 +1,4 @@
-import { looksLikeToken, namesSecret } from '../text/index.js';
+import { maskSecrets } from '../text/index.js';
 
 /** What stands in for a value that looks secret. */
 export const MASKED = '‹masked›';
@@ -16,7 +16,10 @@ export function maskArguments(args: unknown): Record<string, unknown> {
   // A model's arguments come as the JSON text it wrote.
   const value = typeof args === 'string' ? parsed(args) : args;
   if (!isRecord(value)) return {};
-  return maskRecord(value, 0);
+  return maskSecrets(value, { marker: MASKED, maxDepth: MAX_DEPTH, maxString: MAX_STRING }) as Record<
+    string,
+    unknown
+  >;
 }
 
 function parsed(text: string): unknown {
@@ -25,25 +28,6 @@ function parsed(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function maskRecord(value: Readonly<Record<string, unknown>>, depth: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value))
-    out[key] =
-      namesSecret(key) && inner !== null && inner !== undefined ? MASKED : maskValue(inner, depth + 1);
-  return out;
-}
-
-function maskValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') {
-    if (looksLikeToken(value.trim())) return MASKED;
-    return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}… (${value.length} chars)` : value;
-  }
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > MAX_DEPTH) return '‹…›';
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, depth + 1));
-  return maskRecord(value as Record<string, unknown>, depth);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

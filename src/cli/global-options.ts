@@ -18,6 +18,10 @@ export interface GlobalOptions {
   readonly name?: string;
   /** `--audit-log FILE`, or `--no-audit-log` (false). */
   readonly auditLog?: string | false;
+  /** OpenTelemetry traces for this run (`mcpx doctor --trace`: a waterfall in the terminal). */
+  readonly trace?: boolean;
+  /** With tracing on: tool arguments and results on the spans, secrets masked. */
+  readonly traceContent?: boolean;
 }
 
 /** A usage error: bad command, flag or argument (exit 1). */

@@ -16,6 +16,7 @@ import {
   socketState,
   thisHost,
 } from '../daemon/light.js';
+import { tracingWanted } from '../tracing/switch.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -39,6 +40,8 @@ export async function runThroughDaemon(
 ): Promise<number | CliIo | undefined> {
   const command = lightCommand(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
+  // A traced command runs here, where its spans are made and exported; the daemon's are its own.
+  if (tracingWanted(io.env, false)) return undefined;
   const socket = await dialDaemon(io, command.configFile);
   if (!socket) return undefined;
   const request: RunRequest = {
@@ -127,6 +130,7 @@ interface LightCommand {
 // The CLI's global options that take a value (src/cli/run.ts): their value is not the command word.
 export const VALUE_OPTIONS = new Set(['-c', '--config', '-t', '--timeout', '--env', '--cwd', '--name']);
 const ADHOC_OPTIONS = new Set(['--stdio', '--url', '--sse']);
+const TRACE_OPTIONS = new Set(['--trace', '--trace-content']);
 
 /**
  * The command when it is one the daemon can run for a light caller: one named
@@ -155,7 +159,7 @@ export function lightCommand(argv: readonly string[]): LightCommand | undefined 
   const rest = argv.slice(i + 1);
   // `tools` alone lists every server, most of them not the daemon's; `-` reads the caller's stdin.
   if (!rest.some((w) => !w.startsWith('-')) || rest.includes('-')) return undefined;
-  if (rest.some((w) => ADHOC_OPTIONS.has(splitInline(w)[0]))) return undefined;
+  if (rest.some((w) => ADHOC_OPTIONS.has(splitInline(w)[0]) || TRACE_OPTIONS.has(w))) return undefined;
   return { ...(configFile !== undefined ? { configFile } : {}), json, verbose };
 }
 

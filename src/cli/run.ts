@@ -29,8 +29,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
 async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonStderr | undefined) {
   let action: Action | undefined;
+  let commandName = '';
   const program = buildProgram((a) => {
     action = a;
+  });
+  program.hook('preAction', (_, actionCommand) => {
+    const names: string[] = [];
+    for (let c: Command | null = actionCommand; c && c !== program; c = c.parent) names.unshift(c.name());
+    commandName = names.join(' ');
   });
   // Subcommands copy these settings only when created, so each one is given them here.
   const output = {
@@ -58,11 +64,26 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
   const early = json ? '' : (jsonStderr?.takeText() ?? ''); // `--json` was an argument's value
   if (early) raw.stderr.write(`${early}\n`);
   const io: CliIo = json ? withJsonStderr(raw, json) : raw;
+  // The SDK and this module load only when tracing may be on: a flag, or OpenTelemetry's variables.
+  const maybeTraced = options.trace === true || Object.keys(io.env).some((key) => key.startsWith('OTEL_'));
+  const tracing =
+    maybeTraced &&
+    (await (
+      await import('./tracing.js')
+    ).startCliTracing(
+      {
+        trace: options.trace === true,
+        traceContent: options.traceContent === true,
+        memory: options.trace === true && commandName === 'doctor',
+      },
+      io,
+    ));
   // Loaded only when a command runs: `--version` and `--help` need none of it.
   const { CliSession } = await import('./session.js');
   const session = new CliSession(io, options);
+  const selected = action;
   try {
-    return await action(session);
+    return await (tracing ? tracing.run(commandName, () => selected(session)) : selected(session));
   } catch (error) {
     const failure =
       io.signal.aborted && !(error instanceof McpxError && error.code !== ErrorCode.Cancelled)
@@ -72,6 +93,7 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
     return exitCodeFor(failure.code);
   } finally {
     await session.close();
+    if (tracing) await tracing.end();
   }
 }
 
@@ -125,6 +147,14 @@ function buildProgram(select: (action: Action) => void): Command {
     .option(
       '--name <name>',
       "with --stdio or --url: the server's name (default: derived from the command or host)",
+    )
+    .option(
+      '--trace',
+      'OpenTelemetry traces of this run, sent over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (doctor: drawn in the terminal)',
+    )
+    .option(
+      '--trace-content',
+      'with tracing on: record tool arguments and results on the spans, secrets masked',
     )
     .showSuggestionAfterError(true)
     .helpCommand(true);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { CONTROL, DAEMON_PROTOCOL, type GatewayEvent, type GatewayRequest } from '../daemon/light.js';
+import { tracingWanted } from '../tracing/switch.js';
 import type { CliIo } from './io.js';
 import { dialDaemon, findDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
 
@@ -23,6 +24,8 @@ import { dialDaemon, findDaemon, splitInline, VALUE_OPTIONS } from './light-call
 export async function serveThroughDaemon(argv: readonly string[], io: CliIo): Promise<number | undefined> {
   const command = thinServe(argv);
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
+  // A traced serve runs here, where its spans are made and exported; the daemon's are its own.
+  if (tracingWanted(io.env, false)) return undefined;
   const socket =
     (await dialDaemon(io, command.configFile)) ??
     ((await startDaemon(io, command.configFile)) ? await dialDaemon(io, command.configFile) : undefined);

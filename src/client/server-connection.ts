@@ -14,8 +14,16 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { context, type Tracer, trace } from '@opentelemetry/api';
 import { assertApproved, type ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import {
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCPX_ERA,
+  ATTR_MCPX_SERVER,
+  mcpxTracer,
+  recordFailure,
+} from '../tracing/index.js';
 import {
   linkSignal,
   outsideSdkScope,
@@ -42,6 +50,7 @@ import { acceptResultsWithoutResultType } from './result-type.js';
 import { SdkClient } from './sdk-client.js';
 import { ResourceSubscriptions } from './subscriptions.js';
 import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
+import { traceRequests } from './trace-requests.js';
 import { translateRequestError } from './translate-error.js';
 import type { ProtocolEra, RequestControl, ServerConnection, ServerLogEvent } from './types.js';
 
@@ -86,6 +95,8 @@ export interface ConnectServerOptions {
    * never prints. See `sdk-diagnostics.ts`.
    */
   readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
+  /** Spans for the handshake and every request (default: the global API's, a no-op until a provider is registered). */
+  readonly tracer?: Tracer;
 }
 
 // The server/discover probe only decides the era; a stdio legacy server that
@@ -377,7 +388,15 @@ async function attemptConnect(
   restamp = false,
 ): Promise<SdkServerConnection> {
   const connectTimeoutMs = budget.totalMs;
+  const tracer = options.tracer ?? mcpxTracer();
   const transport = await options.createTransport();
+  let client: SdkClient | undefined;
+  traceRequests(transport, {
+    tracer,
+    server: server.name,
+    wire: server.transport === 'stdio' || transport.relayedProtocolVersion ? 'stdio' : 'http',
+    protocolVersion: () => transport.relayedProtocolVersion ?? client?.getNegotiatedProtocolVersion(),
+  });
   // A remembered verdict means the server has started before: a runner has nothing left to install.
   await prepareTransport(transport, budget, prior === undefined, server, options.signal);
   const remainingMs = Math.max(1, budget.remainingMs());
@@ -397,7 +416,7 @@ async function attemptConnect(
       ? { listChanged: listChangedHandlers(outsideSdkScope(options.onListChanged)) }
       : {}),
   };
-  const client = new SdkClient(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
+  client = new SdkClient(options.clientInfo ?? { name: 'mcpx', version: '0.1.0' }, clientOptions);
   const unsubscribeRoots = registerFeatureHandlers(client, options.features);
   if (options.onLog) {
     const onLog = outsideSdkScope(options.onLog);
@@ -430,18 +449,27 @@ async function attemptConnect(
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(timeoutError()), remainingMs);
   });
+  // The era probe (`server/discover`) and `initialize` are its children, as the wire sends them.
+  const handshake = tracer.startSpan('handshake', {
+    attributes: { [ATTR_MCPX_SERVER]: server.name, 'mcpx.era.remembered': prior?.kind ?? 'none' },
+  });
   try {
+    const connecting = client;
     await Promise.race([
-      withSdkDiagnostics(server.name, options.onSdkDiagnostic, () =>
-        client.connect(transport, {
-          timeout: remainingMs,
-          ...(link ? { signal: link.signal } : {}),
-          ...(prior ? { prior } : {}),
-        }),
+      context.with(trace.setSpan(context.active(), handshake), () =>
+        withSdkDiagnostics(server.name, options.onSdkDiagnostic, () =>
+          connecting.connect(transport, {
+            timeout: remainingMs,
+            ...(link ? { signal: link.signal } : {}),
+            ...(prior ? { prior } : {}),
+          }),
+        ),
       ),
       deadline,
     ]);
   } catch (error) {
+    recordFailure(handshake, error);
+    handshake.end();
     unsubscribeRoots();
     // The SDK's handshake timer and ours share a limit; whichever fires, it is a connect timeout.
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && !options.signal?.aborted) {
@@ -469,6 +497,10 @@ async function attemptConnect(
     link?.release();
   }
   const era: ProtocolEra = client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
+  handshake.setAttribute(ATTR_MCPX_ERA, era);
+  const negotiated = transport.relayedProtocolVersion ?? client.getNegotiatedProtocolVersion();
+  if (negotiated) handshake.setAttribute(ATTR_MCP_PROTOCOL_VERSION, negotiated);
+  handshake.end();
   if (server.protocol === 'auto' && options.eraCache)
     rememberEra(options.eraCache, eraCacheKey(server), client, witness, restamp);
   const connection = new SdkServerConnection(

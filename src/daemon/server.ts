@@ -213,6 +213,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
               client,
               pages: instance.pages,
               capabilities,
+              hop: 'daemon',
               ...(instructions ? { instructions } : {}),
               onRequest: recordingRequests(options.metrics, (event) => {
                 if (event.method !== 'tools/call') return;

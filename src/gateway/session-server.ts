@@ -6,7 +6,19 @@ import {
   type ServerContext,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
+import { type Attributes, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import type { ResourceSubscription } from '../client/index.js';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_SESSION_ID,
+  ATTR_MCPX_HOP,
+  contextFromMeta,
+  inSpan,
+  mcpRequestAttributes,
+  mcpSpanName,
+  mcpxTracer,
+} from '../tracing/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
 import type { DownstreamCall, GatewayHost } from './host.js';
@@ -33,6 +45,8 @@ export interface SessionServerOptions {
    * the host's audit trail records each tool call with its decision).
    */
   readonly onRequest?: (event: RequestEvent) => void;
+  /** What serves these requests, on each one's SERVER span (`mcpx.hop`). Default `gateway`. */
+  readonly hop?: 'gateway' | 'daemon';
 }
 
 /** One request a client made, for the access log. */
@@ -135,11 +149,40 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     ) as Promise<T>;
   };
   type Detail = { server?: string; tool?: string; arguments?: unknown };
+  const tracer = mcpxTracer();
+  const hop = options.hop ?? 'gateway';
+  /**
+   * One inbound request as a SERVER span, a child of the trace context its `_meta` carries
+   * (the caller's span): the upstream requests it makes are the span's children.
+   */
+  const traced = <T>(ctx: ServerContext, params: unknown, work: () => Promise<T>): Promise<T> => {
+    const { method, id, _meta } = ctx.mcpReq;
+    const attributes: Attributes = { ...mcpRequestAttributes(method, params, id), [ATTR_MCPX_HOP]: hop };
+    const sessionId = (ctx as { sessionId?: unknown }).sessionId;
+    if (typeof sessionId === 'string') attributes[ATTR_MCP_SESSION_ID] = sessionId;
+    const version = server.getNegotiatedProtocolVersion?.();
+    if (version) attributes[ATTR_MCP_PROTOCOL_VERSION] = version;
+    return inSpan(
+      tracer,
+      mcpSpanName(method, params),
+      // A request that carries no trace context starts a trace of its own (not one under the process's).
+      { kind: SpanKind.SERVER, attributes, parent: contextFromMeta(_meta, ROOT_CONTEXT) },
+      async (span) => {
+        const result = await work();
+        if ((result as { isError?: unknown } | undefined)?.isError === true)
+          span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
+        return result;
+      },
+    );
+  };
   const timed = async <T>(
+    ctx: ServerContext,
+    params: unknown,
     method: string,
     detail: Detail | (() => Detail),
-    work: () => Promise<T>,
+    run: () => Promise<T>,
   ): Promise<T> => {
+    const work = () => traced(ctx, params, run);
     const started = performance.now();
     let outcome: RequestEvent['outcome'] = 'error';
     let errorType: string | undefined;
@@ -168,8 +211,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   };
 
   if (capabilities.tools) {
-    server.setRequestHandler('tools/list', async (request) =>
-      timed('tools/list', {}, async () => {
+    server.setRequestHandler('tools/list', async (request, ctx) =>
+      timed(ctx, request.params, 'tools/list', {}, async () => {
         const { items, nextCursor } = pages.page('tools', await host.tools(), request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
@@ -181,6 +224,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       let routed: { readonly server: string; readonly name: string } | undefined;
       // Told once the call is over: a call for a server still starting waits for it in callTool.
       return timed(
+        ctx,
+        params,
         'tools/call',
         () => {
           const route = routed ?? host.knownTool(name);
@@ -202,14 +247,14 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     });
   }
   if (capabilities.prompts) {
-    server.setRequestHandler('prompts/list', async (request) =>
-      timed('prompts/list', {}, async () => {
+    server.setRequestHandler('prompts/list', async (request, ctx) =>
+      timed(ctx, request.params, 'prompts/list', {}, async () => {
         const { items, nextCursor } = pages.page('prompts', await host.prompts(), request.params?.cursor);
         return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
     server.setRequestHandler('prompts/get', async (request, ctx) =>
-      timed('prompts/get', { tool: request.params.name }, () =>
+      timed(ctx, request.params, 'prompts/get', { tool: request.params.name }, () =>
         asking(ctx, request.params.name, request.params.arguments ?? {}, (c) =>
           host.getPrompt(request.params.name, request.params.arguments ?? {}, c),
         ),
@@ -217,14 +262,14 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
   }
   if (capabilities.resources) {
-    server.setRequestHandler('resources/list', async (request) =>
-      timed('resources/list', {}, async () => {
+    server.setRequestHandler('resources/list', async (request, ctx) =>
+      timed(ctx, request.params, 'resources/list', {}, async () => {
         const { items, nextCursor } = pages.page('resources', await host.resources(), request.params?.cursor);
         return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
-    server.setRequestHandler('resources/templates/list', async (request) =>
-      timed('resources/templates/list', {}, async () => {
+    server.setRequestHandler('resources/templates/list', async (request, ctx) =>
+      timed(ctx, request.params, 'resources/templates/list', {}, async () => {
         const { items, nextCursor } = pages.page(
           'resourceTemplates',
           await host.resourceTemplates(),
@@ -235,7 +280,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     );
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const upstream = routeOf(request.params.uri);
-      return timed('resources/read', upstream ? { server: upstream } : {}, () =>
+      return timed(ctx, request.params, 'resources/read', upstream ? { server: upstream } : {}, () =>
         asking(ctx, request.params.uri, {}, (c) => host.readResource(request.params.uri, c)),
       );
     });
@@ -271,8 +316,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     }
   }
   if (capabilities.completions) {
-    server.setRequestHandler('completion/complete', async (request) =>
-      timed('completion/complete', {}, () =>
+    server.setRequestHandler('completion/complete', async (request, ctx) =>
+      timed(ctx, request.params, 'completion/complete', {}, () =>
         host.complete(
           request.params.ref.type === 'ref/prompt'
             ? { type: 'ref/prompt', name: request.params.ref.name }

@@ -8,12 +8,14 @@
  * meanwhile: the SDK and its schemas are most of a cold start.
  */
 import type { LoggingLevel } from '@modelcontextprotocol/client';
+import { context, type Tracer, trace } from '@opentelemetry/api';
 import type { ClientFeatures } from '../client/features.js';
 import type { EraCache, ManagedTransport, ServerConnection, ServerLogEvent } from '../client/index.js';
 import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
 import type { ServerConfig } from '../config/index.js';
 import { assertApproved } from '../config/index.js';
 import type { Connector, RoutableConnector } from '../registry/index.js';
+import { ATTR_MCPX_SERVER, inSpan, mcpxTracer, recordFailure } from '../tracing/index.js';
 import type { SdkDiagnostic } from '../transport/index.js';
 import { createStdioServerTransport } from '../transport/index.js';
 
@@ -41,13 +43,21 @@ export interface ConnectorOptions {
   readonly signal?: AbortSignal;
   /** A process spawned already for this server (`Host.connect`), taken by its first connect. */
   readonly takeEarly?: (server: string) => ManagedTransport | undefined;
+  /** Spans for each connect and what it sends (default: the global API's). */
+  readonly tracer?: Tracer;
 }
 
 export function createConnector(options: ConnectorOptions): RoutableConnector {
   const { timeoutMs } = options;
+  const tracer = options.tracer ?? mcpxTracer();
   let eraCache: Promise<EraCache | undefined> | undefined;
-  return async (given, hooks) => {
+  return (given, hooks) => {
     assertApproved(given);
+    const attributes = { [ATTR_MCPX_SERVER]: given.name, 'mcpx.routed': hooks.transports !== undefined };
+    return inSpan(tracer, `connect ${given.name}`, { attributes }, () => connect(given, hooks));
+  };
+
+  async function connect(given: Parameters<RoutableConnector>[0], hooks: Parameters<RoutableConnector>[1]) {
     const server =
       timeoutMs === undefined
         ? given
@@ -57,7 +67,7 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
     const transportHooks = routed ? undefined : options.transportHooks(server);
     let early = transportHooks
       ? (options.takeEarly?.(server.name) ??
-        (signal?.aborted ? undefined : spawnEarly(server, transportHooks)))
+        (signal?.aborted ? undefined : spawnTraced(tracer, server, transportHooks)))
       : undefined;
     try {
       const { connectServer } = await import('../client/server-connection.js');
@@ -80,6 +90,7 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
         ...(options.onLog ? { onLog: options.onLog } : {}),
         ...(options.onSdkDiagnostic ? { onSdkDiagnostic: options.onSdkDiagnostic } : {}),
         ...(features ? { features } : {}),
+        tracer,
       });
       // The verdict is kept for the next run (a file cache writes only here); failing to write
       // it costs that run one probe, nothing more.
@@ -90,7 +101,29 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
       // Whatever ended the connect before it asked for a transport, the early process goes with it.
       await early?.close();
     }
-  };
+  }
+}
+
+/** `spawnEarly` as a `spawn` span (its process's executable named). */
+export function spawnTraced(
+  tracer: Tracer,
+  server: ServerConfig,
+  hooks: TransportHooks,
+): ManagedTransport | undefined {
+  if (server.transport !== 'stdio' || !server.command) return undefined;
+  const span = tracer.startSpan(
+    'spawn',
+    { attributes: { 'process.executable.name': server.command } },
+    context.active(),
+  );
+  try {
+    return context.with(trace.setSpan(context.active(), span), () => spawnEarly(server, hooks));
+  } catch (error) {
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 async function openEraCache(given: ConnectorOptions['eraCache']): Promise<EraCache | undefined> {

@@ -29,8 +29,9 @@ import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '.
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
+import { mcpxTracer } from '../tracing/index.js';
 import { type Ask, nobody } from './ask.js';
-import { createConnector, type RoutableConnector, spawnEarly } from './connector.js';
+import { createConnector, type RoutableConnector, spawnTraced } from './connector.js';
 import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
 import { hasServer, narrowedLevel, outsideProfile, profileForHost } from './profile.js';
 import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
@@ -262,6 +263,7 @@ class McpxHost implements Host {
       ...(features ? { features } : {}),
       ...(this.#o.listChanges === false ? { listChanges: false } : {}),
       ...(this.#o.signal ? { signal: this.#o.signal } : {}),
+      ...(this.#o.tracerProvider ? { tracer: mcpxTracer(this.#o.tracerProvider) } : {}),
       takeEarly: (name) => {
         const transport = this.#early.get(name);
         this.#early.delete(name);
@@ -326,7 +328,7 @@ class McpxHost implements Host {
   /** Start a stdio server's process now; its connect picks it up (see the connector). */
   #spawnEarly(server: ServerConfig): void {
     if (this.#early.has(server.name) || server.unapproved) return;
-    const transport = spawnEarly(server, this.#transportHooks(server));
+    const transport = spawnTraced(mcpxTracer(this.#o.tracerProvider), server, this.#transportHooks(server));
     if (transport) this.#early.set(server.name, transport);
   }
 

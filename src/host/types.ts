@@ -1,5 +1,6 @@
 /** What a host is given, and what it offers its front end. */
 import type { LoggingLevel, Tool } from '@modelcontextprotocol/client';
+import type { TracerProvider } from '@opentelemetry/api';
 import type { AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
 import type { ServerConnection, ServerLogEvent } from '../client/index.js';
 import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
@@ -70,6 +71,14 @@ export interface HostOptions {
    */
   readonly daemon?: HostDaemonOptions;
   readonly platform?: NodeJS.Platform;
+  /**
+   * Where this host's spans go (connects, handshakes, every request). Default: the global
+   * OpenTelemetry API, a no-op until a provider is registered. The W3C trace context reaches
+   * each request's `_meta` through the global propagator, and a span is the parent of what it
+   * awaits through the global context manager: register both (the SDK's `NodeSDK` does, or
+   * `context.setGlobalContextManager` and `propagation.setGlobalPropagator`).
+   */
+  readonly tracerProvider?: TracerProvider;
 }
 
 /** Standing permission choices (`mcpx serve --allow a,b --exclude-tools …`). */

@@ -17,6 +17,9 @@
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
  * - `MCPX_TEST_METHOD_LOG=FILE` appends the method of every request and notification it
  *   receives to FILE, one a line (tests count a client's round trips).
+ * - `MCPX_TEST_TRACE_LOG=FILE` appends, for every request it receives, one JSON line
+ *   `{"method", "traceparent", "tracestate", "baggage"}` with the W3C trace context its
+ *   `params._meta` carried (absent keys left out): tests check that a trace reached the server.
  * - `MCPX_TEST_CANCEL_LOG=FILE` appends a line when `slow_operation` is cancelled by the client.
  * - `MCPX_TEST_LOG_EVERY_MS=N` sends a log message (`notifications/message`, info, logger
  *   `chatter`, data `chatter <n> from pid <pid>`) every N ms, as chatty servers do unasked.
@@ -42,20 +45,46 @@ function count(name: string, min: number): number | undefined {
   return n;
 }
 
-/** Beside the SDK's own reader: every line on stdin that names a method, its method to `file`. */
-function logMethods(file: string): void {
+interface WireMessage {
+  method?: unknown;
+  id?: unknown;
+  params?: { _meta?: Record<string, unknown> };
+}
+
+/** Beside the SDK's own reader: every JSON message on stdin, to `each`. */
+function watchStdin(each: (message: WireMessage) => void): void {
   let partial = '';
   process.stdin.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
+      let message: WireMessage;
       try {
-        const method = (JSON.parse(line) as { method?: unknown }).method;
-        if (typeof method === 'string') appendFileSync(file, `${method}\n`);
+        message = JSON.parse(line) as WireMessage;
       } catch {
-        // Not JSON: the SDK reports it; the log only counts methods.
+        continue; // Not JSON: the SDK reports it; the logs only look at messages.
       }
+      if (typeof message === 'object' && message !== null) each(message);
     }
+  });
+}
+
+/** Every method received, to `file`, one a line. */
+function logMethods(file: string): void {
+  watchStdin((message) => {
+    if (typeof message.method === 'string') appendFileSync(file, `${message.method}\n`);
+  });
+}
+
+/** Every request's W3C trace context, to `file`, one JSON line each. */
+function logTraceContext(file: string): void {
+  watchStdin((message) => {
+    if (typeof message.method !== 'string' || message.id === undefined) return;
+    const meta = message.params?._meta ?? {};
+    const seen: Record<string, unknown> = { method: message.method };
+    for (const key of ['traceparent', 'tracestate', 'baggage'])
+      if (typeof meta[key] === 'string') seen[key] = meta[key];
+    appendFileSync(file, `${JSON.stringify(seen)}\n`);
   });
 }
 
@@ -79,6 +108,7 @@ function chatty(server: Server, everyMs: number | undefined): Server {
 async function main(): Promise<void> {
   if (process.env.MCPX_TEST_START_LOG) appendFileSync(process.env.MCPX_TEST_START_LOG, `${process.pid}\n`);
   if (process.env.MCPX_TEST_METHOD_LOG) logMethods(process.env.MCPX_TEST_METHOD_LOG);
+  if (process.env.MCPX_TEST_TRACE_LOG) logTraceContext(process.env.MCPX_TEST_TRACE_LOG);
   // A client that hangs up must not turn a late write into an uncaught EPIPE.
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});

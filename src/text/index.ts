@@ -7,5 +7,5 @@
 export { jsonText } from './json-text.js';
 export { renderContent, renderContentBlock } from './render-content.js';
 export { forModel, forTerminal, stripTerminalControls } from './sanitize.js';
-export { looksLikeToken, namesSecret } from './secrets.js';
+export { looksLikeToken, type MaskOptions, maskSecrets, namesSecret } from './secrets.js';
 export { hasHiddenCharacters, mapHidden, revealHidden, stripHidden } from './unicode.js';

@@ -24,14 +24,19 @@ const LAZY_LAYERS = {
   permissions: /\bfunction createPermissionGuard\b/,
   // The OpenTelemetry metrics SDK: the gateway's and the daemon's, never a short command's.
   'metrics SDK': /\bMeterProvider(\$\d+)? = class\b|\bclass MeterProvider\b/,
+  'OpenTelemetry SDK': /\bOTLPTraceExporter = class\b|\bclass OTLPTraceExporter\b/,
 } as const;
 
-async function loadedFiles(args: string[], name: string): Promise<{ files: string[]; stdout: string }> {
+async function loadedFiles(
+  args: string[],
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ files: string[]; stdout: string }> {
   const record = join(dir.path, `${name}.txt`);
   const run = await runCli(args, {
     cwd: dir.path,
     home: join(dir.path, 'home'),
-    env: { MCPX_RECORD_LOADS: record, NODE_OPTIONS: `--import=${recorder}` },
+    env: { MCPX_RECORD_LOADS: record, NODE_OPTIONS: `--import=${recorder}`, ...env },
   });
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
@@ -60,6 +65,18 @@ describe('what the CLI loads', () => {
       const loaded = files.filter((_, i) => marker.test(sources[i] ?? ''));
       expect(loaded, `${layer} was loaded`).toEqual([]);
     }
+  });
+
+  it('a traced call does load the OpenTelemetry SDK (the marker is right)', async () => {
+    const { files, stdout } = await loadedFiles(
+      ['call', 'demo.echo', 'message=traced'],
+      'traced',
+      // Nothing listens there: the export fails, quietly, and the command's answer is unchanged.
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+    );
+    expect(stdout).toBe('traced\n');
+    const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+    expect(sources.some((s) => LAZY_LAYERS['OpenTelemetry SDK'].test(s))).toBe(true);
   });
 
   it('a remote call does load the HTTP code (the marker is right)', async () => {

@@ -2,8 +2,10 @@ import { ErrorCode, type McpxError } from '../../errors/index.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
+import { renderWaterfall, serverWaterfall, type WaterfallSpan } from '../output/waterfall.js';
 import { renderError } from '../report.js';
 import type { CliSession } from '../session.js';
+import { commandTracing } from '../tracing.js';
 
 interface Check {
   readonly server: string;
@@ -18,11 +20,15 @@ interface Check {
   /** Remote servers: `signed in` (tokens from `mcpx auth`), `machine` (client credentials), `required`, or `none`. */
   readonly auth: string;
   readonly error?: McpxError;
+  /** `--trace`: the server's connect and listings, span by span. */
+  readonly spans?: readonly WaterfallSpan[];
 }
 
 /**
  * `mcpx doctor`: start every configured server, time its handshake, count its
  * tools, and for each one that fails print the full explanation and the fix.
+ * With `--trace`, each server's connect is drawn as a waterfall of its spans (spawn,
+ * handshake, era probe, listings), kept in memory: no collector needed.
  */
 export async function runDoctor(session: CliSession): Promise<number> {
   const { io, options } = session;
@@ -91,10 +97,14 @@ export async function runDoctor(session: CliSession): Promise<number> {
       });
     }
   }
+  const traced = commandTracing()?.spans();
+  const withSpans = traced
+    ? checks.map((check) => ({ ...check, spans: serverWaterfall(traced, check.server) }))
+    : checks;
   if (options.json) {
     io.stdout.write(
       toJson(
-        checks.map(({ error, ...check }) => ({
+        withSpans.map(({ error, ...check }) => ({
           ...check,
           ...(error ? { error: { code: error.code, message: error.message, fixes: error.fixes } } : {}),
         })),
@@ -115,6 +125,8 @@ export async function runDoctor(session: CliSession): Promise<number> {
         ]),
       )}\n`,
     );
+    for (const { server, spans } of withSpans)
+      if (spans) io.stdout.write(`\n${renderWaterfall(server, spans)}`);
     for (const { error } of checks) if (error) io.stdout.write(`\n${renderError(error, true)}\n`);
     const broken = checks.filter((c) => !c.healthy).length;
     io.stdout.write(`\n${checks.length - broken} healthy, ${broken} failing\n`);

@@ -1,0 +1,39 @@
+import { type Attributes, context, type Span, SpanKind, type Tracer, trace } from '@opentelemetry/api';
+import { recordFailure } from './tracer.js';
+
+export interface InSpanOptions {
+  readonly kind?: SpanKind;
+  readonly attributes?: Attributes;
+  /** The parent (an inbound request's extracted context); default: the active one. */
+  readonly parent?: ReturnType<typeof context.active>;
+}
+
+/**
+ * Runs `work` inside a new span (the active one while it runs, so the spans and the
+ * `traceparent` of whatever it sends are its children) and ends the span when `work`
+ * settles, with the failure recorded when it throws.
+ */
+export async function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  options: InSpanOptions,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = options.parent ?? context.active();
+  const span = tracer.startSpan(
+    name,
+    {
+      kind: options.kind ?? SpanKind.INTERNAL,
+      ...(options.attributes ? { attributes: options.attributes } : {}),
+    },
+    parent,
+  );
+  try {
+    return await context.with(trace.setSpan(parent, span), () => work(span));
+  } catch (error) {
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
