@@ -110,39 +110,24 @@ const routes = {
     transport: 'streamable',
     negotiation: legacy,
   },
-  'mcp-proxy-sse': {
-    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
-    args: (port) => [
-      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
-      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
-    ],
-    path: '/sse',
-    transport: 'sse',
-    negotiation: legacy,
-  },
-  'mcp-proxy-stream': {
-    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
-    args: (port) => [
-      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
-      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
-    ],
-    path: '/mcp',
-    transport: 'streamable',
-    negotiation: legacy,
-  },
+  'mcp-proxy-sse': mcpProxy('/sse', 'sse', legacy),
+  'mcp-proxy-stream': mcpProxy('/mcp', 'streamable', legacy),
   // Its 2026-07-28 leg (per request, as mcpx's): the like-for-like row for mcpx's 2026-07-28 one.
-  'mcp-proxy-stream-2026': {
-    needs: [peer('mcp-proxy/dist/bin/mcp-proxy.mjs')],
-    args: (port) => [
-      peer('mcp-proxy/dist/bin/mcp-proxy.mjs'),
-      ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server],
-    ],
-    path: '/mcp',
-    transport: 'streamable',
-    negotiation: modern,
-  },
+  'mcp-proxy-stream-2026': mcpProxy('/mcp', 'streamable', modern),
 };
 const spec = routes[route];
+
+/** punkpeye's mcp-proxy in front of the minimal server, reached on `path` (it serves both transports). */
+function mcpProxy(path, transport, negotiation) {
+  const bin = peer('mcp-proxy/dist/bin/mcp-proxy.mjs');
+  return {
+    needs: [bin],
+    args: (port) => [bin, ...['--host', '127.0.0.1', '--port', String(port), '--', process.execPath, server]],
+    path,
+    transport,
+    negotiation,
+  };
+}
 if (!spec) throw new Error(`unknown route ${route}; one of ${Object.keys(routes).join(', ')}`);
 
 /** A shell word (supergateway runs its `--stdio` command through a shell). */
