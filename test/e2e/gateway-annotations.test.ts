@@ -4,8 +4,12 @@
  * runs unasked (read-only) and what is always put to a person (destructive,
  * open world), even after `--allow`.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testServerPath } from '../helpers/cli.js';
+import { cliPath, runCli, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 let world: GatewayWorld;
@@ -72,6 +76,42 @@ describe.each(['legacy', 'modern'] as const)('mcpx serve under trusted, a %s cli
           'person before each such call, even with `--allow`, and the gateway has nobody to ask. ' +
           'To allow it, restart the gateway with `--permission yolo`.',
       );
+    }
+  });
+});
+
+describe('an approved project entry', () => {
+  it('runs its read-only tool unasked, and asks again once the server changes that tool’s annotations', async () => {
+    const project = join(world.dir, 'repo');
+    await mkdir(project, { recursive: true });
+    const entry = { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_ANNOTATED: '1' } };
+    await writeFile(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { proj: entry } }));
+    const trust = await runCli(['config', 'trust', '--yes'], { cwd: project, home: world.home });
+    expect(trust.code, trust.stderr).toBe(0);
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'serve'],
+        env: { PATH: process.env.PATH ?? '', HOME: world.home, MCPX_HOME: join(world.home, '.mcpx') },
+        cwd: project,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect(firstText(await client.callTool({ name: 'proj__echo', arguments: { message: 'before' } }))).toBe(
+        'before',
+      );
+      await client.callTool({ name: 'proj__relabel_echo', arguments: {} });
+      await expect
+        .poll(async () => (await client.listTools()).tools.find((t) => t.name === 'proj__echo')?.annotations)
+        .toMatchObject({ idempotentHint: true });
+      const after = await client.callTool({ name: 'proj__echo', arguments: { message: 'after' } });
+      expect(after.isError).toBe(true);
+      expect(firstText(after)).toContain("mcpx refused 'echo' of 'proj': its definition changed");
+      expect(firstText(after)).toContain('annotations changed');
+    } finally {
+      await client.close();
     }
   });
 });
