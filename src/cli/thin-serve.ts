@@ -87,6 +87,7 @@ const SERVE_OPTIONS = new Set([
   '--allow',
   '--page-size',
   '--list-wait',
+  '--profile',
 ]);
 
 /** `mcpx serve` on stdio with flags a daemon's session can take: its config file, if one is named. */

@@ -51,7 +51,8 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
   const { timeoutMs } = options;
   const tracer = options.tracer ?? mcpxTracer();
   let eraCache: Promise<EraCache | undefined> | undefined;
-  return (given, hooks) => {
+  // Async, so that an unapproved entry is a rejected connect, as every other failure is.
+  return async (given, hooks) => {
     assertApproved(given);
     const attributes = { [ATTR_MCPX_SERVER]: given.name, 'mcpx.routed': hooks.transports !== undefined };
     return inSpan(tracer, `connect ${given.name}`, { attributes }, () => connect(given, hooks));

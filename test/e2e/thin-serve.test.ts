@@ -93,7 +93,7 @@ async function startDaemon(args: readonly string[] = []): Promise<void> {
 }
 
 /** `mcpx serve` on stdio with an SDK client, as Claude Code starts it; consent forms answered `allow-all`. */
-async function session(args: readonly string[] = [], record = false) {
+async function session(args: readonly string[] = [], record = false, serveArgs: readonly string[] = []) {
   const client = new Client(
     { name: 'thin-test', version: '0.0.0' },
     { capabilities: { elicitation: { form: {} } } },
@@ -105,7 +105,7 @@ async function session(args: readonly string[] = [], record = false) {
   });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cliPath, ...args, 'serve'],
+    args: [cliPath, ...args, 'serve', ...serveArgs],
     env: env(record ? { NODE_OPTIONS: `--import=${join(dir.path, 'register.mjs')}` } : {}),
     cwd: dir.path,
     stderr: 'pipe',
@@ -154,6 +154,30 @@ async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Prom
 }
 
 describe('mcpx serve with every server held by the daemon', () => {
+  it("a profile is applied by the daemon's session: hidden tools are neither listed nor callable", {
+    timeout: 120_000,
+  }, async () => {
+    await writeFile(
+      globalConfig(),
+      JSON.stringify({
+        permission: 'trusted',
+        mcpServers: { local: server('local', true) },
+        profiles: { narrow: { tools: ['local.echo'], permission: 'trusted' } },
+      }),
+    );
+    await startDaemon();
+    const thin = await session([], true, ['--profile', 'narrow']);
+    await until(async () => (await thin.client.listTools()).tools.some((t) => t.name === 'local__echo'));
+    expect((await thin.client.listTools()).tools.map((t) => t.name)).toEqual(['local__echo']);
+    const hidden = await thin.client.callTool({ name: 'local__add', arguments: { a: 1, b: 2 } });
+    expect(hidden.isError).toBe(true);
+    expect(firstText(hidden)).toContain("not in profile 'narrow'");
+    await thin.client.close();
+    expect(await waitForExit(thin.pid, 10_000)).toBe(true);
+    // Thin all the same: the light chunk, none of the SDK, zod, ajv or the gateway.
+    expect(await heavyIn(await loadedFiles(thin.pid))).toEqual([]);
+  });
+
   it('is a light bridge: the daemon runs the session, with its lists, calls, progress and consent', {
     timeout: 120_000,
   }, async () => {
