@@ -219,7 +219,7 @@ export async function assertNoLeakedProcesses(tracker: ProcessTreeTracker, optio
 /** Running mcpx daemons (`mcpx daemon run`) whose environment names this `MCPX_HOME`, found in /proc. */
 export function daemonPids(mcpxHome: string): number[] {
   const marker = `MCPX_HOME=${mcpxHome}`;
-  return listProcesses()
+  const daemons = listProcesses()
     .filter((p) => p.state !== 'Z')
     .filter((p) => {
       try {
@@ -229,6 +229,9 @@ export function daemonPids(mcpxHome: string): number[] {
       } catch {
         return false;
       }
-    })
-    .map((p) => p.pid);
+    });
+  // A daemon's child caught between fork and exec still shows the daemon's command line and
+  // environment: it is the daemon's, not a second daemon.
+  const pids = new Set(daemons.map((p) => p.pid));
+  return daemons.filter((p) => !pids.has(p.ppid)).map((p) => p.pid);
 }
