@@ -11,7 +11,10 @@ export interface AuditedCall {
   returned(result: unknown): void;
   /** The call failed: refused by the permission engine, or an error (its JSON-RPC or mcpx code recorded). */
   failed(error: unknown): void;
-  /** Ended without a record: the call goes on in another request (a 2026-07-28 client's next round). */
+  /**
+   * Ended without a record: the call goes on in another request (a 2026-07-28 client's next
+   * round). Only sinks that log requests rather than calls hear of it (`AuditSink.round`).
+   */
   dropped(): void;
 }
 
@@ -41,10 +44,11 @@ export interface AuditTrail {
  */
 export function createAuditTrail(sinks: readonly AuditSink[] = [], profile?: string): AuditTrail {
   const all = new Set(sinks);
-  const publish = (record: AuditRecord) => {
+  const publish = (record: AuditRecord, round = false) => {
     for (const sink of all) {
       try {
-        sink.write(record);
+        if (!round) sink.write(record);
+        else sink.round?.(record);
       } catch {
         // A sink's own failure is the sink's to report (the file sink warns once); the call goes on.
       }
@@ -66,29 +70,35 @@ export function createAuditTrail(sinks: readonly AuditSink[] = [], profile?: str
 /** Messages of failures are the server's words: the first ones are enough to tell what went wrong. */
 const MESSAGE_CHARS = 300;
 
-function beginCall(call: AuditCallStart, publish: (record: AuditRecord) => void): AuditedCall {
+function beginCall(
+  call: AuditCallStart,
+  publish: (record: AuditRecord, round?: boolean) => void,
+): AuditedCall {
   const time = new Date().toISOString();
   const started = performance.now();
   let server = call.server;
   let tool = call.tool;
   let decision: AuditDecision | undefined;
   let done = false;
-  const end = (outcome: AuditOutcome, error?: AuditRecord['error']) => {
+  const end = (outcome: AuditOutcome, error?: AuditRecord['error'], round = false) => {
     if (done) return;
     done = true;
     const args = maskArguments(call.args);
-    publish({
-      time,
-      ...call.who,
-      ...(server === undefined ? {} : { server }),
-      tool,
-      ...(decision ? { decision } : {}),
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      outcome,
-      ...(error ? { error } : {}),
-      argumentKeys: Object.keys(args),
-      arguments: args,
-    });
+    publish(
+      {
+        time,
+        ...call.who,
+        ...(server === undefined ? {} : { server }),
+        tool,
+        ...(decision ? { decision } : {}),
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        outcome,
+        ...(error ? { error } : {}),
+        argumentKeys: Object.keys(args),
+        arguments: args,
+      },
+      round,
+    );
   };
   return {
     decided(d) {
@@ -118,7 +128,8 @@ function beginCall(call: AuditCallStart, publish: (record: AuditRecord) => void)
       end('error', { ...(typeof code === 'string' ? { code } : {}), message: text });
     },
     dropped() {
-      done = true;
+      // Not a record of the call (its last round makes that), but a request that was served.
+      end('ok', undefined, true);
     },
   };
 }

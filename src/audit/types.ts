@@ -79,6 +79,12 @@ export interface AuditRecord extends AuditCaller {
  */
 export interface AuditSink {
   write(record: AuditRecord): void;
+  /**
+   * A request that ended in an `input_required` round while its call goes on in another request
+   * (a 2026-07-28 client over HTTP): not a call, so not `write`n; a log of requests (the access
+   * log) records it. Its `outcome` is `ok`.
+   */
+  round?(record: AuditRecord): void;
   /** Everything written so far reaches its destination. */
   close?(): Promise<void>;
 }

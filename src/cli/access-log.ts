@@ -25,6 +25,9 @@ export interface AccessLogOptions {
   readonly notice: (message: string) => void;
 }
 
+/** One line's request; `inputRequired`: it ended in an `input_required` round (2026-07-28). */
+type LoggedRequest = RequestEvent & { readonly inputRequired?: true };
+
 /** A tool call of the audit trail as the access log has always written one. */
 function callEvent(record: AuditRecord): RequestEvent {
   return {
@@ -53,7 +56,7 @@ function callEvent(record: AuditRecord): RequestEvent {
 export function openAccessLog(options: AccessLogOptions): AccessLog {
   // Tool names come from servers and clients: escaped as --json escapes them (C1 controls,
   // bidi, zero-width and tag characters too), so a terminal tailing the log shows them inert.
-  const line = (event: RequestEvent) => {
+  const line = (event: LoggedRequest) => {
     const { arguments: args, ...rest } = event;
     return toJson(
       {
@@ -64,11 +67,15 @@ export function openAccessLog(options: AccessLogOptions): AccessLog {
       0,
     );
   };
-  const sink = (write: (event: RequestEvent) => void, close: () => Promise<void>): AccessLog => ({
+  const sink = (write: (event: LoggedRequest) => void, close: () => Promise<void>): AccessLog => ({
     record: write,
     // Only the gateway's calls: nothing else of this process is a client's request.
     write: (record) => {
       if (record.client === 'gateway') write(callEvent(record));
+    },
+    // Each request is a line, an input round too (marked: the call goes on in the client's next request).
+    round: (record) => {
+      if (record.client === 'gateway') write({ ...callEvent(record), inputRequired: true });
     },
     close,
   });
