@@ -62,60 +62,49 @@ const routes = {
     env: mcporterEnv,
     needs: [node24, mcporterCli],
   },
-  'mcpx-http-2025': {
-    args: (port) => serve('--http', '--port', String(port), '--server', 'bench'),
-    path: '/mcp',
-    transport: 'streamable',
-    negotiation: legacy,
-  },
-  'mcpx-http-2026': {
-    args: (port) => serve('--http', '--port', String(port), '--server', 'bench'),
-    path: '/mcp',
-    transport: 'streamable',
-    negotiation: modern,
-  },
+  'mcpx-http-2025': mcpxHttp(legacy),
+  'mcpx-http-2026': mcpxHttp(modern),
   // supergateway logs every message at its default level (info); `none` leaves it the relay only.
-  'supergateway-sse': {
-    needs: [peer('supergateway/dist/index.js')],
-    args: (port) => [
-      peer('supergateway/dist/index.js'),
-      ...[
-        '--stdio',
-        `${quote(process.execPath)} ${quote(server)}`,
-        '--port',
-        String(port),
-        '--logLevel',
-        'none',
-      ],
-    ],
-    path: '/sse',
-    transport: 'sse',
-    negotiation: legacy,
-  },
-  'supergateway-stateful': {
-    needs: [peer('supergateway/dist/index.js')],
-    args: (port) => [
-      peer('supergateway/dist/index.js'),
-      ...[
-        '--stdio',
-        `${quote(process.execPath)} ${quote(server)}`,
-        '--port',
-        String(port),
-        '--logLevel',
-        'none',
-      ],
-      ...['--outputTransport', 'streamableHttp', '--stateful'],
-    ],
-    path: '/mcp',
-    transport: 'streamable',
-    negotiation: legacy,
-  },
+  'supergateway-sse': supergateway('/sse', 'sse'),
+  'supergateway-stateful': supergateway(
+    '/mcp',
+    'streamable',
+    '--outputTransport',
+    'streamableHttp',
+    '--stateful',
+  ),
   'mcp-proxy-sse': mcpProxy('/sse', 'sse', legacy),
   'mcp-proxy-stream': mcpProxy('/mcp', 'streamable', legacy),
   // Its 2026-07-28 leg (per request, as mcpx's): the like-for-like row for mcpx's 2026-07-28 one.
   'mcp-proxy-stream-2026': mcpProxy('/mcp', 'streamable', modern),
 };
 const spec = routes[route];
+
+/** `mcpx serve --http` in front of the minimal server, called by a client of `negotiation`'s era. */
+function mcpxHttp(negotiation) {
+  return {
+    args: (port) => serve('--http', '--port', String(port), '--server', 'bench'),
+    path: '/mcp',
+    transport: 'streamable',
+    negotiation,
+  };
+}
+
+/** supergateway in front of the minimal server, reached on `path`; `extra`: its transport flags. */
+function supergateway(path, transport, ...extra) {
+  const bin = peer('supergateway/dist/index.js');
+  return {
+    needs: [bin],
+    args: (port) => [
+      bin,
+      ...['--stdio', `${quote(process.execPath)} ${quote(server)}`, '--port', String(port)],
+      ...['--logLevel', 'none', ...extra],
+    ],
+    path,
+    transport,
+    negotiation: legacy,
+  };
+}
 
 /** punkpeye's mcp-proxy in front of the minimal server, reached on `path` (it serves both transports). */
 function mcpProxy(path, transport, negotiation) {
