@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { heavyIn, type ModuleLoads, recordModuleLoads } from '../helpers/module-loads.js';
 
 /**
  * The light caller: a warm `mcpx call` hands its command line to the daemon
@@ -14,16 +14,15 @@ import { type CliRun, runCli, tempDir, testServerPath } from '../helpers/cli.js'
 let dir: { path: string; remove: () => Promise<void> };
 let home: string;
 let work: string;
-let loads: string;
+let loads: ModuleLoads;
 
 beforeEach(async () => {
   dir = await tempDir('mcpx-light-');
   home = join(dir.path, 'home');
   work = join(dir.path, 'work');
-  loads = join(dir.path, 'loads');
   await mkdir(join(home, '.mcpx'), { recursive: true });
   await mkdir(work);
-  await mkdir(loads);
+  loads = await recordModuleLoads(dir.path);
   const server = (keepAlive: boolean) => ({
     command: process.execPath,
     args: [testServerPath],
@@ -55,29 +54,6 @@ beforeEach(async () => {
       },
     }),
   );
-  await writeFile(
-    join(dir.path, 'hook.mjs'),
-    `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(loads)} + '/' + process.pid, result.url + '\\n');
-  return result;
-}\n`,
-  );
-  await writeFile(
-    join(dir.path, 'register.mjs'),
-    // CommonJS files (the entry's light chunk) are required, unseen by the hook: taken from the require cache at exit.
-    `import { appendFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-import { pathToFileURL } from 'node:url';
-register(${JSON.stringify(join(dir.path, 'hook.mjs'))}, import.meta.url);
-const required = createRequire(import.meta.url).cache;
-process.on('exit', () => {
-  const urls = Object.keys(required).map((file) => pathToFileURL(file).href + '\\n');
-  appendFileSync(${JSON.stringify(loads)} + '/' + process.pid, urls.join(''));
-});
-`,
-  );
 });
 
 afterEach(async () => {
@@ -95,30 +71,12 @@ async function mcpx(
     cwd: work,
     home,
     timeoutMs: 60_000,
-    env: { ...env, ...(recordLoads ? { NODE_OPTIONS: `--import=${join(dir.path, 'register.mjs')}` } : {}) },
+    env: { ...env, ...(recordLoads ? { NODE_OPTIONS: loads.nodeOptions } : {}) },
     onSpawn: (p) => {
       pid = p;
     },
   });
   return { ...run, ...(pid !== undefined ? { pid } : {}) };
-}
-
-/** The mcpx files (dist/bin/…) one process loaded. */
-async function loadedFiles(pid: number | undefined): Promise<string[]> {
-  const text = await readFile(join(loads, String(pid)), 'utf8');
-  return [...new Set(text.split('\n').filter((u) => u.startsWith('file:')))].map((u) => fileURLToPath(u));
-}
-
-/** What marks the SDK, zod, ajv and the gateway in the built chunks. */
-const HEAVY = ['LATEST_PROTOCOL_VERSION', 'ZodError', 'ajv', 'GatewayHost'];
-
-async function heavyIn(files: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const file of files) {
-    const text = await readFile(file, 'utf8');
-    for (const mark of HEAVY) if (text.includes(mark)) found.push(`${mark} in ${file}`);
-  }
-  return found;
 }
 
 describe('a warm call through the daemon (the light caller)', () => {
@@ -128,11 +86,11 @@ describe('a warm call through the daemon (the light caller)', () => {
     // The first call starts the daemon (the full CLI: no daemon to hand it to yet).
     const first = await mcpx(['call', 'warm.echo', 'message=first'], true);
     expect(first.stdout).toBe('first\n');
-    expect(await heavyIn(await loadedFiles(first.pid))).not.toEqual([]);
+    expect(await heavyIn(await loads.loadedFiles(first.pid))).not.toEqual([]);
 
     const warm = await mcpx(['call', 'warm.echo', 'message=hello'], true);
     expect(warm).toMatchObject({ code: 0, stdout: 'hello\n', stderr: '' });
-    const files = await loadedFiles(warm.pid);
+    const files = await loads.loadedFiles(warm.pid);
     // The CommonJS entry and its light chunk: none of the CLI's ES modules, so no work for Node's ES module loader.
     expect(
       files.filter((f) => /[\\/]dist[\\/]/.test(f)).map((f) => f.split(/[\\/]/).slice(-2).join('/')),
@@ -187,7 +145,7 @@ describe('a warm call through the daemon (the light caller)', () => {
     const cold = await mcpx(['call', 'cold.echo', 'message=direct'], true);
     expect(cold).toMatchObject({ code: 0, stdout: 'direct\n', stderr: '' });
     // It asked the daemon first, then ran the full CLI.
-    const files = await loadedFiles(cold.pid);
+    const files = await loads.loadedFiles(cold.pid);
     expect(files.some((f) => /[\\/]light-[\w-]+\.cjs$/.test(f))).toBe(true);
     expect(await heavyIn(files)).not.toEqual([]);
     expect((await readFile(join(dir.path, 'cold.starts'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(

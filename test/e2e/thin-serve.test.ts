@@ -2,22 +2,22 @@
  * A thin `mcpx serve`: with a keep-alive daemon holding every server it serves, the stdio
  * serve a host starts (Claude Code starts one per session) is a light bridge; the daemon
  * runs the session. Its client sees the same gateway: lists, calls, progress, a consent
- * round. Which files a process loads is recorded by a module resolve hook (per pid), as in
+ * round. Which files a process loads is recorded per pid (`helpers/module-loads.ts`), as in
  * daemon-light-caller.test.ts.
  */
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { firstText } from '../helpers/gateway.js';
+import { heavyIn, type ModuleLoads, recordModuleLoads } from '../helpers/module-loads.js';
 import { daemonPids, waitForExit } from '../helpers/processes.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 let home: string;
-let loads: string;
+let loads: ModuleLoads;
 const clients: Client[] = [];
 
 const env = (extra: Record<string, string> = {}) => ({
@@ -33,31 +33,8 @@ const env = (extra: Record<string, string> = {}) => ({
 beforeEach(async () => {
   dir = await tempDir('mcpx-thin-');
   home = join(dir.path, 'home');
-  loads = join(dir.path, 'loads');
   await mkdir(join(home, '.mcpx'), { recursive: true });
-  await mkdir(loads);
-  await writeFile(
-    join(dir.path, 'hook.mjs'),
-    `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(loads)} + '/' + process.pid, result.url + '\\n');
-  return result;
-}\n`,
-  );
-  await writeFile(
-    join(dir.path, 'register.mjs'),
-    `import { appendFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-import { pathToFileURL } from 'node:url';
-register(${JSON.stringify(join(dir.path, 'hook.mjs'))}, import.meta.url);
-const required = createRequire(import.meta.url).cache;
-process.on('exit', () => {
-  const urls = Object.keys(required).map((file) => pathToFileURL(file).href + '\\n');
-  appendFileSync(${JSON.stringify(loads)} + '/' + process.pid, urls.join(''));
-});
-`,
-  );
+  loads = await recordModuleLoads(dir.path);
 });
 
 afterEach(async () => {
@@ -106,7 +83,7 @@ async function session(args: readonly string[] = [], record = false, serveArgs: 
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, ...args, 'serve', ...serveArgs],
-    env: env(record ? { NODE_OPTIONS: `--import=${join(dir.path, 'register.mjs')}` } : {}),
+    env: env(record ? { NODE_OPTIONS: loads.nodeOptions } : {}),
     cwd: dir.path,
     stderr: 'pipe',
   });
@@ -121,22 +98,7 @@ async function session(args: readonly string[] = [], record = false, serveArgs: 
 
 /** The mcpx files (dist/…) one process loaded, once it has exited. */
 async function loadedFiles(pid: number): Promise<string[]> {
-  const text = await readFile(join(loads, String(pid)), 'utf8');
-  return [...new Set(text.split('\n').filter((u) => u.startsWith('file:')))]
-    .map((u) => fileURLToPath(u))
-    .filter((f) => /[\\/]dist[\\/]/.test(f));
-}
-
-/** What marks the SDK, zod, ajv and the gateway in the built chunks. */
-const HEAVY = ['LATEST_PROTOCOL_VERSION', 'ZodError', 'ajv', 'GatewayHost'];
-
-async function heavyIn(files: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const file of files) {
-    const text = await readFile(file, 'utf8');
-    for (const mark of HEAVY) if (text.includes(mark)) found.push(`${mark} in ${file}`);
-  }
-  return found;
+  return (await loads.loadedFiles(pid)).filter((f) => /[\\/]dist[\\/]/.test(f));
 }
 
 /** Private memory of a process (kB): what one more session costs, the Node binary's shared pages left out. */
