@@ -19,7 +19,12 @@ import { GatewayHost, type ReloadResult } from './host.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
 import { recordingRequests } from './request-metrics.js';
-import { createSessionServer, type RequestEvent } from './session-server.js';
+import {
+  createSessionServer,
+  type RequestEvent,
+  sessionServerInfo,
+  sessionToolCall,
+} from './session-server.js';
 import { LiveSessions } from './sessions.js';
 import { watchConfigFiles } from './watch-config.js';
 
@@ -88,9 +93,10 @@ export interface GatewayOptions {
   /** How long `close()` waits for calls in flight. Default 30 s. */
   readonly drainMs?: number;
   /**
-   * On stdio, a client's plain `tools/call` skips the SDK server and client hops when
-   * nothing in it needs them (`gateway/fast-path.ts`); the same answers, for less.
-   * Default true; false sends every request the full way.
+   * A client's plain `tools/call` skips the SDK server's dispatch (and over HTTP the web
+   * Request/Response conversions and, for 2026-07-28, the per-request server), and its
+   * upstream hop the SDK client where a line relay serves (`gateway/fast-path.ts`): the
+   * same handler, the same answers, for less. Default true; false sends every request the full way.
    */
   readonly fastPath?: boolean;
   readonly on?: (event: GatewayEvent) => void;
@@ -99,7 +105,7 @@ export interface GatewayOptions {
 export interface Gateway {
   /** `http://HOST:PORT/mcp` with `http`. */
   readonly url: string | undefined;
-  /** How many calls took the stdio fast path so far (see `GatewayOptions.fastPath`). */
+  /** How many calls took the fast path so far (see `GatewayOptions.fastPath`). */
   readonly fastCalls: number;
   /** The names served now. */
   readonly servers: readonly string[];
@@ -205,7 +211,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       : () => {};
 
   const listening = options.http
-    ? await listenHttp(core, options.http, newServer, options.metrics)
+    ? await listenHttp(core, options.http, newServer, options.metrics, options.fastPath !== false)
     : listenStdio(core, options, newServer, drainMs);
   const stopMetrics = measure(core, listening, options.metrics);
   let closing: Promise<void> | undefined;
@@ -271,10 +277,15 @@ async function listenHttp(
   http: GatewayHttpListen,
   newServer: (client: string) => Server,
   metrics: ServingMetrics | undefined,
+  fastPath: boolean,
 ): Promise<Listening> {
+  // Requests without a session share one handler (its server never connects): each call is
+  // told its own client, as a fresh server per request would be.
+  const sessionless = fastPath ? sessionToolCall(newServer('sessionless')) : undefined;
   const listener = await startGatewayHttp({
     ...http,
     newServer,
+    ...(sessionless ? { fastPath: { toolCall: sessionless, serverInfo: sessionServerInfo(core) } } : {}),
     ...(metrics ? { metrics: () => metrics.prometheus() } : {}),
     onListChanged: (l) => core.onListChanged(l),
     onLog: (l, audience) => core.onLog(l, audience),
@@ -285,7 +296,7 @@ async function listenHttp(
   return {
     url: listener.url,
     sessions: () => listener.sessions,
-    fastCalls: () => 0,
+    fastCalls: () => listener.fastCalls,
     ended: new Promise(() => {}),
     stopped: stopped.promise,
     close: async (drain) => {
@@ -312,9 +323,9 @@ function listenStdio(
   const transport = new ServingStdioTransport(stdin as NodeJS.ReadStream, output);
   let session: Server | undefined;
   const fast =
-    options.fastPath === false || options.onRequest || options.metrics
-      ? undefined // the access log and the metrics time each request in the SDK server's handlers
-      : new FastPath({ host: core, client: 'stdio', server: () => session, send: (m) => transport.send(m) });
+    options.fastPath === false
+      ? undefined
+      : new FastPath({ host: core, server: () => session, send: (m) => transport.send(m) });
   if (fast) {
     transport.intercept = (message) => fast.take(message);
     // As the SDK server aborts its handlers when the client leaves.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CallToolRequest,
+  type CallToolResult,
   Server,
   type ServerCapabilities,
   type ServerContext,
@@ -80,6 +81,28 @@ const VALIDATED_BY_THE_SERVER: StandardSchemaV1<CallToolRequest['params']> = {
   },
 };
 
+/**
+ * A session server's `tools/call` handler. `fast`: how a fast path runs it (`fast-path.ts`):
+ * the caller of a request that has no session of its own, and the upstream hop as a line relay.
+ */
+export type SessionToolCall = (
+  params: CallToolRequest['params'],
+  ctx: ServerContext,
+  fast?: { readonly client?: string; readonly relay?: boolean },
+) => Promise<CallToolResult>;
+
+const toolCalls = new WeakMap<Server, SessionToolCall>();
+
+/** How a session server names itself: the transparent server's name, else the gateway's. */
+export function sessionServerInfo(host: Pick<GatewayHost, 'transparent'>): { name: string; version: string } {
+  return { name: host.transparent ?? 'mcpx-gateway', version: VERSION };
+}
+
+/** The `tools/call` handler of a server made by `createSessionServer` (undefined without tools). */
+export function sessionToolCall(server: Server): SessionToolCall | undefined {
+  return toolCalls.get(server);
+}
+
 const GATEWAY_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
@@ -98,14 +121,14 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   const client = options.client ?? randomUUID();
   const { pages } = options;
   const capabilities = options.capabilities ?? GATEWAY_CAPABILITIES;
-  const server = new Server(
-    { name: host.transparent ?? 'mcpx-gateway', version: VERSION },
-    { capabilities, ...(options.instructions ? { instructions: options.instructions } : {}) },
-  );
+  const server = new Server(sessionServerInfo(host), {
+    capabilities,
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+  });
   // This session's person's answers: they live and end with this server. A 2026-07-28 client
   // over HTTP has no session: its answers are kept by the host under its identity.
   const sessionConsent = new ClientConsent();
-  const call = (ctx: ServerContext): DownstreamCall => {
+  const call = (ctx: ServerContext, client: string): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
     const clientInfo = server.getClientVersion();
     return {
@@ -126,17 +149,18 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     target: string,
     args: unknown,
     work: (c: DownstreamCall) => Promise<T>,
+    caller = client,
   ) => {
-    if (!isModernRequest(ctx)) return work(call(ctx));
+    if (!isModernRequest(ctx)) return work(call(ctx, caller));
     const identity = httpClientIdentity(ctx);
     const consent = identity === undefined ? sessionConsent : new ClientConsent(host.consents.of(identity));
     return host.rounds.round(
       ctx,
-      roundOwner(ctx, client, target),
+      roundOwner(ctx, caller, target),
       (exchange, stateless) => {
         const clientInfo = declaredClientInfo(ctx);
         return work({
-          client,
+          client: caller,
           ctx,
           consent,
           exchange,
@@ -181,6 +205,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     method: string,
     detail: Detail | (() => Detail),
     run: () => Promise<T>,
+    caller = client,
   ): Promise<T> => {
     const work = () => traced(ctx, params, run);
     const started = performance.now();
@@ -196,7 +221,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       throw error;
     } finally {
       options.onRequest?.({
-        client,
+        client: caller,
         method,
         ...(typeof detail === 'function' ? detail() : detail),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
@@ -210,6 +235,47 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     return target?.server;
   };
 
+  /**
+   * One `tools/call`, as the SDK server's handler runs it; the fast paths (`fast-path.ts`) run
+   * this same function for the requests they take off the wire before the SDK server.
+   */
+  const callTool: SessionToolCall = (params, ctx, fast = {}) => {
+    const { name, arguments: args = {} } = params;
+    const caller = fast.client ?? client;
+    // Where the call went, as callTool found it: a server that crashed in the call (or was still
+    // starting when it came) is not among the servers up at its end.
+    let routed: { readonly server: string; readonly name: string } | undefined;
+    // Told once the call is over: a call for a server still starting waits for it in callTool.
+    return timed(
+      ctx,
+      params,
+      'tools/call',
+      () => {
+        const route = routed ?? host.knownTool(name);
+        return {
+          ...(route ? { server: route.server, tool: route.name } : { tool: name }),
+          arguments: args,
+        };
+      },
+      () =>
+        asking(
+          ctx,
+          name,
+          args,
+          (c) =>
+            host.callTool(name, args, {
+              ...c,
+              ...(fast.relay ? { relay: true } : {}),
+              onRoute: (route) => {
+                routed = route;
+              },
+            }),
+          caller,
+        ),
+      caller,
+    );
+  };
+
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', async (request, ctx) =>
       timed(ctx, request.params, 'tools/list', {}, async () => {
@@ -217,34 +283,10 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
-    server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, async (params, ctx) => {
-      const { name, arguments: args = {} } = params;
-      // Where the call went, as callTool found it: a server that crashed in the call (or was still
-      // starting when it came) is not among the servers up at its end.
-      let routed: { readonly server: string; readonly name: string } | undefined;
-      // Told once the call is over: a call for a server still starting waits for it in callTool.
-      return timed(
-        ctx,
-        params,
-        'tools/call',
-        () => {
-          const route = routed ?? host.knownTool(name);
-          return {
-            ...(route ? { server: route.server, tool: route.name } : { tool: name }),
-            arguments: args,
-          };
-        },
-        () =>
-          asking(ctx, name, args, (c) =>
-            host.callTool(name, args, {
-              ...c,
-              onRoute: (route) => {
-                routed = route;
-              },
-            }),
-          ),
-      );
-    });
+    server.setRequestHandler('tools/call', { params: VALIDATED_BY_THE_SERVER }, (params, ctx) =>
+      callTool(params, ctx),
+    );
+    toolCalls.set(server, callTool);
   }
   if (capabilities.prompts) {
     server.setRequestHandler('prompts/list', async (request, ctx) =>

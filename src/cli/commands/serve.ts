@@ -90,8 +90,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   await Promise.race([gateway.closed, stopped(io.signal)]);
   stopHangup?.();
   await gateway.close();
-  if (session.options.verbose && gateway.url === undefined)
-    session.notice(`mcpx serve: ${gateway.fastCalls} call(s) took the fast path`);
+  if (session.options.verbose) session.notice(`mcpx serve: ${gateway.fastCalls} call(s) took the fast path`);
   unhook?.();
   await log?.close();
   await metrics?.shutdown();

@@ -10,12 +10,23 @@ import {
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isInitializeRequest,
+  isJsonContentType,
   isLegacyRequest,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ListKind } from '../../client/index.js';
+import {
+  asksNothing,
+  MODERN_REVISION,
+  type PlainCall,
+  plainCall,
+  plainModernCall,
+  runModernCall,
+  SessionFastCalls,
+} from '../fast-path.js';
 import type { LogMessage } from '../host.js';
+import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
@@ -106,6 +117,16 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * the same guard as `/mcp` (the bearer token included); without it `/metrics` is not found.
    */
   readonly metrics?: () => Promise<string>;
+  /**
+   * Take plain `tools/call` requests off the wire before the SDK (`gateway/fast-path.ts`):
+   * a 2025-11-25 session's through its own server's handler, a 2026-07-28 request through
+   * `toolCall` (a session handler made once, for requests that have no session), answered
+   * as the SDK would name `serverInfo`. Without it every request goes through the SDK.
+   */
+  readonly fastPath?: {
+    readonly toolCall: SessionToolCall;
+    readonly serverInfo: { readonly name: string; readonly version: string };
+  };
 }
 
 export interface GatewayHttpServer {
@@ -116,6 +137,8 @@ export interface GatewayHttpServer {
   readonly events: SseEventLog;
   /** 2025-11-25 sessions open now (a 2026-07-28 client has none: each request stands alone). */
   readonly sessions: number;
+  /** `tools/call` requests that took the fast path so far (see `GatewayHttpOptions.fastPath`). */
+  readonly fastCalls: number;
   /**
    * Stop taking connections, wait for `drain` (the calls in flight), then end
    * every session and resolve once the listener is closed.
@@ -145,6 +168,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   });
   const live = new LiveSessions();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  // The fast path's view of each 2025 session: its calls, and its standalone GET streams open now.
+  const fastSessions = new Map<string, SessionFastCalls>();
+  const standaloneStreams = new Map<string, number>();
+  let fastCalls = 0;
   const events = createSseEventLog(options.sseEventBounds);
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const activity = new SessionActivity(idleMs);
@@ -190,6 +217,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
         request.headers.get('accept')?.includes('text/event-stream')
       )
         await takeOverStream(transport, events.forSession(sessionId), lastEventId);
+      if (request.method === 'GET' && !lastEventId) countStandaloneStream(sessionId, res);
       // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
       const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
       return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
@@ -214,6 +242,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       },
     });
     live.add(server);
+    if (options.fastPath && options.ssePollMs === undefined)
+      fastSessions.set(id, new SessionFastCalls(server, id));
     await server.connect(transport);
     if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
     const closed = transport.onclose;
@@ -221,6 +251,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       sessions.delete(id);
       events.dropSession(id);
       activity.forget(id);
+      fastSessions.get(id)?.close();
+      fastSessions.delete(id);
+      standaloneStreams.delete(id);
       closed?.();
     };
     const response = await transport.handleRequest(request, { parsedBody: body });
@@ -247,11 +280,24 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     });
   };
 
-  const refuseParamHeaderMismatch = async (message: ModernMessage, request: Request) => {
+  /** A GET stream of a session's own (not a resumed one), counted while it is open. */
+  const countStandaloneStream = (sessionId: string, res: ServerResponse) => {
+    standaloneStreams.set(sessionId, (standaloneStreams.get(sessionId) ?? 0) + 1);
+    res.once('close', () => {
+      const open = (standaloneStreams.get(sessionId) ?? 1) - 1;
+      if (open > 0) standaloneStreams.set(sessionId, open);
+      else standaloneStreams.delete(sessionId);
+    });
+  };
+
+  const refuseParamHeaderMismatch = async (
+    message: ModernMessage,
+    headers: { get(name: string): string | null },
+  ) => {
     if (!options.toolInputSchema) return undefined;
     if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
     const declared = paramHeaders(await options.toolInputSchema(message.params.name).catch(() => undefined));
-    const mismatch = paramHeaderMismatch(declared, message.params.arguments, request.headers);
+    const mismatch = paramHeaderMismatch(declared, message.params.arguments, headers);
     if (!mismatch) return undefined;
     const error = {
       code: HEADER_MISMATCH,
@@ -259,6 +305,91 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       data: { mismatch: { header: mismatch.header, body: mismatch.reason } },
     };
     return Response.json({ jsonrpc: '2.0', id: message.id ?? null, error }, { status: 400 });
+  };
+
+  /**
+   * A 2025-11-25 session's plain call (or its cancellation) taken before the SDK transport,
+   * when its headers are what the transport's checks pass and the session can take it
+   * (see `fast-path.ts`). Answered with one JSON body, which the spec lets a server choose
+   * for any request; true when taken.
+   */
+  const fastLegacy = (req: IncomingMessage, res: ServerResponse, parsed: unknown): boolean => {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string' || !sessions.has(sessionId)) return false;
+    const calls = fastSessions.get(sessionId);
+    if (!calls?.ready || !standaloneStreams.has(sessionId) || !asksNothing(calls.clientCapabilities))
+      return false;
+    const version = req.headers['mcp-protocol-version'];
+    if (version !== undefined && version !== calls.protocolVersion) return false;
+    const message = parsed as { method?: unknown; id?: unknown; params?: unknown };
+    if (message.method === 'notifications/cancelled' && !('id' in message)) {
+      if (!calls.cancel(message.params)) return false;
+      res.writeHead(202).end();
+      return true;
+    }
+    const call = plainCall(parsed);
+    if (!call || calls.has(call.id)) return false;
+    fastCalls += 1;
+    res.once('close', activity.begin(sessionId));
+    void calls.run(call, true).then((reply) => {
+      if (res.destroyed) return;
+      if (!reply) {
+        // Cancelled: the SDK leaves such a request's stream to end without an answer.
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': sessionId }).end();
+        return;
+      }
+      writeJson(res, 200, JSON.stringify(reply), { 'mcp-session-id': sessionId });
+    });
+    return true;
+  };
+
+  /**
+   * A plain 2026-07-28 call taken before the SDK's per-request server, when its standard
+   * headers agree with its body as the SDK's checks require (anything else, including a
+   * disagreement, is the SDK's to answer). True when taken.
+   */
+  const fastModern = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    parsed: unknown,
+    fast: NonNullable<GatewayHttpOptions['fastPath']>,
+  ): Promise<boolean> => {
+    const h = req.headers;
+    if (h['mcp-session-id'] !== undefined || h['mcp-protocol-version'] !== MODERN_REVISION) return false;
+    if (h['mcp-method'] !== 'tools/call') return false;
+    const call: PlainCall | undefined = plainModernCall(parsed);
+    if (!call || h['mcp-name'] !== call.name) return false;
+    const headers = headerLookup(req);
+    if (await refuseParamHeaderMismatch(parsed as ModernMessage, headers)) return false;
+    fastCalls += 1;
+    // The client hanging up cancels the call, as the SDK's per-request transport closing does.
+    const hangUp = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) hangUp.abort(new Error('the client disconnected'));
+    };
+    res.once('close', onClose);
+    const reply = await runModernCall(
+      fast.toolCall,
+      parsed as Record<string, unknown>,
+      call,
+      headers,
+      randomUUID(),
+      fast.serverInfo,
+      hangUp.signal,
+    );
+    res.off('close', onClose);
+    writeJson(res, reply.status, reply.body);
+    return true;
+  };
+
+  /** Whether a POST's headers pass the SDK's content checks (a JSON body, both answers accepted). */
+  const plainPost = (req: IncomingMessage): boolean => {
+    const accept = req.headers.accept;
+    return (
+      isJsonContentType(req.headers['content-type'] ?? null) &&
+      accept?.includes('application/json') === true &&
+      accept.includes('text/event-stream')
+    );
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -305,14 +436,19 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     // The slot bounds what a client can make the gateway buffer and scan at once; a request
     // whose body is in waits on its server at no such cost, so many concurrent calls still go.
     release();
-    const request = toWebRequest(req, origins.safe(origin), body);
-    // Parsed once, for the era, the gateway's own checks and the SDK (no Request.clone(), no second
-    // parse); a body that does not parse is left to the SDK to read and answer.
+    // Parsed once, for the fast path, the era, the gateway's own checks and the SDK (no
+    // Request.clone(), no second parse); a body that does not parse is left to the SDK to answer.
     const parsed = body ? parseMessage(body) : undefined;
+    const fast = options.fastPath;
+    if (fast && parsed !== undefined && plainPost(req)) {
+      if (fastLegacy(req, res, parsed)) return;
+      if (await fastModern(req, res, parsed, fast)) return;
+    }
+    const request = toWebRequest(req, origins.safe(origin), body);
     const isLegacy = await isLegacyRequest(request, parsed);
     const message = isLegacy ? undefined : parsed;
     if (message) {
-      const mismatch = await refuseParamHeaderMismatch(message, request);
+      const mismatch = await refuseParamHeaderMismatch(message, request.headers);
       if (mismatch) return writeWebResponse(res, mismatch);
       watchListenedResources(message, res);
     }
@@ -346,6 +482,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     get sessions() {
       return sessions.size;
     },
+    get fastCalls() {
+      return fastCalls;
+    },
     async close(drain) {
       clearInterval(sweeper);
       stopListening();
@@ -359,6 +498,22 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       await closed;
     },
   };
+}
+
+/** A whole JSON answer: its headers and body leave in one write, with a length. */
+function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers?: Record<string, string>,
+): void {
+  if (res.destroyed) return;
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
 }
 
 /** `GET /metrics` (HEAD too): the text format a Prometheus scrapes; any other method is not allowed. */

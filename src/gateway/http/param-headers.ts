@@ -44,7 +44,7 @@ export function paramHeaders(schema: unknown, path: readonly string[] = []): Par
 export function paramHeaderMismatch(
   declared: readonly ParamHeader[],
   args: unknown,
-  headers: Headers,
+  headers: { get(name: string): string | null },
 ): { header: string; reason: string } | undefined {
   for (const { name, path, type } of declared) {
     const header = `${PREFIX}${name}`;
