@@ -29,9 +29,11 @@ import { type SessionToolCall, sessionToolCall } from './session-server.js';
  * - on a 2025 session: the client finished its handshake; over HTTP it also
  *   keeps its standalone GET stream open (where the SDK server sends what a
  *   call's server asks or logs: on stdio there is one stream anyway);
- * - over HTTP: the client declared neither sampling, elicitation nor roots (so
- *   nothing of a call needs the call's own stream), and its headers are what
- *   the SDK's checks would pass (see `http/listener.ts`).
+ * - over HTTP: its headers are what the SDK's checks would pass (see
+ *   `http/listener.ts`); a 2025 session's client declared neither sampling,
+ *   elicitation nor roots (so nothing of a call needs the call's own stream; a
+ *   2026-07-28 client is asked in `input_required` rounds, run by the handler
+ *   the same either way), and no tasks.
  *
  * Everything else goes to the SDK server as before. A cancellation from the
  * client ends a fast call and its answer is dropped, as the SDK server drops it.
@@ -284,7 +286,7 @@ export const MODERN_REVISION = '2026-07-28';
 
 /**
  * `message` as a plain 2026-07-28 `tools/call` (the bare envelope: protocol version,
- * client info and capabilities, nothing else; a client that can be asked nothing), or undefined.
+ * client info and capabilities, nothing else; no tasks), or undefined.
  */
 export function plainModernCall(message: unknown): PlainCall | undefined {
   const call = plainCall(message, ENVELOPE_ONLY);
@@ -297,7 +299,9 @@ export function plainModernCall(message: unknown): PlainCall | undefined {
   if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return undefined;
   for (const key in info) if (key !== 'name' && key !== 'version') return undefined;
   const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
-  if (!isObject(capabilities) || !asksNothing(capabilities)) return undefined;
+  // A client that can answer questions is asked in `input_required` rounds, which the session
+  // handler runs the same either way; tasks are the SDK's to negotiate.
+  if (!isObject(capabilities) || capabilities.tasks !== undefined) return undefined;
   return call;
 }
 
