@@ -50,12 +50,15 @@ export async function serveThroughDaemon(argv: readonly string[], io: CliIo): Pr
  * of it. Whether the config's servers are all the daemon's is the daemon's to
  * say; the text is only a hint that one of them may be.
  */
+/** `"keep_alive": true` in a config's text (JSON or JSONC), not `false`: a hint, not a parse. */
+const KEEP_ALIVE_ON = /["']?keep_alive["']?\s*:\s*true\b/;
+
 async function startDaemon(io: CliIo, configFile: string | undefined): Promise<boolean> {
   const found = findDaemon(io, configFile);
   if (found.state === 'unsafe') return false;
   const mentions = found.files.some((file) => {
     try {
-      return readFileSync(file, 'utf8').includes('keep_alive');
+      return KEEP_ALIVE_ON.test(readFileSync(file, 'utf8'));
     } catch {
       return false;
     }

@@ -241,6 +241,23 @@ describe('mcpx serve with every server held by the daemon', () => {
     expect(full.stderr()).toBe('');
   });
 
+  it('starts no daemon for a config whose servers all say "keep_alive": false', {
+    timeout: 120_000,
+  }, async () => {
+    await writeFile(
+      globalConfig(),
+      JSON.stringify({
+        permission: 'trusted',
+        mcpServers: { local: { ...server('local', false), keep_alive: false } },
+      }),
+    );
+    const full = await session();
+    expect((await full.client.listTools()).tools.map((t) => t.name)).toContain('local__echo');
+    await full.client.close();
+    expect(await waitForExit(full.pid, 10_000)).toBe(true);
+    expect(daemonPids(join(home, '.mcpx'))).toEqual([]);
+  });
+
   it('shares one daemon between configs with the same content at different paths', {
     timeout: 120_000,
   }, async () => {
