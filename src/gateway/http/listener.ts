@@ -546,7 +546,9 @@ interface ModernMessage {
 
 function parseMessage(body: Uint8Array): ModernMessage | undefined {
   try {
-    const message: unknown = JSON.parse(Buffer.from(body).toString('utf8'));
+    const message: unknown = JSON.parse(
+      Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'),
+    );
     return message && typeof message === 'object' ? (message as ModernMessage) : undefined;
   } catch {
     return undefined;
