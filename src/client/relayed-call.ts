@@ -7,6 +7,7 @@ import {
   specTypeSchemas,
 } from '@modelcontextprotocol/client';
 import { RELAY_ID_PREFIX, type StdioTransport } from '../transport/index.js';
+import { Deadlines } from './deadlines.js';
 
 /** What one relayed request may be told while it waits: as the SDK's `RequestOptions`. */
 export interface RelayOptions {
@@ -35,6 +36,8 @@ interface Waiting {
 export class RelayedCalls {
   readonly #transport: StdioTransport;
   readonly #waiting = new Map<string, Waiting>();
+  /** Every waiting call's timeout, on one timer. */
+  readonly #deadlines = new Deadlines<string>();
   #next = 0;
   #closed = false;
 
@@ -54,10 +57,9 @@ export class RelayedCalls {
         );
       }
       const id = `${RELAY_ID_PREFIX}${this.#next++}`;
-      let timer: NodeJS.Timeout | undefined;
       const done = () => {
         this.#waiting.delete(id);
-        clearTimeout(timer);
+        this.#deadlines.delete(id);
         signal?.removeEventListener('abort', onAbort);
       };
       const cancel = (reason: unknown) => {
@@ -86,9 +88,8 @@ export class RelayedCalls {
         },
       });
       signal?.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(
-        () => cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout })),
-        timeout,
+      this.#deadlines.add(id, timeout, () =>
+        cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout })),
       );
       this.#transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params }).catch((error: unknown) => {
         if (!this.#waiting.has(id)) return;

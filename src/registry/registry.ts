@@ -174,6 +174,14 @@ export class ServerRegistry {
     return this.#snapshot(this.#entry(name));
   }
 
+  /**
+   * The config a server runs under now, without a status snapshot: asked on every call
+   * (the permission guard's allow/deny lists), where `status()` would copy the whole entry.
+   */
+  configOf(name: string): ServerConfig | undefined {
+    return this.#entries.get(name)?.config;
+  }
+
   #snapshot(entry: Entry): ServerStatus {
     return { ...snapshot(entry), usable: this.#usable(entry) };
   }

@@ -1,0 +1,57 @@
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The timeouts of many requests on one timer: a timer per request is set and cleared on
+ * every call (Node's timer lists, a priority queue), where most requests end long before
+ * their time. Here a request's deadline is a map entry; the one timer is armed for the
+ * earliest, and when it fires it ends whatever is due and is armed for the next. A request
+ * ends no earlier than its own timeout, as with its own timer.
+ */
+export class Deadlines<K> {
+  readonly #due = new Map<K, { readonly at: number; readonly expire: () => void }>();
+  #timer: NodeJS.Timeout | undefined;
+  /** When the timer is armed to fire (`Infinity`: not armed). */
+  #armedAt = Number.POSITIVE_INFINITY;
+
+  /** Requests waiting for their deadline. */
+  get size(): number {
+    return this.#due.size;
+  }
+
+  /** Call `expire` once `ms` have passed, unless `delete(key)` came first. */
+  add(key: K, ms: number, expire: () => void): void {
+    const at = performance.now() + ms;
+    this.#due.set(key, { at, expire });
+    if (at < this.#armedAt) this.#arm(at);
+  }
+
+  /** The request ended before its deadline. */
+  delete(key: K): void {
+    if (!this.#due.delete(key) || this.#due.size > 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedAt = Number.POSITIVE_INFINITY;
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#armedAt = at;
+    const ms = Math.max(1, Math.ceil(at - performance.now()));
+    // Past Node's longest timer the timer fires early, finds nothing due, and is armed again.
+    this.#timer = setTimeout(() => this.#fire(), Math.min(ms, LONGEST_TIMER_MS));
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#armedAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [key, due] of this.#due) {
+      if (due.at <= now) {
+        this.#due.delete(key);
+        due.expire();
+      } else if (due.at < next) next = due.at;
+    }
+    if (next < this.#armedAt && this.#due.size > 0) this.#arm(next);
+  }
+}
