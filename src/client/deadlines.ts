@@ -3,9 +3,10 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /**
  * The timeouts of many requests on one timer: a timer per request is set and cleared on
  * every call (Node's timer lists, a priority queue), where most requests end long before
- * their time. Here a request's deadline is a map entry; the one timer is armed for the
- * earliest, and when it fires it ends whatever is due and is armed for the next. A request
- * ends no earlier than its own timeout, as with its own timer.
+ * their time. Here a request's deadline is a map entry. The one timer stays armed for the
+ * earliest deadline it knows (a request that ends first is only forgotten); when it fires it
+ * ends whatever is due and is armed for the next. It holds the process open only while a
+ * request waits. A request ends no earlier than its own timeout, as with its own timer.
  */
 export class Deadlines<K> {
   readonly #due = new Map<K, { readonly at: number; readonly expire: () => void }>();
@@ -23,14 +24,12 @@ export class Deadlines<K> {
     const at = performance.now() + ms;
     this.#due.set(key, { at, expire });
     if (at < this.#armedAt) this.#arm(at);
+    else if (this.#due.size === 1) this.#timer?.ref();
   }
 
   /** The request ended before its deadline. */
   delete(key: K): void {
-    if (!this.#due.delete(key) || this.#due.size > 0) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedAt = Number.POSITIVE_INFINITY;
+    if (this.#due.delete(key) && this.#due.size === 0) this.#timer?.unref();
   }
 
   #arm(at: number): void {
@@ -52,6 +51,6 @@ export class Deadlines<K> {
         due.expire();
       } else if (due.at < next) next = due.at;
     }
-    if (next < this.#armedAt && this.#due.size > 0) this.#arm(next);
+    if (next < this.#armedAt) this.#arm(next);
   }
 }
