@@ -66,7 +66,8 @@ export function traceRequests(transport: Transport, options: TraceRequestsOption
     return send(message, sendOptions);
   };
   tapInbound(transport, (message) => {
-    if (pending.size === 0 || !('id' in message) || 'method' in message || message.id === undefined) return message;
+    if (pending.size === 0 || !('id' in message) || 'method' in message || message.id === undefined)
+      return message;
     const request = pending.get(message.id as Id);
     if (!request) return message;
     const { span } = request;
