@@ -114,19 +114,25 @@ class Call implements AuditedCall {
   }
 
   failed(error: unknown): void {
-    if (this.#decision?.result === 'denied') return this.#end('refused');
+    if (this.#decision?.result === 'denied') {
+      this.#end('refused');
+      return;
+    }
     const { code, message, cause } = (error ?? {}) as {
       code?: unknown;
       message?: unknown;
       cause?: unknown;
     };
     // A guard of a program's own says no in the one error code for it, without a decision.
-    if (code === 'PERMISSION_DENIED') return this.#end('refused');
+    if (code === 'PERMISSION_DENIED') {
+      this.#end('refused');
+      return;
+    }
     const text = typeof message === 'string' ? message.slice(0, MESSAGE_CHARS) : String(error);
     // An upstream's JSON-RPC error, as it came or as the error mcpx wrapped it in.
     const rpc = typeof code === 'number' ? code : (cause as { code?: unknown } | undefined)?.code;
-    if (typeof rpc === 'number') return this.#end('protocol-error', { code: rpc, message: text });
-    this.#end('error', { ...(typeof code === 'string' ? { code } : {}), message: text });
+    if (typeof rpc === 'number') this.#end('protocol-error', { code: rpc, message: text });
+    else this.#end('error', { ...(typeof code === 'string' ? { code } : {}), message: text });
   }
 
   dropped(): void {
