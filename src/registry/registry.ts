@@ -257,7 +257,9 @@ export class ServerRegistry {
   ): Promise<T> {
     const entry = this.#entry(name);
     if (!isVisible(entry, agentId)) throw unknownServer(name);
-    const connection = await this.#connectionForUse(entry);
+    // Up and not reconnecting: the connection now, without a turn of waiting for it.
+    const live = entry.connecting ? undefined : entry.connection;
+    const connection = live && !live.closed ? live : await this.#connectionForUse(entry);
     entry.inFlight += 1;
     if (entry.inFlight === 1) this.#setState(entry, 'busy');
     try {
