@@ -56,6 +56,9 @@ export interface AuditFileOptions {
 export function openAuditFile(options: AuditFileOptions): AuditSink & { close(): Promise<void> } {
   const maxBytes = options.maxBytes ?? AUDIT_FILE_MAX_BYTES;
   const keep = options.keep ?? AUDIT_FILES_KEPT;
+  /** Records not made into lines yet: that waits for the end of the turn, after the call's reply. */
+  let unlined: AuditRecord[] = [];
+  let lining: NodeJS.Immediate | undefined;
   let pending: string[] = [];
   let pendingChars = 0;
   let failed = false;
@@ -77,6 +80,7 @@ export function openAuditFile(options: AuditFileOptions): AuditSink & { close():
 
   const fail = (message: string) => {
     failed = true;
+    unlined = [];
     pending = [];
     pendingChars = 0;
     atExit?.();
@@ -106,8 +110,22 @@ export function openAuditFile(options: AuditFileOptions): AuditSink & { close():
     renameMissingOk(at, keep > 0 ? `${at}.1` : `${at}.old`);
     if (keep === 0) rmSync(`${at}.old`, { force: true });
   };
+  /** The records so far as lines; written at once when enough piled up. */
+  const line = () => {
+    clearImmediate(lining);
+    lining = undefined;
+    const values = options.values === true;
+    for (const record of unlined) {
+      const text = jsonText(fileLine(record, values), 0);
+      pending.push(text);
+      pendingChars += text.length;
+    }
+    unlined = [];
+    if (pendingChars >= FLUSH_BYTES && path !== undefined) flush();
+  };
   /** Everything queued, in one write (rotating first when it would not fit). */
   const flush = () => {
+    if (unlined.length > 0) line();
     clearTimeout(timer);
     timer = undefined;
     if (failed || pending.length === 0 || path === undefined) return;
@@ -136,12 +154,11 @@ export function openAuditFile(options: AuditFileOptions): AuditSink & { close():
   return {
     write(record) {
       if (failed || path === false) return;
-      const line = jsonText(fileLine(record, options.values === true), 0);
-      pending.push(line);
-      pendingChars += line.length;
+      // Made a line after the turn, off the path between the upstream's answer and the client's.
+      unlined.push(record);
+      lining ??= setImmediate(line);
       atExit ??= onProcessExit(flush);
-      if (pendingChars >= FLUSH_BYTES && path !== undefined) flush();
-      else if (!timer) {
+      if (!timer) {
         timer = setTimeout(() => void known.then(flush), AUDIT_FLUSH_MS);
         // The process's end writes what waits (onProcessExit): the timer keeps nobody alive.
         timer.unref();
