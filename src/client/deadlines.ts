@@ -8,8 +8,13 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
  * ends whatever is due and is armed for the next. It holds the process open only while a
  * request waits. A request ends no earlier than its own timeout, as with its own timer.
  */
+/** What a deadline ends: an object with its own `expire`, so that a request needs no closure for it. */
+export interface Expiring {
+  expire(): void;
+}
+
 export class Deadlines<K> {
-  readonly #due = new Map<K, { readonly at: number; readonly expire: () => void }>();
+  readonly #due = new Map<K, { readonly at: number; readonly target: Expiring }>();
   #timer: NodeJS.Timeout | undefined;
   /** When the timer is armed to fire (`Infinity`: not armed). */
   #armedAt = Number.POSITIVE_INFINITY;
@@ -19,10 +24,10 @@ export class Deadlines<K> {
     return this.#due.size;
   }
 
-  /** Call `expire` once `ms` have passed, unless `delete(key)` came first. */
-  add(key: K, ms: number, expire: () => void): void {
+  /** Call `target.expire()` once `ms` have passed, unless `delete(key)` came first. */
+  add(key: K, ms: number, target: Expiring): void {
     const at = performance.now() + ms;
-    this.#due.set(key, { at, expire });
+    this.#due.set(key, { at, target });
     if (at < this.#armedAt) this.#arm(at);
     else if (this.#due.size === 1) this.#timer?.ref();
   }
@@ -48,7 +53,7 @@ export class Deadlines<K> {
     for (const [key, due] of this.#due) {
       if (due.at <= now) {
         this.#due.delete(key);
-        due.expire();
+        due.target.expire();
       } else if (due.at < next) next = due.at;
     }
     if (next < this.#armedAt) this.#arm(next);

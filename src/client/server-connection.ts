@@ -705,7 +705,8 @@ class SdkServerConnection implements ServerConnection {
     this.#tools = Promise.resolve(tools);
     const schemas = new Map<string, boolean>();
     // The first of a name, as the SDK client's lookup finds it.
-    for (const tool of tools) if (!schemas.has(tool.name)) schemas.set(tool.name, tool.outputSchema !== undefined);
+    for (const tool of tools)
+      if (!schemas.has(tool.name)) schemas.set(tool.name, tool.outputSchema !== undefined);
     this.#outputSchemas = schemas;
     return tools;
   }

@@ -11,7 +11,9 @@ describe('many timeouts on one timer', () => {
     const deadlines = new Deadlines<string>();
     const ended: { key: string; afterMs: number }[] = [];
     const started = performance.now();
-    const expire = (key: string) => () => ended.push({ key, afterMs: performance.now() - started });
+    const expire = (key: string) => ({
+      expire: () => ended.push({ key, afterMs: performance.now() - started }),
+    });
     deadlines.add('late', 120, expire('late'));
     // Added after a later one, due before it: the timer is armed again for it.
     deadlines.add('soon', 30, expire('soon'));
@@ -28,8 +30,8 @@ describe('many timeouts on one timer', () => {
     const deadlines = new Deadlines<number>();
     const ended: number[] = [];
     // The timer is armed for the first; it ends early, and the second is due later.
-    deadlines.add(1, 20, () => ended.push(1));
-    deadlines.add(2, 60, () => ended.push(2));
+    deadlines.add(1, 20, { expire: () => ended.push(1) });
+    deadlines.add(2, 60, { expire: () => ended.push(2) });
     deadlines.delete(1);
     await sleep(30);
     expect(ended).toEqual([]);
@@ -41,7 +43,7 @@ describe('many timeouts on one timer', () => {
     const program = `
       const { Deadlines } = await import(${JSON.stringify(join(repoRoot, 'dist/client/deadlines.js'))});
       const deadlines = new Deadlines();
-      deadlines.add('a', 60_000, () => console.log('expired'));
+      deadlines.add('a', 60_000, { expire: () => console.log('expired') });
       deadlines.delete('a');
     `;
     const started = performance.now();
