@@ -74,24 +74,86 @@ function beginCall(
   call: AuditCallStart,
   publish: (record: AuditRecord, round?: boolean) => void,
 ): AuditedCall {
-  const time = new Date().toISOString();
-  const started = performance.now();
-  let server = call.server;
-  let tool = call.tool;
-  let decision: AuditDecision | undefined;
-  let done = false;
-  const end = (outcome: AuditOutcome, error?: AuditRecord['error'], round = false) => {
-    if (done) return;
-    done = true;
-    const args = maskArguments(call.args);
-    publish(
+  return new Call(call, publish);
+}
+
+/**
+ * One call's record in the making. A class rather than closures: the gateway begins one per
+ * call, and its fields are all it needs (the time is formatted, the arguments masked, only
+ * when the call ends and the record is made).
+ */
+class Call implements AuditedCall {
+  readonly #call: AuditCallStart;
+  readonly #publish: (record: AuditRecord, round?: boolean) => void;
+  readonly #time = Date.now();
+  readonly #started = performance.now();
+  #server: string | undefined;
+  #tool: string;
+  #decision: AuditDecision | undefined;
+  #done = false;
+
+  constructor(call: AuditCallStart, publish: (record: AuditRecord, round?: boolean) => void) {
+    this.#call = call;
+    this.#publish = publish;
+    this.#server = call.server;
+    this.#tool = call.tool;
+  }
+
+  decided(d: AuditDecision): void {
+    this.#decision = d;
+  }
+
+  routed(server: string, tool: string): void {
+    this.#server = server;
+    this.#tool = tool;
+  }
+
+  returned(result: unknown): void {
+    if (this.#decision?.result === 'denied') this.#end('refused');
+    else this.#end((result as { isError?: unknown } | undefined)?.isError === true ? 'tool-error' : 'ok');
+  }
+
+  failed(error: unknown): void {
+    if (this.#decision?.result === 'denied') {
+      this.#end('refused');
+      return;
+    }
+    const { code, message, cause } = (error ?? {}) as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
+    // A guard of a program's own says no in the one error code for it, without a decision.
+    if (code === 'PERMISSION_DENIED') {
+      this.#end('refused');
+      return;
+    }
+    const text = typeof message === 'string' ? message.slice(0, MESSAGE_CHARS) : String(error);
+    // An upstream's JSON-RPC error, as it came or as the error mcpx wrapped it in.
+    const rpc = typeof code === 'number' ? code : (cause as { code?: unknown } | undefined)?.code;
+    if (typeof rpc === 'number') this.#end('protocol-error', { code: rpc, message: text });
+    else this.#end('error', { ...(typeof code === 'string' ? { code } : {}), message: text });
+  }
+
+  dropped(): void {
+    // Not a record of the call (its last round makes that), but a request that was served.
+    this.#end('ok', undefined, true);
+  }
+
+  #end(outcome: AuditOutcome, error?: AuditRecord['error'], round = false): void {
+    if (this.#done) return;
+    this.#done = true;
+    const server = this.#server;
+    const decision = this.#decision;
+    const args = maskArguments(this.#call.args);
+    this.#publish(
       {
-        time,
-        ...call.who,
+        time: new Date(this.#time).toISOString(),
+        ...this.#call.who,
         ...(server === undefined ? {} : { server }),
-        tool,
+        tool: this.#tool,
         ...(decision ? { decision } : {}),
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        durationMs: Math.round((performance.now() - this.#started) * 100) / 100,
         outcome,
         ...(error ? { error } : {}),
         argumentKeys: Object.keys(args),
@@ -99,37 +161,5 @@ function beginCall(
       },
       round,
     );
-  };
-  return {
-    decided(d) {
-      decision = d;
-    },
-    routed(s, t) {
-      server = s;
-      tool = t;
-    },
-    returned(result) {
-      if (decision?.result === 'denied') end('refused');
-      else end((result as { isError?: unknown } | undefined)?.isError === true ? 'tool-error' : 'ok');
-    },
-    failed(error) {
-      if (decision?.result === 'denied') return end('refused');
-      const { code, message, cause } = (error ?? {}) as {
-        code?: unknown;
-        message?: unknown;
-        cause?: unknown;
-      };
-      // A guard of a program's own says no in the one error code for it, without a decision.
-      if (code === 'PERMISSION_DENIED') return end('refused');
-      const text = typeof message === 'string' ? message.slice(0, MESSAGE_CHARS) : String(error);
-      // An upstream's JSON-RPC error, as it came or as the error mcpx wrapped it in.
-      const rpc = typeof code === 'number' ? code : (cause as { code?: unknown } | undefined)?.code;
-      if (typeof rpc === 'number') return end('protocol-error', { code: rpc, message: text });
-      end('error', { ...(typeof code === 'string' ? { code } : {}), message: text });
-    },
-    dropped() {
-      // Not a record of the call (its last round makes that), but a request that was served.
-      end('ok', undefined, true);
-    },
-  };
+  }
 }

@@ -10,6 +10,7 @@ export { MASKED, maskArguments } from './call-arguments.js';
 export {
   AUDIT_FILE_MAX_BYTES,
   AUDIT_FILES_KEPT,
+  AUDIT_FLUSH_MS,
   type AuditFileOptions,
   defaultAuditPath,
   openAuditFile,

@@ -7,6 +7,7 @@ import {
   specTypeSchemas,
 } from '@modelcontextprotocol/client';
 import { RELAY_ID_PREFIX, type StdioTransport } from '../transport/index.js';
+import { Deadlines } from './deadlines.js';
 
 /** What one relayed request may be told while it waits: as the SDK's `RequestOptions`. */
 export interface RelayOptions {
@@ -14,9 +15,88 @@ export interface RelayOptions {
   readonly signal?: AbortSignal;
 }
 
-interface Waiting {
-  readonly resolve: (result: CallToolResult) => void;
-  readonly reject: (error: unknown) => void;
+/** What a call needs of its line relay: to be forgotten once it ends, and to cancel upstream. */
+interface Relay {
+  readonly transport: StdioTransport;
+  readonly waiting: Map<string, RelayedCall>;
+  readonly deadlines: Deadlines<string>;
+}
+
+/**
+ * One call on its way: its own listener (`handleEvent`, for the client's abort) and its own
+ * timeout (`expire`), so that a call allocates one object rather than a closure per way it can end.
+ */
+class RelayedCall {
+  readonly #relay: Relay;
+  readonly #id: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #timeout: number;
+  readonly #resolve: (result: CallToolResult) => void;
+  readonly #reject: (error: unknown) => void;
+
+  constructor(
+    relay: Relay,
+    id: string,
+    options: RelayOptions,
+    resolve: (result: CallToolResult) => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#relay = relay;
+    this.#id = id;
+    this.#signal = options.signal;
+    this.#timeout = options.timeout;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    relay.waiting.set(id, this);
+    this.#signal?.addEventListener('abort', this, { once: true });
+    relay.deadlines.add(id, this.#timeout, this);
+  }
+
+  resolve(result: CallToolResult): void {
+    this.#done();
+    this.#resolve(result);
+  }
+
+  reject(error: unknown): void {
+    this.#done();
+    this.#reject(error);
+  }
+
+  /** The send failed: the call fails with it, unless it ended already. */
+  unsent(error: unknown): void {
+    if (this.#relay.waiting.get(this.#id) === this) this.reject(error);
+  }
+
+  /** The client's abort. */
+  handleEvent(): void {
+    this.#cancel(this.#signal?.reason);
+  }
+
+  /** Its time is up. */
+  expire(): void {
+    this.#cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: this.#timeout }));
+  }
+
+  #cancel(reason: unknown): void {
+    if (this.#relay.waiting.get(this.#id) !== this) return;
+    this.#done();
+    this.#relay.transport
+      .send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: this.#id, reason: String(reason) },
+      })
+      .catch(() => {});
+    this.#reject(
+      reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
+    );
+  }
+
+  #done(): void {
+    this.#relay.waiting.delete(this.#id);
+    this.#relay.deadlines.delete(this.#id);
+    this.#signal?.removeEventListener('abort', this);
+  }
 }
 
 /**
@@ -33,20 +113,20 @@ interface Waiting {
  * few property tests instead of the SDK's schema library.
  */
 export class RelayedCalls {
-  readonly #transport: StdioTransport;
-  readonly #waiting = new Map<string, Waiting>();
+  readonly #relay: Relay;
   #next = 0;
   #closed = false;
 
   constructor(transport: StdioTransport) {
-    this.#transport = transport;
+    // Every waiting call's timeout on one timer (`Deadlines`).
+    this.#relay = { transport, waiting: new Map(), deadlines: new Deadlines() };
     transport.onrelayreply = (reply) => this.#onReply(reply);
   }
 
   callTool(params: { name: string; arguments: Record<string, unknown> }, options: RelayOptions) {
     return new Promise<CallToolResult>((resolve, reject) => {
       if (this.#closed) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-      const { signal, timeout } = options;
+      const { signal } = options;
       if (signal?.aborted) {
         const reason = signal.reason;
         return reject(
@@ -54,47 +134,10 @@ export class RelayedCalls {
         );
       }
       const id = `${RELAY_ID_PREFIX}${this.#next++}`;
-      let timer: NodeJS.Timeout | undefined;
-      const done = () => {
-        this.#waiting.delete(id);
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const cancel = (reason: unknown) => {
-        if (!this.#waiting.has(id)) return;
-        done();
-        this.#transport
-          .send({
-            jsonrpc: '2.0',
-            method: 'notifications/cancelled',
-            params: { requestId: id, reason: String(reason) },
-          })
-          .catch(() => {});
-        reject(
-          reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
-        );
-      };
-      const onAbort = () => cancel(signal?.reason);
-      this.#waiting.set(id, {
-        resolve: (result) => {
-          done();
-          resolve(result);
-        },
-        reject: (error) => {
-          done();
-          reject(error);
-        },
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(
-        () => cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout })),
-        timeout,
-      );
-      this.#transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params }).catch((error: unknown) => {
-        if (!this.#waiting.has(id)) return;
-        done();
-        reject(error);
-      });
+      const call = new RelayedCall(this.#relay, id, options, resolve, reject);
+      this.#relay.transport
+        .send({ jsonrpc: '2.0', id, method: 'tools/call', params })
+        .catch((error: unknown) => call.unsent(error));
     });
   }
 
@@ -102,11 +145,11 @@ export class RelayedCalls {
   close(): void {
     this.#closed = true;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-    for (const waiting of [...this.#waiting.values()]) waiting.reject(error);
+    for (const waiting of [...this.#relay.waiting.values()]) waiting.reject(error);
   }
 
   #onReply(reply: JSONRPCMessage): void {
-    const waiting = this.#waiting.get((reply as { id: string }).id);
+    const waiting = this.#relay.waiting.get((reply as { id: string }).id);
     if (!waiting) return; // cancelled or timed out: dropped, as the SDK drops a late reply
     if ('error' in reply) {
       const { code, message, data } = reply.error;

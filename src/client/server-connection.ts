@@ -584,8 +584,8 @@ class SdkServerConnection implements ServerConnection {
   readonly #declared: ClientCapabilities;
   /** The line relay of each link, made on first use (`#relay`). */
   readonly #relays = new WeakMap<Link, RelayedCalls>();
-  /** The tools of the last tools/list, for `#outputChecked`. */
-  #listedTools: readonly Tool[] | undefined;
+  /** Of the last tools/list, by name: whether the tool declares an output schema (`#outputChecked`). */
+  #outputSchemas: Map<string, boolean> | undefined;
 
   constructor(
     readonly server: ServerConfig,
@@ -703,7 +703,11 @@ class SdkServerConnection implements ServerConnection {
       await this.#run('tools/list', options, (o) => this.client.listTools(undefined, this.#bounded(o)))
     ).tools;
     this.#tools = Promise.resolve(tools);
-    this.#listedTools = tools;
+    const schemas = new Map<string, boolean>();
+    // The first of a name, as the SDK client's lookup finds it.
+    for (const tool of tools)
+      if (!schemas.has(tool.name)) schemas.set(tool.name, tool.outputSchema !== undefined);
+    this.#outputSchemas = schemas;
     return tools;
   }
 
@@ -747,7 +751,8 @@ class SdkServerConnection implements ServerConnection {
     args: Record<string, unknown>,
     options: Parameters<ServerConnection['callTool']>[2] = {},
   ) {
-    if (await this.#mustRunAsTask(name, options)) {
+    // Asked only of a server that runs tasks: a plain call does not wait a turn for the answer.
+    if (serverRunsToolTasks(this.capabilities) && (await this.#mustRunAsTask(name, options))) {
       return this.#run(`tools/call ${name} (task)`, options, (o) =>
         callToolAsTask(this.client, { name, arguments: args, ...this.#meta() }, o, options.onTaskStatus),
       );
@@ -805,10 +810,7 @@ class SdkServerConnection implements ServerConnection {
    * (it keeps the schemas of the tools it listed), which the relay does not do.
    */
   #outputChecked(name: string): boolean {
-    return (
-      this.#listedTools?.find((t) => t.name === name)?.outputSchema !== undefined ||
-      this.#listedTools === undefined
-    );
+    return this.#outputSchemas === undefined || this.#outputSchemas.get(name) === true;
   }
 
   readResource(uri: string, options?: RequestControl) {

@@ -4,7 +4,8 @@
  * `request()`): its W3C trace context is injected into the request's `params._meta`,
  * and the span ends with the response, an error, a cancel or the transport's close.
  * The parent is the context active when the request is sent (a connect's handshake, a
- * chat turn, the gateway's inbound request).
+ * chat turn, the gateway's inbound request). With tracing off (`tracingInert`) a request
+ * goes untouched and unrecorded: no span, no attributes, no entry waiting for its answer.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { context, type Span, SpanKind, type Tracer, trace } from '@opentelemetry/api';
@@ -21,6 +22,7 @@ import {
   recordContent,
   recordFailure,
   traceMeta,
+  tracingInert,
   type WireKind,
 } from '../tracing/index.js';
 import { tapInbound } from './inbound-tap.js';
@@ -48,6 +50,8 @@ export function traceRequests(transport: Transport, options: TraceRequestsOption
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
     if ('method' in message && 'id' in message && message.id !== undefined) {
+      // Tracing off: the request goes as it is, and nothing waits for its answer here.
+      if (tracingInert(options.tracer)) return send(message, sendOptions);
       const traced = startRequest(message, options, transport);
       pending.set(message.id, { span: traced.span, method: message.method });
       const sent = send(traced.message, sendOptions);
@@ -62,7 +66,8 @@ export function traceRequests(transport: Transport, options: TraceRequestsOption
     return send(message, sendOptions);
   };
   tapInbound(transport, (message) => {
-    if (!('id' in message) || 'method' in message || message.id === undefined) return message;
+    if (pending.size === 0 || !('id' in message) || 'method' in message || message.id === undefined)
+      return message;
     const request = pending.get(message.id as Id);
     if (!request) return message;
     const { span } = request;

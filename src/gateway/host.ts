@@ -468,6 +468,12 @@ export class GatewayHost {
     return this.#catalogue().tools;
   }
 
+  /** `knownTool`, when no served server is re-listing its tools (what `toolRoute` would wait for). */
+  #knownNow(publicName: string): ToolRoute | undefined {
+    for (const name of this.#servers.keys()) if (this.registry.toolsRefreshing(name)) return undefined;
+    return this.knownTool(publicName);
+  }
+
   /** Where a public tool name goes, among the servers up now (no waiting), if it is known there. */
   knownTool(publicName: string): ToolRoute | undefined {
     const entry = this.#catalogue().catalogue.resolve(publicName);
@@ -601,7 +607,8 @@ export class GatewayHost {
   ): Promise<CallToolResult> {
     let route: ToolRoute;
     try {
-      route = await this.toolRoute(publicName, signalOf(call));
+      // A tool known now is routed without a turn of waiting (`toolRoute` waits for re-listings).
+      route = this.#knownNow(publicName) ?? (await this.toolRoute(publicName, signalOf(call)));
     } catch (error) {
       const refused = this.#outOfProfile(publicName);
       if (refused === undefined) throw error;
@@ -610,8 +617,14 @@ export class GatewayHost {
     }
     call.onRoute?.(route);
     audited?.routed(route.server, route.name);
-    const unconsented = await this.#consented(route, args, call, (d) => audited?.decided(d));
-    if (unconsented) return unconsented;
+    // What the policy lets run unasked goes on at once; anything else is settled by #consented.
+    if (this.guard.refusal(route) === undefined) {
+      const settled = this.guard.settled(route);
+      if (settled) audited?.decided(settled);
+    } else {
+      const unconsented = await this.#consented(route, args, call, (d) => audited?.decided(d));
+      if (unconsented) return unconsented;
+    }
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
     const sent = this.#sent('tools/call', route.server, route.name);

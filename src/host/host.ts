@@ -343,7 +343,7 @@ class McpxHost implements Host {
     this.#guard ??= (async () => {
       const registry = await this.registry();
       // Looked up at each call: a gateway's reload replaces entries, and their allow/deny lists with them.
-      return this.#newGuard((name) => registry.list().find((s) => s.name === name)?.config);
+      return this.#newGuard((name) => registry.configOf(name));
     })();
     return this.#guard;
   }

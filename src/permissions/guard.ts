@@ -111,10 +111,35 @@ export type PermissionAnswers = Pick<PermissionState, 'connect' | 'approved'>;
  * the session. Concurrent calls to a server share one connect question.
  */
 export function createPermissionGuard(options: PermissionGuardOptions): PermissionGuard {
-  return buildGuard(options, new Map());
+  return buildGuard(options, new Versioned());
 }
 
-type Approvals = Map<string, { fingerprint: string; tool: Tool }>;
+/** A map that counts its changes, so a verdict worked out from it knows when it went stale. */
+class Versioned<K, V> extends Map<K, V> {
+  version = 0;
+  override set(key: K, value: V): this {
+    this.version += 1;
+    return super.set(key, value);
+  }
+  override delete(key: K): boolean {
+    this.version += 1;
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.version += 1;
+    super.clear();
+  }
+}
+
+type Approvals = Versioned<string, { fingerprint: string; tool: Tool }>;
+
+/** A verdict worked out once, and what it was worked out from. */
+interface Ruled {
+  readonly server: string;
+  readonly config: ServerConfig | undefined;
+  readonly version: number;
+  readonly verdict: Verdict;
+}
 
 /** `ranUnasked` is the policy's, not a session's: every guard made by `withApprover` shares it. */
 function buildGuard(
@@ -122,8 +147,8 @@ function buildGuard(
   ranUnasked: Approvals,
   answers?: PermissionAnswers,
 ): PermissionGuard {
-  const connect = new Map<string, ConnectDecision>(answers?.connect);
-  const approved: Approvals = new Map(answers?.approved);
+  const connect = new Versioned<string, ConnectDecision>(answers?.connect);
+  const approved: Approvals = new Versioned(answers?.approved);
   const pendingConnect = new Map<string, Promise<ConnectDecision>>();
   const configOf = serverLookup(options.servers);
   const excluded = toolExclusions(options.excludeTools ?? []);
@@ -188,8 +213,25 @@ function buildGuard(
       },
     );
 
+  /**
+   * Each tool's last verdict: the gateway asks about every call twice or more (to choose its
+   * path, then to decide, then to record who decided). It stands while the tool is the same
+   * definition (a re-listing makes new objects), the server's config the same entry, and no
+   * answer, approval or unasked run was recorded since (the maps' versions only grow, so
+   * their sum changes with any of them); the level, profile and exclusions never change.
+   */
+  const ruled = new WeakMap<Tool, Ruled>();
   const verdict = ({ server, tool }: VerdictRequest): Verdict => {
     const config = configOf(server);
+    const version = connect.version + approved.version + ranUnasked.version;
+    const known = ruled.get(tool);
+    if (known && known.server === server && known.config === config && known.version === version)
+      return known.verdict;
+    const fresh = decideNow(server, tool, config);
+    ruled.set(tool, { server, config, version, verdict: fresh });
+    return fresh;
+  };
+  const decideNow = (server: string, tool: Tool, config: ServerConfig | undefined): Verdict => {
     return decide(state, {
       server,
       tool,

@@ -174,6 +174,14 @@ export class ServerRegistry {
     return this.#snapshot(this.#entry(name));
   }
 
+  /**
+   * The config a server runs under now, without a status snapshot: asked on every call
+   * (the permission guard's allow/deny lists), where `status()` would copy the whole entry.
+   */
+  configOf(name: string): ServerConfig | undefined {
+    return this.#entries.get(name)?.config;
+  }
+
   #snapshot(entry: Entry): ServerStatus {
     return { ...snapshot(entry), usable: this.#usable(entry) };
   }
@@ -249,7 +257,9 @@ export class ServerRegistry {
   ): Promise<T> {
     const entry = this.#entry(name);
     if (!isVisible(entry, agentId)) throw unknownServer(name);
-    const connection = await this.#connectionForUse(entry);
+    // Up and not reconnecting: the connection now, without a turn of waiting for it.
+    const live = entry.connecting ? undefined : entry.connection;
+    const connection = live && !live.closed ? live : await this.#connectionForUse(entry);
     entry.inFlight += 1;
     if (entry.inFlight === 1) this.#setState(entry, 'busy');
     try {

@@ -11,7 +11,12 @@ export function jsonText(value: unknown, indent = 2): string {
   return `${escapeControls(JSON.stringify(value, null, indent))}\n`;
 }
 
+// Printable ASCII and the indent's line breaks: nothing to escape (the common case, checked
+// by a plain character class, cheaper than the Unicode-aware scan it spares).
+const PLAIN = /^[\n\x20-\x7e]*$/;
+
 function escapeControls(json: string): string {
+  if (PLAIN.test(json)) return json;
   // Outside strings JSON has only ASCII, so every match is inside a string, where \uXXXX means the same.
   return mapHidden(json, (ch) =>
     Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(

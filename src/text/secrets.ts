@@ -17,6 +17,21 @@ const SCHEME_CREDENTIAL = /^(?:Bearer|Basic|Token)\s+\S+/i;
 
 /** Whether a flag, query parameter or argument name says it holds a credential (`apiKey`, `--token`). */
 export function namesSecret(name: string): boolean {
+  // The same few argument names come back on every call a log masks: each is judged once.
+  let said = judged.get(name);
+  if (said === undefined) {
+    said = judgeName(name);
+    if (judged.size >= JUDGED_NAMES) judged.clear();
+    judged.set(name, said);
+  }
+  return said;
+}
+
+/** Names remembered by {@link namesSecret}; past this the memory starts again (a bound, not a cache policy). */
+const JUDGED_NAMES = 1_024;
+const judged = new Map<string, boolean>();
+
+function judgeName(name: string): boolean {
   const words = name
     .toLowerCase()
     .split(/[^a-z0-9]+/)

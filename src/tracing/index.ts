@@ -24,5 +24,5 @@ export {
 } from './mcp-attributes.js';
 export { contextFromMeta, traceMeta } from './propagation.js';
 export { type Env, OTLP_DEFAULT_TRACES_ENDPOINT, type TracingWanted, tracingWanted } from './switch.js';
-export { mcpxTracer, recordFailure, TRACER_NAME } from './tracer.js';
+export { mcpxTracer, recordFailure, TRACER_NAME, tracingInert } from './tracer.js';
 export type { ReadableSpan, StartTracingOptions, Tracing } from './types.js';

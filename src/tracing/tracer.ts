@@ -1,4 +1,13 @@
-import { type Span, SpanStatusCode, type Tracer, type TracerProvider, trace } from '@opentelemetry/api';
+import {
+  ProxyTracer,
+  ProxyTracerProvider,
+  propagation,
+  type Span,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
 import { VERSION } from '../version.js';
 
 /** The instrumentation scope every mcpx span is made under. */
@@ -6,11 +15,28 @@ export const TRACER_NAME = 'mcpx';
 
 /**
  * mcpx's tracer from `provider`, or from the global API (a no-op until a provider is
- * registered: a plain call pays one `startSpan` of a non-recording span per request).
+ * registered: a request sent then skips its span altogether, see {@link tracingInert}).
  * The global one is a proxy, so a provider registered later is used from then on.
  */
 export function mcpxTracer(provider?: TracerProvider): Tracer {
   return (provider ?? trace).getTracer(TRACER_NAME, VERSION);
+}
+
+/**
+ * Whether a span started on `tracer` now would do nothing at all: it is the global API's tracer
+ * (a proxy) while no provider is registered behind it, and no propagator is registered either
+ * (which would carry an inbound parent's context on through a non-recording span). A request
+ * sent then needs no span, no attributes and no trace context: checked per request, so a
+ * provider registered later is used from its first request on, as the proxy would.
+ */
+export function tracingInert(tracer: Tracer): boolean {
+  if (!(tracer instanceof ProxyTracer)) return false;
+  const provider = trace.getTracerProvider();
+  return (
+    provider instanceof ProxyTracerProvider &&
+    provider.getDelegateTracer(TRACER_NAME) === undefined &&
+    propagation.fields().length === 0
+  );
 }
 
 /** Records `error` on `span` as OTel's semantic conventions ask: `error.type`, an error status, the exception event. */

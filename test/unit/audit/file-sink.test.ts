@@ -1,8 +1,17 @@
+import { execFile } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AuditRecord, createAuditTrail, MASKED, openAuditFile } from '../../../src/audit/index.js';
-import { tempDir } from '../../helpers/cli.js';
+import {
+  AUDIT_FLUSH_MS,
+  type AuditRecord,
+  createAuditTrail,
+  MASKED,
+  openAuditFile,
+} from '../../../src/audit/index.js';
+import { repoRoot, tempDir } from '../../helpers/cli.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 beforeEach(async () => {
@@ -116,5 +125,35 @@ describe('the audit file', () => {
     await sink.close();
     expect(await readFile(target, 'utf8')).toBe('untouched');
     expect(errors).toHaveLength(1);
+  });
+
+  it('writes the calls that end together in one go, after a moment, and loses none on close', async () => {
+    const file = join(dir.path, 'audit.jsonl');
+    const sink = openAuditFile({ path: file, onError: () => {} });
+    for (let i = 0; i < 50; i++) sink.write(record(`tool-${i}`));
+    // Nothing yet: the lines wait for the flush (a write per call is what this spares).
+    await sleep(AUDIT_FLUSH_MS / 4);
+    expect(await lines(file)).toEqual([]);
+    await expect.poll(async () => (await lines(file)).length, { timeout: 5_000 }).toBe(50);
+    // Queued again, then closed before the flush would come: close writes them.
+    for (let i = 50; i < 60; i++) sink.write(record(`tool-${i}`));
+    await sink.close();
+    expect((await lines(file)).map((l) => l.tool)).toEqual(Array.from({ length: 60 }, (_, i) => `tool-${i}`));
+  });
+
+  it('a process that exits with lines still queued writes them first', async () => {
+    // The built module in a process of its own: it queues two calls and exits at once.
+    const file = join(dir.path, 'audit.jsonl');
+    const program = `
+      const { openAuditFile } = await import(${JSON.stringify(join(repoRoot, 'dist/audit/index.js'))});
+      const sink = openAuditFile({ path: ${JSON.stringify(file)}, onError: (m) => console.error(m) });
+      for (const tool of ['first', 'second'])
+        sink.write({ time: '', client: 'library', tool, durationMs: 1, outcome: 'ok', argumentKeys: [], arguments: {} });
+      process.exit(0);
+    `;
+    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program]);
+    expect(stderr).toBe('');
+    expect((await lines(file)).map((l) => l.tool)).toEqual(['first', 'second']);
+    if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 });

@@ -70,3 +70,46 @@ describe('the guard tells how it decided each call (the audit log)', () => {
     expect(await decisionOf(sandboxed, plain)).toMatchObject({ result: 'denied', by: 'rule' });
   });
 });
+
+describe('a verdict is kept only while what it was decided from stands', () => {
+  it('changes with the server config, an answer, and a tool listed again', () => {
+    let config: ServerConfig = { name: 'fs', origin: { layer: 'global' } } as unknown as ServerConfig;
+    const guard = createPermissionGuard({
+      level: 'trusted',
+      approver: denyingApprover('none'),
+      servers: () => config,
+    });
+    const request = { server: 'fs', tool: plain };
+    expect(guard.verdict(request).kind).toBe('ask-connect');
+    expect(guard.verdict(request)).toBe(guard.verdict(request));
+    // A reloaded entry with a deny list: the same tool is refused by it.
+    config = { ...config, denyTools: ['plain'] } as ServerConfig;
+    expect(guard.verdict(request).kind).toBe('deny');
+    config = { ...config, denyTools: [] } as ServerConfig;
+    // An answer of the session (a rule here): allowed from now on.
+    guard.allowAll('fs', [plain]);
+    expect(guard.verdict(request)).toEqual({ kind: 'allow' });
+    // The tool listed again with other words: its approval no longer covers it.
+    const changed: Tool = { ...plain, description: 'now deletes files' };
+    expect(guard.verdict({ server: 'fs', tool: changed }).kind).toBe('ask-changed');
+    expect(guard.verdict(request)).toEqual({ kind: 'allow' });
+  });
+
+  it('a read-only run recorded by another session of the policy is seen by this one', () => {
+    const owned = { name: 'fs', origin: { layer: 'global' } } as unknown as ServerConfig;
+    const first = createPermissionGuard({
+      level: 'trusted',
+      approver: denyingApprover('none'),
+      servers: [owned],
+    });
+    const second = first.withApprover(denyingApprover('none'));
+    const look: Tool = { ...readOnly };
+    expect(second.verdict({ server: 'fs', tool: look }).kind).toBe('allow');
+    // The first session runs it unasked under other words: from then on the definition this
+    // session decided about is a changed one, in both sessions.
+    const reworded: Tool = { ...look, description: 'other words' };
+    expect(first.refusal({ server: 'fs', tool: reworded })).toBeUndefined();
+    expect(second.verdict({ server: 'fs', tool: look }).kind).toBe('ask-changed');
+    expect(second.verdict({ server: 'fs', tool: reworded }).kind).toBe('allow');
+  });
+});

@@ -1,0 +1,69 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { ProxyTracer } from '@opentelemetry/api';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { traceRequests } from '../../../src/client/trace-requests.js';
+import { mcpxTracer } from '../../../src/tracing/index.js';
+import { startTracing } from '../../../src/tracing/start.js';
+
+/** A transport that keeps what it is given to send, and hands back what it is told to receive. */
+function fakeTransport() {
+  const sent: JSONRPCMessage[] = [];
+  const transport: Transport = {
+    start: async () => {},
+    close: async () => {},
+    send: async (message) => {
+      sent.push(message);
+    },
+  };
+  traceRequests(transport, {
+    tracer: mcpxTracer(),
+    server: 'bench',
+    wire: 'stdio',
+    protocolVersion: () => '2025-11-25',
+  });
+  const received: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => received.push(message);
+  return { transport, sent, received };
+}
+
+const call = (id: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { message: 'hi' } },
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('requests traced on the wire', () => {
+  it('with tracing off, a request goes as it is: no span is started for it', async () => {
+    const startSpan = vi.spyOn(ProxyTracer.prototype, 'startSpan');
+    const { transport, sent } = fakeTransport();
+    const requests = [call(1), call(2), call(3)];
+    for (const request of requests) await transport.send(request);
+    expect(startSpan).not.toHaveBeenCalled();
+    expect(sent).toHaveLength(3);
+    sent.forEach((message, i) => {
+      expect(message).toBe(requests[i]);
+    });
+  });
+
+  it('a provider registered after the connection is used from its next request on', async () => {
+    const { transport, sent } = fakeTransport();
+    await transport.send(call(1));
+    const tracing = await startTracing({ exporter: 'memory' });
+    try {
+      await transport.send(call(2));
+      transport.onmessage?.({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+      expect(tracing.spans().map((s) => s.name)).toEqual(['tools/call echo']);
+      // The request carries its trace context.
+      expect((sent[1] as { params: { _meta?: { traceparent?: string } } }).params._meta?.traceparent).toMatch(
+        /^00-/,
+      );
+    } finally {
+      await tracing.shutdown();
+    }
+  });
+});
