@@ -253,9 +253,8 @@ export class FastPath {
     const { host } = this.#options;
     const route = host.knownTool(call.name);
     if (!route || host.guard.refusal(route) !== undefined) return false;
-    const connection = host.registry.status(route.server).connection;
-    if (!connection || connection.closed || connection.protocolVersion !== calls.protocolVersion)
-      return false;
+    const connection = host.registry.liveConnection(route.server);
+    if (connection?.protocolVersion !== calls.protocolVersion) return false;
     void calls.run(call, true).then((reply) => {
       if (reply) return this.#options.send(reply).catch(() => {});
     });

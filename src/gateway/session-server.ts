@@ -19,6 +19,7 @@ import {
   mcpRequestAttributes,
   mcpSpanName,
   mcpxTracer,
+  tracingInert,
 } from '../tracing/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
@@ -180,6 +181,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
    * (the caller's span): the upstream requests it makes are the span's children.
    */
   const traced = <T>(ctx: ServerContext, params: unknown, work: () => Promise<T>): Promise<T> => {
+    // Nothing records a span and nothing carries an inbound context on: no span at all.
+    if (tracingInert(tracer)) return work();
     const { method, id, _meta } = ctx.mcpReq;
     const attributes: Attributes = { ...mcpRequestAttributes(method, params, id), [ATTR_MCPX_HOP]: hop };
     const sessionId = (ctx as { sessionId?: unknown }).sessionId;

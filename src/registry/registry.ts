@@ -182,6 +182,16 @@ export class ServerRegistry {
     return this.#entries.get(name)?.config;
   }
 
+  /**
+   * A server's live connection now (none while it connects, or once it closed), without a
+   * status snapshot: the gateway's fast path asks it on every call.
+   */
+  liveConnection(name: string): ServerConnection | undefined {
+    const entry = this.#entries.get(name);
+    const connection = entry && !entry.connecting ? entry.connection : undefined;
+    return connection && !connection.closed ? connection : undefined;
+  }
+
   #snapshot(entry: Entry): ServerStatus {
     return { ...snapshot(entry), usable: this.#usable(entry) };
   }
