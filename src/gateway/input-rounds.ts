@@ -59,10 +59,21 @@ export function roundOwner(ctx: ServerContext, connection: string, target: strin
 export function httpClientIdentity(ctx: ServerContext): string | undefined {
   if (!ctx.http) return undefined;
   const request = (ctx.http as { req?: Request }).req;
-  const credentials = createHash('sha256')
-    .update(request?.headers.get('authorization') ?? '')
-    .digest('base64url');
+  const credentials = credentialsDigest(request?.headers.get('authorization') ?? '');
   return `${credentials}\0${JSON.stringify(envelopeValue(ctx, CLIENT_INFO_META_KEY) ?? null)}`;
+}
+
+/** The last few credentials' digests: a client sends the same token on every request. */
+const digests = new Map<string, string>();
+
+function credentialsDigest(authorization: string): string {
+  let digest = digests.get(authorization);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(authorization).digest('base64url');
+    if (digests.size >= 64) digests.delete(digests.keys().next().value as string);
+    digests.set(authorization, digest);
+  }
+  return digest;
 }
 
 /** The capabilities a 2026-07-28 request declares in its envelope. */

@@ -40,6 +40,10 @@ export function createHttpGuard(
   const hosts = [...localhostAllowedHostnames(), ...(options.allowedHosts ?? [])];
   const origins = [...localhostAllowedOrigins(), ...(options.allowedOrigins ?? [])];
   const expected = options.token === undefined ? undefined : digest(options.token);
+  // A client sends the same Host and Origin on every request: the last ones accepted are
+  // remembered, so only a new value is checked again (the SDK's check parses a URL).
+  let hostAccepted: string | null | undefined;
+  let originAccepted: string | null | undefined;
   return (request) => {
     for (const name of queryOf(request.url).keys()) {
       if (QUERY_SECRETS.includes(name.toLowerCase()))
@@ -48,10 +52,18 @@ export function createHttpGuard(
           `a credential in the query string ('${name}') is never accepted: send it as "Authorization: Bearer <token>"`,
         );
     }
-    const host = validateHostHeader(request.headers.get('host'), hosts);
-    if (!host.ok) return forbidden(host.message);
-    const origin = validateOriginHeader(request.headers.get('origin'), origins);
-    if (!origin.ok) return forbidden(origin.message);
+    const hostHeader = request.headers.get('host');
+    if (hostHeader !== hostAccepted) {
+      const host = validateHostHeader(hostHeader, hosts);
+      if (!host.ok) return forbidden(host.message);
+      hostAccepted = hostHeader;
+    }
+    const originHeader = request.headers.get('origin');
+    if (originHeader !== originAccepted) {
+      const origin = validateOriginHeader(originHeader, origins);
+      if (!origin.ok) return forbidden(origin.message);
+      originAccepted = originHeader;
+    }
     if (expected) {
       const header = request.headers.get('authorization') ?? '';
       const match = /^Bearer\s+(.+)$/i.exec(header.trim());
@@ -62,10 +74,12 @@ export function createHttpGuard(
   };
 }
 
+const NO_QUERY = new URLSearchParams();
+
 /** The query of an absolute URL or of a request line's target, as `URL.searchParams` reads it. */
 function queryOf(url: string): URLSearchParams {
   const start = url.indexOf('?');
-  if (start < 0) return new URLSearchParams();
+  if (start < 0) return NO_QUERY;
   const end = url.indexOf('#', start);
   return new URLSearchParams(url.slice(start + 1, end < 0 ? undefined : end));
 }

@@ -39,7 +39,7 @@ import {
   trackSockets,
   writeWebResponse,
 } from './node-glue.js';
-import { HEADER_MISMATCH, paramHeaderMismatch, paramHeaders } from './param-headers.js';
+import { declaredParamHeaders, HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { SessionActivity } from './session-idle.js';
 import { pollCallStreams } from './sse-polling.js';
 import { takeOverStream } from './stream-takeover.js';
@@ -296,7 +296,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   ) => {
     if (!options.toolInputSchema) return undefined;
     if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
-    const declared = paramHeaders(await options.toolInputSchema(message.params.name).catch(() => undefined));
+    const declared = declaredParamHeaders(
+      await options.toolInputSchema(message.params.name).catch(() => undefined),
+    );
     const mismatch = paramHeaderMismatch(declared, message.params.arguments, headers);
     if (!mismatch) return undefined;
     const error = {

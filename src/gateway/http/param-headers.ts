@@ -23,6 +23,20 @@ export interface ParamHeader {
   readonly type: string | undefined;
 }
 
+/** Each served schema's declarations, found once: a tool's schema object lives as long as its listing. */
+const declaredBySchema = new WeakMap<object, readonly ParamHeader[]>();
+
+/** `paramHeaders` of a schema, remembered per schema object (asked on every 2026-07-28 call). */
+export function declaredParamHeaders(schema: unknown): readonly ParamHeader[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  let declared = declaredBySchema.get(schema);
+  if (!declared) {
+    declared = paramHeaders(schema);
+    declaredBySchema.set(schema, declared);
+  }
+  return declared;
+}
+
 /** The `x-mcp-header` declarations of an input schema, on the chain of `properties` only. */
 export function paramHeaders(schema: unknown, path: readonly string[] = []): ParamHeader[] {
   const properties = (schema as { properties?: unknown } | undefined)?.properties;
