@@ -290,7 +290,9 @@ async function listenHttp(
     onListChanged: (l) => core.onListChanged(l),
     onLog: (l, audience) => core.onLog(l, audience),
     subscribe: (uri, onUpdated) => core.subscribe(uri, onUpdated),
-    toolInputSchema: async (name) => (await core.toolRoute(name).catch(() => undefined))?.tool.inputSchema,
+    // A tool listed now is found without waiting a turn (asked on every 2026-07-28 call).
+    toolInputSchema: async (name) =>
+      (core.knownTool(name) ?? (await core.toolRoute(name).catch(() => undefined)))?.tool.inputSchema,
   });
   const stopped = settled();
   return {
