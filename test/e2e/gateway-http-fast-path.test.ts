@@ -141,7 +141,14 @@ async function legacySession(url: string, capabilities: Record<string, unknown> 
 }
 
 /** One 2026-07-28 `tools/call` by hand: its status and body text. */
-async function modernCall(url: string, id: number, name: string, args?: unknown, extraMeta = {}) {
+async function modernCall(
+  url: string,
+  id: number,
+  name: string,
+  args?: unknown,
+  extraMeta = {},
+  nameHeader = name,
+) {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
@@ -149,7 +156,7 @@ async function modernCall(url: string, id: number, name: string, args?: unknown,
       'content-type': 'application/json',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
-      'mcp-name': name,
+      'mcp-name': nameHeader,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -257,32 +264,9 @@ describe('mcpx serve --http, fast path', () => {
       },
     );
     expect(logged.status).toBe(200);
-    const mismatch = await fetch(gateway.url, {
-      method: 'POST',
-      headers: {
-        accept: ACCEPT,
-        'content-type': 'application/json',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'local__add',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: {
-          name: 'local__echo',
-          arguments: { message: 'b' },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
+    const mismatch = await modernCall(gateway.url, 2, 'local__echo', { message: 'b' }, {}, 'local__add');
     expect(mismatch.status).toBe(400);
-    expect(await mismatch.text()).toMatch(/disagree/);
+    expect(mismatch.body).toMatch(/disagree/);
     // A 2025 client that can be asked things (its server's questions belong on the call's stream).
     const asking = await legacySession(gateway.url, { elicitation: { form: {} } });
     const reply = await asking.call('backend__test_simple_text');
