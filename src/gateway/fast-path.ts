@@ -55,7 +55,7 @@ export interface PlainCall {
 
 /**
  * `message` as a plain `tools/call` of a 2025 session (no `_meta`), or undefined.
- * `keys` lists the `params` keys allowed beside `name` and `arguments`.
+ * `allowed`: the `params` keys allowed beside `name` and `arguments`.
  */
 export function plainCall(
   message: unknown,
@@ -81,7 +81,7 @@ const ENVELOPE_KEYS = new Set([
   CLIENT_CAPABILITIES_META_KEY,
 ]);
 
-/** Capabilities that let a server's call ask its client something: such a client takes the full path over HTTP. */
+/** Capabilities that let a server's call ask its client something: such a 2025 client takes the full path over HTTP. */
 const ASKING_CAPABILITIES = ['sampling', 'elicitation', 'roots', 'tasks'] as const;
 
 /** Whether declared client capabilities leave a call nothing to ask the client. */
@@ -283,14 +283,19 @@ export interface ModernReply {
 /** The revision a 2026-07-28 fast call must carry, in its header and its envelope. */
 export const MODERN_REVISION = '2026-07-28';
 
+/** A plain 2026-07-28 `tools/call`: a plain call and its envelope. */
+export interface ModernCall extends PlainCall {
+  readonly envelope: Record<string, unknown>;
+}
+
 /**
  * `message` as a plain 2026-07-28 `tools/call` (the bare envelope: protocol version,
  * client info and capabilities, nothing else; no tasks), or undefined.
  */
-export function plainModernCall(message: unknown): PlainCall | undefined {
+export function plainModernCall(message: unknown): ModernCall | undefined {
   const call = plainCall(message, ENVELOPE_ONLY);
   if (!call) return undefined;
-  const meta = ((message as { params: Record<string, unknown> }).params._meta ?? undefined) as unknown;
+  const meta = (message as { params: Record<string, unknown> }).params._meta;
   if (!isObject(meta)) return undefined;
   for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
   if (meta[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION) return undefined;
@@ -301,7 +306,7 @@ export function plainModernCall(message: unknown): PlainCall | undefined {
   // A client that can answer questions is asked in `input_required` rounds, which the session
   // handler runs the same either way; tasks are the SDK's to negotiate.
   if (!isObject(capabilities) || capabilities.tasks !== undefined) return undefined;
-  return call;
+  return { ...call, envelope: meta };
 }
 
 /**
@@ -313,15 +318,13 @@ export function plainModernCall(message: unknown): PlainCall | undefined {
  */
 export async function runModernCall(
   toolCall: SessionToolCall,
-  message: Record<string, unknown>,
-  call: PlainCall,
+  call: ModernCall,
   headers: { get(name: string): string | null },
   client: string,
   serverInfo: { readonly name: string; readonly version: string },
   signal: AbortSignal,
 ): Promise<ModernReply> {
-  const params = message.params as Record<string, unknown>;
-  const envelope = params._meta as Record<string, unknown>;
+  const { envelope } = call;
   const mcpReq = {
     id: call.id,
     method: 'tools/call',

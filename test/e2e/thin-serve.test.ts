@@ -244,13 +244,7 @@ describe('mcpx serve with every server held by the daemon', () => {
   it('starts no daemon for a config whose servers all say "keep_alive": false', {
     timeout: 120_000,
   }, async () => {
-    await writeFile(
-      globalConfig(),
-      JSON.stringify({
-        permission: 'trusted',
-        mcpServers: { local: { ...server('local', false), keep_alive: false } },
-      }),
-    );
+    await writeConfig(globalConfig(), { local: { ...server('local', false), keep_alive: false } });
     const full = await session();
     expect((await full.client.listTools()).tools.map((t) => t.name)).toContain('local__echo');
     await full.client.close();

@@ -19,7 +19,6 @@ import type { ListKind } from '../../client/index.js';
 import {
   asksNothing,
   MODERN_REVISION,
-  type PlainCall,
   plainCall,
   plainModernCall,
   runModernCall,
@@ -169,8 +168,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   const live = new LiveSessions();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   // The fast path's view of each 2025 session: its calls, and its standalone GET streams open now.
-  const fastSessions = new Map<string, SessionFastCalls>();
-  const standaloneStreams = new Map<string, number>();
+  const fastSessions = new Map<string, { readonly calls: SessionFastCalls; streams: number }>();
   let fastCalls = 0;
   const events = createSseEventLog(options.sseEventBounds);
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -217,7 +215,14 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
         request.headers.get('accept')?.includes('text/event-stream')
       )
         await takeOverStream(transport, events.forSession(sessionId), lastEventId);
-      if (request.method === 'GET' && !lastEventId) countStandaloneStream(sessionId, res);
+      const fastSession = fastSessions.get(sessionId);
+      if (fastSession && request.method === 'GET' && !lastEventId) {
+        // A GET stream of the session's own (not a resumed one), counted while it is open.
+        fastSession.streams += 1;
+        res.once('close', () => {
+          fastSession.streams -= 1;
+        });
+      }
       // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
       const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
       return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
@@ -243,7 +248,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     });
     live.add(server);
     if (options.fastPath && options.ssePollMs === undefined)
-      fastSessions.set(id, new SessionFastCalls(server, id));
+      fastSessions.set(id, { calls: new SessionFastCalls(server, id), streams: 0 });
     await server.connect(transport);
     if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
     const closed = transport.onclose;
@@ -251,9 +256,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       sessions.delete(id);
       events.dropSession(id);
       activity.forget(id);
-      fastSessions.get(id)?.close();
+      fastSessions.get(id)?.calls.close();
       fastSessions.delete(id);
-      standaloneStreams.delete(id);
       closed?.();
     };
     const response = await transport.handleRequest(request, { parsedBody: body });
@@ -277,16 +281,6 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       );
     res.once('close', () => {
       for (const pending of subscriptions) void pending.then((s) => s?.unsubscribe().catch(() => {}));
-    });
-  };
-
-  /** A GET stream of a session's own (not a resumed one), counted while it is open. */
-  const countStandaloneStream = (sessionId: string, res: ServerResponse) => {
-    standaloneStreams.set(sessionId, (standaloneStreams.get(sessionId) ?? 0) + 1);
-    res.once('close', () => {
-      const open = (standaloneStreams.get(sessionId) ?? 1) - 1;
-      if (open > 0) standaloneStreams.set(sessionId, open);
-      else standaloneStreams.delete(sessionId);
     });
   };
 
@@ -318,9 +312,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   const fastLegacy = (req: IncomingMessage, res: ServerResponse, parsed: unknown): boolean => {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId !== 'string' || !sessions.has(sessionId)) return false;
-    const calls = fastSessions.get(sessionId);
-    if (!calls?.ready || !standaloneStreams.has(sessionId) || !asksNothing(calls.clientCapabilities))
-      return false;
+    const session = fastSessions.get(sessionId);
+    if (!session || session.streams === 0) return false;
+    const { calls } = session;
+    if (!calls.ready || !asksNothing(calls.clientCapabilities)) return false;
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && version !== calls.protocolVersion) return false;
     const message = parsed as { method?: unknown; id?: unknown; params?: unknown };
@@ -359,7 +354,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     const h = req.headers;
     if (h['mcp-session-id'] !== undefined || h['mcp-protocol-version'] !== MODERN_REVISION) return false;
     if (h['mcp-method'] !== 'tools/call') return false;
-    const call: PlainCall | undefined = plainModernCall(parsed);
+    const call = plainModernCall(parsed);
     if (!call || h['mcp-name'] !== call.name) return false;
     const headers = headerLookup(req);
     if (await refuseParamHeaderMismatch(parsed as ModernMessage, headers)) return false;
@@ -372,7 +367,6 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     res.once('close', onClose);
     const reply = await runModernCall(
       fast.toolCall,
-      parsed as Record<string, unknown>,
       call,
       headers,
       randomUUID(),
