@@ -597,16 +597,18 @@ async function gatewayTable() {
     ['mcp-proxy-stream', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2025-11-25 client', 'http'],
     ['mcp-proxy-stream-2026', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2026-07-28 client', 'http'],
   ];
-  // Sequential calls per route and round (HTTP hops cost ~10× a pipe's); the same in-flight load for all.
-  // A stdio route's 5,000 are its steady state (issue 26, item 2): the first thousand or so of a
-  // serve still carry its start (code compiled late, caches filled), which 2,000 did not dilute.
-  // An HTTP route's 2,000 likewise (500 read its relay CPU 20-30% high, every peer's too).
-  const sequential = { stdio: quick ? 300 : 5000, http: quick ? 100 : 2000 };
+  // Calls per route and round, made sequentially, then again with `inFlight` at a time (each call
+  // that ends starts the next): the same load for all. 5,000 are a route's steady state (issue 26,
+  // item 2): the first thousand or so of a relay still carry its start (code compiled late, caches
+  // filled); at 2,000 every HTTP relay's CPU per call read 15-40% above its figure at 5,000. In
+  // flight the same: one burst of 1,000 (50 ms on stdio) read its throughput ±15% run to run.
+  const sequential = { stdio: quick ? 300 : 5000, http: quick ? 100 : 5000 };
   const inFlight = quick ? 200 : 1000;
   const runsOf = Object.fromEntries(routes.map(([route]) => [route, []]));
   for (let i = 0; i < (quick ? 1 : 5); i++) {
     for (const [route, , transport] of routes) {
-      const args = [route, String(sequential[transport]), String(inFlight)];
+      const calls = String(sequential[transport]);
+      const args = [route, calls, String(inFlight), calls];
       runsOf[route].push(
         await worker(lib('gateway-peers-worker.mjs'), args, env).catch((error) => ({
           route,
@@ -638,6 +640,7 @@ async function gatewayTable() {
       callsPerSecond: medianOf('callsPerSecond'),
       clientCpuUs: medianOf('clientCpuUs'),
       relayCpuUs: route === 'direct' ? undefined : medianOf('relayCpuUs'),
+      inFlightRelayCpuUs: route === 'direct' ? undefined : medianOf('inFlightRelayCpuUs'),
     };
   };
   const figures = Object.fromEntries(routes.map(([route]) => [route, of(route)]));
@@ -646,7 +649,8 @@ async function gatewayTable() {
   gatewayRows.push(
     ...routes.map(([route, label, transport]) => {
       const g = figures[route];
-      if (g.error) return [label, transport, `failed: ${g.error.replaceAll('|', '\\|')}`, '', '', '', '', ''];
+      if (g.error)
+        return [label, transport, `failed: ${g.error.replaceAll('|', '\\|')}`, '', '', '', '', '', ''];
       return [
         label,
         transport,
@@ -656,11 +660,12 @@ async function gatewayTable() {
         // In flight as time per call against the relay's, the way the sequential column reads.
         floor.error ? 'n/a' : ratio(floor.callsPerSecond, g.callsPerSecond),
         cpu(g.relayCpuUs),
+        cpu(g.inFlightRelayCpuUs),
         cpu(g.clientCpuUs),
       ];
     }),
   );
-  gatewayFacts = `${quick ? 1 : 5} rounds; per route and round ${sequential.stdio} (stdio) / ${sequential.http} (HTTP) sequential calls after 200 untimed, then ${inFlight} in flight`;
+  gatewayFacts = `${quick ? 1 : 5} rounds; per route and round ${sequential.stdio} (stdio) / ${sequential.http} (HTTP) sequential calls after 200 untimed, then as many again with ${inFlight} in flight`;
 }
 
 /** `+5.4` or `−5.9`: how far above (or below) the floor's peak RSS. */
@@ -680,12 +685,13 @@ const gatewayHeader = [
   'in flight, calls/s',
   'in flight, × raw relay',
   'relay CPU µs/call',
+  'relay CPU µs/call in flight',
   'client CPU µs/call',
 ];
 const gatewayTableText =
   gatewayRows.length === 0
     ? ''
-    : `\n\nGateway: the SDK \`Client\` through each relay to the same minimal stdio server (${gatewayFacts}); CPU per sequential call, from /proc.\n\n${markdown(gatewayHeader, gatewayRows)}`;
+    : `\n\nGateway: the SDK \`Client\` through each relay to the same minimal stdio server (${gatewayFacts}); CPU from /proc; client CPU per sequential call.\n\n${markdown(gatewayHeader, gatewayRows)}`;
 loads.push(loadavg()[0]);
 const load = `load average ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} (median ${fmt(median(loads), 1)}) on ${cpus().length} cores during the run`;
 // A load above the core count means other work held the CPU for much of the run: say so where the figures are.

@@ -1,11 +1,15 @@
 // One route through a relay to the minimal stdio server (raw-server.mjs), one process: the SDK
 // `Client` over stdio to the raw line relay, `mcpx serve` or `mcporter serve --stdio`, or over
 // HTTP to `mcpx serve --http`, supergateway or mcp-proxy, each of which spawns the same server.
-// Sequential µs per call, calls/s with N in flight, and the CPU per sequential call of this
-// client and of the relay (its own process; for mcporter its bridge and its daemon, which holds
-// the server). Prints one JSON line; a route that cannot be set up prints its error instead.
+// Sequential µs per call, calls/s with N in flight, and the CPU per call of this client and of
+// the relay (its own process; for mcporter its bridge and its daemon, which holds the server),
+// sequentially and in flight. Prints one JSON line; a route that cannot be set up prints its
+// error instead.
 //
-//   node gateway-peers-worker.mjs <route> <sequential calls> <in flight>
+//   node gateway-peers-worker.mjs <route> <sequential calls> <in flight> [<calls in flight>]
+//
+// In flight: <calls in flight> calls (default <in flight>), never more than <in flight> at once;
+// each call that ends starts the next, so the load is steady rather than one burst.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ const [route, sequentialCalls, concurrentCalls] = [
   Number(process.argv[3]),
   Number(process.argv[4]),
 ];
+const inFlightCalls = Number(process.argv[5] ?? concurrentCalls);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const server = here('./raw-server.mjs');
 const mcpx = here('../../dist/bin/mcpx.cjs');
@@ -197,7 +202,7 @@ try {
       throw new Error(`${route}: wrong echo ${JSON.stringify(result)}`);
   };
   // A relay that stops answering must not hang the bench: its route becomes a row with this error.
-  const limitMs = 120_000 + sequentialCalls * 100 + concurrentCalls * 50;
+  const limitMs = 120_000 + sequentialCalls * 100 + inFlightCalls * 50;
   let watchdog;
   const hung = new Promise((_, reject) => {
     watchdog = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs);
@@ -254,17 +259,24 @@ async function measure(call, ownCpu, relayCpu) {
   const [ownAfter, relayAfter] = [ownCpu(), relayCpu()];
 
   clock = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrentCalls }, (_, i) => call(`c${i}`)));
+  const [ownIn, relayIn] = [ownCpu(), relayCpu()];
+  // `concurrentCalls` lanes, each making its share of the calls one after another.
+  const lane = async (first) => {
+    for (let i = first; i < inFlightCalls; i += concurrentCalls) await call(`c${i}`);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrentCalls, inFlightCalls) }, (_, i) => lane(i)));
   const concurrentSeconds = Number(process.hrtime.bigint() - clock) / 1e9;
+  const [ownOut, relayOut] = [ownCpu(), relayCpu()];
+  const perCall = (before, after, calls) =>
+    before === undefined || after === undefined ? undefined : (after - before) / calls;
 
   return {
     sequentialUs,
-    callsPerSecond: concurrentCalls / concurrentSeconds,
+    callsPerSecond: inFlightCalls / concurrentSeconds,
     clientCpuUs: (ownAfter - ownBefore) / sequentialCalls,
-    relayCpuUs:
-      relayBefore === undefined || relayAfter === undefined
-        ? undefined
-        : (relayAfter - relayBefore) / sequentialCalls,
+    relayCpuUs: perCall(relayBefore, relayAfter, sequentialCalls),
+    inFlightClientCpuUs: (ownOut - ownIn) / inFlightCalls,
+    inFlightRelayCpuUs: perCall(relayIn, relayOut, inFlightCalls),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 
 export type { SdkDiagnostic, SdkDiagnosticLevel } from '../transport/index.js';
+export { CallCancel, type CancelWatcher } from './call-cancel.js';
 export { connectServer, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './connect.js';
 export { createMemoryEraCache, type EraCache, openFileEraCache } from './era-cache.js';
 export {

@@ -7,12 +7,15 @@ import {
   specTypeSchemas,
 } from '@modelcontextprotocol/client';
 import { RELAY_ID_PREFIX, type StdioTransport } from '../transport/index.js';
+import type { CallCancel, CancelWatcher } from './call-cancel.js';
 import { Deadlines } from './deadlines.js';
 
 /** What one relayed request may be told while it waits: as the SDK's `RequestOptions`. */
 export interface RelayOptions {
   readonly timeout: number;
   readonly signal?: AbortSignal;
+  /** Instead of `signal`, watched without an `AbortSignal` (see `CallCancel`). */
+  readonly cancel?: CallCancel;
 }
 
 /** What a call needs of its line relay: to be forgotten once it ends, and to cancel upstream. */
@@ -23,13 +26,15 @@ interface Relay {
 }
 
 /**
- * One call on its way: its own listener (`handleEvent`, for the client's abort) and its own
- * timeout (`expire`), so that a call allocates one object rather than a closure per way it can end.
+ * One call on its way: its own listener (`handleEvent` for the client's abort signal,
+ * `cancelled` for its `CallCancel`) and its own timeout (`expire`), so that a call allocates
+ * one object rather than a closure per way it can end.
  */
-class RelayedCall {
+class RelayedCall implements CancelWatcher {
   readonly #relay: Relay;
   readonly #id: string;
   readonly #signal: AbortSignal | undefined;
+  readonly #cancel: CallCancel | undefined;
   readonly #timeout: number;
   readonly #resolve: (result: CallToolResult) => void;
   readonly #reject: (error: unknown) => void;
@@ -44,11 +49,13 @@ class RelayedCall {
     this.#relay = relay;
     this.#id = id;
     this.#signal = options.signal;
+    this.#cancel = options.cancel;
     this.#timeout = options.timeout;
     this.#resolve = resolve;
     this.#reject = reject;
     relay.waiting.set(id, this);
     this.#signal?.addEventListener('abort', this, { once: true });
+    this.#cancel?.watch(this);
     relay.deadlines.add(id, this.#timeout, this);
   }
 
@@ -69,15 +76,20 @@ class RelayedCall {
 
   /** The client's abort. */
   handleEvent(): void {
-    this.#cancel(this.#signal?.reason);
+    this.#end(this.#signal?.reason);
+  }
+
+  cancelled(reason: unknown): void {
+    this.#end(reason);
   }
 
   /** Its time is up. */
   expire(): void {
-    this.#cancel(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: this.#timeout }));
+    this.#end(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: this.#timeout }));
   }
 
-  #cancel(reason: unknown): void {
+  /** Cancelled or out of time: the server is told, and the call fails with `reason`. */
+  #end(reason: unknown): void {
     if (this.#relay.waiting.get(this.#id) !== this) return;
     this.#done();
     this.#relay.transport
@@ -96,6 +108,7 @@ class RelayedCall {
     this.#relay.waiting.delete(this.#id);
     this.#relay.deadlines.delete(this.#id);
     this.#signal?.removeEventListener('abort', this);
+    this.#cancel?.unwatch(this);
   }
 }
 
@@ -126,9 +139,9 @@ export class RelayedCalls {
   callTool(params: { name: string; arguments: Record<string, unknown> }, options: RelayOptions) {
     return new Promise<CallToolResult>((resolve, reject) => {
       if (this.#closed) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-      const { signal } = options;
-      if (signal?.aborted) {
-        const reason = signal.reason;
+      const cancelled = options.cancel ?? options.signal;
+      if (cancelled?.aborted) {
+        const reason = cancelled.reason;
         return reject(
           reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)),
         );

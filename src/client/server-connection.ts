@@ -758,13 +758,23 @@ class SdkServerConnection implements ServerConnection {
       );
     }
     const relay = options.relay && !options.onProgress && !options.inputRound ? this.#relay() : undefined;
-    if (relay && Object.keys(this.#meta(options)).length === 0 && !this.#outputChecked(name))
-      return this.#run(`tools/call ${name}`, options, (o) =>
-        relay.callTool(
-          { name, arguments: args },
-          { timeout: o.timeout ?? this.#requestTimeoutMs, ...(o.signal ? { signal: o.signal } : {}) },
-        ),
+    if (relay && Object.keys(this.#meta(options)).length === 0 && !this.#outputChecked(name)) {
+      const { cancel } = options;
+      return this.#run(
+        `tools/call ${name}`,
+        options,
+        (o) =>
+          relay.callTool(
+            { name, arguments: args },
+            {
+              timeout: o.timeout ?? this.#requestTimeoutMs,
+              ...(o.signal ? { signal: o.signal } : {}),
+              ...(cancel ? { cancel } : {}),
+            },
+          ),
+        true,
       );
+    }
     const onProgress = options.onProgress ? outsideSdkScope(options.onProgress) : undefined;
     return this.#run(`tools/call ${name}`, options, (o) =>
       this.client.callTool(
@@ -917,9 +927,12 @@ class SdkServerConnection implements ServerConnection {
     method: string,
     control: RequestControl | undefined,
     send: (options: RequestOptions) => Promise<T>,
+    takesCancel = false,
   ): Promise<T> {
     const timeoutMs = control?.timeoutMs ?? this.#requestTimeoutMs;
-    if (control?.signal?.aborted) {
+    // The caller's cancellation, whichever way it came (`cancel` is `signal` made only when needed).
+    const cancelled = control?.cancel ?? control?.signal;
+    if (cancelled?.aborted) {
       throw new McpxError(ErrorCode.Cancelled, `${method} was cancelled`, { server: this.server.name });
     }
     if (this.#closed) {
@@ -933,7 +946,8 @@ class SdkServerConnection implements ServerConnection {
       );
     }
     const link = control?.signal && !control.ownSignal ? linkSignal(control.signal) : undefined;
-    const signal = link?.signal ?? control?.signal;
+    // A `cancel` becomes a signal here unless `send` takes it as it is (the line relay).
+    const signal = link?.signal ?? control?.signal ?? (takesCancel ? undefined : control?.cancel?.signal);
     const options: RequestOptions = {
       timeout: timeoutMs,
       ...(signal ? { signal } : {}),
@@ -945,20 +959,20 @@ class SdkServerConnection implements ServerConnection {
       try {
         result = await attempt();
       } catch (error) {
-        if (control?.signal?.aborted || !(await this.#recoverFromStaleVerdict(error))) throw error;
+        if (cancelled?.aborted || !(await this.#recoverFromStaleVerdict(error))) throw error;
         result = await attempt();
       }
       this.#renegotiate = undefined; // the era works: no later failure is blamed on it
       return result;
     } catch (error) {
-      const own = control?.signal?.aborted ? undefined : this.transport.failureFor?.(error);
+      const own = cancelled?.aborted ? undefined : this.transport.failureFor?.(error);
       if (own) throw locate(own, this.server);
       throw locate(
         translateRequestError(error, {
           server: this.server.name,
           method,
           timeoutMs,
-          ...(control?.signal ? { signal: control.signal } : {}),
+          ...(cancelled ? { cancelled } : {}),
           ...(this.transport.closeReason?.()
             ? { closeReason: this.transport.closeReason() as McpxError }
             : {}),

@@ -12,8 +12,8 @@ export interface FailureScene {
   readonly server: string;
   readonly method: string;
   readonly timeoutMs?: number;
-  /** The signal the caller passed: if it fired, the failure is a cancellation, whatever the SDK says. */
-  readonly signal?: AbortSignal;
+  /** The caller's signal (or `CallCancel`): if it fired, the failure is a cancellation, whatever the SDK says. */
+  readonly cancelled?: { readonly aborted: boolean };
   /** Why the transport closed, when it knows (a crash with its exit code and stderr tail). */
   readonly closeReason?: McpxError;
 }
@@ -27,7 +27,7 @@ export function translateRequestError(error: unknown, scene: FailureScene): Mcpx
   if (error instanceof McpxError) return error.context.server ? error : error.withContext({ server });
   // SDK 2.4.0 rejects an aborted request with RequestTimeout; the caller's
   // signal is the ground truth for "the user cancelled".
-  if (scene.signal?.aborted) {
+  if (scene.cancelled?.aborted) {
     return new McpxError(ErrorCode.Cancelled, `${method} was cancelled`, { server, cause: error });
   }
   if (scene.closeReason) return scene.closeReason.withContext({ server });

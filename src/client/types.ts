@@ -13,6 +13,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
+import type { CallCancel } from './call-cancel.js';
 import type { ResourceSubscription } from './subscriptions.js';
 import type { TaskStatusEvent } from './tasks.js';
 
@@ -44,6 +45,13 @@ export interface RequestControl {
    * listener per request.
    */
   readonly ownSignal?: boolean;
+  /**
+   * Cancels the request, as `signal` does, for a caller that makes thousands of requests and
+   * cancels almost none (the gateway's fast path): no `AbortSignal` is made unless the request
+   * needs one. Instead of `signal`.
+   * @internal
+   */
+  readonly cancel?: CallCancel;
   /** Per-request timeout in ms; progress notifications reset it. */
   readonly timeoutMs?: number;
   /**

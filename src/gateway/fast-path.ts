@@ -9,7 +9,9 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { CallCancel } from '../client/index.js';
 import type { GatewayHost } from './host.js';
+import { withRequestCancel } from './input-rounds.js';
 import { type SessionToolCall, sessionToolCall } from './session-server.js';
 
 /**
@@ -96,7 +98,7 @@ export class SessionFastCalls {
   /** Calls taken so far. */
   #taken = 0;
   /** The fast calls in flight, by the client's request id. */
-  readonly #inFlight = new Map<RequestId, AbortController>();
+  readonly #inFlight = new Map<RequestId, CallCancel>();
   readonly #server: Server;
   readonly #sessionId: string | undefined;
 
@@ -136,17 +138,17 @@ export class SessionFastCalls {
    */
   async run(call: PlainCall, relay: boolean): Promise<JSONRPCMessage | undefined> {
     const toolCall = sessionToolCall(this.#server) as SessionToolCall;
-    const abort = new AbortController();
+    const cancel = new CallCancel();
     this.#taken += 1;
-    this.#inFlight.set(call.id, abort);
+    this.#inFlight.set(call.id, cancel);
     try {
-      const ctx = sessionContext(this.#server, call.id, abort.signal, this.#sessionId);
+      const ctx = sessionContext(this.#server, call.id, cancel, this.#sessionId);
       const result = await toolCall({ name: call.name, arguments: call.args }, ctx, relay ? { relay } : {});
-      if (abort.signal.aborted) return undefined;
+      if (cancel.aborted) return undefined;
       // The SDK server's key order, so the bytes are the full path's too.
       return { result, jsonrpc: '2.0', id: call.id } as JSONRPCMessage;
     } catch (error) {
-      if (abort.signal.aborted) return undefined;
+      if (cancel.aborted) return undefined;
       return errorReply(call.id, error);
     } finally {
       this.#inFlight.delete(call.id);
@@ -191,25 +193,31 @@ function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
 function sessionContext(
   server: Server,
   id: RequestId,
-  signal: AbortSignal,
+  cancel: CallCancel,
   sessionId?: string,
 ): ServerContext {
-  const mcpReq = {
-    id,
-    method: 'tools/call',
-    signal,
-    _meta: undefined,
-    requestState: () => undefined,
-    notify: (notification: Parameters<Server['notification']>[0]) => server.notification(notification),
-    log: (level: LoggingLevel, data: unknown, logger?: string) =>
-      server.sendLoggingMessage({ level, data, ...(logger === undefined ? {} : { logger }) }, sessionId),
-    elicitInput: (params: never, options?: never) => server.elicitInput(params, options),
-    requestSampling: (params: never, options?: never) => server.createMessage(params, options),
-    send: (request: { method: string }, options?: { signal?: AbortSignal }) => {
-      if (request.method === 'roots/list') return server.listRoots(undefined, options);
-      return Promise.reject(new Error(`mcpx fast path: ${request.method} is not sent from a fast call`));
+  const mcpReq = withRequestCancel(
+    {
+      id,
+      method: 'tools/call',
+      // Made only if something asks: the upstream request watches `cancel` itself.
+      get signal() {
+        return cancel.signal;
+      },
+      _meta: undefined,
+      requestState: () => undefined,
+      notify: (notification: Parameters<Server['notification']>[0]) => server.notification(notification),
+      log: (level: LoggingLevel, data: unknown, logger?: string) =>
+        server.sendLoggingMessage({ level, data, ...(logger === undefined ? {} : { logger }) }, sessionId),
+      elicitInput: (params: never, options?: never) => server.elicitInput(params, options),
+      requestSampling: (params: never, options?: never) => server.createMessage(params, options),
+      send: (request: { method: string }, options?: { signal?: AbortSignal }) => {
+        if (request.method === 'roots/list') return server.listRoots(undefined, options);
+        return Promise.reject(new Error(`mcpx fast path: ${request.method} is not sent from a fast call`));
+      },
     },
-  };
+    cancel,
+  );
   return { mcpReq, ...(sessionId === undefined ? {} : { sessionId }) } as unknown as ServerContext;
 }
 
@@ -314,7 +322,8 @@ export function plainModernCall(message: unknown): ModernCall | undefined {
  * handler runs it, and word the answer as the SDK's per-request transport does: the result
  * stamped `resultType: "complete"` and the server's identity in `_meta` (the 2026-07-28
  * codec's encode), an error in-band with 200 (400 for -32021, as the spec asks).
- * `headers`: the request's, for the client's identity (its bearer token).
+ * `headers`: the request's, for the client's identity (its bearer token); `cancel`: the client
+ * hanging up.
  */
 export async function runModernCall(
   toolCall: SessionToolCall,
@@ -322,25 +331,30 @@ export async function runModernCall(
   headers: { get(name: string): string | null },
   client: string,
   serverInfo: { readonly name: string; readonly version: string },
-  signal: AbortSignal,
+  cancel: CallCancel,
 ): Promise<ModernReply> {
   const { envelope } = call;
-  const mcpReq = {
-    id: call.id,
-    method: 'tools/call',
-    signal,
-    _meta: envelope,
-    envelope,
-    requestState: () => undefined,
-    // A 2026-07-28 request without a log level asks for no log messages; without a progress
-    // token, no progress; its server's questions go in `input_required` rounds, not requests.
-    log: () => Promise.resolve(),
-    notify: () => Promise.resolve(),
-    elicitInput: () => Promise.reject(new Error('mcpx fast path: a 2026-07-28 client is asked in rounds')),
-    requestSampling: () =>
-      Promise.reject(new Error('mcpx fast path: a 2026-07-28 client is asked in rounds')),
-    send: () => Promise.reject(new Error('mcpx fast path: a 2026-07-28 client is asked in rounds')),
-  };
+  const mcpReq = withRequestCancel(
+    {
+      id: call.id,
+      method: 'tools/call',
+      get signal() {
+        return cancel.signal;
+      },
+      _meta: envelope,
+      envelope,
+      requestState: () => undefined,
+      // A 2026-07-28 request without a log level asks for no log messages; without a progress
+      // token, no progress; its server's questions go in `input_required` rounds, not requests.
+      log: () => Promise.resolve(),
+      notify: () => Promise.resolve(),
+      elicitInput: () => Promise.reject(new Error('mcpx fast path: a 2026-07-28 client is asked in rounds')),
+      requestSampling: () =>
+        Promise.reject(new Error('mcpx fast path: a 2026-07-28 client is asked in rounds')),
+      send: () => Promise.reject(new Error('mcpx fast path: a 2026-07-28 client is asked in rounds')),
+    },
+    cancel,
+  );
   const ctx = { mcpReq, http: { req: { headers } } } as unknown as ServerContext;
   try {
     const result = await toolCall({ name: call.name, arguments: call.args }, ctx, { client, relay: true });

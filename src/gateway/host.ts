@@ -23,6 +23,7 @@ import {
 import type { AuditDecision, AuditedCall, AuditTrail } from '../audit/index.js';
 import type { ClientFeatures } from '../client/features.js';
 import type {
+  CallCancel,
   InputRound,
   ListKind,
   RequestControl,
@@ -52,6 +53,7 @@ import {
   type InputExchange,
   InputRounds,
   isModernRequest,
+  requestCancelOf,
   type StatelessRound,
 } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
@@ -130,6 +132,14 @@ export interface DownstreamCall {
 /** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
 const currentCtx = (call: DownstreamCall): ServerContext => call.exchange?.ctx ?? call.ctx;
 const signalOf = (call: DownstreamCall): AbortSignal => call.exchange?.signal ?? call.ctx.mcpReq.signal;
+/**
+ * How the upstream request learns that `call` was cancelled: through the `CallCancel` of its
+ * round or of its fast path where it has one (no `AbortSignal` made for it), else its signal.
+ */
+function cancellationOf(call: DownstreamCall): { signal: AbortSignal } | { cancel: CallCancel } {
+  const cancel = call.exchange?.cancel ?? requestCancelOf(call.ctx);
+  return cancel ? { cancel } : { signal: call.ctx.mcpReq.signal };
+}
 
 /** The questions a call's client can answer, for the upstream request's envelope. */
 function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
@@ -631,7 +641,7 @@ export class GatewayHost {
     try {
       const result = await this.#relay<CallToolResult>(call, (inputRound) =>
         this.registry.callTool(route.server, route.name, args, {
-          signal: signalOf(call),
+          ...cancellationOf(call),
           ownSignal: true,
           manualInput: true,
           ...inputCapabilitiesOf(call),

@@ -12,7 +12,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { InputRound } from '../client/index.js';
+import { CallCancel, type CancelWatcher, type InputRound } from '../client/index.js';
 import { isSealedState, RoundSeal, SealRefused } from './sealed-state.js';
 
 /** How long a client has to come back with its answers before the upstream call is cancelled. */
@@ -33,6 +33,23 @@ export const CAPABILITY_OF: Record<string, keyof ClientCapabilities> = {
 export function envelopeValue(ctx: ServerContext, key: string): unknown {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return envelope?.[key] ?? ctx.mcpReq._meta?.[key];
+}
+
+/** Where a fast call's context keeps its `CallCancel` (`withRequestCancel`). */
+const REQUEST_CANCEL = Symbol('mcpx.requestCancel');
+
+/**
+ * `mcpReq`, the context of a call the gateway's fast path made, carrying the `CallCancel` its
+ * `signal` is made from when something asks: an upstream request or a round watches it instead.
+ */
+export function withRequestCancel<T extends object>(mcpReq: T, cancel: CallCancel): T {
+  (mcpReq as { [REQUEST_CANCEL]?: CallCancel })[REQUEST_CANCEL] = cancel;
+  return mcpReq;
+}
+
+/** The `CallCancel` of a fast call's context; undefined for a request the SDK server dispatched. */
+export function requestCancelOf(ctx: ServerContext): CallCancel | undefined {
+  return (ctx.mcpReq as { [REQUEST_CANCEL]?: CallCancel })[REQUEST_CANCEL];
 }
 
 /** Whether a request came on the 2026-07-28 wire, where the server cannot send the client requests. */
@@ -102,9 +119,10 @@ interface Question {
  * which wait on them) queue here until the client's next round carries the
  * answers. `ctx` is the round in progress, for progress and logging.
  */
-export class InputExchange {
+export class InputExchange implements CancelWatcher {
   ctx: ServerContext;
-  readonly #controller = new AbortController();
+  /** The upstream call's cancellation (its `AbortSignal` made only if something asks). */
+  readonly cancel = new CallCancel();
   #queue: Question[] = [];
   #wake: (() => void) | undefined;
 
@@ -114,7 +132,7 @@ export class InputExchange {
 
   /** Aborts the upstream call: the client cancelled, or never came back. */
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    return this.cancel.signal;
   }
 
   /** An upstream's question; resolves with the client's answer in a later round. */
@@ -146,7 +164,12 @@ export class InputExchange {
 
   abort(reason: unknown): void {
     for (const question of this.take()) question.reject(reason);
-    this.#controller.abort(reason);
+    this.cancel.abort(reason);
+  }
+
+  /** The client cancelled the request of this round (a fast call's `CallCancel`). */
+  cancelled(reason: unknown): void {
+    this.abort(reason);
   }
 }
 
@@ -303,8 +326,10 @@ export class InputRounds {
   async #next<T>(flow: Flow<T>, owner: string, ctx: ServerContext): Promise<T | InputRequiredResult> {
     // The client cancelling this round cancels the upstream call; once the round is answered,
     // the request's end is no longer the call's.
+    const own = requestCancelOf(ctx);
     const cancel = () => flow.exchange.abort(ctx.mcpReq.signal.reason);
-    ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
+    if (own) own.watch(flow.exchange);
+    else ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
     try {
       const outcome = await Promise.race([flow.result, flow.exchange.asked().then(() => undefined)]);
       if (outcome === undefined) {
@@ -318,7 +343,8 @@ export class InputRounds {
       if (outcome.ok) return outcome.value;
       throw outcome.error;
     } finally {
-      ctx.mcpReq.signal.removeEventListener('abort', cancel);
+      if (own) own.unwatch(flow.exchange);
+      else ctx.mcpReq.signal.removeEventListener('abort', cancel);
     }
   }
 

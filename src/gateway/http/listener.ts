@@ -15,7 +15,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import type { ListKind } from '../../client/index.js';
+import { CallCancel, type ListKind } from '../../client/index.js';
 import {
   asksNothing,
   MODERN_REVISION,
@@ -360,19 +360,12 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     if (await refuseParamHeaderMismatch(parsed as ModernMessage, headers)) return false;
     fastCalls += 1;
     // The client hanging up cancels the call, as the SDK's per-request transport closing does.
-    const hangUp = new AbortController();
+    const hangUp = new CallCancel();
     const onClose = () => {
       if (!res.writableFinished) hangUp.abort(new Error('the client disconnected'));
     };
     res.once('close', onClose);
-    const reply = await runModernCall(
-      fast.toolCall,
-      call,
-      headers,
-      randomUUID(),
-      fast.serverInfo,
-      hangUp.signal,
-    );
+    const reply = await runModernCall(fast.toolCall, call, headers, randomUUID(), fast.serverInfo, hangUp);
     res.off('close', onClose);
     writeJson(res, reply.status, reply.body);
     return true;

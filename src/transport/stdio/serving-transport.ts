@@ -41,6 +41,8 @@ export class ServingStdioTransport implements Transport {
   readonly #lines: BoundedLineReader;
   #started = false;
   #closed = false;
+  /** The wait for the output to drain, shared by every message written while it is full. */
+  #drain: Promise<void> | undefined;
 
   constructor(input: ServingInput, output: ServingOutput) {
     this.#input = input;
@@ -76,19 +78,31 @@ export class ServingStdioTransport implements Transport {
       return Promise.reject(error);
     }
     if (room) return Promise.resolve();
-    // Past the output's high-water mark: settle once it drains, as the SDK's transport does.
-    return new Promise((resolve, reject) => {
+    return this.#drained();
+  }
+
+  /**
+   * Past the output's high-water mark: settle once it drains, as the SDK's transport does. Every
+   * message written until then shares one wait, so a thousand replies behind a slow reader add
+   * two listeners, not two thousand (whose removals, one by one, were a quarter of the gateway's
+   * CPU with a thousand calls in flight).
+   */
+  #drained(): Promise<void> {
+    this.#drain ??= new Promise((resolve, reject) => {
       const onDrain = () => {
+        this.#drain = undefined;
         this.#output.off('error', onError);
         resolve();
       };
       const onError = (error: Error) => {
+        this.#drain = undefined;
         this.#output.off('drain', onDrain);
         reject(error);
       };
       this.#output.once('drain', onDrain);
       this.#output.once('error', onError);
     });
+    return this.#drain;
   }
 
   async close(): Promise<void> {

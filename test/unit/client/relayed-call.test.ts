@@ -1,5 +1,6 @@
 import { type JSONRPCMessage, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { CallCancel } from '../../../src/client/call-cancel.js';
 import { isPlainToolResult, RelayedCalls } from '../../../src/client/relayed-call.js';
 import type { StdioTransport } from '../../../src/transport/index.js';
 
@@ -13,9 +14,10 @@ function pipe() {
     },
   };
   const relay = new RelayedCalls(transport as unknown as StdioTransport);
-  const reply = (message: Record<string, unknown>) =>
-    transport.onrelayreply?.({ jsonrpc: '2.0', id: sent[0]?.id, ...message } as JSONRPCMessage);
-  return { sent, relay, reply };
+  const replyTo = (id: unknown, message: Record<string, unknown>) =>
+    transport.onrelayreply?.({ jsonrpc: '2.0', id, ...message } as JSONRPCMessage);
+  const reply = (message: Record<string, unknown>) => replyTo(sent[0]?.id, message);
+  return { sent, relay, reply, replyTo };
 }
 
 const call = { name: 'echo', arguments: { message: 'hi' } };
@@ -60,6 +62,33 @@ describe('RelayedCalls', () => {
     expect(sent.at(-1)).toMatchObject({ method: 'notifications/cancelled', params: { reason: 'enough' } });
     relay.close();
     await expect(waiting).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
+  });
+
+  it('a CallCancel cancels upstream as an abort does; a call that ended stops watching it', async () => {
+    const { sent, relay, replyTo } = pipe();
+    const cancel = new CallCancel();
+    const cancelled = relay.callTool(call, { timeout: 1000, cancel });
+    cancel.abort('enough');
+    await expect(cancelled).rejects.toMatchObject({ code: SdkErrorCode.RequestTimeout, message: 'enough' });
+    expect(sent.at(-1)).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: sent[0]?.id, reason: 'enough' },
+    });
+    // Already cancelled: refused before anything is sent.
+    const count = sent.length;
+    await expect(relay.callTool(call, { timeout: 1000, cancel })).rejects.toMatchObject({
+      message: 'enough',
+    });
+    expect(sent).toHaveLength(count);
+    // A call that ended stops watching: a later abort of its CallCancel sends nothing.
+    const done = new CallCancel();
+    const answered = relay.callTool(call, { timeout: 1000, cancel: done });
+    await Promise.resolve();
+    const before = sent.length;
+    replyTo(sent.at(-1)?.id, { result: { content: [] } });
+    await expect(answered).resolves.toEqual({ content: [] });
+    done.abort('too late');
+    expect(sent).toHaveLength(before);
   });
 
   it("a result richer than plain text gets the SDK's own schema check", async () => {

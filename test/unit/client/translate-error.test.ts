@@ -11,7 +11,7 @@ describe('translateRequestError', () => {
     const error = translateRequestError(sdk, {
       server: 's',
       method: 'tools/call x',
-      signal: controller.signal,
+      cancelled: controller.signal,
     });
     expect(error.code).toBe(ErrorCode.Cancelled);
     expect(error.context.server).toBe('s');

@@ -79,6 +79,36 @@ describe('ServingStdioTransport', () => {
     expect(t.written).toHaveLength(2);
   });
 
+  it('makes every message written behind a full output share one wait for the drain', async () => {
+    const t = open();
+    await t.transport.start();
+    t.fill();
+    const pending = Array.from({ length: 500 }, (_, i) =>
+      t.transport.send({ jsonrpc: '2.0', id: i, result: { long: 'x'.repeat(64) } }),
+    );
+    // Two of the transport's own (one drain, one error), whatever the number of messages.
+    expect(t.output.listenerCount('drain')).toBe(1);
+    expect(t.output.listenerCount('error')).toBe(2);
+    await Promise.all(pending);
+    expect(t.written.join('').split('\n')).toHaveLength(501);
+    expect(t.output.listenerCount('drain')).toBe(0);
+    expect(t.output.listenerCount('error')).toBe(1);
+    // The next message behind a full output waits for the next drain.
+    await t.transport.send({ jsonrpc: '2.0', id: 'next', result: { long: 'x'.repeat(64) } });
+    expect(t.written.at(-1)).toContain('"next"');
+  });
+
+  it('fails every message waiting for a drain when the output fails', async () => {
+    const t = open();
+    await t.transport.start();
+    t.fill();
+    const pending = [1, 2, 3].map((id) =>
+      t.transport.send({ jsonrpc: '2.0', id, result: { long: 'x'.repeat(64) } }),
+    );
+    t.output.destroy(new Error('EPIPE'));
+    for (const send of pending) await expect(send).rejects.toThrow('EPIPE');
+  });
+
   it('closes once when its input ends, and refuses to send after', async () => {
     const t = open();
     await t.transport.start();
