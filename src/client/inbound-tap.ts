@@ -33,16 +33,31 @@ export function tapInbound(transport: Transport, tap: InboundTap): void {
         return;
       }
       const tapped: NonNullable<Transport['onmessage']> = (message, extra) => {
-        let seen: JSONRPCMessage | undefined = message;
-        for (const each of all) {
-          seen = each(seen);
-          if (seen === undefined) return;
-        }
-        next(seen, extra);
+        const seen = throughAll(all, message);
+        if (seen !== undefined) next(seen, extra);
       };
       wrapped.add(tapped);
       handler = tapped;
     },
   });
   if (handler) transport.onmessage = handler;
+}
+
+/**
+ * `message` through every tap of `transport`, in order, for a message it delivers beside
+ * `onmessage` (a relayed call's reply, `relayed-call.ts`): what the SDK would have been given,
+ * or `undefined` when a tap dropped it. So a request traced on its way out ends its span.
+ */
+export function throughTaps(transport: Transport, message: JSONRPCMessage): JSONRPCMessage | undefined {
+  const taps = tapsOf.get(transport);
+  return taps ? throughAll(taps, message) : message;
+}
+
+function throughAll(taps: readonly InboundTap[], message: JSONRPCMessage): JSONRPCMessage | undefined {
+  let seen: JSONRPCMessage | undefined = message;
+  for (const each of taps) {
+    seen = each(seen);
+    if (seen === undefined) return undefined;
+  }
+  return seen;
 }

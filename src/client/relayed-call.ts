@@ -9,6 +9,7 @@ import {
 import { RELAY_ID_PREFIX, type StdioTransport } from '../transport/index.js';
 import type { CallCancel, CancelWatcher } from './call-cancel.js';
 import { Deadlines } from './deadlines.js';
+import { throughTaps } from './inbound-tap.js';
 
 /** What one relayed request may be told while it waits: as the SDK's `RequestOptions`. */
 export interface RelayOptions {
@@ -133,7 +134,11 @@ export class RelayedCalls {
   constructor(transport: StdioTransport) {
     // Every waiting call's timeout on one timer (`Deadlines`).
     this.#relay = { transport, waiting: new Map(), deadlines: new Deadlines() };
-    transport.onrelayreply = (reply) => this.#onReply(reply);
+    // A reply passes the transport's inbound taps as the SDK's messages do (its span ends there).
+    transport.onrelayreply = (reply) => {
+      const seen = throughTaps(transport, reply);
+      if (seen) this.#onReply(seen);
+    };
   }
 
   callTool(params: { name: string; arguments: Record<string, unknown> }, options: RelayOptions) {

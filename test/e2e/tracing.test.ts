@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../../src/testing/fake-model-server.js';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
@@ -17,6 +18,7 @@ import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../help
 
 const run = promisify(execFile);
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const rawServerPath = fileURLToPath(new URL('../../bench/lib/raw-server.mjs', import.meta.url));
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -33,6 +35,9 @@ beforeAll(async () => {
       permission: 'yolo',
       mcpServers: {
         local: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_TRACE_LOG: traceLog } },
+        // A 2025-11-25 server that sets no log level: a plain call's upstream hop is a line beside
+        // the SDK client (`relayed-call.ts`).
+        pinned: { command: process.execPath, args: [rawServerPath], protocol: 'legacy' },
       },
     }),
   );
@@ -118,6 +123,50 @@ describe('one trace from the library through the gateway to the upstream server'
         .map((line) => JSON.parse(line) as { method: string; traceparent?: string });
       const calls = received.filter((r) => r.method === 'tools/call');
       expect(calls.at(-1)?.traceparent).toBe(`00-${traceId}-${upstream.spanId}-01`);
+    });
+  }
+});
+
+describe('a traced gateway, called by a client that sends no trace context', () => {
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`takes the fast path, and the call's spans end (${era === 'legacy' ? '2025-11-25' : '2026-07-28'} client)`, async () => {
+      receiver = await startOtlpReceiver();
+      const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' };
+      const gateway = await world.serve(['--server', 'pinned', '--verbose'], otel);
+      const client = new Client(
+        { name: 'plain', version: '1.0.0' },
+        { versionNegotiation: era === 'legacy' ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url as string)));
+      // A 2025 session takes the fast path once its standalone stream is open.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const message of ['one', 'two']) {
+        const result = await client.callTool({ name: 'echo', arguments: { message } });
+        expect((result.content as { text: string }[])[0]?.text).toBe(message);
+      }
+
+      // Each call: the gateway's SERVER span, and its upstream CLIENT span under it, ended with the
+      // answer (while the gateway still runs: closing it would end a span left open, as failed).
+      const pairs = (spans: readonly ReceivedSpan[]) =>
+        spans.filter(
+          (inbound) =>
+            inbound.service === 'mcpx' &&
+            inbound.kind === SERVER &&
+            inbound.attributes['mcp.method.name'] === 'tools/call' &&
+            spans.some(
+              (s) =>
+                s.kind === CLIENT &&
+                s.name === 'tools/call echo' &&
+                s.parentSpanId === inbound.spanId &&
+                s.attributes['error.type'] === undefined,
+            ),
+        );
+      await receiver.waitFor((spans) => pairs(spans).length === 2);
+      expect(pairs(receiver.spans)).toHaveLength(2);
+      await client.close();
+      gateway.child.kill('SIGTERM');
+      await gateway.exited;
+      expect(Number(/(\d+) call\(s\) took the fast path/.exec(gateway.stderr())?.[1])).toBe(2);
     });
   }
 });

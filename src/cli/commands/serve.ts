@@ -6,7 +6,6 @@ import { ExitCode } from '../exit-codes.js';
 import { usePermissionFlag } from '../permission-level.js';
 import { checkServeFlags, readServeSettings, type ServeOptions, servePolicy } from '../serve-flags.js';
 import type { CliSession } from '../session.js';
-import { commandTracing } from '../tracing.js';
 
 export type { ServeOptions } from '../serve-flags.js';
 
@@ -71,8 +70,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
     ...(log ? { onRequest: (event) => event.method !== 'tools/call' && log.record(event) } : {}),
     ...(metrics ? { metrics } : {}),
     // MCPX_GATEWAY_FAST_PATH=0: every request the full way (to compare the two, or to rule it out).
-    // A traced serve takes the full way too: its spans are made in the session servers.
-    fastPath: io.env.MCPX_GATEWAY_FAST_PATH !== '0' && commandTracing() === undefined,
+    fastPath: io.env.MCPX_GATEWAY_FAST_PATH !== '0',
     watchConfig: true,
     on: (event) => session.notice(describe(event)),
   }).catch(async (error: unknown) => {

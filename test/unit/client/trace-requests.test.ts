@@ -1,9 +1,11 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { ProxyTracer } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RelayedCalls } from '../../../src/client/relayed-call.js';
 import { traceRequests } from '../../../src/client/trace-requests.js';
 import { mcpxTracer } from '../../../src/tracing/index.js';
 import { startTracing } from '../../../src/tracing/start.js';
+import type { StdioTransport } from '../../../src/transport/index.js';
 
 /** A transport that keeps what it is given to send, and hands back what it is told to receive. */
 function fakeTransport() {
@@ -62,6 +64,23 @@ describe('requests traced on the wire', () => {
       expect((sent[1] as { params: { _meta?: { traceparent?: string } } }).params._meta?.traceparent).toMatch(
         /^00-/,
       );
+    } finally {
+      await tracing.shutdown();
+    }
+  });
+
+  it("a call relayed as a plain line (the gateway's fast path) ends its span with the relayed reply", async () => {
+    const { transport, sent } = fakeTransport();
+    const relayed = transport as unknown as StdioTransport & { onrelayreply?: (m: JSONRPCMessage) => void };
+    const relay = new RelayedCalls(relayed);
+    const tracing = await startTracing({ exporter: 'memory' });
+    try {
+      const answered = relay.callTool({ name: 'echo', arguments: { message: 'hi' } }, { timeout: 1000 });
+      await Promise.resolve();
+      const id = (sent[0] as { id: string }).id;
+      relayed.onrelayreply?.({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'hi' }] } });
+      await expect(answered).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
+      expect(tracing.spans().map((s) => s.name)).toEqual(['tools/call echo']);
     } finally {
       await tracing.shutdown();
     }
