@@ -26,6 +26,7 @@ import {
 } from '../tracing/index.js';
 import {
   linkSignal,
+  MODERN_REVISION,
   outsideSdkScope,
   type SdkDiagnostic,
   StdioTransport,
@@ -111,7 +112,6 @@ const ERA_RECHECK_GRACE_MS = 1_000;
 
 // The SDK's own cap, a step behind ours (list-bounds.ts), which says more.
 const LIST_MAX_PAGES = DEFAULT_LIST_LIMITS.maxPages + 1;
-const MODERN_VERSION = '2026-07-28';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
@@ -401,7 +401,7 @@ async function attemptConnect(
   await prepareTransport(transport, budget, prior === undefined, server, options.signal);
   const remainingMs = Math.max(1, budget.remainingMs());
   const negotiating = server.protocol === 'auto' && prior === undefined;
-  const witness = negotiating ? witnessEraProbe(transport, MODERN_VERSION) : undefined;
+  const witness = negotiating ? witnessEraProbe(transport, MODERN_REVISION) : undefined;
   const spokeModern = negotiating && options.eraCache?.lastSeen?.(eraCacheKey(server))?.kind === 'modern';
   const clientOptions: ClientOptions = {
     capabilities: capabilitiesFor(options.features),
@@ -410,7 +410,7 @@ async function attemptConnect(
       server.protocol === 'legacy'
         ? { mode: 'legacy' }
         : server.protocol === 'modern'
-          ? { mode: { pin: MODERN_VERSION } }
+          ? { mode: { pin: MODERN_REVISION } }
           : { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(transport, remainingMs, spokeModern) } },
     ...(options.onListChanged
       ? { listChanged: listChangedHandlers(outsideSdkScope(options.onListChanged)) }

@@ -10,6 +10,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { CallCancel } from '../client/index.js';
+import { MODERN_REVISION } from '../transport/index.js';
 import type { GatewayHost } from './host.js';
 import { withRequestCancel } from './input-rounds.js';
 import { type SessionToolCall, sessionToolCall } from './session-server.js';
@@ -287,9 +288,6 @@ export interface ModernReply {
   readonly status: number;
   readonly body: string;
 }
-
-/** The revision a 2026-07-28 fast call must carry, in its header and its envelope. */
-export const MODERN_REVISION = '2026-07-28';
 
 /** A plain 2026-07-28 `tools/call`: a plain call and its envelope. */
 export interface ModernCall extends PlainCall {

@@ -17,6 +17,7 @@ export type {
 export { backoffDelay } from './http/retry-policy.js';
 export { linkSignal } from './linked-signal.js';
 export { inArrivalOrder } from './response-order.js';
+export { MODERN_REVISION } from './revisions.js';
 export {
   claimConsole,
   outsideSdkScope,

@@ -16,14 +16,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { CallCancel, type ListKind } from '../../client/index.js';
-import {
-  asksNothing,
-  MODERN_REVISION,
-  plainCall,
-  plainModernCall,
-  runModernCall,
-  SessionFastCalls,
-} from '../fast-path.js';
+import { MODERN_REVISION } from '../../transport/index.js';
+import { asksNothing, plainCall, plainModernCall, runModernCall, SessionFastCalls } from '../fast-path.js';
 import type { LogMessage } from '../host.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';

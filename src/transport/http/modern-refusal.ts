@@ -6,6 +6,7 @@
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { MODERN_REVISION } from '../revisions.js';
 
 /** The headers do not match the body (`Mcp-Method`, `Mcp-Name`, `Mcp-Protocol-Version`). */
 const HEADER_MISMATCH = -32020;
@@ -18,8 +19,6 @@ const MODERN_REFUSAL_CODES: ReadonlySet<number> = new Set([
   MISSING_CLIENT_CAPABILITY,
   UNSUPPORTED_PROTOCOL_VERSION,
 ]);
-/** The modern revision mcpx speaks, next to the SDK's 2025-era list. */
-const MODERN_VERSION = '2026-07-28';
 
 export interface ModernRefusal {
   readonly code: number;
@@ -63,17 +62,17 @@ export function modernRefusalError(
   refusal: ModernRefusal,
   probe?: ModernRefusal,
 ): McpxError {
-  const spoken = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+  const spoken = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
   const context = { server, url, httpStatus: 400 };
   const supported = refusal.supported;
   if (supported && !supported.some((version) => spoken.includes(version))) {
     return new McpxError(
       ErrorCode.ServerRejected,
-      `'${server}' supports only protocol version${supported.length === 1 ? '' : 's'} ${supported.join(', ')}, none of which this mcpx speaks (${MODERN_VERSION}, ${SUPPORTED_PROTOCOL_VERSIONS[0]} and older)`,
+      `'${server}' supports only protocol version${supported.length === 1 ? '' : 's'} ${supported.join(', ')}, none of which this mcpx speaks (${MODERN_REVISION}, ${SUPPORTED_PROTOCOL_VERSIONS[0]} and older)`,
       {
         ...context,
         causes: ['the server is newer than this mcpx'],
-        fixes: ['update mcpx', `or use a version of the server that still supports ${MODERN_VERSION}`],
+        fixes: ['update mcpx', `or use a version of the server that still supports ${MODERN_REVISION}`],
       },
     );
   }
