@@ -144,7 +144,7 @@ export class RelayedCalls {
   callTool(params: { name: string; arguments: Record<string, unknown> }, options: RelayOptions) {
     return new Promise<CallToolResult>((resolve, reject) => {
       if (this.#closed) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-      const cancelled = options.cancel ?? options.signal;
+      const cancelled = options.cancel?.aborted ? options.cancel : options.signal;
       if (cancelled?.aborted) {
         const reason = cancelled.reason;
         return reject(

@@ -930,9 +930,7 @@ class SdkServerConnection implements ServerConnection {
     takesCancel = false,
   ): Promise<T> {
     const timeoutMs = control?.timeoutMs ?? this.#requestTimeoutMs;
-    // The caller's cancellation, whichever way it came (`cancel` is `signal` made only when needed).
-    const cancelled = control?.cancel ?? control?.signal;
-    if (cancelled?.aborted) {
+    if (cancelledBy(control)) {
       throw new McpxError(ErrorCode.Cancelled, `${method} was cancelled`, { server: this.server.name });
     }
     if (this.#closed) {
@@ -959,20 +957,21 @@ class SdkServerConnection implements ServerConnection {
       try {
         result = await attempt();
       } catch (error) {
-        if (cancelled?.aborted || !(await this.#recoverFromStaleVerdict(error))) throw error;
+        if (cancelledBy(control) || !(await this.#recoverFromStaleVerdict(error))) throw error;
         result = await attempt();
       }
       this.#renegotiate = undefined; // the era works: no later failure is blamed on it
       return result;
     } catch (error) {
-      const own = cancelled?.aborted ? undefined : this.transport.failureFor?.(error);
+      const cancelled = { aborted: cancelledBy(control) };
+      const own = cancelled.aborted ? undefined : this.transport.failureFor?.(error);
       if (own) throw locate(own, this.server);
       throw locate(
         translateRequestError(error, {
           server: this.server.name,
           method,
           timeoutMs,
-          ...(cancelled ? { cancelled } : {}),
+          cancelled,
           ...(this.transport.closeReason?.()
             ? { closeReason: this.transport.closeReason() as McpxError }
             : {}),
@@ -983,6 +982,11 @@ class SdkServerConnection implements ServerConnection {
       link?.release();
     }
   }
+}
+
+/** Whether the caller cancelled the request, whichever way (`cancel` is a `signal` made only when needed). */
+function cancelledBy(control: RequestControl | undefined): boolean {
+  return control?.cancel?.aborted === true || control?.signal?.aborted === true;
 }
 
 // JSON-RPC errors a 2025-era server gives a 2026-07-28 request it cannot take:

@@ -10,19 +10,17 @@ import {
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isInitializeRequest,
-  isJsonContentType,
   isLegacyRequest,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { CallCancel, type ListKind } from '../../client/index.js';
-import { MODERN_REVISION } from '../../transport/index.js';
-import { asksNothing, plainCall, plainModernCall, runModernCall, SessionFastCalls } from '../fast-path.js';
+import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../host.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
+import { HttpFastCalls } from './fast-calls.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
 import {
@@ -161,9 +159,6 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   });
   const live = new LiveSessions();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  // The fast path's view of each 2025 session: its calls, and its standalone GET streams open now.
-  const fastSessions = new Map<string, { readonly calls: SessionFastCalls; streams: number }>();
-  let fastCalls = 0;
   const events = createSseEventLog(options.sseEventBounds);
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const activity = new SessionActivity(idleMs);
@@ -209,14 +204,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
         request.headers.get('accept')?.includes('text/event-stream')
       )
         await takeOverStream(transport, events.forSession(sessionId), lastEventId);
-      const fastSession = fastSessions.get(sessionId);
-      if (fastSession && request.method === 'GET' && !lastEventId) {
-        // A GET stream of the session's own (not a resumed one), counted while it is open.
-        fastSession.streams += 1;
-        res.once('close', () => {
-          fastSession.streams -= 1;
-        });
-      }
+      if (request.method === 'GET' && !lastEventId) fast?.streamOpened(sessionId, res);
       // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
       const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
       return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
@@ -241,8 +229,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       },
     });
     live.add(server);
-    if (options.fastPath && options.ssePollMs === undefined)
-      fastSessions.set(id, { calls: new SessionFastCalls(server, id), streams: 0 });
+    // A call of a session under SSE polling needs its own stream, to be resumed.
+    if (options.ssePollMs === undefined) fast?.addSession(id, server);
     await server.connect(transport);
     if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
     const closed = transport.onclose;
@@ -250,8 +238,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       sessions.delete(id);
       events.dropSession(id);
       activity.forget(id);
-      fastSessions.get(id)?.calls.close();
-      fastSessions.delete(id);
+      fast?.closeSession(id);
       closed?.();
     };
     const response = await transport.handleRequest(request, { parsedBody: body });
@@ -297,83 +284,15 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     return Response.json({ jsonrpc: '2.0', id: message.id ?? null, error }, { status: 400 });
   };
 
-  /**
-   * A 2025-11-25 session's plain call (or its cancellation) taken before the SDK transport,
-   * when its headers are what the transport's checks pass and the session can take it
-   * (see `fast-path.ts`). Answered with one JSON body, which the spec lets a server choose
-   * for any request; true when taken.
-   */
-  const fastLegacy = (req: IncomingMessage, res: ServerResponse, parsed: unknown): boolean => {
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId !== 'string' || !sessions.has(sessionId)) return false;
-    const session = fastSessions.get(sessionId);
-    if (!session || session.streams === 0) return false;
-    const { calls } = session;
-    if (!calls.ready || !asksNothing(calls.clientCapabilities)) return false;
-    const version = req.headers['mcp-protocol-version'];
-    if (version !== undefined && version !== calls.protocolVersion) return false;
-    const message = parsed as { method?: unknown; id?: unknown; params?: unknown };
-    if (message.method === 'notifications/cancelled' && !('id' in message)) {
-      if (!calls.cancel(message.params)) return false;
-      res.writeHead(202).end();
-      return true;
-    }
-    const call = plainCall(parsed);
-    if (!call || calls.has(call.id)) return false;
-    fastCalls += 1;
-    res.once('close', activity.begin(sessionId));
-    void calls.run(call, true).then((reply) => {
-      if (res.destroyed) return;
-      if (!reply) {
-        // Cancelled: the SDK leaves such a request's stream to end without an answer.
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': sessionId }).end();
-        return;
-      }
-      writeJson(res, 200, JSON.stringify(reply), { 'mcp-session-id': sessionId });
-    });
-    return true;
-  };
-
-  /**
-   * A plain 2026-07-28 call taken before the SDK's per-request server, when its standard
-   * headers agree with its body as the SDK's checks require (anything else, including a
-   * disagreement, is the SDK's to answer). True when taken.
-   */
-  const fastModern = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    parsed: unknown,
-    fast: NonNullable<GatewayHttpOptions['fastPath']>,
-  ): Promise<boolean> => {
-    const h = req.headers;
-    if (h['mcp-session-id'] !== undefined || h['mcp-protocol-version'] !== MODERN_REVISION) return false;
-    if (h['mcp-method'] !== 'tools/call') return false;
-    const call = plainModernCall(parsed);
-    if (!call || h['mcp-name'] !== call.name) return false;
-    const headers = headerLookup(req);
-    if (await refuseParamHeaderMismatch(parsed as ModernMessage, headers)) return false;
-    fastCalls += 1;
-    // The client hanging up cancels the call, as the SDK's per-request transport closing does.
-    const hangUp = new CallCancel();
-    const onClose = () => {
-      if (!res.writableFinished) hangUp.abort(new Error('the client disconnected'));
-    };
-    res.once('close', onClose);
-    const reply = await runModernCall(fast.toolCall, call, headers, randomUUID(), fast.serverInfo, hangUp);
-    res.off('close', onClose);
-    writeJson(res, reply.status, reply.body);
-    return true;
-  };
-
-  /** Whether a POST's headers pass the SDK's content checks (a JSON body, both answers accepted). */
-  const plainPost = (req: IncomingMessage): boolean => {
-    const accept = req.headers.accept;
-    return (
-      isJsonContentType(req.headers['content-type'] ?? null) &&
-      accept?.includes('application/json') === true &&
-      accept.includes('text/event-stream')
-    );
-  };
+  const fast = options.fastPath
+    ? new HttpFastCalls({
+        ...options.fastPath,
+        isSession: (id) => sessions.has(id),
+        activity,
+        paramHeaderRefusal: (message, headers) =>
+          refuseParamHeaderMismatch(message as ModernMessage, headers),
+      })
+    : undefined;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
@@ -422,11 +341,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     // Parsed once, for the fast path, the era, the gateway's own checks and the SDK (no
     // Request.clone(), no second parse); a body that does not parse is left to the SDK to answer.
     const parsed = body ? parseMessage(body) : undefined;
-    const fast = options.fastPath;
-    if (fast && parsed !== undefined && plainPost(req)) {
-      if (fastLegacy(req, res, parsed)) return;
-      if (await fastModern(req, res, parsed, fast)) return;
-    }
+    if (fast && parsed !== undefined && (await fast.take(req, res, parsed))) return;
     const request = toWebRequest(req, origins.safe(origin), body);
     const isLegacy = await isLegacyRequest(request, parsed);
     const message = isLegacy ? undefined : parsed;
@@ -466,7 +381,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       return sessions.size;
     },
     get fastCalls() {
-      return fastCalls;
+      return fast?.taken ?? 0;
     },
     async close(drain) {
       clearInterval(sweeper);
@@ -481,22 +396,6 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       await closed;
     },
   };
-}
-
-/** A whole JSON answer: its headers and body leave in one write, with a length. */
-function writeJson(
-  res: ServerResponse,
-  status: number,
-  body: string,
-  headers?: Record<string, string>,
-): void {
-  if (res.destroyed) return;
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
-    ...headers,
-  });
-  res.end(body);
 }
 
 /** `GET /metrics` (HEAD too): the text format a Prometheus scrapes; any other method is not allowed. */
