@@ -600,7 +600,7 @@ async function gatewayTable() {
   // Calls per route and round, made sequentially, then again with `inFlight` at a time (each call
   // that ends starts the next): the same load for all. 5,000 are a route's steady state (issue 26,
   // item 2): the first thousand or so of a relay still carry its start (code compiled late, caches
-  // filled); at 2,000 every HTTP relay's CPU per call read 15-40% above its figure at 5,000. In
+  // filled); at 2,000 every HTTP peer's CPU per call read 29-51% above its figure at 5,000. In
   // flight the same: one burst of 1,000 (50 ms on stdio) read its throughput ±15% run to run.
   const sequential = { stdio: quick ? 300 : 5000, http: quick ? 100 : 5000 };
   const inFlight = quick ? 200 : 1000;
