@@ -132,7 +132,11 @@ describe('a traced gateway, called by a client that sends no trace context', () 
     it(`takes the fast path, and the call's spans end (${era === 'legacy' ? '2025-11-25' : '2026-07-28'} client)`, async () => {
       receiver = await startOtlpReceiver();
       const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' };
-      const gateway = await world.serve(['--server', 'pinned', '--verbose'], otel);
+      // The fast path on, whatever the environment says (the suites also run with it off).
+      const gateway = await world.serve(['--server', 'pinned', '--verbose'], {
+        ...otel,
+        MCPX_GATEWAY_FAST_PATH: '1',
+      });
       const client = new Client(
         { name: 'plain', version: '1.0.0' },
         { versionNegotiation: era === 'legacy' ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
