@@ -228,8 +228,10 @@ describe('five mcpx serve sessions on one config', () => {
       },
     );
     const otherProgress: number[] = [];
+    // Steps far enough apart that a loaded machine does not deliver several in one chunk with the
+    // result, where the SDK client drops the progress (typescript-sdk#2580, below).
     const finished = two.client.callTool(
-      { name: 'b__slow_operation', arguments: { steps: 4, delay_ms: 50 } },
+      { name: 'b__slow_operation', arguments: { steps: 4, delay_ms: 150 } },
       { onprogress: (p) => void otherProgress.push(p.progress) },
     );
     await expect(cancelled).rejects.toThrow();
