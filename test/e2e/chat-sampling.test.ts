@@ -85,6 +85,8 @@ describe('mcpx chat: a server samples with tools and an image', () => {
       await term.waitFor('Allow?');
       await term.type('y', KEY.enter);
       await term.waitFor('The weather tool says it is sunny in Paris.');
+      // Back at the prompt, as a person would be, before leaving.
+      await term.waitFor('> ');
       await term.type(KEY.ctrlD);
       expect(await term.exited).toBe(0);
 
