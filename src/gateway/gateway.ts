@@ -320,7 +320,7 @@ function listenStdio(
   const stopLogs = core.onLog((message) => live.log(message));
   const ended = new Promise<void>((resolve) => stdin.once('end', () => resolve()));
   // Replies finished in one turn of the event loop reach the client in one write (see
-  // coalescingWriter; it also takes the SDK's per-message 'drain' listeners off stdout).
+  // coalescingWriter); replies behind a full pipe share one wait for it (ServingStdioTransport).
   const output = coalescingWriter(stdout as NodeJS.WriteStream);
   const transport = new ServingStdioTransport(stdin as NodeJS.ReadStream, output);
   let session: Server | undefined;

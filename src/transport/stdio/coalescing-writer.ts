@@ -60,9 +60,5 @@ export function coalescingWriter(target: CoalescingTarget): Writable {
       );
     },
   });
-  // The SDK transport adds a 'drain' and an 'error' listener for each message it writes
-  // past the high-water mark; with many replies behind a slow reader that is many listeners
-  // at once, removed as the pipe drains: no leak for MaxListenersExceededWarning to report.
-  writer.setMaxListeners(0);
   return writer;
 }

@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { coalescingWriter } from '../../../src/transport/stdio/coalescing-writer.js';
 import {
   SERVING_MAX_LINE_BYTES,
   ServingStdioTransport,
@@ -96,6 +97,31 @@ describe('ServingStdioTransport', () => {
     // The next message behind a full output waits for the next drain.
     await t.transport.send({ jsonrpc: '2.0', id: 'next', result: { long: 'x'.repeat(64) } });
     expect(t.written.at(-1)).toContain('"next"');
+  });
+
+  it("behind the gateway's coalescing writer and a full pipe, a thousand replies warn about nothing", async () => {
+    // The pipe (as stdout): full until the test lets it drain.
+    const pipe = new Writable({
+      highWaterMark: 64,
+      write(_chunk, _encoding, done) {
+        setTimeout(done, 5);
+      },
+    });
+    const output = coalescingWriter(pipe);
+    const t = new ServingStdioTransport(new PassThrough(), output);
+    await t.start();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const sent = Array.from({ length: 1000 }, (_, i) => t.send({ jsonrpc: '2.0', id: i, result: {} }));
+      expect(output.listenerCount('drain')).toBeLessThanOrEqual(1);
+      await Promise.all(sent);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('fails every message waiting for a drain when the output fails', async () => {
