@@ -601,7 +601,7 @@ async function gatewayTable() {
   // Calls per route and round, made sequentially twice (the first calls, then the steady state),
   // then again with `inFlight` at a time (each call that ends starts the next): the same load for
   // all. The first 5,000 calls still carry every process's warm-up (V8 optimises a function only
-  // after many calls; caches and heaps grow): relay and client alike spent 40-75% more CPU per
+  // after many calls; caches and heaps grow): relay and client alike spent 20-70% more CPU per
   // call in them than in the next 5,000, and no less in the 5,000 after 15,000. The steady state
   // is what issue 26 asks for; the first calls are reported beside it. In flight the same: one
   // burst of 1,000 (50 ms on stdio) read its throughput ±15% run to run.

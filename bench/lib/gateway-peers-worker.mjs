@@ -260,7 +260,7 @@ async function cleanUp() {
  * Warm up, then time sequential calls (with the CPU they cost each side) twice, then calls in
  * flight. The first round of sequential calls is each process still warming up (V8 compiles a
  * function's optimised code only after many calls; caches and heaps grow): measured, it cost
- * every route's relay and client 40-75% more CPU per call than the second, which is the steady
+ * every route's relay and client 20-70% more CPU per call than the second, which is the steady
  * state. Both are reported.
  */
 async function measure(call, ownCpu, relayCpu) {
