@@ -655,19 +655,7 @@ async function gatewayTable() {
     ...routes.map(([route, label, transport]) => {
       const g = figures[route];
       if (g.error)
-        return [
-          label,
-          transport,
-          `failed: ${g.error.replaceAll('|', '\\|')}`,
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-          '',
-        ];
+        return [label, transport, `failed: ${g.error.replaceAll('|', '\\|')}`, ...Array(8).fill('')];
       return [
         label,
         transport,
