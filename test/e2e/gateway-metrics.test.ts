@@ -3,14 +3,13 @@
  * same bearer token as `/mcp`, with the calls, latencies, connections and sessions a client's
  * requests made; and on stdio, pushed over OTLP/HTTP when the environment names an endpoint.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
+import { startOtlpMetricsReceiver } from '../helpers/otlp-receiver.js';
 
 const hostileServerPath = join(repoRoot, 'dist/testing/hostile-server.js');
 const TOKEN = 'metrics-test-token-0123456789abcdef';
@@ -140,17 +139,8 @@ describe('GET /metrics on mcpx serve --http', () => {
 
 describe('mcpx serve on stdio with an OTLP endpoint', () => {
   it('pushes its metrics over OTLP/HTTP, the last of them as it stops', async () => {
-    const bodies: string[] = [];
-    const receiver = createServer((req: IncomingMessage, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.url === '/v1/metrics') bodies.push(Buffer.concat(chunks).toString('utf8'));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const { port } = receiver.address() as AddressInfo;
+    const receiver = await startOtlpMetricsReceiver();
+    const { bodies } = receiver;
     try {
       const transport = new StdioClientTransport({
         command: process.execPath,
@@ -160,7 +150,7 @@ describe('mcpx serve on stdio with an OTLP endpoint', () => {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           HOME: world.home,
           MCPX_HOME: join(world.home, '.mcpx'),
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         },
         stderr: 'pipe',
       });
@@ -181,7 +171,7 @@ describe('mcpx serve on stdio with an OTLP endpoint', () => {
       expect(pushed).toContain('"stringValue":"echo"');
       expect(stderr).toBe('');
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
     }
   });
 });

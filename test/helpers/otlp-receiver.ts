@@ -93,10 +93,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: await listening(server),
     spans,
     async waitFor(predicate, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
@@ -114,4 +112,36 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** An OTLP/HTTP metrics receiver on 127.0.0.1:0: the body of every `POST /v1/metrics`, as sent. */
+export interface OtlpMetricsReceiver {
+  /** `http://127.0.0.1:PORT`: the value of OTEL_EXPORTER_OTLP_ENDPOINT. */
+  readonly endpoint: string;
+  readonly bodies: string[];
+  close(): Promise<void>;
+}
+
+export async function startOtlpMetricsReceiver(): Promise<OtlpMetricsReceiver> {
+  const bodies: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.url === '/v1/metrics') bodies.push(Buffer.concat(chunks).toString('utf8'));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return {
+    endpoint: await listening(server),
+    bodies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Listen on a free loopback port; the receiver's endpoint (OTEL_EXPORTER_OTLP_ENDPOINT). */
+async function listening(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
 }

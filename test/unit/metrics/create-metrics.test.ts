@@ -3,10 +3,9 @@
  * histograms that add up, and label values from servers that can neither break the exposition
  * format nor grow without bound.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/metrics/index.js';
+import { startOtlpMetricsReceiver } from '../../helpers/otlp-receiver.js';
 
 /** One sample line of the text format: a name, `{label="value",…}` with escaped values, a number. */
 const SAMPLE =
@@ -142,18 +141,8 @@ describe('createMetrics', () => {
   // Records are made after the turn that asks for them (the answer goes out first): a scrape or
   // the last push in that same turn must still see them.
   it('loses no record held for the end of the turn: a scrape and the last OTLP push see it', async () => {
-    const bodies: string[] = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        if (req.url === '/v1/metrics') bodies.push(Buffer.concat(chunks).toString('utf8'));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const { port } = receiver.address() as AddressInfo;
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+    const receiver = await startOtlpMetricsReceiver();
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint };
     // The OTLP exporter reads its endpoint from the process's environment, as `mcpx serve`'s is.
     const before = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = env.OTEL_EXPORTER_OTLP_ENDPOINT;
@@ -163,13 +152,13 @@ describe('createMetrics', () => {
       expect(samples(await metrics.prometheus(), 'mcpx_tool_calls_total')).toHaveLength(1);
       metrics.served({ method: 'tools/call', server: 'github', tool: 'fetch', seconds: 0.001 });
       await metrics.shutdown();
-      const pushed = bodies.join('\n');
+      const pushed = receiver.bodies.join('\n');
       expect(pushed).toContain('"stringValue":"search"');
       expect(pushed).toContain('"stringValue":"fetch"');
     } finally {
       if (before === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
       else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = before;
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
     }
   });
 
