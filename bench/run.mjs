@@ -564,15 +564,35 @@ async function sessionRows() {
     `${ratio(mb(thin, 'rssKb'), mb(full, 'rssKb'))} RSS, ${ratio(mb(thin, 'anonKb'), mb(full, 'anonKb'))} private`,
     '≤ 40 MB',
   ]);
+  const floorRss = median(figures.shared.map((f) => f.bridgeRssKb)) / 1024;
+  rows.push([
+    'The same thin `mcpx serve`: RSS (private)',
+    'the floor of any bridge: a Node process piping its stdin to a Unix socket and back (`lib/socket-bridge.cjs`)',
+    `${fmt(floorRss, 1)} MB (${fmt(median(figures.shared.map((f) => f.bridgeAnonKb)) / 1024, 1)} MB)`,
+    `${fmt(mb(thin, 'rssKb'), 1)} MB (${fmt(mb(thin, 'anonKb'), 1)} MB)`,
+    `${ratio(mb(thin, 'rssKb'), floorRss)} RSS`,
+    '',
+  ]);
+  const all = (key) => median(figures.shared.flatMap((f) => f[key]));
+  const warmNode = all('warmNodeStartMs');
+  rows.push([
+    'Thin `mcpx serve` start, every server up in the daemon: spawn → `initialize` answered',
+    '`node -e 0`, spawn → exit (beside each session)',
+    `${fmt(warmNode, 0)} ms`,
+    `${fmt(all('warmThinStartMs'), 0)} ms (the floor bridge: ${fmt(all('bridgeStartMs'), 0)} ms)`,
+    `${ratio(all('warmThinStartMs'), warmNode)} (floor bridge ${ratio(all('bridgeStartMs'), warmNode)})`,
+    '≤ 2×',
+  ]);
+  // Sessions 2 to 5 start while the daemon, started by the first, is still starting its servers.
   const nodeStart = median(figures.shared.flatMap((f) => f.nodeStartMs.slice(1)));
   const thinStart = median(serves('shared', 1).map((s) => s.startMs));
   rows.push([
-    'Thin `mcpx serve` start: spawn → `initialize` answered',
+    'Thin `mcpx serve` start while the daemon starts its servers (sessions 2–5)',
     '`node -e 0`, spawn → exit (beside each session)',
     `${fmt(nodeStart, 0)} ms`,
     `${fmt(thinStart, 0)} ms (full serve: ${fmt(median(full.map((s) => s.startMs)), 0)} ms)`,
     ratio(thinStart, nodeStart),
-    '≤ 2×',
+    '',
   ]);
 }
 

@@ -6,10 +6,15 @@
 // their children, the daemon and its children) and their total resident memory, each serve
 // process's own memory and start (spawn → initialize answered; in `shared` the first session
 // starts the daemon, the others find it running; all are thin bridges), and `node -e 0`'s time
-// from spawn to exit measured beside them; then stops them all.
+// from spawn to exit measured beside them. In `shared`, with every server up in the daemon, it then
+// starts three more sessions one at a time (the thin serve's start on a warm daemon) and, as the
+// floor of any bridge, a process that only pipes its stdin to a Unix socket and back
+// (`socket-bridge.cjs`, to a socket of this worker's that answers `initialize`): each one's start
+// beside `node -e 0`'s, and the floor's memory. Then it stops them all.
 // Linux only: the processes are read from /proc.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
@@ -87,27 +92,64 @@ function tree(roots, all) {
   return [...found.values()];
 }
 
+/** A client on a new process running `args`: spawn → `initialize` answered, in ms. */
+async function session(name, args) {
+  const client = new Client({ name, version: '0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    env,
+    cwd: home,
+    stderr: 'ignore',
+  });
+  const before = performance.now();
+  await client.connect(transport);
+  return { client, transport, ms: performance.now() - before };
+}
+
+/** The floor of any Node process's start, beside each session's (the machine's load moves both). */
+function nodeStart() {
+  const floor = performance.now();
+  spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore', env });
+  return performance.now() - floor;
+}
+
+/** A Unix socket that answers `initialize` as a gateway session would (for the floor bridge). */
+async function answeringSocket(path) {
+  const server = createServer((socket) => {
+    let carry = '';
+    socket.on('data', (chunk) => {
+      const lines = (carry + chunk).split('\n');
+      carry = lines.pop() ?? '';
+      for (const line of lines) {
+        const message = JSON.parse(line);
+        if (message.method !== 'initialize') continue;
+        const result = {
+          protocolVersion: message.params.protocolVersion,
+          capabilities: {},
+          serverInfo: { name: 'floor', version: '0' },
+        };
+        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
+      }
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise((resolve) => server.listen(path, resolve));
+  return server;
+}
+
 const clients = [];
+const bridges = [];
 const started = [];
 const nodeStarts = [];
+const warm = { thinMs: [], bridgeMs: [], nodeMs: [], bridge: undefined };
+let floorSocket;
 try {
   for (let i = 0; i < Number(count); i++) {
-    const client = new Client({ name: `session${i}`, version: '0' });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [cli, 'serve'],
-      env,
-      cwd: home,
-      stderr: 'ignore',
-    });
-    const before = performance.now();
-    await client.connect(transport);
-    started.push(performance.now() - before);
-    clients.push({ client, transport });
-    // The floor of any Node process's start, beside each session's (the machine's load moves both).
-    const floor = performance.now();
-    spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    nodeStarts.push(performance.now() - floor);
+    const { ms, ...opened } = await session(`session${i}`, [cli, 'serve']);
+    started.push(ms);
+    clients.push(opened);
+    nodeStarts.push(nodeStart());
   }
   for (const { client } of clients) {
     for (;;) {
@@ -121,6 +163,24 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await client.callTool({ name: 'everything__echo', arguments: { message: 'hi' } });
+  }
+  if (mode === 'shared') {
+    // Every server is up in the daemon now: the thin serve's own start, and the floor bridge's.
+    floorSocket = await answeringSocket(join(home, 'floor.sock'));
+    for (let i = 0; i < 3; i++) {
+      const thin = await session(`warm${i}`, [cli, 'serve']);
+      warm.thinMs.push(thin.ms);
+      await thin.client.close();
+      warm.nodeMs.push(nodeStart());
+      const bridge = await session(`bridge${i}`, [
+        join(root, 'bench/lib/socket-bridge.cjs'),
+        join(home, 'floor.sock'),
+      ]);
+      warm.bridgeMs.push(bridge.ms);
+      // Kept open (the last one's memory is read below), as a session would be.
+      bridges.push(bridge);
+      warm.bridge = bridge.transport.pid;
+    }
   }
   const all = processes();
   const daemons = all.filter(
@@ -140,10 +200,20 @@ try {
       rssMb: mine.reduce((sum, p) => sum + p.rssKb, 0) / 1024,
       serves,
       nodeStartMs: nodeStarts,
+      ...(mode === 'shared'
+        ? {
+            warmThinStartMs: warm.thinMs,
+            bridgeStartMs: warm.bridgeMs,
+            warmNodeStartMs: warm.nodeMs,
+            bridgeRssKb: all.find((x) => x.pid === warm.bridge)?.rssKb ?? 0,
+            bridgeAnonKb: all.find((x) => x.pid === warm.bridge)?.anonKb ?? 0,
+          }
+        : {}),
     })}\n`,
   );
 } finally {
-  await Promise.all(clients.map(({ client }) => client.close().catch(() => {})));
+  await Promise.all([...clients, ...bridges].map(({ client }) => client.close().catch(() => {})));
+  floorSocket?.close();
   if (mode === 'shared')
     execFileSync(process.execPath, [cli, 'daemon', 'stop'], { env, cwd: home, stdio: 'ignore' });
 }

@@ -18,8 +18,12 @@ export interface LinkedTransport extends ManagedTransport {
  * caller reaches the held server's session server through them, with no
  * socket, hello or serialization to a stream. Each message is copied as JSON
  * (the two ends never share an object, and what arrives is what a wire would
- * carry) and delivered on a later microtask (neither end is re-entered from
- * its own `send`, as with a socket).
+ * carry) and delivered on a later turn of the event loop, as a socket's bytes
+ * are: neither end is re-entered from its own `send`, and a chain of messages
+ * (a session connecting to every held server: the handshake, the listings)
+ * leaves the daemon's sockets their turn between hops. On microtasks such a
+ * chain ran to its end before the daemon read anything else, and a thin
+ * serve's `initialize` waited behind its own session's listings.
  */
 export function linkedPair(
   server: string,
@@ -78,7 +82,7 @@ class LinkEnd implements LinkedTransport {
     const peer = this.peer;
     if (this.#closed || !peer) return false;
     const copy = JSON.parse(JSON.stringify(message)) as JSONRPCMessage;
-    queueMicrotask(() => peer.#receive(copy));
+    setImmediate(() => peer.#receive(copy));
     return true;
   }
 

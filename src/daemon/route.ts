@@ -169,7 +169,10 @@ export class DaemonRoute {
     this.#link ??= (async () => {
       const link = this.options.caller?.link;
       if (!link) return undefined;
-      // Its own config's, or one with the same text elsewhere (see `paths`).
+      // Its own config's: this process is that daemon, so no pid file need say it is alive.
+      const { daemonKey } = await import('./paths.js');
+      if (daemonKey(await this.options.configFiles()) === link.key) return link;
+      // Or one with the same text elsewhere (see `paths`).
       return (await this.paths()).key === link.key ? link : undefined;
     })();
     return this.#link;

@@ -4,6 +4,7 @@ import { linkedPair } from '../../../src/daemon/in-process-link.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 
 const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'ping', params: {} });
+const aTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('the in-process link', () => {
   it('carries a copy of each message, after send returns, in order', async () => {
@@ -14,11 +15,13 @@ describe('the in-process link', () => {
     await client.start();
     const first = ping(1);
     const sent = client.send(first);
-    // Not re-entered from send: the peer hears it on a later microtask.
+    // Not re-entered from send, nor heard within its turn: the peer hears it on a later one.
     expect(got).toEqual([]);
     await sent;
     await client.send(ping(2));
     await Promise.resolve();
+    expect(got).toEqual([]);
+    await aTurn();
     expect(got).toEqual([ping(1), ping(2)]);
     // The two ends never share an object.
     expect(got[0]).not.toBe(first);
@@ -29,11 +32,36 @@ describe('the in-process link', () => {
   it('holds messages that arrive before start', async () => {
     const [client, daemon] = linkedPair('s');
     await client.send(ping(7));
-    await Promise.resolve();
+    await aTurn();
     const got: JSONRPCMessage[] = [];
     daemon.onmessage = (m) => got.push(m as JSONRPCMessage);
     await daemon.start();
     expect(got).toEqual([ping(7)]);
+  });
+
+  it('leaves the event loop its turns while a chain of messages runs', async () => {
+    // A session connecting through the link is such a chain (handshake, listings): on microtasks
+    // it ran to its end before the daemon read any socket, a thin serve's initialize among them.
+    const [client, daemon] = linkedPair('s');
+    let hops = 0;
+    daemon.onmessage = (m) => void daemon.send(m);
+    const done = new Promise<void>((resolve) => {
+      client.onmessage = (m) => {
+        hops += 1;
+        if (hops === 100) resolve();
+        else void client.send(m);
+      };
+    });
+    await daemon.start();
+    await client.start();
+    await client.send(ping(1));
+    // Whatever else the loop has to do (here: the next turn's callback) runs between two hops.
+    let hopsOnTheNextTurn: number | undefined;
+    setImmediate(() => {
+      hopsOnTheNextTurn = hops;
+    });
+    await done;
+    expect(hopsOnTheNextTurn).toBeLessThan(2);
   });
 
   it('closes both ends once, from either end, and says why the daemon end went', async () => {
