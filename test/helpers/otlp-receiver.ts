@@ -3,7 +3,7 @@
  * OpenTelemetry's OTLP/HTTP exporter sends (`POST /v1/traces`, JSON encoding) and keeps
  * every span with the `service.name` of the resource that sent it.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedSpan {
@@ -62,36 +62,32 @@ const attributesOf = (list: OtlpAttribute[] = []): Record<string, unknown> =>
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/traces') {
-        response.writeHead(404).end();
-        return;
-      }
-      if (!String(request.headers['content-type']).includes('json')) {
-        response.writeHead(415).end();
-        return;
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport;
-      for (const resourceSpans of body.resourceSpans ?? []) {
-        const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name']);
-        for (const scope of resourceSpans.scopeSpans ?? [])
-          for (const span of scope.spans ?? [])
-            spans.push({
-              service,
-              traceId: span.traceId,
-              spanId: span.spanId,
-              parentSpanId: span.parentSpanId ?? '',
-              name: span.name,
-              kind: span.kind,
-              attributes: attributesOf(span.attributes),
-              durationMs: Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6,
-            });
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+  const server = receiving((request, text, response) => {
+    if (request.method !== 'POST' || request.url !== '/v1/traces') {
+      response.writeHead(404).end();
+      return;
+    }
+    if (!String(request.headers['content-type']).includes('json')) {
+      response.writeHead(415).end();
+      return;
+    }
+    const body = JSON.parse(text) as OtlpExport;
+    for (const resourceSpans of body.resourceSpans ?? []) {
+      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name']);
+      for (const scope of resourceSpans.scopeSpans ?? [])
+        for (const span of scope.spans ?? [])
+          spans.push({
+            service,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId ?? '',
+            name: span.name,
+            kind: span.kind,
+            attributes: attributesOf(span.attributes),
+            durationMs: Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6,
+          });
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   return {
     endpoint: await listening(server),
@@ -124,19 +120,26 @@ export interface OtlpMetricsReceiver {
 
 export async function startOtlpMetricsReceiver(): Promise<OtlpMetricsReceiver> {
   const bodies: string[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.url === '/v1/metrics') bodies.push(Buffer.concat(chunks).toString('utf8'));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+  const server = receiving((request, text, response) => {
+    if (request.url === '/v1/metrics') bodies.push(text);
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   return {
     endpoint: await listening(server),
     bodies,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A server that hands `answer` each request with its whole body, as text. */
+function receiving(
+  answer: (request: IncomingMessage, body: string, response: ServerResponse) => void,
+): Server {
+  return createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => answer(request, Buffer.concat(chunks).toString('utf8'), response));
+  });
 }
 
 /** Listen on a free loopback port; the receiver's endpoint (OTEL_EXPORTER_OTLP_ENDPOINT). */
