@@ -189,6 +189,7 @@ try {
   // Everything running for the sessions, mcpx's small orphan watchdogs included.
   const mine = tree([...clients.map((c) => c.transport.pid), ...daemons.map((d) => d.pid)], all);
   const servers = mine.filter((p) => p.cmdline.some((a) => a.includes('@modelcontextprotocol/server-')));
+  const bridge = all.find((x) => x.pid === warm.bridge);
   const serves = clients.map(({ transport }, i) => {
     const p = all.find((x) => x.pid === transport.pid);
     return { rssKb: p?.rssKb ?? 0, anonKb: p?.anonKb ?? 0, startMs: started[i] };
@@ -205,8 +206,8 @@ try {
             warmThinStartMs: warm.thinMs,
             bridgeStartMs: warm.bridgeMs,
             warmNodeStartMs: warm.nodeMs,
-            bridgeRssKb: all.find((x) => x.pid === warm.bridge)?.rssKb ?? 0,
-            bridgeAnonKb: all.find((x) => x.pid === warm.bridge)?.anonKb ?? 0,
+            bridgeRssKb: bridge?.rssKb ?? 0,
+            bridgeAnonKb: bridge?.anonKb ?? 0,
           }
         : {}),
     })}\n`,
