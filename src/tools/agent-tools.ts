@@ -4,6 +4,7 @@ import { suggest as suggestName } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { PermissionGuard, ToolCallGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { forModel } from '../text/index.js';
 import { argumentsObject } from './arguments-object.js';
 import type { NamingStyle } from './naming.js';
 import { createResourceTools } from './resource-tools.js';
@@ -51,7 +52,7 @@ export interface AgentToolsOptions {
   /**
    * `all`: every tool's schema. `search`: two tools, `search_tools` and
    * `call_tool`, for sets too large for a prompt. `auto` (default): `search`
-   * above `searchThreshold` tools (default 40).
+   * above `searchThreshold` tools (default {@link SEARCH_THRESHOLD}, 40).
    */
   readonly mode?: 'all' | 'search' | 'auto';
   readonly searchThreshold?: number;
@@ -92,6 +93,9 @@ export interface AgentToolSet {
   /** Stop following the registry's catalogue changes. */
   close(): void;
 }
+
+/** Above this many tools, `auto` mode offers the search pair instead of every schema. */
+export const SEARCH_THRESHOLD = 40;
 
 export const SEARCH_TOOL = 'search_tools';
 export const CALL_TOOL = 'call_tool';
@@ -208,7 +212,11 @@ export async function createAgentTools(
     router = next;
     const wanted = options.mode ?? 'auto';
     mode =
-      wanted === 'auto' ? (router.tools.length > (options.searchThreshold ?? 40) ? 'search' : 'all') : wanted;
+      wanted === 'auto'
+        ? router.tools.length > (options.searchThreshold ?? SEARCH_THRESHOLD)
+          ? 'search'
+          : 'all'
+        : wanted;
   };
 
   /**
@@ -400,26 +408,32 @@ export async function createAgentTools(
       // No MCP tool can have these names (see naming.ts: every routed name has a prefix or a separator).
       if (resources?.has(name)) return resources.call(name, args, callOptions);
       if (mode === 'search' && name === SEARCH_TOOL) {
-        const { query, limit } = (args ?? {}) as { query?: unknown; limit?: unknown };
+        // Providers hand arguments over as they came: a JSON string (OpenAI) or an object.
+        const { query, limit } = argumentsObject(args, SEARCH_TOOL);
+        if (typeof query !== 'string' || query.trim() === '') {
+          throw new McpxError(ErrorCode.InvalidArguments, `${SEARCH_TOOL} needs a query`, {
+            fixes: ['give words describing the task as "query", e.g. {"query": "read a file"}'],
+          });
+        }
         const count = typeof limit === 'number' && Number.isFinite(limit) ? Math.floor(limit) : 8;
-        const hits = searchTools(router.tools, String(query ?? ''), Math.min(25, Math.max(1, count)));
+        const hits = searchTools(router.tools, query, Math.min(25, Math.max(1, count)));
         const listing = hits.map((h) => ({
           name: h.tool.name,
           server: h.tool.source.id,
           description: h.tool.description,
           parameters: h.tool.parameters,
         }));
-        const text = hits.length
-          ? JSON.stringify(listing, null, 2)
-          : `no tool matches '${String(query ?? '')}'`;
+        const text = hits.length ? JSON.stringify(listing, null, 2) : `no tool matches '${forModel(query)}'`;
         return { parts: [{ type: 'text', text }], text, truncated: false, isError: false };
       }
       if (mode === 'search' && name === CALL_TOOL) {
-        const { name: target, arguments: targetArgs } = (args ?? {}) as {
-          name?: unknown;
-          arguments?: unknown;
-        };
-        return callRouted(resolve(String(target ?? '')), targetArgs ?? {}, callOptions);
+        const { name: target, arguments: targetArgs } = argumentsObject(args, CALL_TOOL);
+        if (typeof target !== 'string' || target === '') {
+          throw new McpxError(ErrorCode.InvalidArguments, `${CALL_TOOL} needs the name of a tool`, {
+            fixes: [`give "name", a tool name ${SEARCH_TOOL} returned, and its "arguments"`],
+          });
+        }
+        return callRouted(resolve(target), targetArgs ?? {}, callOptions);
       }
       return callRouted(resolve(name), args, callOptions);
     },

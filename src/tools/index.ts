@@ -23,6 +23,7 @@ export {
   type AgentToolWarning,
   CALL_TOOL,
   createAgentTools,
+  SEARCH_THRESHOLD,
   SEARCH_TOOL,
 } from './agent-tools.js';
 export { callForModel } from './call-for-model.js';

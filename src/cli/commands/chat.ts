@@ -11,7 +11,15 @@ import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/in
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
-import { createAgentTools, LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from '../../tools/index.js';
+import {
+  type AgentToolSet,
+  CALL_TOOL,
+  createAgentTools,
+  LIST_RESOURCES_TOOL,
+  READ_RESOURCE_TOOL,
+  SEARCH_THRESHOLD,
+  SEARCH_TOOL,
+} from '../../tools/index.js';
 import { type ChatCommand, chatContextCommands } from '../chat-context.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
@@ -118,12 +126,26 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
           }
         : {}),
   });
+  // Above the search threshold the model sees two tools instead of every schema: the person is told,
+  // at the start and whenever a changed catalogue crosses the threshold either way.
+  let announcedMode: AgentToolSet['mode'] = 'all';
+  const announceMode = (): void => {
+    if (tools.mode === announcedMode) return;
+    announcedMode = tools.mode;
+    session.notice(
+      tools.mode === 'search'
+        ? `${plural(tools.catalog.length, 'tool')}, more than ${SEARCH_THRESHOLD}: the model finds them with ${SEARCH_TOOL} and calls them with ${CALL_TOOL}`
+        : `${plural(tools.catalog.length, 'tool')}: the model is offered each of them again`,
+    );
+  };
+  announceMode();
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
   // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
   let streamed = false;
   /** A model turn on `text`, or on the conversation as it stands (a prompt just put into it). */
   const ask = (text: string | undefined, signal: AbortSignal = io.signal) => {
     streamed = false;
+    announceMode();
     const turnOptions: AgentTurnOptions = {
       maxSteps,
       signal,

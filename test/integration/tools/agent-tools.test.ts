@@ -228,6 +228,47 @@ describe('createAgentTools against the stdio test server', () => {
     expect(result.text).toBe('found it');
   });
 
+  it('search mode takes every provider format: OpenAI JSON strings, Anthropic and AI SDK objects', async () => {
+    const registry = await registryWith(['big', { MCP_TOOL_COUNT: '60' }]);
+    const set = await createAgentTools(registry, { guard: recordingGuard() });
+    expect(set.mode).toBe('search');
+    const search = JSON.stringify({ query: 'add two numbers' });
+    const call = JSON.stringify({ name: 'mcp_big_add', arguments: { a: 2, b: 40 } });
+    const chat = (name: string, args: string, id: string): ChatCompletionMessageToolCall => ({
+      id,
+      type: 'function',
+      function: { name, arguments: args },
+    });
+    const found = await runOpenAIChatToolCall(set, chat('search_tools', search, 'c1'));
+    expect(JSON.parse(String(found.content))[0]).toMatchObject({ name: 'mcp_big_add' });
+    expect((await runOpenAIChatToolCall(set, chat('call_tool', call, 'c2'))).content).toBe('42');
+    const responses = (name: string, args: string): ResponseFunctionToolCall => ({
+      type: 'function_call',
+      call_id: 'r1',
+      name,
+      arguments: args,
+    });
+    expect(
+      JSON.parse(String((await runOpenAIResponsesCall(set, responses('search_tools', search))).output))[0],
+    ).toMatchObject({ name: 'mcp_big_add' });
+    expect((await runOpenAIResponsesCall(set, responses('call_tool', call))).output).toBe('42');
+    const use = (name: string, input: unknown): ToolUseBlock => ({
+      type: 'tool_use',
+      id: 'tu',
+      name,
+      input,
+      caller: { type: 'direct' },
+    });
+    const anthropic = await runAnthropicToolUse(set, use('call_tool', JSON.parse(call)));
+    expect(anthropic.content).toEqual([{ type: 'text', text: '42' }]);
+    const aiSdk = toAiSdkTools(set);
+    const options = { toolCallId: 't', messages: [] };
+    expect(await aiSdk.call_tool?.execute?.(JSON.parse(call), options)).toMatchObject({ text: '42' });
+    // A query missing or not a string is the model's mistake, told in words it can act on.
+    const empty = await runOpenAIChatToolCall(set, chat('search_tools', '{}', 'c3'));
+    expect(empty.content).toMatch(/^error \[INVALID_ARGUMENTS\]: search_tools needs a query/);
+  });
+
   it('drops the tools of a server that was disconnected', async () => {
     const registry = await registryWith(['alpha'], ['beta']);
     const set = await createAgentTools(registry, { guard: recordingGuard() });
