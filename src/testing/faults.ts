@@ -35,6 +35,10 @@ export const FAULT_MODES = [
   'endless-cursor',
   'repeated-cursor',
   'huge-list',
+  // Like server-everything asking for roots 350 ms after it starts: after each tools/call the
+  // server asks the client for its roots (MCPX_TEST_LATE_REQUEST_MS later, default 30), and does
+  // not exit while the question is unanswered (its stdin closing does not end it; SIGTERM does).
+  'late-request',
 ] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -77,6 +81,8 @@ export interface Faults {
 const DEFAULT_HUGE_LINE_BYTES = 20 * 1024 * 1024;
 const DEFAULT_SLOW_START_MS = 2000;
 const DEFAULT_EXIT_AFTER_MS = 1000;
+const DEFAULT_LATE_REQUEST_MS = 30;
+const LATE_REQUEST_ID = 'late-roots';
 
 function positiveInt(value: string | undefined, fallback: number): number {
   const n = Number(value);
@@ -128,6 +134,7 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
         );
         await new Promise(() => {}); // the real answer never comes
       }
+      if (modes.has('late-request')) askLate();
       if (modes.has('crash-mid-call')) {
         io.stderr.write('fatal: simulated crash\n');
         io.exit(3);
@@ -163,6 +170,20 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
       }
     },
   };
+
+  /** Asks for roots a moment from now and stays alive until the answer comes, as an SDK request waits out its timeout. */
+  function askLate(): void {
+    const waiting = setInterval(() => {}, 60_000);
+    io.stdin.on('data', (chunk: Buffer) => {
+      if (chunk.toString('utf8').includes(`"${LATE_REQUEST_ID}"`)) clearInterval(waiting);
+    });
+    setTimeout(
+      () => {
+        io.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: LATE_REQUEST_ID, method: 'roots/list' })}\n`);
+      },
+      positiveInt(io.env.MCPX_TEST_LATE_REQUEST_MS, DEFAULT_LATE_REQUEST_MS),
+    );
+  }
 
   async function beforeServe(): Promise<boolean> {
     if (modes.has('ignore-sigterm')) {
@@ -214,7 +235,13 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
     return handling ? io.stdin.pipe(beforeInitialize(handling, io)) : io.stdin;
   }
 
-  return { modes, hooks, outlivesStdin: modes.has('ignore-sigterm'), beforeServe, input };
+  return {
+    modes,
+    hooks,
+    outlivesStdin: modes.has('ignore-sigterm') || modes.has('late-request'),
+    beforeServe,
+    input,
+  };
 }
 
 const BROKEN_LIST_MODES: readonly BrokenListMode[] = ['endless-cursor', 'repeated-cursor', 'huge-list'];

@@ -33,6 +33,11 @@ export interface KillTreeOptions {
   readonly closeGraceMs?: number;
   /** Default {@link DEFAULT_KILL_GRACE_MS}. */
   readonly killGraceMs?: number;
+  /**
+   * Ends the stdin grace early when it settles: the server cannot exit by itself (it waits
+   * on an answer nobody will give), so SIGTERM follows at once.
+   */
+  readonly closeGraceEnds?: Promise<void>;
   /** Sends `signal` to every process in group `pgid`; throws ESRCH when the group is empty. */
   readonly signalGroup?: (pgid: number, signal: NodeJS.Signals | 0) => void;
   /** Whether group `pgid` still has a live (non-zombie) member. */
@@ -47,19 +52,22 @@ function exited(child: KillableChild): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
-/** Resolves when `child` has exited, or after `ms`; says which. */
-function waitForChildExit(child: KillableChild, ms: number): Promise<boolean> {
+/** Resolves when `child` has exited, or after `ms`, or when `cut` settles; says whether it exited. */
+function waitForChildExit(child: KillableChild, ms: number, cut?: Promise<void>): Promise<boolean> {
   if (exited(child)) return Promise.resolve(true);
   return new Promise((resolve) => {
     const onExit = () => {
       clearTimeout(timer);
       resolve(true);
     };
-    const timer = setTimeout(() => {
+    const giveUp = () => {
+      clearTimeout(timer);
       child.removeListener('exit', onExit);
       resolve(exited(child));
-    }, ms);
+    };
+    const timer = setTimeout(giveUp, ms);
     child.once('exit', onExit);
+    void cut?.then(giveUp);
   });
 }
 
@@ -134,7 +142,7 @@ export async function killTree(child: KillableChild, options: KillTreeOptions = 
     } catch {
       // stdin already broken: go straight to signals
     }
-    await waitForChildExit(child, closeGraceMs);
+    await waitForChildExit(child, closeGraceMs, options.closeGraceEnds);
   }
 
   if (platform === 'win32') {

@@ -23,6 +23,7 @@ import {
   type StdioErrorScene,
   spawnError,
 } from './stdio-errors.js';
+import { UnansweredQuestions } from './unanswered-questions.js';
 import { spawnInvocation } from './windows-shim.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -162,6 +163,7 @@ export class StdioTransport implements Transport {
   #shutdown: Promise<void> | undefined;
   #closeFired = false;
   readonly #pending = new PendingRequests();
+  readonly #questions = new UnansweredQuestions();
   /** The malformed replies a request failed with, by the key in its error answer's `data`. */
   readonly #malformed = new Map<string, McpxError>();
   /** Set when the server is started through a package runner (see runner/). */
@@ -336,6 +338,7 @@ export class StdioTransport implements Transport {
       throw notConnectedError(this.#scene, this.#closeReason);
     }
     this.#pending.sent(message);
+    this.#questions.sent(message);
     try {
       await this.#writer.write(`${JSON.stringify(message)}\n`);
     } catch {
@@ -376,6 +379,8 @@ export class StdioTransport implements Transport {
           await killTree(child, {
             platform: this.#platform,
             closeGraceMs: this.#options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+            // A server waiting for an answer from mcpx will not exit by itself: nothing answers now.
+            closeGraceEnds: this.#questions.waitedOn(),
             killGraceMs: this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
           });
           await this.#flushed();
@@ -466,21 +471,27 @@ export class StdioTransport implements Transport {
   }
 
   #onStdoutLine(line: string): void {
-    // Nobody listens once closing; a blank line between messages is not garbage.
-    if (this.#shutdown || line.trim() === '') return;
+    // A blank line between messages is not garbage.
+    if (line.trim() === '') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
     } catch {
-      this.#invalid(line, 'not JSON', undefined);
+      if (!this.#shutdown) this.#invalid(line, 'not JSON', undefined);
       return;
     }
     const message = asJsonRpcMessage(parsed);
+    // Once closing nobody listens, but a question the server asks still tells the shutdown it waits.
+    if (this.#shutdown) {
+      if (message) this.#questions.received(message);
+      return;
+    }
     if (!message) {
       this.#invalid(line, 'JSON, but not JSON-RPC 2.0', parsed);
       return;
     }
     this.#pending.received(message);
+    this.#questions.received(message);
     this.#hand(message);
   }
 

@@ -71,6 +71,21 @@ describe('killTree (POSIX, mocked)', () => {
     expect(child.signalCode).toBe('SIGTERM');
   });
 
+  it('ends the stdin grace when closeGraceEnds settles: a server waiting on an answer gets SIGTERM at once', async () => {
+    const child = new FakeChild(103, { exitsOn: ['SIGTERM'] });
+    const started = performance.now();
+    await killTree(child, {
+      platform: 'linux',
+      closeGraceMs: 60_000,
+      killGraceMs: 30,
+      closeGraceEnds: Promise.resolve(),
+      ...harness(child),
+    });
+    // Far below the 60 s grace: the wait was cut, not timed out.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(child.events).toEqual(['stdin.end', 'group SIGTERM']);
+  });
+
   it('escalates to SIGKILL for a server that ignores SIGTERM', async () => {
     const child = new FakeChild(102);
     await killTree(child, { platform: 'linux', ...fast, ...harness(child) });

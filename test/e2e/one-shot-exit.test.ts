@@ -1,0 +1,52 @@
+/**
+ * Issue 44, item 1: a one-shot call ends when its work is done. A server that asks the client
+ * something after the result (server-everything asks for roots 350 ms after it starts) and does
+ * not exit while its question is unanswered held `mcpx call` for the whole shutdown grace (1 s)
+ * before SIGTERM. Once mcpx's input to it is closed nothing can answer, so the grace ends there.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { isAlive } from '../helpers/processes.js';
+
+let dir: { path: string; remove: () => Promise<void> };
+beforeAll(async () => {
+  dir = await tempDir('mcpx-one-shot-exit-');
+});
+afterAll(() => dir.remove());
+
+describe('mcpx call against a server that asks a question after the result', () => {
+  it('exits within 100 ms of printing the result, and leaves nothing running', async () => {
+    const startLog = join(dir.path, 'starts.log');
+    const config = join(dir.path, 'mcp.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          late: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_FAULT: 'late-request', MCPX_TEST_START_LOG: startLog },
+          },
+        },
+      }),
+    );
+    let printedAt: number | undefined;
+    const run = await runCli(['--config', config, 'call', 'late.echo', 'message=done'], {
+      cwd: dir.path,
+      home: dir.path,
+      onOutput: ({ stdout }) => {
+        if (printedAt === undefined && stdout.includes('done')) printedAt = performance.now();
+      },
+    });
+    const exitedAt = performance.now();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('done\n');
+    expect(printedAt).toBeDefined();
+    expect(exitedAt - (printedAt ?? 0)).toBeLessThan(100);
+    const [pid] = (await readFile(startLog, 'utf8')).trim().split('\n').map(Number);
+    expect(pid).toBeGreaterThan(0);
+    expect(isAlive(pid ?? 0)).toBe(false);
+  });
+});
