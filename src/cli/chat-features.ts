@@ -38,7 +38,7 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
       maxTokens: options.maxSamplingTokens ?? 1024,
       onRefused: (message) =>
         options.output.write(`${show(`Server '${server.name}' asked the model: refused, ${message}`)}\n`),
-      async approve(question) {
+      async approve(question, signal) {
         if (!options.interactive)
           throw samplingRefused('no terminal: nobody could approve the sampling request');
         const { confirm } = await import('@inquirer/prompts');
@@ -51,7 +51,7 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
               message: `Server '${show(server.name)}' asks the model (up to ${question.maxTokens} tokens${show(samplingExtras(question))}${wants}):\n  ${show(question.preview || '(no text)').slice(0, 500)}\nAllow?`,
               default: false,
             },
-            streams,
+            { ...streams, signal },
           ),
         );
       },

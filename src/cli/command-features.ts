@@ -24,11 +24,19 @@ export async function sessionRoots(session: CliSession): Promise<string[]> {
  * server's questions: a question clears the line and has the terminal to
  * itself until answered, and questions (several servers, or several in one
  * round) are asked one at a time.
+ *
+ * Ctrl-C means the command, not one question: a Ctrl-C at a question (the
+ * prompt reads it as a key) also cancels every question queued behind it, and
+ * `signal` (the command's Ctrl-C, a hang-up) cancels them all, the one being
+ * asked included. A question's own signal (its server cancelled it) cancels
+ * only that question.
  */
-export function createTerminalTurns(write: (chunk: string) => void) {
+export function createTerminalTurns(write: (chunk: string) => void, signal?: AbortSignal) {
   let asking = false;
   let drawn = false;
   let queue: Promise<unknown> = Promise.resolve();
+  /** Bumped by a Ctrl-C at a question: the questions queued before it are the command's, and go with it. */
+  let round = 0;
   return {
     /** Draw on the status line, unless a question has the terminal. */
     draw(chunk: string): void {
@@ -36,13 +44,21 @@ export function createTerminalTurns(write: (chunk: string) => void) {
       write(chunk);
       drawn = true;
     },
-    hold<T>(ask: () => Promise<T>): Promise<T> {
+    /** Run `ask` with the terminal to itself; the signal it gets aborts when the question is cancelled. */
+    hold<T>(ask: (signal: AbortSignal) => Promise<T>, own?: AbortSignal): Promise<T> {
+      const queuedIn = round;
       const turn = queue.then(async () => {
+        const stop = anySignal([signal, own]);
+        if (queuedIn !== round || stop.aborted) throw cancelledQuestion();
         if (drawn) write('\r\u001b[2K');
         drawn = false;
         asking = true;
         try {
-          return await ask();
+          return await ask(stop);
+        } catch (error) {
+          // Not cut by a signal: the person pressed Ctrl-C at the prompt.
+          if (isCancelled(error) && !stop.aborted) round += 1;
+          throw error;
         } finally {
           asking = false;
         }
@@ -51,6 +67,19 @@ export function createTerminalTurns(write: (chunk: string) => void) {
       return turn;
     },
   };
+}
+
+function anySignal(signals: readonly (AbortSignal | undefined)[]): AbortSignal {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length === 1 && present[0] ? present[0] : AbortSignal.any(present);
+}
+
+function cancelledQuestion(): McpxError {
+  return new McpxError(ErrorCode.Cancelled, 'cancelled: the question was not asked (Ctrl-C)');
+}
+
+function isCancelled(error: unknown): boolean {
+  return error instanceof McpxError && error.code === ErrorCode.Cancelled;
 }
 
 export type TerminalTurns = ReturnType<typeof createTerminalTurns>;

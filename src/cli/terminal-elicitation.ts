@@ -6,7 +6,6 @@
  */
 
 import type { ServerConfig } from '../config/index.js';
-import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ElicitationHandlers } from '../host/index.js';
 import { promptFailure } from '../permissions/index.js';
 import { forTerminal } from '../text/index.js';
@@ -22,11 +21,15 @@ export interface TerminalElicitationOptions {
   /**
    * Runs each question with the terminal to itself: what else draws there
    * (a progress bar) is cleared first and held back until it is answered.
+   * The signal `ask` gets aborts when the question is cancelled (its own
+   * `signal`, or the command's); see `createTerminalTurns`.
    */
-  readonly hold?: <T>(ask: () => Promise<T>) => Promise<T>;
+  readonly hold?: <T>(ask: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => Promise<T>;
 }
 
 const show = forTerminal;
+/** A signal that never aborts, for a question asked without one. */
+const NEVER = new AbortController().signal;
 
 /** One property of an elicitation form (the spec's restricted JSON Schema subset). */
 interface FormField {
@@ -44,7 +47,7 @@ interface FormField {
 }
 
 type Prompts = typeof import('@inquirer/prompts');
-type Streams = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+type Streams = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; signal?: AbortSignal };
 
 /** The choices of a select, from plain `enum` values or titled `{ const, title }` options. */
 function choicesOf(values: readonly unknown[] | undefined, titled: FormField['oneOf']) {
@@ -114,9 +117,9 @@ export function askedAt(onInterrupt: (() => void) | undefined) {
     try {
       return await question;
     } catch (error) {
-      const failure = promptFailure(error);
-      if (failure instanceof McpxError && failure.code === ErrorCode.Cancelled) onInterrupt?.();
-      throw failure;
+      // The person's Ctrl-C, not a question withdrawn by its signal (AbortPromptError).
+      if (error instanceof Error && error.name === 'ExitPromptError') onInterrupt?.();
+      throw promptFailure(error);
     }
   };
 }
@@ -126,15 +129,22 @@ export function terminalElicitation(
   server: ServerConfig,
   options: TerminalElicitationOptions,
 ): ElicitationHandlers {
-  const terminal = (): Streams => ({ input: options.input, output: options.output });
-  const hold = options.hold ?? ((ask) => ask());
+  // A prompt ends when its question is cancelled: the server withdrew it, or the command ended.
+  const terminal = (signal: AbortSignal): Streams => ({
+    input: options.input,
+    output: options.output,
+    signal,
+  });
+  const hold =
+    options.hold ??
+    (<T>(ask: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => ask(signal ?? NEVER));
   const asked = askedAt(options.onInterrupt);
   return {
-    async form(params) {
+    async form(params, { signal }) {
       if (!options.interactive) return { action: 'decline' };
       const prompts = await import('@inquirer/prompts');
-      const streams = terminal();
-      return hold(async () => {
+      return hold(async (stop) => {
+        const streams = terminal(stop);
         const answer = await asked(
           prompts.select(
             {
@@ -156,21 +166,23 @@ export function terminalElicitation(
           if (value !== undefined) content[name] = value;
         }
         return { action: 'accept' as const, content };
-      });
+      }, signal);
     },
-    async url(params) {
+    async url(params, { signal }) {
       if (!options.interactive) return { action: 'decline' };
       const { confirm } = await import('@inquirer/prompts');
-      const go = await hold(() =>
-        asked(
-          confirm(
-            {
-              message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
-              default: false,
-            },
-            terminal(),
+      const go = await hold(
+        (stop) =>
+          asked(
+            confirm(
+              {
+                message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
+                default: false,
+              },
+              terminal(stop),
+            ),
           ),
-        ),
+        signal,
       );
       return { action: go ? 'accept' : 'decline' };
     },

@@ -208,5 +208,9 @@ export function promptFailure(error: unknown): unknown {
   if (error instanceof Error && error.name === 'ExitPromptError') {
     return new McpxError(ErrorCode.Cancelled, 'cancelled at the prompt (Ctrl-C)', { cause: error });
   }
+  // The prompt's signal: the question was withdrawn (its server cancelled it) or the command ended.
+  if (error instanceof Error && error.name === 'AbortPromptError') {
+    return new McpxError(ErrorCode.Cancelled, 'cancelled: the question was withdrawn', { cause: error });
+  }
   return error;
 }

@@ -221,6 +221,22 @@ export function registerInteractiveTools(server: McpServer): void {
         (response) => text(`User response: ${describeElicitation(response)}`),
       ),
   );
+  server.registerTool(
+    'test_elicitation_pair',
+    { description: 'Asks the user two questions in one round and says what they answered' },
+    (ctx) => {
+      const answered = ['first', 'second'].map((key) => ctx.mcpReq.inputResponses?.[key]);
+      if (answered.every((response) => response && typeof response === 'object'))
+        return text(
+          `User responses: ${answered.map((r) => describeElicitation(r as Record<string, unknown>)).join('; ')}`,
+        );
+      const ask = (message: string) =>
+        elicitationRequest(message, { type: 'object', properties: { answer: { type: 'string' } } });
+      return inputRequired({
+        inputRequests: { first: ask('first question'), second: ask('second question') },
+      });
+    },
+  );
   server.registerTool('test_list_roots', { description: "Lists the client's roots (their URIs)" }, (ctx) =>
     askThenAnswer(ctx, 'roots', inputRequired.listRoots(), (response) => {
       const view = inputResponse({ r: response }, 'r');

@@ -92,6 +92,36 @@ describe('mcpx call at a terminal', () => {
   });
 });
 
+describe('Ctrl-C with two questions queued (issue 38, item 4)', () => {
+  it('one Ctrl-C ends mcpx call with its queued question: exit 130, the second never asked', {
+    timeout: 60_000,
+  }, async () => {
+    const term = pty(['call', 'backend.test_elicitation_pair']);
+    await term.waitFor("Server 'backend' asks: first question");
+    await term.type(KEY.ctrlC);
+    // Before, the process stayed, asking the second question, until killed.
+    expect(await term.exited).toBe(130);
+    expect(term.text()).toContain('cancelled');
+    expect(term.text()).not.toContain('second question');
+  });
+
+  it('in the shell one Ctrl-C cancels the line and its queued question; the shell goes on', {
+    timeout: 60_000,
+  }, async () => {
+    const term = pty(['shell']);
+    await term.waitFor('mcpx> ');
+    await term.type('@backend test_elicitation_pair {}', KEY.enter);
+    await term.waitFor("Server 'backend' asks: first question");
+    await term.type(KEY.ctrlC);
+    await term.waitFor('cancelled (the server was told)');
+    await term.type('@backend test_list_roots {}', KEY.enter);
+    await term.waitFor(`Roots: ${cwdUri}`);
+    expect(term.text()).not.toContain('second question');
+    await term.type(KEY.ctrlD);
+    expect(await term.exited).toBe(0);
+  });
+});
+
 describe('mcpx shell', () => {
   it('asks a server its question during an @server call, and gives the roots', {
     timeout: 60_000,

@@ -48,7 +48,7 @@ export async function runCall(
   refuseSwitchedOff(server, name);
   session.ignoreListChanges();
   // The progress bar and a server's questions share stderr: a question clears the bar and holds it.
-  const turns = createTerminalTurns((s) => io.stderr.write(s));
+  const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
   await useCommandFeatures(session, turns);
   const connection = await session.connect(server, { listTools: needsSchema });
   const tool = needsSchema ? await findTool(session, connection, server, name) : undefined;

@@ -31,7 +31,7 @@ export async function runShellCommand(
   // A console lives long: a server that crashes comes back on its next use.
   session.reconnectLazily();
   // Roots, and a server's questions asked here; a progress bar gives way to them.
-  const turns = createTerminalTurns((s) => io.stderr.write(s));
+  const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
   await useCommandFeatures(session, turns);
   const registry = await session.registry();
   const output = process.stderr;
