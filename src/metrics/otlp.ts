@@ -1,4 +1,4 @@
-import type { MetricReader } from '@opentelemetry/sdk-metrics';
+import { type MetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -19,13 +19,11 @@ const DEFAULT_INTERVAL_MS = 60_000;
 /**
  * A reader pushing to the OTLP/HTTP endpoint the environment names (the exporter reads
  * `OTEL_EXPORTER_OTLP_*` itself: endpoint, headers, timeout), every
- * `OTEL_METRIC_EXPORT_INTERVAL` ms. Loaded only when asked for: most runs never pay for it.
+ * `OTEL_METRIC_EXPORT_INTERVAL` ms. The exporter is loaded only when asked for: most runs never pay for it.
  */
 export async function otlpReader(env: Env): Promise<MetricReader> {
-  const [{ OTLPMetricExporter }, { PeriodicExportingMetricReader }] = await Promise.all([
-    import('@opentelemetry/exporter-metrics-otlp-http'),
-    import('@opentelemetry/sdk-metrics'),
-  ]);
+  // The metrics SDK is already loaded (create-metrics.ts); only the exporter waits to be asked for.
+  const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
   return new PeriodicExportingMetricReader({
     exporter: new OTLPMetricExporter(),
