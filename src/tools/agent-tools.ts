@@ -44,7 +44,8 @@ export interface AgentToolsOptions {
   readonly guard?: ToolCallGuard;
   /**
    * Each MCP tool call is recorded here: who asked, the guard's decision, the duration and the
-   * outcome. The host's `agentTools()` passes its own trail.
+   * outcome; so is each resource listing and read (`resources: true`), as a call of
+   * `resources/list` or `resources/read`. The host's `agentTools()` passes its own trail.
    */
   readonly audit?: { readonly trail: AuditTrail; readonly who: AuditCaller };
   /** Longest text of a result, in characters (default 100,000). */
@@ -362,6 +363,7 @@ export async function createAgentTools(
   const resources = options.resources
     ? createResourceTools(registry, {
         guard,
+        ...(options.audit ? { audit: options.audit } : {}),
         servers: serverNames,
         ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
         ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import type { AuditCaller, AuditDecision, AuditTrail } from '../audit/index.js';
 import { suggest } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/index.js';
@@ -63,6 +64,8 @@ const definitions: readonly AgentTool[] = [
 
 export interface ResourceToolsOptions {
   readonly guard: ToolCallGuard;
+  /** Each listing and read is recorded here, as a tool call of `resources/list` or `resources/read`. */
+  readonly audit?: { readonly trail: AuditTrail; readonly who: AuditCaller };
   readonly agentId?: string;
   /** The servers the agent may use now. */
   readonly servers: () => readonly string[];
@@ -104,16 +107,45 @@ export function createResourceTools(registry: ServerRegistry, options: ResourceT
       { fixes: [servers.length ? `the servers: ${servers.join(', ')}` : 'no server is available'] },
     );
   };
-  const allowed = (server: string, tool: Tool, args: Record<string, unknown>, signal?: AbortSignal) =>
-    options.guard.check({ ...who, server, tool, args }, signal ? { signal } : {});
+  /** Decided by the guard, then run; audited from the moment it is asked for, like a tool call. */
+  const guarded = async <T>(
+    server: string,
+    tool: Tool,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    run: () => Promise<T>,
+  ): Promise<T> => {
+    const audited = options.audit?.trail.begin({ who: options.audit.who, server, tool: tool.name, args });
+    try {
+      let decision: AuditDecision = { result: 'allowed', by: 'guard' };
+      await options.guard.check(
+        { ...who, server, tool, args },
+        {
+          ...(signal ? { signal } : {}),
+          onDecision: (d) => {
+            decision = d;
+            audited?.decided(d);
+          },
+        },
+      );
+      audited?.decided(decision);
+      const result = await run();
+      audited?.returned(result);
+      return result;
+    } catch (error) {
+      audited?.failed(error);
+      throw error;
+    }
+  };
 
   const listOne = async (server: string, signal?: AbortSignal): Promise<Entry[]> => {
-    await allowed(server, RESOURCE_ACTIONS.list, {}, signal);
     const control = signal ? { signal } : {};
-    const [resources, templates] = await registry.use(
-      server,
-      (c) => Promise.all([c.listResources(control), c.listResourceTemplates(control)]),
-      options.agentId,
+    const [resources, templates] = await guarded(server, RESOURCE_ACTIONS.list, {}, signal, () =>
+      registry.use(
+        server,
+        (c) => Promise.all([c.listResources(control), c.listResourceTemplates(control)]),
+        options.agentId,
+      ),
     );
     const about = (title: string | undefined, mime: string | undefined, description: string | undefined) =>
       `${title ? `  ${title}` : ''}${mime ? ` (${mime})` : ''}${description ? ` — ${description}` : ''}`;
@@ -170,11 +202,8 @@ export function createResourceTools(registry: ServerRegistry, options: ResourceT
       });
     }
     const uri = args.uri;
-    await allowed(server, RESOURCE_ACTIONS.read, { uri }, signal);
-    const result = await registry.use(
-      server,
-      (c) => c.readResource(uri, signal ? { signal } : {}),
-      options.agentId,
+    const result = await guarded(server, RESOURCE_ACTIONS.read, { uri }, signal, () =>
+      registry.use(server, (c) => c.readResource(uri, signal ? { signal } : {}), options.agentId),
     );
     const blocks = resourceContentBlocks(result);
     // Several contents (a folder, a bundle): each says which URI it is.

@@ -76,3 +76,19 @@ it('a log that cannot be written is one warning event; every call goes on', asyn
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toMatchObject({ message: expect.stringContaining('cannot be written') });
 });
+
+it('records an agent’s resource listings and reads as calls of resources/list and resources/read', async () => {
+  const { host, records } = await libraryHost('audit.jsonl');
+  const tools = await host.agentTools({ resources: true });
+  const listing = await tools.call('list_resources', { server: 's' });
+  expect(listing.text).toContain('test://readme.txt');
+  const read = await tools.call('read_resource', { server: 's', uri: 'test://readme.txt' });
+  expect(read.isError).toBe(false);
+  tools.close();
+  await host.close();
+  expect(records.map((r) => [r.server, r.tool, r.outcome, r.decision])).toEqual([
+    ['s', 'resources/list', 'ok', { result: 'allowed', by: 'level' }],
+    ['s', 'resources/read', 'ok', { result: 'allowed', by: 'level' }],
+  ]);
+  expect(records[1]).toMatchObject({ client: 'library', argumentKeys: ['uri'] });
+});
