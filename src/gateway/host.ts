@@ -35,7 +35,13 @@ import type { ServerConfig } from '../config/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { type Catalogue, type CatalogueNaming, createCatalogue } from '../tools/index.js';
+import {
+  type Catalogue,
+  type CatalogueNaming,
+  createCatalogue,
+  PROMPT_ACTION,
+  RESOURCE_ACTIONS,
+} from '../tools/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import {
@@ -759,11 +765,13 @@ export class GatewayHost {
     const candidates = this.namespace.candidates(publicName);
     const route = (await this.#prompts(candidates, signal ? { signal } : {})).resolve(publicName);
     if (route) return { server: route.server, name: route.item.name };
+    for (const server of candidates) this.#refuseHidden(server, PROMPT_ACTION);
     throw this.#unknown('prompt', publicName, candidates);
   }
 
   async #prompts(servers: readonly string[], wait: SettleOptions): Promise<Catalogue<Prompt>> {
-    const listed = await this.#gather('prompts', servers, wait, (name) =>
+    const offered = servers.filter((server) => this.#offers(server, PROMPT_ACTION));
+    const listed = await this.#gather('prompts', offered, wait, (name) =>
       this.#use(name, (c) => c.listPrompts()),
     );
     return createCatalogue(listed, { naming: this.#naming });
@@ -816,14 +824,14 @@ export class GatewayHost {
   }
 
   async resources(): Promise<Resource[]> {
-    const listed = await this.#gather('resources', this.servers, this.#listWait, (name) =>
+    const listed = await this.#gather('resources', this.#withResources(), this.#listWait, (name) =>
       this.#use(name, (c) => c.listResources()),
     );
     return listed.map((l) => ({ ...l.item, uri: this.namespace.uri(l.server, l.item.uri) }));
   }
 
   async resourceTemplates(): Promise<ResourceTemplateType[]> {
-    const listed = await this.#gather('resources', this.servers, this.#listWait, (name) =>
+    const listed = await this.#gather('resources', this.#withResources(), this.#listWait, (name) =>
       this.#use(name, (c) => c.listResourceTemplates()),
     );
     return listed.map((l) => ({ ...l.item, uriTemplate: this.namespace.uri(l.server, l.item.uriTemplate) }));
@@ -869,8 +877,31 @@ export class GatewayHost {
 
   #resourceTarget(uri: string): Qualified {
     const target = this.namespace.parseUri(uri);
-    if (!target) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`);
-    return target;
+    if (target && this.#offers(target.server, RESOURCE_ACTIONS.read)) return target;
+    if (target) this.#refuseHidden(target.server, RESOURCE_ACTIONS.read);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`);
+  }
+
+  /** The served servers whose resources clients may list and read. */
+  #withResources(): string[] {
+    return this.servers.filter((server) => this.#offers(server, RESOURCE_ACTIONS.read));
+  }
+
+  /**
+   * Whether clients may see and use `server`'s resources or prompts: the policy names them as
+   * agents' tools are named (`resources/read`, `prompts/get`: a profile's tool globs,
+   * `--exclude-tools`, the entry's allow / deny lists). The daemon's transparent gateway
+   * serves its callers, whose own policy decides.
+   */
+  #offers(server: string, action: Tool): boolean {
+    return this.transparent !== undefined || this.guard.offers(server, action.name);
+  }
+
+  /** A profile's hidden resources or prompts are refused in its words ("not in profile P"), not as unknown. */
+  #refuseHidden(server: string, action: Tool): void {
+    if (this.guard.profile === undefined || !this.guard.outOfProfile(server, action.name)) return;
+    const refused = this.guard.refusal({ server, tool: action });
+    if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused);
   }
 
   /** Run work on one upstream (connecting it first as its policy allows); failures become client errors. */

@@ -363,6 +363,7 @@ export async function createAgentTools(
   const resources = options.resources
     ? createResourceTools(registry, {
         guard,
+        ...(offers ? { offers } : {}),
         ...(options.audit ? { audit: options.audit } : {}),
         servers: serverNames,
         ...(options.agentId === undefined ? {} : { agentId: options.agentId }),

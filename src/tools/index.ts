@@ -44,7 +44,12 @@ export {
   resourceContentBlocks,
 } from './chat-parts.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
-export { type PromptMessages, type PromptMessagesOptions, promptMessages } from './prompt-messages.js';
+export {
+  PROMPT_ACTION,
+  type PromptMessages,
+  type PromptMessagesOptions,
+  promptMessages,
+} from './prompt-messages.js';
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, RESOURCE_ACTIONS } from './resource-tools.js';
 export {
   type AgentToolResult,

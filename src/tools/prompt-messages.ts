@@ -1,10 +1,21 @@
-import type { Prompt } from '@modelcontextprotocol/client';
+import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import type { RequestControl, ServerConnection } from '../client/index.js';
 import { suggest } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { ServerRegistry } from '../registry/index.js';
 import { forModel } from '../text/index.js';
 import { type ChatMessage, type ChatPartsOptions, chatParts } from './chat-parts.js';
+
+/**
+ * What the permission guard is asked about a server's prompts: MCP's method name, which no
+ * tool can have. A profile's tool globs or an entry's `allow_tools` must name it (or match it)
+ * for the server's prompts to be offered, as `resources/read` for its resources.
+ */
+export const PROMPT_ACTION = {
+  name: 'prompts/get',
+  description: 'Get one prompt of this server, filled in with its arguments',
+  inputSchema: { type: 'object' },
+} as const satisfies Tool;
 
 export interface PromptMessagesOptions extends ChatPartsOptions {
   readonly signal?: AbortSignal;

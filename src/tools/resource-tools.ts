@@ -69,6 +69,11 @@ export interface ResourceToolsOptions {
   readonly agentId?: string;
   /** The servers the agent may use now. */
   readonly servers: () => readonly string[];
+  /**
+   * Whether the policy offers a server's resources at all (`resources/read` not left out by a
+   * profile, an exclusion or the entry's lists): a server it hides is neither listed nor read.
+   */
+  readonly offers?: (server: string, tool: string) => boolean;
   /** Longest text of a result, in characters (default 100,000). */
   readonly maxTextLength?: number;
 }
@@ -95,6 +100,7 @@ interface Entry {
 export function createResourceTools(registry: ServerRegistry, options: ResourceToolsOptions): ResourceTools {
   const who = options.agentId === undefined ? {} : { agentId: options.agentId };
   const offersResources = (name: string) =>
+    (options.offers?.(name, RESOURCE_ACTIONS.read.name) ?? true) &&
     registry.list(options.agentId).some((s) => s.name === name && s.connection?.capabilities.resources);
   const pick = (raw: unknown): string => {
     const servers = options.servers();

@@ -101,6 +101,38 @@ describe('mcpx serve --profile', () => {
   );
 
   it(
+    'a profile’s tool globs hide its servers’ resources and prompts too, unless they name them',
+    slow,
+    async () => {
+      const world = await gatewayWorld({
+        ...config,
+        profiles: {
+          ...config.profiles,
+          withContent: { servers: ['t'], tools: ['t.echo', 't.resources/*', 't.prompts/get'] },
+        },
+      });
+      try {
+        const narrow = await world.client((await world.serve(['--profile', 'narrow'])).url, 'legacy');
+        expect((await narrow.listResources()).resources).toEqual([]);
+        expect((await narrow.listPrompts()).prompts).toEqual([]);
+        await expect(narrow.readResource({ uri: 'mcpx://t/test://readme.txt' })).rejects.toThrow(
+          /not in profile 'narrow'/,
+        );
+        await expect(narrow.getPrompt({ name: 't__greeting', arguments: { name: 'Ada' } })).rejects.toThrow(
+          /not in profile 'narrow'/,
+        );
+        const wide = await world.client((await world.serve(['--profile', 'withContent'])).url, 'legacy');
+        const resources = (await wide.listResources()).resources.map((r) => r.uri);
+        expect(resources.length).toBeGreaterThan(0);
+        expect((await wide.readResource({ uri: resources[0] as string })).contents.length).toBeGreaterThan(0);
+        expect((await wide.listPrompts()).prompts.map((p) => p.name)).toContain('t__greeting');
+      } finally {
+        await world.close();
+      }
+    },
+  );
+
+  it(
     'an unknown profile, an unknown server in one and a profile above the level are errors that say where',
     slow,
     async () => {
@@ -180,7 +212,10 @@ try {
   const echoed = (await tools.call('mcp_t_echo', { message: 'hi' })).text;
   const refused = await tools.call('mcp_t_get_time', {}).then(() => 'called', (e) => e.message);
   tools.close();
-  console.log(JSON.stringify({ servers, catalogue, agent, echoed, refused, level: await host.permissionLevel() }));
+  const withResources = await host.agentTools({ resources: true });
+  const resourcePair = withResources.tools.filter((t) => t.name === 'list_resources' || t.name === 'read_resource').length;
+  withResources.close();
+  console.log(JSON.stringify({ servers, catalogue, agent, echoed, refused, resourcePair, level: await host.permissionLevel() }));
 } finally {
   await host.close();
 }
@@ -197,6 +232,8 @@ try {
       expect(out.agent.sort()).toEqual(['mcp_t_add', 'mcp_t_echo']);
       expect(out.echoed).toBe('hi');
       expect(out.refused).toMatch(/'get_time' of 't' is not in profile 'narrow'/);
+      // The profile's globs name none of t's resources: the resource pair is not offered.
+      expect(out.resourcePair).toBe(0);
       expect(out.level).toBe('yolo');
     },
   );
