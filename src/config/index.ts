@@ -40,7 +40,7 @@ export { loadConfig, validateConfig } from './load.js';
 export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
 export { findProfile, type ProfileConfig, type ProfileLayer } from './profiles.js';
 export { readConfigText } from './read-config-text.js';
-export { runsMcpx } from './runs-mcpx.js';
+export { type FileLookup, isMcpxProcess, runsMcpx } from './runs-mcpx.js';
 export { SERVER_DEFAULTS } from './server-defaults.js';
 export { FIELD_TRUST } from './server-fields.js';
 export { splitCommandLine } from './split-command-line.js';

@@ -9,7 +9,13 @@
 import type { ServerConfig } from '../config/index.js';
 import { runsMcpx } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from '../transport/index.js';
+import {
+  buildServerEnv,
+  findOnPath,
+  MAX_SERVER_CHAIN,
+  readServerChain,
+  serverChainKey,
+} from '../transport/index.js';
 import type { Env } from './types.js';
 
 /** What {@link selfReference} knows of the running mcpx. */
@@ -18,6 +24,7 @@ export interface SelfContext {
   readonly env: Env;
   /** The running mcpx's script (`process.argv[1]`). */
   readonly selfScript?: string | undefined;
+  readonly platform?: NodeJS.Platform;
 }
 
 /**
@@ -54,8 +61,9 @@ export function selfReference(server: ServerConfig, self: SelfContext): McpxErro
   }
   if (server.origin.layer === 'adhoc') return undefined;
   const how = runsMcpx(server, {
-    ...(self.selfScript ? { selfScript: self.selfScript } : {}),
-    ...(server.cwd ? { cwd: server.cwd } : {}),
+    selfScript: self.selfScript,
+    cwd: server.cwd,
+    files: { which: lookUp(server, self) },
   });
   if (how === undefined) return undefined;
   return new McpxError(
@@ -70,4 +78,28 @@ export function selfReference(server: ServerConfig, self: SelfContext): McpxErro
       ],
     },
   );
+}
+
+/** Where the entry's command would be found: its own PATH (as the server gets it) and folder. */
+function lookUp(
+  server: ServerConfig,
+  self: SelfContext,
+): (command: string, at: { cwd?: string | undefined; path?: string | undefined }) => string | undefined {
+  let env: Env | undefined;
+  return (command, at) => {
+    env ??= buildServerEnv({
+      hostEnv: self.env,
+      env: server.env,
+      envPassthrough: server.envPassthrough,
+      ...(self.platform ? { platform: self.platform } : {}),
+    });
+    const cwd = at.cwd ?? server.cwd;
+    return (
+      findOnPath(command, {
+        env: at.path === undefined ? env : { ...env, PATH: at.path },
+        ...(cwd ? { cwd } : {}),
+        ...(self.platform ? { platform: self.platform } : {}),
+      }) ?? undefined
+    );
+  };
 }
