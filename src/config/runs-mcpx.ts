@@ -5,8 +5,8 @@
  * same file and starts another, without end. Recognised by what the command line runs,
  * before anything is spawned, reading each wrapper's arguments as that wrapper does (`env`
  * and its options, `sh -c`, `exec`, `npx`, `node` and its options, …); chains this cannot see
- * (a wrapper script, another gateway) are caught by `MCPX_SERVER_CHAIN` instead
- * (`host/self-reference.ts`).
+ * (a wrapper script, another gateway) are caught by the process ancestry and
+ * `MCPX_SERVER_CHAIN` instead (`host/self-reference.ts`).
  */
 import { realpathSync } from 'node:fs';
 import { basename, resolve } from 'node:path';

@@ -3,20 +3,33 @@
  * command line (`--stdio "mcpx serve …"`), and never deeper than `MAX_SERVER_CHAIN` even
  * then. A configured entry whose command line runs mcpx is refused before any spawn; an
  * entry already on this process's `MCPX_SERVER_CHAIN` is how this mcpx was reached, so
- * starting it again would close the loop.
+ * starting it again would close the loop. The depth is the larger of that chain and the
+ * number of mcpx processes among this one's ancestors, which no wrapper can clear.
  */
 
 import type { ServerConfig } from '../config/index.js';
-import { runsMcpx } from '../config/index.js';
+import { isMcpxProcess, runsMcpx } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import {
+  type AncestorProcess,
   buildServerEnv,
   findOnPath,
   MAX_SERVER_CHAIN,
+  processAncestry,
   readServerChain,
   serverChainKey,
+  startedAlike,
 } from '../transport/index.js';
 import type { Env } from './types.js';
+
+/** An mcpx process above this one. */
+export interface McpxAncestor {
+  readonly pid: number;
+  /** Its command line, as one string. */
+  readonly command: string;
+  /** It was started exactly as this process was (command line, folder, environment). */
+  readonly twin: boolean;
+}
 
 /** What {@link selfReference} knows of the running mcpx. */
 export interface SelfContext {
@@ -24,7 +37,34 @@ export interface SelfContext {
   readonly env: Env;
   /** The running mcpx's script (`process.argv[1]`). */
   readonly selfScript?: string | undefined;
+  /** The mcpx processes above this one, nearest first; asked only about a stdio server. */
+  readonly ancestors?: () => readonly McpxAncestor[];
   readonly platform?: NodeJS.Platform;
+}
+
+/** Where {@link mcpxAncestors} reads processes (the real ones by default). */
+export interface AncestryReader {
+  readonly ancestry: () => readonly AncestorProcess[] | undefined;
+  /** Whether the process `pid` was started exactly as this one was. */
+  readonly twin: (pid: number) => boolean;
+}
+
+const processes: AncestryReader = {
+  ancestry: processAncestry,
+  twin: (pid) => startedAlike(process.pid, pid),
+};
+
+/**
+ * The mcpx processes among this process's ancestors, nearest first (none where the ancestry
+ * cannot be read: Windows).
+ */
+export function mcpxAncestors(
+  selfScript: string | undefined,
+  reader: AncestryReader = processes,
+): McpxAncestor[] {
+  return (reader.ancestry() ?? [])
+    .filter((p) => isMcpxProcess(p.argv, { selfScript, cwd: p.cwd }))
+    .map((p) => ({ pid: p.pid, command: p.argv.join(' '), twin: reader.twin(p.pid) }));
 }
 
 /**
@@ -36,13 +76,20 @@ export function selfReference(server: ServerConfig, self: SelfContext): McpxErro
   if (server.transport !== 'stdio' || !server.command) return undefined;
   const context = { server: server.name, origin: server.origin, command: server.command };
   const chain = readServerChain(self.env);
-  if (chain.length >= MAX_SERVER_CHAIN) {
+  const ancestors = self.ancestors?.() ?? [];
+  if (Math.max(chain.length, ancestors.length) >= MAX_SERVER_CHAIN) {
+    return tooDeep(chain.length, ancestors, context);
+  }
+  const twin = ancestors.find((a) => a.twin);
+  if (twin) {
     return new McpxError(
       ErrorCode.SelfReference,
-      `this mcpx already runs ${chain.length} servers deep inside other mcpx processes (MCPX_SERVER_CHAIN), so it starts no more stdio servers`,
+      `this mcpx was started exactly as mcpx pid ${twin.pid} above it was (same command line, folder and environment): it would start another copy of itself, without end, so it starts no stdio servers`,
       {
         ...context,
-        causes: ['a chain of gateways (or a config that runs mcpx through a wrapper) keeps starting mcpx'],
+        causes: [
+          `a server entry runs mcpx through a wrapper mcpx cannot read (a script, \`env -i\`): ${clip(twin.command)}`,
+        ],
         fixes: ['look for an entry that runs mcpx, `mcpx serve` or a wrapper around it, and remove it'],
       },
     );
@@ -78,6 +125,34 @@ export function selfReference(server: ServerConfig, self: SelfContext): McpxErro
       ],
     },
   );
+}
+
+function tooDeep(
+  chain: number,
+  ancestors: readonly McpxAncestor[],
+  context: { server: string; origin: ServerConfig['origin']; command: string },
+): McpxError {
+  const depth = Math.max(chain, ancestors.length);
+  const above = ancestors.length
+    ? ` (pids ${ancestors.map((a) => a.pid).join(', ')}, nearest first)`
+    : ' (MCPX_SERVER_CHAIN)';
+  const nearest = ancestors[0];
+  return new McpxError(
+    ErrorCode.SelfReference,
+    `this mcpx already runs ${depth} deep inside other mcpx processes${above}, so it starts no more stdio servers`,
+    {
+      ...context,
+      causes: [
+        'a config that runs mcpx through a wrapper (a script, `env -i`) keeps starting mcpx, or a chain of gateways',
+        ...(nearest ? [`the nearest mcpx above this one: pid ${nearest.pid}, ${clip(nearest.command)}`] : []),
+      ],
+      fixes: ['look for an entry that runs mcpx, `mcpx serve` or a wrapper around it, and remove it'],
+    },
+  );
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 /** Where the entry's command would be found: its own PATH (as the server gets it) and folder. */

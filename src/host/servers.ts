@@ -16,7 +16,7 @@ import {
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import type { Ask } from './ask.js';
-import { selfReference } from './self-reference.js';
+import { mcpxAncestors, type SelfContext, selfReference } from './self-reference.js';
 import type { Env } from './types.js';
 
 export interface ServerChoice {
@@ -46,8 +46,9 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
   const selfSkipped = new Map<string, McpxError>();
   const untrusted = new Map<string, ServerConfig>();
   // Refused before trust is asked: approving what will not run anyway would be a wasted question.
+  const self = selfContext(options.env);
   for (const server of [...config.servers, ...config.unapproved]) {
-    const refused = server.enabled ? refusedAsSelf(server, options.env) : undefined;
+    const refused = server.enabled ? selfReference(server, self) : undefined;
     if (!refused) continue;
     selfSkipped.set(server.name, refused);
     notice(
@@ -77,7 +78,14 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
 
 /** Why this mcpx must not start `server` (it would start itself), if so. */
 export function refusedAsSelf(server: ServerConfig, env: Env): McpxError | undefined {
-  return selfReference(server, { env, selfScript: process.argv[1] });
+  return selfReference(server, selfContext(env));
+}
+
+/** The running mcpx, its ancestry read once, when a stdio server first asks. */
+function selfContext(env: Env): SelfContext {
+  const selfScript = process.argv[1];
+  let ancestors: ReturnType<typeof mcpxAncestors> | undefined;
+  return { env, selfScript, ancestors: () => (ancestors ??= mcpxAncestors(selfScript)) };
 }
 
 /** What the host knows when a server is asked for by name. */

@@ -26,6 +26,7 @@ export {
   withSdkDiagnostics,
 } from './sdk-diagnostics.js';
 export {
+  type AncestorProcess,
   BoundedLineReader,
   type BoundedLineReaderOptions,
   type BuildServerEnvOptions,
@@ -47,6 +48,7 @@ export {
   type OrphanWatchdog,
   type PackageInstallEvent,
   type PackageRunnerName,
+  processAncestry,
   RELAY_ID_PREFIX,
   type ResolveCommandOptions,
   type ResolvedCommand,
@@ -59,4 +61,5 @@ export {
   StdioTransport,
   type StdioTransportOptions,
   serverChainKey,
+  startedAlike,
 } from './stdio/index.js';

@@ -1,11 +1,16 @@
 /**
  * Issue 38, item 5: mcpx never starts itself, whatever wraps it. Command lines are read as the
- * wrappers read them (`env` and its options, `sh|bash -c|-lc`, `"$@"`, links to the CLI).
+ * wrappers read them (`env` and its options, `sh|bash -c|-lc`, `"$@"`, links to the CLI), and a
+ * loop hidden in a wrapper script that clears the environment (`env -i wrapper.sh`) is stopped by
+ * the process ancestry, which no wrapper can clear: at most MAX_SERVER_CHAIN mcpx below the first.
  */
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SERVER_CHAIN } from '../../src/transport/stdio/server-chain.js';
 import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 import { descendantPids, procAvailable, readCommandLine } from '../helpers/processes.js';
 
 const node = process.execPath;
@@ -133,3 +138,103 @@ describe.runIf(procAvailable)(
     });
   },
 );
+
+describe.runIf(procAvailable)('a loop hidden in a wrapper script that clears the environment', () => {
+  let world: GatewayWorld | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    await client?.close().catch(() => {});
+    client = undefined;
+    await world?.close();
+    world = undefined;
+  });
+
+  /** `env -i` with only what a test's mcpx needs: PATH, and the test's own home. */
+  const cleared = (home: string) => [
+    '-i',
+    `PATH=${systemPath}`,
+    `HOME=${home}`,
+    `MCPX_HOME=${join(home, '.mcpx')}`,
+  ];
+
+  /**
+   * A gateway whose config holds `loop` (an entry mcpx cannot see into: `env -i` around a
+   * script whose body is `script`) and the test server; the SDK client lists its tools.
+   */
+  async function gatewayWithLoop(
+    wrapper: (configFile: string) => string,
+    envArgs: (home: string) => readonly string[],
+  ) {
+    world = await gatewayWorld({});
+    const script = join(world.dir, 'wrapper.sh');
+    await writeFile(script, `#!/bin/sh\n${wrapper(world.configFile)}\n`);
+    await chmod(script, 0o755);
+    await writeFile(
+      world.configFile,
+      JSON.stringify({
+        mcpServers: {
+          loop: { command: 'env', args: [...envArgs(world.home), script] },
+          local: { command: node, args: [testServerPath] },
+        },
+      }),
+    );
+    const gateway = await world.serve();
+    const watch = watchNested(gateway.child.pid as number);
+    client = await world.client(gateway.url, 'modern');
+    const { tools } = await client.listTools();
+    return { gateway, watch, tools: tools.map((t) => t.name) };
+  }
+
+  it('an mcpx started exactly as the mcpx above it starts nothing: one copy, not an endless line', async () => {
+    const { watch, tools } = await gatewayWithLoop(
+      (configFile) => `exec "${node}" "${cliPath}" serve --config "${configFile}"`,
+      cleared,
+    );
+    try {
+      expect(tools).toContain('local__echo');
+      await expect.poll(() => watch.most(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      // Five seconds more: nothing else starts.
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      // The copy refuses its servers and exits ("no servers to serve"): never more than it at once.
+      expect(watch.most(), watch.seen().join('\n')).toBe(2);
+    } finally {
+      watch.stop();
+    }
+  }, 60_000);
+
+  it('the same loop through `env -u MCPX_SERVER_CHAIN`: stopped alike', async () => {
+    const { watch } = await gatewayWithLoop(
+      (configFile) => `exec "${node}" "${cliPath}" serve --config "${configFile}"`,
+      () => ['-u', 'MCPX_SERVER_CHAIN'],
+    );
+    try {
+      await expect.poll(() => watch.most(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      expect(watch.most(), watch.seen().join('\n')).toBe(2);
+    } finally {
+      watch.stop();
+    }
+  }, 60_000);
+
+  it(`a loop whose every level differs stops ${MAX_SERVER_CHAIN} mcpx deep, and stays there`, async () => {
+    // LEVEL=$$ differs at each level, so no mcpx is started exactly as the one above it: only the
+    // count of mcpx ancestors can end this loop.
+    const { watch, tools } = await gatewayWithLoop(
+      (configFile) =>
+        `exec env -i PATH="$PATH" HOME="$HOME" MCPX_HOME="$MCPX_HOME" LEVEL=$$ "${node}" "${cliPath}" serve --config "${configFile}"`,
+      cleared,
+    );
+    try {
+      expect(tools).toContain('local__echo');
+      await expect
+        .poll(() => watch.most(), { timeout: 40_000, interval: 100 })
+        .toBeGreaterThanOrEqual(MAX_SERVER_CHAIN);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      // The deepest refuses its servers and exits ("no servers to serve"); its parent may start
+      // it again, so pids come and go, but never more at once.
+      expect(watch.most(), watch.seen().join('\n')).toBe(MAX_SERVER_CHAIN);
+    } finally {
+      watch.stop();
+    }
+  }, 90_000);
+});

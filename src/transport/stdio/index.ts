@@ -19,6 +19,7 @@ export {
   killTree,
 } from './kill-tree.js';
 export type { OrphanWatchdog } from './orphan-watchdog.js';
+export { type AncestorProcess, processAncestry, startedAlike } from './process-ancestry.js';
 export {
   DEFAULT_PATHEXT,
   findOnPath,
