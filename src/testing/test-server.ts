@@ -107,8 +107,6 @@ function chatty(server: Server, everyMs: number | undefined): Server {
 
 async function main(): Promise<void> {
   if (process.env.MCPX_TEST_START_LOG) appendFileSync(process.env.MCPX_TEST_START_LOG, `${process.pid}\n`);
-  if (process.env.MCPX_TEST_METHOD_LOG) logMethods(process.env.MCPX_TEST_METHOD_LOG);
-  if (process.env.MCPX_TEST_TRACE_LOG) logTraceContext(process.env.MCPX_TEST_TRACE_LOG);
   // A client that hangs up must not turn a late write into an uncaught EPIPE.
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
@@ -154,6 +152,10 @@ async function main(): Promise<void> {
     ...(pageSize !== undefined ? { pageSize } : {}),
     ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}),
   };
+  // Watched only now, with the server's own reader: a 'data' listener sets stdin flowing, and what
+  // arrived before the server read it (during a slow start) would reach the logs and not the server.
+  if (process.env.MCPX_TEST_METHOD_LOG) logMethods(process.env.MCPX_TEST_METHOD_LOG);
+  if (process.env.MCPX_TEST_TRACE_LOG) logTraceContext(process.env.MCPX_TEST_TRACE_LOG);
   serveStdio(() => chatty(createTestServer(options), logEveryMs), {
     transport: new StdioServerTransport(faults.input(), process.stdout),
     onerror: (error) => process.stderr.write(`${TEST_SERVER_NAME}: ${error.message}\n`),

@@ -2,11 +2,13 @@
 // first). The well-behaved surface is driven through the SDK client; the misbehaviour modes through
 // raw pipes, where exit codes, stderr and stray stdout bytes are visible.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Progress } from '@modelcontextprotocol/client';
 import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/cli.js';
 import {
   descendantPids,
   isAlive,
@@ -531,6 +533,20 @@ describe('mcpx-test-server: misbehaviour modes', () => {
     server.send(initialize);
     await server.waitFor(byId(0));
     expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+  });
+
+  it('slow-start with a method log: answers what was sent while it started, and logs it', async () => {
+    const dir = await tempDir('mcpx-test-server-');
+    cleanups.push(dir.remove);
+    const log = join(dir.path, 'methods.log');
+    const server = spawnRaw({
+      MCPX_TEST_FAULT: 'slow-start',
+      MCPX_TEST_SLOW_START_MS: '600',
+      MCPX_TEST_METHOD_LOG: log,
+    });
+    server.send(initialize);
+    expect((await server.waitFor(byId(0))).result).toMatchObject({ serverInfo: expect.any(Object) });
+    expect((await readFile(log, 'utf8')).split('\n')).toContain('initialize');
   });
 
   it('stderr-noise: a stderr line every 50 ms while serving normally', async () => {
