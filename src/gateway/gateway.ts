@@ -13,6 +13,7 @@ import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
+import { openCatalogueMemory } from './catalogue-memory.js';
 import { FastPath } from './fast-path.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
 import { GatewayHost, type ReloadResult } from './host.js';
@@ -44,6 +45,12 @@ export interface GatewayBase {
   audit?(): AuditTrail;
   /** The same base reading its config afresh, for a reload; closed once read. */
   fresh(): Pick<GatewayBase, 'servers' | 'server'> & { close(): Promise<void> };
+  /**
+   * The mcpx home (`Host.home`): each served server's tool list is remembered there
+   * (`catalogues/`), so a client's first list is whole while servers still start (see
+   * `GatewayOptions.listWaitMs`). Without it nothing is remembered.
+   */
+  readonly home?: string;
 }
 
 /** Something a running gateway tells its front end (which words it in its own voice). */
@@ -54,7 +61,9 @@ export type GatewayEvent =
   | { readonly type: 'no-tools'; readonly server: string; readonly error: McpxError }
   | { readonly type: 'reloaded'; readonly result: ReloadResult }
   /** A reload failed (a config that no longer loads): the previous servers are still served. */
-  | { readonly type: 'not-reloaded'; readonly error: McpxError };
+  | { readonly type: 'not-reloaded'; readonly error: McpxError }
+  /** A remembered tool list could not be read or written safely (a planted link, a full disk): it is not used. */
+  | { readonly type: 'catalogue-unusable'; readonly error: McpxError };
 
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
@@ -77,7 +86,11 @@ export interface GatewayOptions {
   /** Serve only these servers; default every one of `base.servers()`. */
   readonly servers?: readonly string[];
   readonly pageSize?: number;
-  /** How long a list request waits for servers still starting (default: for every one). */
+  /**
+   * How long a list request waits for servers still starting (default: for every one). With
+   * it, a server still starting whose tool list is remembered from an earlier run (`base.home`)
+   * is listed at once with it instead, and its call waits for it.
+   */
   readonly listWaitMs?: number;
   /** The key sealing 2026-07-28 request states, shared by every instance behind a load balancer. */
   readonly stateKey?: Uint8Array;
@@ -135,6 +148,11 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     });
   const served = await servedServers(base, options);
   const [registry, guard] = await Promise.all([base.registry(), base.guard()]);
+  const emit = (event: GatewayEvent) => options.on?.(event);
+  const catalogues =
+    base.home === undefined
+      ? undefined
+      : openCatalogueMemory(base.home, { onError: (error) => emit({ type: 'catalogue-unusable', error }) });
   const core = new GatewayHost({
     registry,
     servers: served,
@@ -144,9 +162,9 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(options.listWaitMs !== undefined ? { listWaitMs: options.listWaitMs } : {}),
     ...(base.audit ? { audit: base.audit() } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(catalogues ? { catalogues } : {}),
   });
   if (options.wiring) wire(options.wiring, core);
-  const emit = (event: GatewayEvent) => options.on?.(event);
 
   // Transparent: the one server's own capabilities and instructions, so the bridge is invisible.
   let transparent: { capabilities: ServerCapabilities; instructions?: string } | undefined;
@@ -159,8 +177,10 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     };
   } else {
     // Connected at start, only the served ones: the first client's tools/list finds what is
-    // ready (the rest are announced as they come), and a server that cannot start is reported
-    // now, not in the middle of a client's session.
+    // ready (the rest are announced as they come, or stand in with their remembered lists,
+    // read first), and a server that cannot start is reported now, not in the middle of a
+    // client's session.
+    await core.recalled;
     const names = new Set(served.map((s) => s.name));
     void registry.connectAll({ only: [...names] }).then((statuses) => {
       for (const s of statuses) {

@@ -44,6 +44,7 @@ import {
 } from '../tools/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
+import type { CatalogueMemory } from './catalogue-memory.js';
 import {
   AskLater,
   type ClientConsent,
@@ -63,6 +64,7 @@ import {
   type StatelessRound,
 } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
+import { StandIns } from './stand-ins.js';
 import { errorTypeOf, TOOL_ERROR, toClientError } from './upstream-error.js';
 
 export interface GatewayHostOptions {
@@ -95,6 +97,13 @@ export interface GatewayHostOptions {
    * server: the daemon's client is mcpx itself, which wants the whole catalogue.
    */
   readonly listWaitMs?: number;
+  /**
+   * Where each served server's tool list is remembered between runs (`openCatalogueMemory`).
+   * With `listWaitMs`, a server still starting is listed at once with what it listed last
+   * time rather than waited for, and its live list replaces that once it is up (announced
+   * when the two differ). Without it nothing is remembered or recalled.
+   */
+  readonly catalogues?: CatalogueMemory;
   /**
    * Each client's tool call is recorded here (`mcpx serve`: the host's trail). The daemon's
    * gateways record nothing: their callers are mcpx processes that record their own calls.
@@ -194,6 +203,13 @@ interface Listed<T> {
   readonly item: T;
 }
 
+/** The merged tool catalogue, and the servers in it listed from what they listed last time. */
+interface ToolCatalogue {
+  readonly catalogue: Catalogue<Tool>;
+  readonly tools: Tool[];
+  readonly remembered: ReadonlySet<string>;
+}
+
 /** Where one public tool name goes, and the upstream's definition of it. */
 export type ToolRoute = Qualified & { readonly tool: Tool };
 
@@ -226,10 +242,19 @@ export class GatewayHost {
   readonly consents = new ConsentMemory();
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Map<(message: LogMessage) => void, () => boolean>();
-  /** The catalogue of the servers up when it was built; dropped when one comes, goes or re-lists. */
-  #toolCache: { catalogue: Catalogue<Tool>; tools: Tool[] } | undefined;
+  /**
+   * The catalogue of the servers up when it was built, and of those listed from what they listed
+   * last time (`remembered`); dropped when one comes, goes or re-lists.
+   */
+  #toolCache: ToolCatalogue | undefined;
   readonly #arrivals: Arrivals;
   readonly #listWait: SettleOptions;
+  /** The remembered tool lists, standing in for servers still starting (see `stand-ins.ts`). */
+  readonly #standIns: StandIns | undefined;
+  /** Whether they stand in (with a list wait), or are only remembered. */
+  readonly #standingIn: boolean;
+  /** The recalls of those lists so far, which a `tools/list` waits for. */
+  #recalled: Promise<void> = Promise.resolve();
   readonly #unsubscribe: () => void;
 
   constructor(options: GatewayHostOptions) {
@@ -245,9 +270,23 @@ export class GatewayHost {
     this.#audit = options.audit;
     this.rounds = new InputRounds(undefined, options.stateKey);
     this.#listWait = options.listWaitMs === undefined ? {} : { waitMs: options.listWaitMs };
-    this.#arrivals = new Arrivals(this.registry, (kind) => {
+    const announce = (kind: ListKind) => {
       for (const listener of this.#listeners) listener(kind);
-    });
+    };
+    this.#arrivals = new Arrivals(this.registry, announce);
+    this.#standIns =
+      options.catalogues &&
+      new StandIns({
+        memory: options.catalogues,
+        registry: this.registry,
+        configOf: (server) => this.#servers.get(server),
+        isUp: (server) => this.#arrivals.isUp(server),
+        announce: () => announce('tools'),
+      });
+    // Only where a list would otherwise be answered without the servers still starting.
+    this.#standingIn =
+      this.#standIns !== undefined && options.listWaitMs !== undefined && !options.transparent;
+    if (this.#standingIn) this.#recalled = this.#recall(options.servers);
     this.#unsubscribe = this.registry.on((event) => {
       this.#arrivals.heard(event);
       // A catalogue or a server coming or going changes the merged names: list afresh on next
@@ -255,8 +294,9 @@ export class GatewayHost {
       const busyOrReady = (state: string) => state === 'busy' || state === 'ready';
       if (event.type !== 'state' || !busyOrReady(event.state) || !busyOrReady(event.previous))
         this.#toolCache = undefined;
-      if (event.type !== 'catalog') return;
-      for (const listener of this.#listeners) listener(event.kind);
+      const heldBack = this.#standIns?.heard(event) === true;
+      if (event.type !== 'catalog' || heldBack) return;
+      announce(event.kind);
     });
   }
 
@@ -266,6 +306,14 @@ export class GatewayHost {
    */
   dispose(): void {
     this.#unsubscribe();
+  }
+
+  /**
+   * Resolves once the remembered tool lists of the served servers are read (`catalogues`):
+   * a gateway starts its servers after, so each one's stands in from the start.
+   */
+  get recalled(): Promise<void> {
+    return this.#recalled;
   }
 
   /** Served server names. */
@@ -302,6 +350,7 @@ export class GatewayHost {
     for (const name of [...removed, ...restarted, ...added]) {
       await this.registry.disconnect(name).catch(() => {});
       this.#servers.delete(name);
+      this.#standIns?.drop(name);
     }
     for (const name of [...added, ...restarted]) {
       const config = next.get(name) as ServerConfig;
@@ -313,11 +362,23 @@ export class GatewayHost {
     this.#servers.clear();
     for (const config of ordered) this.#servers.set(config.name, config);
     this.#toolCache = undefined;
-    await Promise.all([...added, ...restarted].map((name) => this.registry.connect(name).catch(() => {})));
+    const starting = [...added, ...restarted];
+    if (this.#standingIn) {
+      const recalled = this.#recall(starting.map((name) => next.get(name) as ServerConfig));
+      this.#recalled = Promise.all([this.#recalled, recalled]).then(() => {});
+      await recalled;
+    }
+    await Promise.all(starting.map((name) => this.registry.connect(name).catch(() => {})));
     if (added.length || removed.length || restarted.length)
       for (const kind of ['tools', 'resources', 'prompts'] as const)
         for (const listener of this.#listeners) listener(kind);
     return { added, removed, restarted };
+  }
+
+  /** Recall the remembered lists of `servers`; the tool catalogue is built afresh with them. */
+  async #recall(servers: readonly ServerConfig[]): Promise<void> {
+    await this.#standIns?.recall(servers);
+    this.#toolCache = undefined;
   }
 
   /**
@@ -473,14 +534,18 @@ export class GatewayHost {
   }
 
   /**
-   * Every served tool, under its public name, for a client's `tools/list`: servers still
-   * starting are waited for as the list wait allows, then left out (the registry's
+   * Every served tool, under its public name, for a client's `tools/list`: a server still
+   * starting is listed with the tools it listed last time when they are remembered
+   * (`catalogues`), else waited for as the list wait allows, then left out (the registry's
    * catalogue event announces each as it comes). Kept until the registry reports a
    * change (a state or a catalogue), so a call does not rename every tool first.
    */
   async tools(): Promise<Tool[]> {
     await this.#toolsSettled();
-    await this.#arrivals.settle(this.servers, this.#listWait);
+    await this.#recalled;
+    const standIns = this.#standIns;
+    const waited = standIns ? this.servers.filter((server) => !standIns.has(server)) : this.servers;
+    await this.#arrivals.settle(waited, this.#listWait);
     return this.#catalogue().tools;
   }
 
@@ -490,10 +555,15 @@ export class GatewayHost {
     return this.knownTool(publicName);
   }
 
-  /** Where a public tool name goes, among the servers up now (no waiting), if it is known there. */
+  /**
+   * Where a public tool name goes, among the servers up now (no waiting), if it is known there.
+   * A remembered tool of a server still starting is not: its call waits for the server
+   * (`toolRoute`), and is decided on the definition the server gives now.
+   */
   knownTool(publicName: string): ToolRoute | undefined {
-    const entry = this.#catalogue().catalogue.resolve(publicName);
-    return entry && routeOf(entry);
+    const { catalogue, remembered } = this.#catalogue();
+    const entry = catalogue.resolve(publicName);
+    return entry && !remembered.has(entry.server) ? routeOf(entry) : undefined;
   }
 
   /**
@@ -533,19 +603,25 @@ export class GatewayHost {
     return this.transparent ? 'transparent' : 'namespaced';
   }
 
-  #catalogue(): { catalogue: Catalogue<Tool>; tools: Tool[] } {
+  #catalogue(): ToolCatalogue {
     if (this.#toolCache) return this.#toolCache;
     const listed: Listed<Tool>[] = [];
+    const remembered = new Set<string>();
     for (const server of this.#servers.keys()) {
-      if (!this.#arrivals.isUp(server)) continue;
-      for (const item of this.registry.status(server).tools as Tool[]) listed.push({ server, item });
+      let tools: readonly Tool[] | undefined;
+      if (this.#arrivals.isUp(server)) tools = this.registry.status(server).tools;
+      else {
+        tools = this.#standIns?.toolsOf(server);
+        if (tools) remembered.add(server);
+      }
+      for (const item of tools ?? []) listed.push({ server, item });
     }
     const catalogue = createCatalogue(listed, {
       naming: this.#naming,
       offers: (server, tool) => this.guard.offers(server, tool),
     });
     const tools = catalogue.entries.map((e) => ({ ...e.item, name: e.name }));
-    this.#toolCache = { catalogue, tools };
+    this.#toolCache = { catalogue, tools, remembered };
     return this.#toolCache;
   }
 

@@ -9,6 +9,12 @@
 
 export { Callers } from './callers.js';
 export {
+  CATALOGUE_FOLDER,
+  type CatalogueMemory,
+  type CatalogueMemoryOptions,
+  openCatalogueMemory,
+} from './catalogue-memory.js';
+export {
   createGateway,
   type Gateway,
   type GatewayBase,

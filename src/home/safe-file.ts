@@ -17,8 +17,12 @@ export interface HomeFiles {
   readonly root: string;
   /** The absolute path of `relativePath` inside the home (no checks). */
   path(relativePath: string): string;
-  /** The file's text, or `undefined` when it does not exist. */
-  readText(relativePath: string): Promise<string | undefined>;
+  /**
+   * The file's text, or `undefined` when it does not exist. With `maxBytes`, a file
+   * larger than that is refused (`HOME_ACCESS`) without being read: for files whose
+   * size nothing else bounds, such as a cache of what servers said.
+   */
+  readText(relativePath: string, options?: { readonly maxBytes?: number }): Promise<string | undefined>;
   /** Replace the file atomically (temporary file in the same folder, then rename), mode 0600. */
   writeText(relativePath: string, text: string): Promise<void>;
   /** Create the folder (and those above it, up to the home) 0700; tighten existing ones to 0700. */
@@ -119,7 +123,7 @@ export function createHomeFiles(root: string): HomeFiles {
     root,
     path: (relativePath) => join(root, ...parts(relativePath)),
 
-    async readText(relativePath) {
+    async readText(relativePath, options = {}) {
       const file = await existingFile(relativePath);
       if (file === undefined) return undefined;
       let handle: FileHandle;
@@ -133,7 +137,10 @@ export function createHomeFiles(root: string): HomeFiles {
         throw accessFailed(file, 'read', error);
       }
       try {
-        checkFile(file, await handle.stat(), root);
+        const info = await handle.stat();
+        checkFile(file, info, root);
+        if (options.maxBytes !== undefined && info.size > options.maxBytes)
+          throw tooLarge(file, options.maxBytes);
         return await handle.readFile('utf8');
       } catch (error) {
         throw error instanceof McpxError ? error : accessFailed(file, 'read', error);
@@ -290,6 +297,13 @@ function accessFailed(path: string, action: string, error: unknown): McpxError {
     cause: error,
     origin: { file: path },
     fixes: [fixFor(code, path)],
+  });
+}
+
+function tooLarge(path: string, maxBytes: number): McpxError {
+  return new McpxError(ErrorCode.HomeAccess, `${path} is larger than mcpx reads (${maxBytes} bytes)`, {
+    origin: { file: path },
+    fixes: [`remove it (rm '${path}'); mcpx writes it again when it needs it`],
   });
 }
 

@@ -25,7 +25,10 @@ export type RegistryEvent =
       readonly type: 'catalog';
       readonly server: string;
       readonly kind: ListKind;
+      /** Tools: the list as the config's allow/deny lists leave it (the server's status). */
       readonly tools?: readonly Tool[];
+      /** Tools: the list as the server gave it, before the config's allow/deny lists. */
+      readonly listed?: readonly Tool[];
     }
   | {
       readonly type: 'warning';
@@ -399,9 +402,10 @@ export class ServerRegistry {
     options: { throwOnFailure: boolean },
   ): Promise<void> {
     try {
-      entry.tools = filterTools(entry.config, await connection.listTools());
+      const listed = await connection.listTools();
+      entry.tools = filterTools(entry.config, listed);
       entry.listingErrors.delete('tools');
-      this.#emit({ type: 'catalog', server: entry.config.name, kind: 'tools', tools: entry.tools });
+      this.#emit({ type: 'catalog', server: entry.config.name, kind: 'tools', tools: entry.tools, listed });
     } catch (error) {
       const failure = this.#listingFailed(entry, 'tools', toMcpxError(error));
       entry.tools = [];

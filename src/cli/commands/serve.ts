@@ -128,6 +128,8 @@ function describe(event: GatewayEvent): string {
     }
     case 'not-reloaded':
       return `mcpx serve: config not reloaded, still serving the previous one: ${event.error.message}`;
+    case 'catalogue-unusable':
+      return `mcpx serve: a remembered tool list is not used: ${event.error.message}`;
   }
 }
 

@@ -105,6 +105,17 @@ describe('the mcpx home files', () => {
     const { home } = await scratch();
     await expect(createHomeFiles(home).writeText('../x', 'x')).rejects.toThrow(/not a path inside/);
   });
+
+  it('refuses to read a file larger than maxBytes, and reads one of that size', async () => {
+    const { home } = await scratch();
+    const files = createHomeFiles(home);
+    await files.writeText('cache/big.json', 'x'.repeat(11));
+    await expect(files.readText('cache/big.json', { maxBytes: 10 })).rejects.toMatchObject({
+      code: ErrorCode.HomeAccess,
+      message: `${join(home, 'cache', 'big.json')} is larger than mcpx reads (10 bytes)`,
+    });
+    expect(await files.readText('cache/big.json', { maxBytes: 11 })).toBe('x'.repeat(11));
+  });
 });
 
 describe.runIf(posix)('every store under the home refuses a planted link and leaves its target alone', () => {
