@@ -6,7 +6,8 @@ import { createHomeFiles } from '../home/index.js';
 /**
  * The tools each server last listed, kept between runs of the gateway, so a client's first
  * `tools/list` can be whole while servers are still starting (a headless host such as
- * `claude -p` lists once and never again). Keyed by the entry's trust fingerprint: an entry
+ * `claude -p` works from its first list: a short run is over before a late server's list
+ * change). Keyed by the entry's trust fingerprint: an entry
  * edited in any way that changes what runs (which would be approved afresh) never gets the
  * old list. Kept as the server listed it, before the config's allow/deny lists, which are
  * applied to a remembered list exactly as to a live one.

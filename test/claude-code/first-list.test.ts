@@ -1,8 +1,8 @@
 /**
  * A headless host's first list is complete (issue 38, item 9), shown with the real Claude Code
- * CLI: `claude -p` through the entry `mcpx config export --via-gateway` writes lists mcpx's
- * tools once and never again, and its first run of the day saw none of the servers that took
- * longer to start than `--list-wait`. The model is a scripted fake of the Anthropic Messages
+ * CLI: the model of a `claude -p` through the entry `mcpx config export --via-gateway` writes
+ * works from mcpx's first tool list, and its first run of the day saw none of the servers that
+ * took longer to start than `--list-wait` (their list changes came after it had answered). The model is a scripted fake of the Anthropic Messages
  * API (test/helpers/fake-anthropic.ts) that records what Claude Code sends it: the tools it
  * offers the model are the tools mcpx listed.
  *

@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} placeholders keep the entry (and its fingerprint) the same between runs
 /**
- * A headless host's first list is complete (issue 38, item 9): `claude -p` lists the tools
- * once, within its patience, and never again. `mcpx serve` answers that list at once with
+ * A headless host's first list is complete (issue 38, item 9): `claude -p` works from the tools
+ * its first list held, and a short run is over before a late server's list change. `mcpx
+ * serve` answers that list at once with
  * what each server still starting listed the last time it ran (remembered in the mcpx home
  * under the entry's fingerprint), a call of such a tool waits for its server, a live list
  * that differs is announced (and remembered), and a server that fails takes its remembered
