@@ -6,9 +6,9 @@
  * API (test/helpers/fake-anthropic.ts) that records what Claude Code sends it: the tools it
  * offers the model are the tools mcpx listed.
  *
- * Each test: `fast` and `slow` (8 s to start) in the user's mcpx config, exported to Claude
+ * Each test: `fast` and `slow` (12 s to start) in the user's mcpx config, exported to Claude
  * Code as the one `mcpx` entry; an earlier `claude -p` session that lasted until `slow` was
- * up; then a cold `claude -p`, in which `slow` takes its 8 s again.
+ * up; then a cold `claude -p`, in which `slow` takes its 12 s again.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -68,7 +68,7 @@ async function exportedWorld(name: string): Promise<World> {
       '--env',
       'MCPX_TEST_FAULT=slow-start',
       '--env',
-      'MCPX_TEST_SLOW_START_MS=8000',
+      'MCPX_TEST_SLOW_START_MS=12000',
       '--env',
       `MCPX_TEST_METHOD_LOG=${slowLog}`,
       '--',
