@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { ANNOTATED_TOOLS } from './annotated-tools.js';
 import { MEDIA_TOOL } from './media-tool.js';
+import { NOISY_TOOLS } from './noisy-tools.js';
 import { inspectArgs, WILD_SCHEMA_TOOL } from './wild-schema-tool.js';
 
 /** The name the test server reports in `serverInfo`. */
@@ -79,6 +80,12 @@ export interface TestServerOptions {
   readonly unannotated?: boolean;
   /** Also list {@link WILD_SCHEMA_TOOL}, whose hand-written schema uses $ref, nullable and unions. */
   readonly wildSchemaTool?: boolean;
+  /**
+   * Also serve {@link NOISY_TOOLS} (`raise_error`, `flood_list_changes`), declare resource and
+   * prompt list changes, and list `test://flood/<n>` and the prompt `flood_<n>`, n being the
+   * list changes announced so far.
+   */
+  readonly noisyTools?: boolean;
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -136,6 +143,11 @@ export interface ToolRunContext {
   log(level: LoggingLevel, message: string): Promise<void>;
   /** Changes `test://counter`; subscribers are told. Returns the new count. */
   touchResource(): number;
+  /**
+   * Changes the resource and prompt lists `count` times, announcing each change
+   * (`noisyTools`). Returns the changes announced so far.
+   */
+  floodListChanges(count: number): Promise<number>;
 }
 
 /** One tool: its wire definition and a call that validates arguments first. */
@@ -515,7 +527,7 @@ function decodeCursor(cursor: string): { m?: unknown; o?: unknown } {
 function runContext(
   ctx: ServerContext,
   env: Readonly<Record<string, string | undefined>>,
-  lists: Pick<ToolRunContext, 'addTool' | 'relabelTool'>,
+  lists: Pick<ToolRunContext, 'addTool' | 'relabelTool' | 'floodListChanges'>,
   counter: ChangingResource,
 ): ToolRunContext {
   const token = ctx.mcpReq._meta?.progressToken;
@@ -551,6 +563,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     ...builtinTools,
     ...(options.mediaTool ? [MEDIA_TOOL] : []),
     ...(options.annotatedTools ? ANNOTATED_TOOLS : []),
+    ...(options.noisyTools ? NOISY_TOOLS : []),
     ...extraTools(options.extraToolCount ?? 0),
   ].map((tool) => (options.unannotated ? withoutAnnotations(tool) : tool));
   const counter = options.counter ?? new ChangingResource();
@@ -561,8 +574,8 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     {
       capabilities: {
         tools: { listChanged: true },
-        resources: { subscribe: true },
-        prompts: {},
+        resources: { subscribe: true, ...(options.noisyTools ? { listChanged: true } : {}) },
+        prompts: options.noisyTools ? { listChanged: true } : {},
         logging: {},
         completions: {},
       },
@@ -601,6 +614,19 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     toolList[at] = { ...listed, annotations };
     await server.sendToolListChanged();
   };
+  // The list changes `flood_list_changes` announced so far: the last item of both lists names it.
+  let floods = 0;
+  const floodListChanges = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      floods += 1;
+      await server.sendResourceListChanged();
+      await server.sendPromptListChanged();
+    }
+    return floods;
+  };
+  const floodResource = (): Resource[] =>
+    options.noisyTools ? [{ uri: `test://flood/${floods}`, name: `flood ${floods}` }] : [];
+  const floodPrompt = (): Prompt[] => (options.noisyTools ? [{ name: `flood_${floods}` }] : []);
 
   server.setRequestHandler('tools/list', async (request) => {
     const replaced = hooks.toolsPage?.(request.params?.cursor);
@@ -614,12 +640,12 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     const tool = toolsByName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     await ctx.mcpReq.log('info', `tool ${name} called`, TEST_SERVER_NAME).catch(() => {});
-    return tool.call(args, runContext(ctx, env, { addTool, relabelTool }, counter));
+    return tool.call(args, runContext(ctx, env, { addTool, relabelTool, floodListChanges }, counter));
   });
   server.setRequestHandler('resources/list', async (request) => {
     const { items, nextCursor } = await list(
       'resources/list',
-      [...resourceList, counterResource],
+      [...resourceList, counterResource, ...floodResource()],
       request.params?.cursor,
     );
     return { resources: items, nextCursor };
@@ -660,7 +686,11 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     };
   }
   server.setRequestHandler('prompts/list', async (request) => {
-    const { items, nextCursor } = await list('prompts/list', promptList, request.params?.cursor);
+    const { items, nextCursor } = await list(
+      'prompts/list',
+      [...promptList, ...floodPrompt()],
+      request.params?.cursor,
+    );
     return { prompts: items, nextCursor };
   });
   server.setRequestHandler('prompts/get', async (request) =>

@@ -12,6 +12,8 @@
  *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_HUGE_LIST_BYTES`, `MCPX_TEST_SLOW_START_MS` and
  *   `MCPX_TEST_EXIT_AFTER_MS` tuning four of them.
  * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
+ * - `MCPX_TEST_NOISY=1` adds `raise_error` (any JSON-RPC error code) and `flood_list_changes`
+ *   (announces many resource and prompt list changes), see `noisy-tools.ts`.
  * - `MCPX_TEST_ANNOTATED=1` adds `erase` (destructiveHint) and `fetch_page` (openWorldHint);
  *   `MCPX_TEST_ANNOTATED=0` drops every tool's annotations (a server that says nothing about its tools).
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
@@ -146,6 +148,7 @@ async function main(): Promise<void> {
     counter,
     ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
     ...(process.env.MCPX_TEST_ANNOTATED === '1' ? { annotatedTools: true } : {}),
+    ...(process.env.MCPX_TEST_NOISY === '1' ? { noisyTools: true } : {}),
     ...(process.env.MCPX_TEST_ANNOTATED === '0' ? { unannotated: true } : {}),
     ...(modes.has('wild-schemas') ? { wildSchemaTool: true } : {}),
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
