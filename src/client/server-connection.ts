@@ -754,7 +754,16 @@ class SdkServerConnection implements ServerConnection {
     // Asked only of a server that runs tasks: a plain call does not wait a turn for the answer.
     if (serverRunsToolTasks(this.capabilities) && (await this.#mustRunAsTask(name, options))) {
       return this.#run(`tools/call ${name} (task)`, options, (o) =>
-        callToolAsTask(this.client, { name, arguments: args, ...this.#meta() }, o, options.onTaskStatus),
+        callToolAsTask(
+          this.client,
+          {
+            name,
+            arguments: args,
+            ...this.#meta(options.traceContext ? { traceContext: options.traceContext } : undefined),
+          },
+          o,
+          options.onTaskStatus,
+        ),
       );
     }
     const relay = options.relay && !options.onProgress && !options.inputRound ? this.#relay() : undefined;
@@ -880,7 +889,7 @@ class SdkServerConnection implements ServerConnection {
   }
 
   #meta(control?: RequestControl): { _meta?: Record<string, unknown> } {
-    const meta: Record<string, unknown> = {};
+    const meta: Record<string, unknown> = { ...control?.traceContext };
     if (this.#logLevel && control?.logs !== false) meta[LOG_LEVEL_META_KEY] = this.#logLevel;
     const answerers = control?.inputCapabilities;
     if (answerers && this.era === 'modern') {

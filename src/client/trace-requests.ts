@@ -24,6 +24,7 @@ import {
   traceMeta,
   tracingInert,
   type WireKind,
+  withoutTraceContext,
 } from '../tracing/index.js';
 import { tapInbound } from './inbound-tap.js';
 
@@ -116,9 +117,9 @@ function startRequest(
   if (method === 'tools/call') recordContent(span, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, params?.arguments);
   const meta = traceMeta(trace.setSpan(parent, span));
   if (Object.keys(meta).length === 0) return { span, message };
-  const withMeta = {
-    ...message,
-    params: { ...params, _meta: { ...(params?._meta as Record<string, unknown> | undefined), ...meta } },
-  };
+  // This request's own context replaces, as a whole, any a caller passed on untraced
+  // (`RequestControl.traceContext`): a `tracestate` never outlives the `traceparent` it went with.
+  const inherited = withoutTraceContext(params?._meta as Record<string, unknown> | undefined);
+  const withMeta = { ...message, params: { ...params, _meta: { ...inherited, ...meta } } };
   return { span, message: withMeta as JSONRPCMessage };
 }

@@ -77,6 +77,13 @@ export interface RequestControl {
    * body. No effect on a 2025 connection, whose level is set once for the session.
    */
   readonly logs?: boolean;
+  /**
+   * W3C trace context (`traceparent`, `tracestate`, `baggage`) to carry in the request's
+   * `_meta` as it is: an inbound request's, passed on by a gateway that does not trace (W3C
+   * Trace Context's rule for a vendor that does not take part). When this process traces, the
+   * request's own span's context replaces it whole (`trace-requests.ts`).
+   */
+  readonly traceContext?: Readonly<Record<string, string>>;
 }
 
 /** What a 2026-07-28 retry carries after an `input_required` result. */

@@ -42,6 +42,7 @@ import {
   PROMPT_ACTION,
   RESOURCE_ACTIONS,
 } from '../tools/index.js';
+import { inboundTraceContext } from '../tracing/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { Callers } from './callers.js';
 import type { CatalogueMemory } from './catalogue-memory.js';
@@ -168,6 +169,16 @@ function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: Client
       ...(roots ? { roots } : {}),
     },
   };
+}
+
+/**
+ * The W3C trace context the client's request carried, for the upstream request: passed on as
+ * it came (an mcpx that does not trace must not cut the client's trace); when mcpx traces, the
+ * upstream request's own span replaces it (`client/trace-requests.ts`).
+ */
+function traceContextOf(call: DownstreamCall): { traceContext?: Readonly<Record<string, string>> } {
+  const traceContext = inboundTraceContext(call.ctx.mcpReq._meta);
+  return traceContext ? { traceContext } : {};
 }
 
 /**
@@ -727,6 +738,7 @@ export class GatewayHost {
           ownSignal: true,
           manualInput: true,
           ...inputCapabilitiesOf(call),
+          ...traceContextOf(call),
           ...(inputRound ? { inputRound } : {}),
           ...(call.relay ? { relay: true } : {}),
           ...(this.#logsWanted(call) ? {} : { logs: false }),
@@ -873,6 +885,7 @@ export class GatewayHost {
             ownSignal: true,
             manualInput: true,
             ...inputCapabilitiesOf(call),
+            ...traceContextOf(call),
             ...(inputRound ? { inputRound } : {}),
             ...(this.#logsWanted(call) ? {} : { logs: false }),
           }),

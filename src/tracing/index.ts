@@ -22,7 +22,7 @@ export {
   mcpSpanName,
   type WireKind,
 } from './mcp-attributes.js';
-export { contextFromMeta, traceMeta } from './propagation.js';
+export { contextFromMeta, inboundTraceContext, traceMeta, withoutTraceContext } from './propagation.js';
 export { type Env, OTLP_DEFAULT_TRACES_ENDPOINT, type TracingWanted, tracingWanted } from './switch.js';
 export { mcpxTracer, recordFailure, TRACER_NAME, tracingInert } from './tracer.js';
 export type { ReadableSpan, StartTracingOptions, Tracing } from './types.js';

@@ -14,6 +14,33 @@ import {
 
 type Meta = Record<string, unknown>;
 
+/** The `_meta` keys of W3C trace context (SEP-414): Trace Context's two headers and Baggage's one. */
+export const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
+
+/**
+ * The W3C trace context an inbound request's `_meta` carries, as it came (the string values of
+ * `traceparent`, `tracestate` and `baggage`), or undefined when it carries none. What an
+ * intermediary that does not trace passes on unchanged (W3C Trace Context, §3: a vendor that
+ * does not take part forwards the headers as they are).
+ */
+export function inboundTraceContext(meta: unknown): Readonly<Record<string, string>> | undefined {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const found: Record<string, string> = {};
+  for (const key of TRACE_CONTEXT_KEYS) {
+    const value = (meta as Meta)[key];
+    if (typeof value === 'string') found[key] = value;
+  }
+  return Object.keys(found).length > 0 ? found : undefined;
+}
+
+/** `meta` without its W3C trace context keys (those a traced request replaces with its own). */
+export function withoutTraceContext(meta: Meta | undefined): Meta | undefined {
+  if (meta === undefined || !TRACE_CONTEXT_KEYS.some((key) => key in meta)) return meta;
+  const rest = { ...meta };
+  for (const key of TRACE_CONTEXT_KEYS) delete rest[key];
+  return rest;
+}
+
 const setter: TextMapSetter<Meta> = {
   set: (carrier, key, value) => {
     carrier[key] = value;

@@ -69,6 +69,36 @@ describe('requests traced on the wire', () => {
     }
   });
 
+  it('a traced request replaces a passed-on trace context whole, and keeps the rest of its _meta', async () => {
+    const { transport, sent } = fakeTransport();
+    const tracing = await startTracing({ exporter: 'memory' });
+    try {
+      const passedOn: JSONRPCMessage = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'echo',
+          arguments: {},
+          _meta: {
+            traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+            tracestate: 'vendor=stale',
+            progressToken: 'p1',
+          },
+        },
+      };
+      await transport.send(passedOn);
+      const meta = (sent[0] as { params: { _meta: Record<string, unknown> } }).params._meta;
+      // Its own span, in a trace of its own (nothing active here), and no tracestate of another trace.
+      expect(meta.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(meta.traceparent).not.toContain('4bf92f3577b34da6a3ce929d0e0e4736');
+      expect(meta).not.toHaveProperty('tracestate');
+      expect(meta.progressToken).toBe('p1');
+    } finally {
+      await tracing.shutdown();
+    }
+  });
+
   it("a call relayed as a plain line (the gateway's fast path) ends its span with the relayed reply", async () => {
     const { transport, sent } = fakeTransport();
     const relayed = transport as unknown as StdioTransport & { onrelayreply?: (m: JSONRPCMessage) => void };
