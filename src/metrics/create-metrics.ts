@@ -3,7 +3,13 @@ import type { Attributes } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { VERSION } from '../version.js';
-import { boundedLabel, DEFAULT_LABEL_LIMITS } from './labels.js';
+import {
+  boundedLabel,
+  DEFAULT_LABEL_LIMITS,
+  KNOWN_ERROR_TYPES,
+  KNOWN_METHODS,
+  TOOL_ERROR,
+} from './labels.js';
 import { otlpReader, wantsOtlp } from './otlp.js';
 import { prometheusReader } from './prometheus.js';
 import type { MetricsSource, Operation, ServingMetrics } from './recorder.js';
@@ -11,8 +17,16 @@ import type { MetricsSource, Operation, ServingMetrics } from './recorder.js';
 export interface MetricsOptions {
   /** Where `OTEL_METRICS_EXPORTER`, `OTEL_EXPORTER_OTLP_*` and `OTEL_SERVICE_NAME` are read. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Distinct server and tool names counted apart before the rest count as `_other`. */
-  readonly labelLimits?: { readonly server?: number; readonly tool?: number };
+  /**
+   * Distinct server names, tool names, methods and error types (beyond the known ones) counted
+   * apart before the rest count as `_other` (defaults: `DEFAULT_LABEL_LIMITS`).
+   */
+  readonly labelLimits?: {
+    readonly server?: number;
+    readonly tool?: number;
+    readonly method?: number;
+    readonly errorType?: number;
+  };
 }
 
 /** One process's metrics: recorded once, read as Prometheus text and pushed over OTLP when asked. */
@@ -62,6 +76,11 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
   const meter = provider.getMeter('mcpx', VERSION);
   const server = boundedLabel(options.labelLimits?.server ?? DEFAULT_LABEL_LIMITS.server);
   const tool = boundedLabel(options.labelLimits?.tool ?? DEFAULT_LABEL_LIMITS.tool);
+  const method = boundedLabel(options.labelLimits?.method ?? DEFAULT_LABEL_LIMITS.method, KNOWN_METHODS);
+  const errorType = boundedLabel(
+    options.labelLimits?.errorType ?? DEFAULT_LABEL_LIMITS.errorType,
+    KNOWN_ERROR_TYPES,
+  );
 
   const duration = (name: string, description: string) =>
     meter.createHistogram(name, {
@@ -124,12 +143,15 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
         });
   });
 
-  /** The attributes of one operation; a tool is named only with its server (a client's unknown name is not). */
+  /**
+   * The attributes of one operation, every value capped (each comes from a server or a client);
+   * a tool is named only with its server (a client's unknown name is not).
+   */
   const attributesOf = (op: Operation): Attributes => ({
-    'mcp.method.name': op.method,
+    'mcp.method.name': method(op.method),
     ...(op.server === undefined ? {} : { 'mcpx.server': server(op.server) }),
     ...(op.server !== undefined && op.tool !== undefined ? { 'gen_ai.tool.name': tool(op.tool) } : {}),
-    ...(op.errorType === undefined ? {} : { 'error.type': op.errorType }),
+    ...(op.errorType === undefined ? {} : { 'error.type': errorType(op.errorType) }),
   });
   const recordServed = (op: Operation) => {
     const attributes = attributesOf(op);
@@ -210,9 +232,6 @@ function afterTheTurn(): AfterTheTurn {
   };
   return Object.assign(later, { flush });
 }
-
-/** `error.type` of a tool's own error result (the MCP semantic conventions'): not a failure of mcpx's. */
-const TOOL_ERROR = 'tool_error';
 
 function outcomeOf(errorType: string | undefined): string {
   if (errorType === undefined) return 'ok';

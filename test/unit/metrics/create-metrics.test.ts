@@ -138,6 +138,39 @@ describe('createMetrics', () => {
     expect(text).not.toContain('made_up');
   });
 
+  it("counts error types and methods past their caps as _other, but never mcpx's own error codes", async () => {
+    const metrics = await createMetrics({ labelLimits: { errorType: 2, method: 2 } });
+    for (let code = 1; code <= 20; code++)
+      metrics.sent({ method: 'tools/call', server: 's', tool: 't', seconds: 0.01, errorType: String(code) });
+    metrics.sent({
+      method: 'tools/call',
+      server: 's',
+      tool: 't',
+      seconds: 0.01,
+      errorType: 'SERVER_CRASHED',
+    });
+    metrics.sent({ method: 'tools/call', server: 's', tool: 't', seconds: 0.01, errorType: '-32603' });
+    for (let i = 0; i < 20; i++) metrics.served({ method: `made/up-${i}`, seconds: 0.01 });
+    // An MCP method, however many made-up ones came first.
+    metrics.served({ method: 'resources/read', seconds: 0.01 });
+    const text = await metrics.prometheus();
+    await metrics.shutdown();
+    const errors = 'mcpx_errors_total{mcp_method_name="tools/call",mcpx_server="s",gen_ai_tool_name="t"';
+    expect(samples(text, 'mcpx_errors_total').sort()).toEqual([
+      `${errors},error_type="-32603"} 1`,
+      `${errors},error_type="1"} 1`,
+      `${errors},error_type="2"} 1`,
+      `${errors},error_type="SERVER_CRASHED"} 1`,
+      `${errors},error_type="_other"} 18`,
+    ]);
+    expect(samples(text, 'mcp_server_operation_duration_seconds_count').sort()).toEqual([
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="_other"} 18',
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="made/up-0"} 1',
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="made/up-1"} 1',
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="resources/read"} 1',
+    ]);
+  });
+
   // Records are made after the turn that asks for them (the answer goes out first): a scrape or
   // the last push in that same turn must still see them.
   it('loses no record held for the end of the turn: a scrape and the last OTLP push see it', async () => {
