@@ -86,6 +86,8 @@ export interface TestServerOptions {
    * list changes announced so far.
    */
   readonly noisyTools?: boolean;
+  /** Resolves once the transport's output can take more (a stdio pipe drained): a flood waits for it. */
+  readonly outputRoom?: () => Promise<void>;
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -618,6 +620,9 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   let floods = 0;
   const floodListChanges = async (count: number) => {
     for (let i = 0; i < count; i++) {
+      // The SDK's stdio transport adds two listeners per message written to a full pipe and
+      // removes each by a search: thousands waiting at once would cost it minutes.
+      await options.outputRoom?.();
       floods += 1;
       await server.sendResourceListChanged();
       await server.sendPromptListChanged();

@@ -28,6 +28,7 @@
  * - `MCPX_TEST_DISCOVER_TTL_MS=N` declares the 2026-07-28 `server/discover` result fresh for N ms
  *   (the SDK's default is 0: ask again every time).
  */
+import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -148,7 +149,14 @@ async function main(): Promise<void> {
     counter,
     ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
     ...(process.env.MCPX_TEST_ANNOTATED === '1' ? { annotatedTools: true } : {}),
-    ...(process.env.MCPX_TEST_NOISY === '1' ? { noisyTools: true } : {}),
+    ...(process.env.MCPX_TEST_NOISY === '1'
+      ? {
+          noisyTools: true,
+          outputRoom: async () => {
+            if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
+          },
+        }
+      : {}),
     ...(process.env.MCPX_TEST_ANNOTATED === '0' ? { unannotated: true } : {}),
     ...(modes.has('wild-schemas') ? { wildSchemaTool: true } : {}),
     ...(extraToolCount !== undefined ? { extraToolCount } : {}),
