@@ -22,6 +22,7 @@ export {
 } from './features.js';
 export { locate } from './locate.js';
 export type { ConnectServerOptions, ListKind, ManagedTransport } from './server-connection.js';
+export { type Throttle, throttle } from './throttle.js';
 export { createServerTransport, type TransportHooks } from './transport-factory.js';
 export type {
   CallToolOptions,

@@ -6,6 +6,7 @@
  */
 import type { Client, McpSubscription, RequestOptions } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { type Throttle, throttle } from './throttle.js';
 import type { ProtocolEra } from './types.js';
 
 /** How a subscription ended. */
@@ -24,6 +25,8 @@ interface Watched {
   readonly listeners: Set<Listener>;
   /** The subscribe request (and, on 2026-07-28, the listen stream it opened). */
   ready: Promise<McpSubscription | undefined>;
+  /** Tells every listener of an update, repeats coalesced (see the handler). */
+  readonly updated: Throttle;
 }
 
 interface Listener {
@@ -43,13 +46,19 @@ export class ResourceSubscriptions {
     private readonly era: ProtocolEra,
     private readonly server: string,
   ) {
+    // An update says only "read it again": a server repeating it for one URI thousands of times
+    // is told onwards at once, then at most once per interval, and always after the last, so a
+    // watcher never misses the final state and a flood is not a flood of reads.
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
-      const uri = notification.params.uri;
-      for (const listener of this.#watched.get(uri)?.listeners ?? []) listener.onUpdated(uri);
+      this.#watched.get(notification.params.uri)?.updated();
     });
   }
 
-  /** Subscribe to `uri`; `onUpdated` is called for every `notifications/resources/updated` naming it. */
+  /**
+   * Subscribe to `uri`; `onUpdated` is called when `notifications/resources/updated` names it
+   * (at once, then at most once per `NOTICE_INTERVAL_MS` while updates keep coming, and always
+   * after the last).
+   */
   async subscribe(
     uri: string,
     onUpdated: (uri: string) => void,
@@ -72,7 +81,14 @@ export class ResourceSubscriptions {
     };
     let watched = this.#watched.get(uri);
     if (!watched) {
-      const fresh: Watched = { listeners: new Set(), ready: this.#ask(uri, options) };
+      const listeners = new Set<Listener>();
+      const fresh: Watched = {
+        listeners,
+        ready: this.#ask(uri, options),
+        updated: throttle(() => {
+          for (const l of listeners) l.onUpdated(uri);
+        }),
+      };
       watched = fresh;
       this.#watched.set(uri, fresh);
       fresh.ready.then(
@@ -81,12 +97,14 @@ export class ResourceSubscriptions {
           void stream?.closed.then((how) => {
             if (how === 'local' || this.#watched.get(uri) !== fresh) return;
             this.#watched.delete(uri);
+            fresh.updated.stop();
             for (const l of fresh.listeners)
               l.end(how === 'graceful' ? 'ended-by-server' : 'connection-lost');
           });
         },
         () => {
           if (this.#watched.get(uri) === fresh) this.#watched.delete(uri);
+          fresh.updated.stop();
         },
       );
     }
@@ -107,6 +125,7 @@ export class ResourceSubscriptions {
         entry.listeners.delete(listener);
         if (entry.listeners.size > 0 || this.#watched.get(uri) !== entry) return;
         this.#watched.delete(uri);
+        entry.updated.stop();
         const stream = await entry.ready.catch(() => undefined);
         if (stream) await stream.close();
         else
@@ -120,6 +139,7 @@ export class ResourceSubscriptions {
   /** The connection closed: every subscription ends. */
   connectionClosed(): void {
     for (const watched of this.#watched.values()) {
+      watched.updated.stop();
       for (const listener of watched.listeners) listener.end('connection-lost');
     }
     this.#watched.clear();

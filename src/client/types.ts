@@ -140,9 +140,9 @@ export interface ServerConnection {
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: RequestControl): Promise<ReadResourceResult>;
   /**
-   * Be told when a resource changes: `onUpdated` runs for every
-   * `notifications/resources/updated` naming `uri` (read it again to see what changed).
-   * 2025-11-25 sends `resources/subscribe`; 2026-07-28 opens a `subscriptions/listen`
+   * Be told when a resource changes: `onUpdated` runs when `notifications/resources/updated`
+   * names `uri` (read it again to see what changed); repeats are coalesced: at once, then at
+   * most once every 500 ms while they keep coming, and always after the last. 2025-11-25 sends `resources/subscribe`; 2026-07-28 opens a `subscriptions/listen`
    * stream. Fails with SERVER_REJECTED when the server offers no subscriptions.
    */
   subscribeResource(

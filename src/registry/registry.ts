@@ -1,5 +1,12 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import { type CallToolOptions, type ListKind, locate, type ServerConnection } from '../client/index.js';
+import {
+  type CallToolOptions,
+  type ListKind,
+  locate,
+  type ServerConnection,
+  type Throttle,
+  throttle,
+} from '../client/index.js';
 import { assertApproved, type ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
@@ -115,6 +122,8 @@ interface Entry {
   refreshQueued?: boolean;
   /** The last listing of each kind that failed, until one of that kind works. */
   listingErrors: Map<ListKind, McpxError>;
+  /** How its resource and prompt list changes are told onwards (`#onListChanged`). */
+  listChanges: Map<ListKind, Throttle>;
 }
 
 /**
@@ -165,6 +174,7 @@ export class ServerRegistry {
       stopped: false,
       lost: false,
       listingErrors: new Map(),
+      listChanges: new Map(),
     });
   }
 
@@ -467,7 +477,17 @@ export class ServerRegistry {
 
   #onListChanged(entry: Entry, kind: ListKind): void {
     if (kind !== 'tools') {
-      this.#emit({ type: 'catalog', server: entry.config.name, kind });
+      // A server announcing thousands of changes must not become thousands of notifications to
+      // every client, each then listing again. Nothing is re-listed here (a client lists afresh
+      // when told), so a burst is coalesced in time, where the tools' re-listing folds it.
+      let announce = entry.listChanges.get(kind);
+      if (!announce) {
+        announce = throttle(() => {
+          if (!this.#closed) this.#emit({ type: 'catalog', server: entry.config.name, kind });
+        });
+        entry.listChanges.set(kind, announce);
+      }
+      announce();
       return;
     }
     // Re-list at once (no debounce), one after another, bursts folded into one queued re-listing:
@@ -541,6 +561,7 @@ export class ServerRegistry {
   async #stop(entry: Entry): Promise<void> {
     entry.stopped = true;
     clearTimeout(entry.timer);
+    for (const announce of entry.listChanges.values()) announce.stop();
     const pending = entry.connecting;
     if (pending) await pending.catch(() => undefined);
     const connection = entry.connection;

@@ -84,6 +84,26 @@ describe('resource subscriptions', () => {
     await exercise(c, () => c.callTool('touch_resource', {}));
   }, 60_000);
 
+  for (const protocol of ['legacy', 'modern'] as const)
+    it(`${protocol === 'legacy' ? '2025-11-25' : '2026-07-28'}: a flood of updates for one resource is told a few times, the final state still read`, async () => {
+      const c = await track(connect(testServer('flood', {}, { protocol })));
+      const updates: number[] = [];
+      const subscription = await c.subscribeResource(COUNTER_URI, () => updates.push(Date.now()));
+      const started = Date.now();
+      // 300 changes, each announced by the server (`notifications/resources/updated`).
+      await Promise.all(Array.from({ length: 300 }, () => c.callTool('touch_resource', {})));
+      // Quiet for longer than the interval once told: nothing more is owed.
+      while (updates.length === 0 || Date.now() - (updates.at(-1) as number) < 1_500)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(updates.length).toBeGreaterThanOrEqual(1);
+      // At once, then at most once per 500 ms while the updates kept coming (uncoalesced: 300).
+      expect(updates.length).toBeLessThanOrEqual(
+        1 + Math.floor(((updates.at(-1) as number) - started) / 500),
+      );
+      expect(textOf(await c.readResource(COUNTER_URI))).toBe('count 300\n');
+      await subscription.unsubscribe();
+    }, 60_000);
+
   it('ends every subscription when the server goes away', async () => {
     const c = await track(connect(testServer('gone', {}, { protocol: 'modern' })));
     const subscription = await c.subscribeResource(COUNTER_URI, () => {});
