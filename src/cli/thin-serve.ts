@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { CONTROL, DAEMON_PROTOCOL, type GatewayEvent, type GatewayRequest } from '../daemon/light.js';
+import { DAEMON_PROTOCOL, type GatewayRequest } from '../daemon/light.js';
 import { tracingWanted } from '../tracing/switch.js';
 import type { CliIo } from './io.js';
 import { dialDaemon, findDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
+import { bridge } from './thin-bridge.js';
 
 /**
  * `mcpx serve` on stdio as a thin bridge: when a keep-alive daemon runs for this
@@ -25,10 +26,6 @@ export async function serveThroughDaemon(argv: readonly string[], io: CliIo): Pr
   if (!command || io.env.MCPX_DAEMON === 'off') return undefined;
   // A traced serve runs here, where its spans are made and exported; the daemon's are its own.
   if (tracingWanted(io.env, false)) return undefined;
-  const socket =
-    (await dialDaemon(io, command.configFile)) ??
-    ((await startDaemon(io, command.configFile)) ? await dialDaemon(io, command.configFile) : undefined);
-  if (!socket) return undefined;
   const request: GatewayRequest = {
     argv,
     cwd: io.cwd,
@@ -37,8 +34,17 @@ export async function serveThroughDaemon(argv: readonly string[], io: CliIo): Pr
     pid: process.pid,
     terminal: { stdoutIsTTY: io.stdoutIsTTY, stderrIsTTY: io.stderrIsTTY, interactive: false },
   };
-  socket.write(`${JSON.stringify({ protocol: DAEMON_PROTOCOL, op: 'gateway', ...request })}\n`);
-  return bridge(socket, io);
+  // The daemon's session, offered this command line: dialled, or started first.
+  const open = async (): Promise<Socket | undefined> => {
+    const socket =
+      (await dialDaemon(io, command.configFile)) ??
+      ((await startDaemon(io, command.configFile)) ? await dialDaemon(io, command.configFile) : undefined);
+    socket?.write(`${JSON.stringify({ protocol: DAEMON_PROTOCOL, op: 'gateway', ...request })}\n`);
+    return socket;
+  };
+  const socket = await open();
+  if (!socket) return undefined;
+  return bridge(socket, io, open);
 }
 
 /**
@@ -115,107 +121,4 @@ export function thinServe(argv: readonly string[]): { readonly configFile?: stri
     if (inline === undefined && argv[++i] === undefined) return undefined;
   }
   return configFile !== undefined ? { configFile } : {};
-}
-
-/**
- * Pipe the client through until the daemon's session ends: its exit code, or
- * undefined when the daemon handed the session back before it read anything.
- */
-function bridge(socket: Socket, io: CliIo): Promise<number | undefined> {
-  const stdout = process.stdout;
-  return new Promise((done) => {
-    let greeted = false;
-    let going = false;
-    let finished = false;
-    let code: number | undefined;
-    let carry: Buffer | undefined;
-    const stdin = () => (io.stdin ?? process.stdin) as NodeJS.ReadStream;
-    // Ctrl-C, SIGTERM: as the client's end of input, so the calls in flight finish (the full serve's stop).
-    const stop = () => {
-      if (!going) return finish(undefined);
-      stdin().unpipe(socket);
-      socket.end();
-    };
-    io.signal.addEventListener('abort', stop, { once: true });
-    // The daemon reloads on a saved config file; a hang-up must not end the session.
-    const releaseHangup = io.onHangup?.(() => {});
-    const finish = (result: number | undefined) => {
-      if (finished) return;
-      finished = true;
-      io.signal.removeEventListener('abort', stop);
-      releaseHangup?.();
-      socket.off('data', onData);
-      socket.destroy();
-      if (going) {
-        // The client's pipe would keep this process waiting on a session that is over.
-        stdin().unpipe(socket);
-        stdin().destroy();
-      }
-      done(result);
-    };
-    let draining = false;
-    const write = (bytes: Buffer) => {
-      if (!bytes.length || stdout.write(bytes) || draining) return;
-      // The client reads slower than the daemon answers: the daemon waits, as it would on a full pipe.
-      draining = true;
-      socket.pause();
-      stdout.once('drain', () => {
-        draining = false;
-        socket.resume();
-      });
-    };
-    const control = (event: GatewayEvent) => {
-      switch (event.t) {
-        case 'go':
-          going = true;
-          stdin().pipe(socket);
-          break;
-        case 'direct':
-          finish(undefined);
-          break;
-        case 'err':
-          io.stderr.write(event.text);
-          break;
-        case 'exit':
-          code = event.code;
-          break;
-      }
-    };
-    // MCP lines pass through as bytes; CONTROL lines (between whole MCP lines) are the daemon's.
-    const onData = (chunk: Buffer) => {
-      let bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
-      carry = undefined;
-      if (!greeted) {
-        const end = bytes.indexOf(10);
-        if (end === -1) {
-          carry = bytes;
-          return;
-        }
-        greeted = true;
-        // Refused (another mcpx version's daemon, say): the full serve knows what to say.
-        if (!(JSON.parse(bytes.toString('utf8', 0, end)) as { ok?: boolean }).ok) return finish(undefined);
-        bytes = bytes.subarray(end + 1);
-      }
-      let start = 0;
-      while (!finished) {
-        const at = bytes.indexOf(CONTROL, start);
-        if (at === -1) return write(bytes.subarray(start));
-        write(bytes.subarray(start, at));
-        const end = bytes.indexOf(10, at);
-        if (end === -1) {
-          carry = bytes.subarray(at);
-          return;
-        }
-        control(JSON.parse(bytes.toString('utf8', at + 1, end)) as GatewayEvent);
-        start = end + 1;
-      }
-    };
-    socket.on('data', onData);
-    socket.on('error', () => {});
-    socket.once('close', () => {
-      if (!going) return finish(undefined);
-      if (code === undefined) io.stderr.write('mcpx serve: the mcpx daemon ended this session\n');
-      finish(code ?? 1);
-    });
-  });
 }

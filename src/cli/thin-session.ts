@@ -1,0 +1,155 @@
+/**
+ * What a thin `mcpx serve` must know of its client's session to carry it over to a new daemon
+ * (the daemon was stopped, upgraded or killed): the client's `initialize` and its logging level
+ * and subscriptions, replayed there as the client first sent them, and the requests still
+ * waiting for an answer, which the old daemon took with it and which are answered with an
+ * error instead of never. Reads the client's lines whole (they are small: requests) and only
+ * the id of the daemon's (answers can be megabytes).
+ */
+
+type Id = string | number;
+
+/** The replayed requests' ids: no client's (the SDK numbers its requests). */
+const REPLAY_ID_PREFIX = 'mcpx-thin-replay-';
+
+/** JSON-RPC's "internal error": the request may or may not have run; the client decides. */
+const LOST_CODE = -32603;
+
+export class ThinSession {
+  #initialize: Record<string, unknown> | undefined;
+  #initialized = false;
+  #logLevel: Record<string, unknown> | undefined;
+  readonly #subscriptions = new Set<string>();
+  readonly #pending = new Map<Id, string>();
+  readonly #replayed = new Set<string>();
+
+  /** A line the client sent (without its newline). */
+  fromClient(line: string): void {
+    let message: { id?: unknown; method?: unknown; params?: unknown };
+    try {
+      message = JSON.parse(line) as typeof message;
+    } catch {
+      return;
+    }
+    if (typeof message !== 'object' || message === null || typeof message.method !== 'string') return;
+    const params = (typeof message.params === 'object' && message.params) || {};
+    const uri = (params as { uri?: unknown }).uri;
+    switch (message.method) {
+      case 'initialize':
+        this.#initialize = params as Record<string, unknown>;
+        break;
+      case 'notifications/initialized':
+        this.#initialized = true;
+        break;
+      case 'logging/setLevel':
+        this.#logLevel = params as Record<string, unknown>;
+        break;
+      case 'resources/subscribe':
+        if (typeof uri === 'string') this.#subscriptions.add(uri);
+        break;
+      case 'resources/unsubscribe':
+        if (typeof uri === 'string') this.#subscriptions.delete(uri);
+        break;
+    }
+    if (isId(message.id)) this.#pending.set(message.id, message.method);
+  }
+
+  /** Whether the daemon's lines need reading now: a request waits, or a replayed one's answer. */
+  watching(): boolean {
+    return this.#pending.size > 0 || this.#replayed.size > 0;
+  }
+
+  /**
+   * A line the daemon sent (without its newline): whether it is for the client. An answer to a
+   * replayed request is not; an answer to the client's ends its wait.
+   */
+  fromDaemon(line: string): boolean {
+    if (!this.watching()) return true;
+    const id = answeredId(
+      line,
+      (id) => this.#pending.has(id) || (typeof id === 'string' && this.#replayed.has(id)),
+    );
+    if (id === undefined) return true;
+    if (typeof id === 'string' && this.#replayed.delete(id)) return false;
+    this.#pending.delete(id);
+    return true;
+  }
+
+  /**
+   * Lines that end every request the old daemon took with it, for the client: each an error
+   * that says what happened. The waits are over.
+   */
+  lost(): string[] {
+    const lines = [...this.#pending].map(([id, method]) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: LOST_CODE,
+          message: `the mcpx daemon stopped while this ${method} request ran, and mcpx reconnected to a new one: send it again${method === 'tools/call' ? ' (the tool may or may not have run)' : ''}`,
+        },
+      }),
+    );
+    this.#pending.clear();
+    return lines;
+  }
+
+  /** What to send a new daemon's session first, so it is the session the client had. */
+  replay(): string[] {
+    const lines: string[] = [];
+    const request = (method: string, params: unknown) => {
+      const id = `${REPLAY_ID_PREFIX}${this.#replayed.size + 1}-${method}`;
+      this.#replayed.add(id);
+      lines.push(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    };
+    // A 2026-07-28 client sends no initialize: each of its requests carries what it needs.
+    if (this.#initialize) request('initialize', this.#initialize);
+    if (this.#initialized)
+      lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    if (this.#logLevel) request('logging/setLevel', this.#logLevel);
+    for (const uri of this.#subscriptions) request('resources/subscribe', { uri });
+    return lines;
+  }
+}
+
+function isId(value: unknown): value is Id {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+// `"id":` and its value; whitespace allowed, as any JSON writer may put it.
+const ID_AT = /"id"\s*:\s*(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")/g;
+/** Beyond this, an answer is not parsed: its id is looked for at its two ends (where writers put it). */
+const WHOLE_LIMIT = 64 * 1024;
+const END_CHARS = 256;
+
+/**
+ * The id of an answer (a line with `result` or `error` and no `method`), undefined for anything
+ * else. A long line is not parsed: an id at either end that `waiting` knows is taken as its.
+ */
+function answeredId(line: string, waiting: (id: Id) => boolean): Id | undefined {
+  if (line.length <= WHOLE_LIMIT) {
+    let message: { id?: unknown; method?: unknown };
+    try {
+      message = JSON.parse(line) as typeof message;
+    } catch {
+      return undefined;
+    }
+    return message && message.method === undefined && isId(message.id) ? message.id : undefined;
+  }
+  const tail = [...line.slice(-END_CHARS).matchAll(ID_AT)].at(-1);
+  const head = line.slice(0, END_CHARS).matchAll(ID_AT).next().value;
+  for (const match of [tail, head]) {
+    const id = match?.[1] === undefined ? undefined : parseId(match[1]);
+    if (id !== undefined && waiting(id)) return id;
+  }
+  return undefined;
+}
+
+function parseId(text: string): Id | undefined {
+  try {
+    const id = JSON.parse(text) as unknown;
+    return isId(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
