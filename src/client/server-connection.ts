@@ -480,7 +480,9 @@ async function attemptConnect(
     const reason = transport.closeReason?.();
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    if (error instanceof McpxError) throw locate(error, server);
+    // A request sent after the transport closed (the SDK's fallback `initialize`) says only
+    // "not running": the reason it closed is the story.
+    if (error instanceof McpxError) throw locate(reason && error.cause === reason ? reason : error, server);
     if (options.signal?.aborted) {
       throw new McpxError(ErrorCode.Cancelled, `connecting to '${server.name}' was cancelled`, {
         server: server.name,

@@ -14,12 +14,31 @@ export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
+/** How much of each end of a skipped line is kept (see {@link SkippedLine}). */
+export const SKIPPED_END_BYTES = 4096;
+
 /** What to do with a line longer than the cap. */
 export type OverflowMode =
-  /** Report it once and ignore everything after it (stdout: the stream can no longer be trusted). */
+  /** Report it once and ignore everything after it (the stream can no longer be trusted). */
   | 'stop'
   /** Emit its first `maxLineBytes` bytes, drop the rest up to the next newline, carry on (stderr). */
-  | 'truncate';
+  | 'truncate'
+  /**
+   * Drop it up to its newline, keeping only its ends, and report it then (`onSkipped`), so a
+   * reply too large to read can still be told apart and pinned on its request (stdout). The
+   * `onOverflow` callback may call `stop()` instead, when the line is not worth waiting for.
+   */
+  | 'skip';
+
+/** A line dropped in `skip` mode: its size and its ends, enough to see what it was. */
+export interface SkippedLine {
+  /** Its length in bytes, without its line ending. */
+  readonly bytes: number;
+  /** Its first {@link SKIPPED_END_BYTES} bytes, decoded as UTF-8. */
+  readonly head: string;
+  /** Its last {@link SKIPPED_END_BYTES} bytes (without the line ending), decoded as UTF-8. */
+  readonly tail: string;
+}
 
 /** Options of {@link BoundedLineReader}. */
 export interface BoundedLineReaderOptions {
@@ -31,9 +50,12 @@ export interface BoundedLineReaderOptions {
   readonly onLine: (line: string) => void;
   /**
    * A line went past the cap. `bytesSeen` is how much of it had arrived. In
-   * `stop` mode this is called once and the reader ignores all later input.
+   * `stop` mode this is called once and the reader ignores all later input. In
+   * `skip` mode `head` is the line's first bytes, to judge it by.
    */
-  readonly onOverflow?: (bytesSeen: number) => void;
+  readonly onOverflow?: (bytesSeen: number, head?: string) => void;
+  /** `skip` mode: an over-long line ended (its newline, or the end of the stream). */
+  readonly onSkipped?: (line: SkippedLine) => void;
 }
 
 /**
@@ -50,12 +72,15 @@ export class BoundedLineReader {
   readonly maxLineBytes: number;
   readonly #overflow: OverflowMode;
   readonly #onLine: (line: string) => void;
-  readonly #onOverflow: ((bytesSeen: number) => void) | undefined;
+  readonly #onOverflow: ((bytesSeen: number, head?: string) => void) | undefined;
+  readonly #onSkipped: ((line: SkippedLine) => void) | undefined;
   /** The start of the current line, as slices of the chunks it arrived in. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   /** truncate mode: inside an over-long line, dropping bytes until its newline. */
   #discarding = false;
+  /** skip mode: inside an over-long line, counting its bytes and keeping its ends. */
+  #skipping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
   #stopped = false;
 
   constructor(options: BoundedLineReaderOptions) {
@@ -66,6 +91,7 @@ export class BoundedLineReader {
     this.#overflow = options.overflow ?? 'stop';
     this.#onLine = options.onLine;
     this.#onOverflow = options.onOverflow;
+    this.#onSkipped = options.onSkipped;
   }
 
   /** Bytes held for the line in progress (for tests and diagnostics). */
@@ -89,6 +115,9 @@ export class BoundedLineReader {
       }
       if (this.#discarding) {
         this.#discarding = false;
+      } else if (this.#skipping) {
+        this.#skip(chunk, start, newline);
+        this.#endSkip();
       } else if (
         this.#pendingBytes + (newline - start) - this.#trailingCr(chunk, start, newline) >
         this.maxLineBytes
@@ -103,6 +132,10 @@ export class BoundedLineReader {
 
   /** The stream ended: a last line without a newline is still delivered. */
   end(): void {
+    if (this.#skipping && !this.#stopped) {
+      this.#endSkip();
+      return;
+    }
     if (this.#stopped || this.#discarding || this.#pendingBytes === 0) {
       this.#reset();
       return;
@@ -113,11 +146,16 @@ export class BoundedLineReader {
   /** Drops any partial line and ignores all later input. */
   stop(): void {
     this.#stopped = true;
+    this.#skipping = undefined;
     this.#reset();
   }
 
   #keep(chunk: Buffer, start: number, end: number): void {
     if (this.#discarding) return;
+    if (this.#skipping) {
+      this.#skip(chunk, start, end);
+      return;
+    }
     this.#pending.push(chunk.subarray(start, end));
     this.#pendingBytes += end - start;
     // One byte of slack: the line may be exactly the cap plus a `\r` still waiting for its `\n`.
@@ -139,12 +177,49 @@ export class BoundedLineReader {
       this.#onOverflow?.(seen);
       return;
     }
+    if (this.#overflow === 'skip') {
+      const line = [...this.#pending, chunk.subarray(start, end)];
+      this.#skipping = {
+        bytes: seen,
+        head: firstBytes(line, SKIPPED_END_BYTES),
+        tail: lastBytes(line, SKIPPED_END_BYTES + 1),
+      };
+      this.#reset();
+      this.#onOverflow?.(seen, this.#skipping.head.toString('utf8'));
+      if (complete && this.#skipping) this.#endSkip();
+      return;
+    }
     const head = this.#join(chunk, start, end).subarray(0, this.maxLineBytes);
     this.#reset();
     // The line is still open: drop the rest of it as it arrives.
     if (!complete) this.#discarding = true;
     this.#onOverflow?.(seen);
     this.#onLine(`${head.toString('utf8')}…`);
+  }
+
+  /** skip mode: `chunk[start, end)` is more of the line being skipped. */
+  #skip(chunk: Buffer, start: number, end: number): void {
+    const skipping = this.#skipping;
+    if (!skipping || end === start) return;
+    skipping.bytes += end - start;
+    // The head is all that had arrived at the overflow; a cap below the kept size leaves room for more.
+    if (skipping.head.length < SKIPPED_END_BYTES)
+      skipping.head = firstBytes([skipping.head, chunk.subarray(start, end)], SKIPPED_END_BYTES);
+    // One byte more than is reported: the last may be the `\r` of a `\r\n`.
+    skipping.tail = lastBytes([skipping.tail, chunk.subarray(start, end)], SKIPPED_END_BYTES + 1);
+  }
+
+  #endSkip(): void {
+    const skipping = this.#skipping;
+    this.#skipping = undefined;
+    if (!skipping) return;
+    const cr = skipping.tail[skipping.tail.length - 1] === CR ? 1 : 0;
+    const tail = skipping.tail.subarray(0, skipping.tail.length - cr);
+    this.#onSkipped?.({
+      bytes: skipping.bytes - cr,
+      head: skipping.head.subarray(0, skipping.bytes - cr).toString('utf8'),
+      tail: tail.subarray(Math.max(0, tail.length - SKIPPED_END_BYTES)).toString('utf8'),
+    });
   }
 
   #emit(chunk: Buffer, start: number, end: number): void {
@@ -166,4 +241,30 @@ export class BoundedLineReader {
     this.#pending = [];
     this.#pendingBytes = 0;
   }
+}
+
+/** The first `n` bytes of `pieces` joined, copying no more than that. */
+function firstBytes(pieces: readonly Buffer[], n: number): Buffer {
+  const kept: Buffer[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    if (size >= n) break;
+    const part = piece.subarray(0, n - size);
+    kept.push(part);
+    size += part.length;
+  }
+  return Buffer.concat(kept, size);
+}
+
+/** The last `n` bytes of `pieces` joined, copying no more than that. */
+function lastBytes(pieces: readonly Buffer[], n: number): Buffer {
+  const kept: Buffer[] = [];
+  let size = 0;
+  for (let i = pieces.length - 1; i >= 0 && size < n; i--) {
+    const piece = pieces[i] as Buffer;
+    const part = piece.subarray(Math.max(0, piece.length - (n - size)));
+    kept.unshift(part);
+    size += part.length;
+  }
+  return Buffer.concat(kept, size);
 }

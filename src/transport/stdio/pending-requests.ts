@@ -64,6 +64,24 @@ export class PendingRequests {
       const method = this.#byId.get(id);
       return method !== undefined && !NOT_ATTRIBUTED.has(method) ? { id, method } : undefined;
     }
+    return this.#onlyWaiting();
+  }
+
+  /**
+   * The request a line too long to read answers, told from its ends alone (`head` and
+   * `tail`, see `BoundedLineReader`'s skip mode): the members around its one large value.
+   * A reply has its `result` (or `error`) as that value, and no `method`; its `id` sits
+   * before it or after it, as each SDK writes them (the TypeScript SDK puts it last).
+   */
+  answeredByOversized(head: string, tail: string): PendingRequest | undefined {
+    const envelope = envelopeOf(head, tail);
+    if (!envelope.reply) return undefined;
+    if (envelope.id === undefined) return this.#onlyWaiting();
+    const method = this.#byId.get(envelope.id);
+    return method !== undefined && !NOT_ATTRIBUTED.has(method) ? { id: envelope.id, method } : undefined;
+  }
+
+  #onlyWaiting(): PendingRequest | undefined {
     const waiting = [...this.#byId].filter(([, method]) => !NOT_ATTRIBUTED.has(method));
     const only = waiting.length === 1 ? waiting[0] : undefined;
     return only ? { id: only[0], method: only[1] } : undefined;
@@ -123,6 +141,57 @@ function looksLikeReply(line: string, parsed: unknown): boolean {
 export function looksLikeJsonRpc(line: string, parsed: unknown): boolean {
   if (parsed !== undefined) return isObject(parsed) && 'jsonrpc' in parsed;
   return line.trimStart().startsWith('{') && /"jsonrpc"\s*:/.test(line);
+}
+
+const SCALAR = String.raw`"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null`;
+// `"key": scalar` at the start of what is left of the head, and `, "key": scalar` at the end of the tail.
+const LEADING_MEMBER = new RegExp(String.raw`^\s*"([^"\\]*)"\s*:\s*(?:(${SCALAR})\s*(,)?)?`);
+const TRAILING_MEMBER = new RegExp(String.raw`,\s*"([^"\\]*)"\s*:\s*(${SCALAR})\s*$`);
+
+/**
+ * What the ends of a line too long to read say of it: whether its first member that is not
+ * a plain value is a `result` or an `error` (a reply), and the plain members around that value.
+ */
+function envelopeOf(head: string, tail: string): { reply: boolean; id?: RequestId } {
+  const start = head.trimStart();
+  if (!start.startsWith('{')) return { reply: false };
+  const members = new Map<string, unknown>();
+  let rest = start.slice(1);
+  let large: string | undefined;
+  for (;;) {
+    const member = LEADING_MEMBER.exec(rest);
+    if (!member) break;
+    const [all, key = '', value, comma] = member;
+    if (value === undefined) {
+      large = key;
+      break;
+    }
+    members.set(key, scalar(value));
+    if (!comma) break;
+    rest = rest.slice(all.length);
+  }
+  let end = tail.trimEnd();
+  if (end.endsWith('}')) {
+    end = end.slice(0, -1);
+    for (let member = TRAILING_MEMBER.exec(end); member; member = TRAILING_MEMBER.exec(end)) {
+      const [, key = '', value = 'null'] = member;
+      if (!members.has(key)) members.set(key, scalar(value));
+      end = end.slice(0, member.index);
+    }
+  }
+  const id = members.get('id');
+  return {
+    reply: (large === 'result' || large === 'error') && !members.has('method'),
+    ...(isId(id) ? { id } : {}),
+  };
+}
+
+function scalar(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // a string with an escape JSON does not know
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

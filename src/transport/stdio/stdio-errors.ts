@@ -272,6 +272,83 @@ export function messageTooLargeError(
   );
 }
 
+/**
+ * A reply to `method` longer than `max_line_bytes`: that request fails, the connection
+ * stays (the line was read to its end and dropped, so the stream is still in step).
+ */
+export function replyTooLargeError(
+  scene: StdioErrorScene,
+  method: string,
+  bytes: number,
+  limit: number,
+): McpxError {
+  const list = /\/list$/.test(method);
+  return new McpxError(
+    ErrorCode.MessageTooLarge,
+    `server '${scene.serverName}' answered ${method} with a ${formatSize(bytes)} message, ` +
+      `over the ${formatBytes(limit)} limit on one message`,
+    {
+      server: scene.serverName,
+      command: commandLine(scene),
+      causes: [
+        list
+          ? `the server sends its whole list in one page, and the list is very large (many items, or long descriptions and schemas)`
+          : 'the server returned a very large result (a big file, a long listing)',
+      ],
+      fixes: [
+        `raise the limit for this server: "max_line_bytes": ${roomFor(bytes)} in its config entry (now ${limit})`,
+        list
+          ? "ask the server's authors to paginate the list, or disable tools it need not offer"
+          : 'ask the server for less at a time (pagination, a smaller range)',
+      ],
+    },
+  );
+}
+
+/** A limit with room for `bytes`: the next power of two at least a quarter above it. */
+function roomFor(bytes: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, bytes * 1.25)));
+}
+
+/** A size as people read it, to one decimal. */
+function formatSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+}
+
+/**
+ * The server wrote to stdout, and none of it was a JSON-RPC message, for `graceMs` after
+ * mcpx first asked it something: it is no MCP server on stdio, or it logs to stdout.
+ */
+export function notMcpOnStdioError(
+  scene: StdioErrorScene,
+  firstOutput: string,
+  graceMs: number,
+  stderrTail: readonly string[],
+): McpxError {
+  const seconds = graceMs / 1000;
+  return new McpxError(
+    ErrorCode.InvalidServerOutput,
+    `server '${scene.serverName}' does not speak MCP on stdio: in ${seconds} s it wrote only this to ` +
+      `stdout, and no JSON-RPC message: ${JSON.stringify(firstOutput)}`,
+    {
+      server: scene.serverName,
+      command: commandLine(scene),
+      stderrTail,
+      causes: [
+        'the command is not an MCP server on stdio: another program, or a server serving HTTP unless told otherwise',
+        'it is an MCP server that writes its logs or a banner to stdout (where only JSON-RPC messages belong) and was not answering',
+      ],
+      fixes: [
+        `run the command by hand to see what it prints: ${commandLine(scene)}`,
+        'give it the flag it needs to speak MCP on stdio (often --stdio), or use its "url" instead',
+        'make it log to stderr; mcpx keeps stderr for error reports',
+      ],
+    },
+  );
+}
+
 /** Longest excerpt of a bad line kept in an error message. */
 const PREVIEW_CHARS = 200;
 

@@ -3,11 +3,11 @@ import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpxError } from '../../errors/index.js';
 import { inArrivalOrder } from '../response-order.js';
-import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from './bounded-line-reader.js';
+import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES, type SkippedLine } from './bounded-line-reader.js';
 import { asJsonRpcMessage, isRelayId } from './json-rpc-frame.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_KILL_GRACE_MS, killTree } from './kill-tree.js';
 import { type OrphanWatchdog, processWatchdog } from './orphan-watchdog.js';
-import { looksLikeJsonRpc, PendingRequests } from './pending-requests.js';
+import { looksLikeJsonRpc, type PendingRequest, PendingRequests } from './pending-requests.js';
 import { resolveCommand } from './resolve-command.js';
 import type { PackageInstallEvent } from './runner/install-watch.js';
 import { type RunnerPlan, watchPackageRunner } from './runner/watch-runner.js';
@@ -20,6 +20,8 @@ import {
   malformedReplyError,
   messageTooLargeError,
   notConnectedError,
+  notMcpOnStdioError,
+  replyTooLargeError,
   type StdioErrorScene,
   spawnError,
 } from './stdio-errors.js';
@@ -29,10 +31,21 @@ import { WriteQueue } from './write-queue.js';
 
 /**
  * The JSON-RPC error code of the answer the transport gives a request in the
- * server's place when the server's own answer was malformed (-32700, "parse
- * error"); `data` carries the key `failureFor()` knows it by.
+ * server's place when the server's own answer was malformed or too large to
+ * read (-32700, "parse error"); `data` carries the key `failureFor()` knows it by.
  */
-const MALFORMED_REPLY_CODE = -32700;
+const UNREADABLE_REPLY_CODE = -32700;
+
+/**
+ * How long a server that has written only what is not JSON-RPC to stdout gets,
+ * once mcpx has asked it something, to send its first message. A server that
+ * prints a banner and then serves answers within milliseconds of it; one that
+ * is no MCP server on stdio (or logs to stdout while it is not answering) is
+ * told within a second, not after the whole connect timeout.
+ */
+const NOT_MCP_GRACE_MS = 1_000;
+/** How much of that output the error quotes. */
+const NOT_MCP_QUOTE_CHARS = 200;
 
 /** Longest stderr line kept; longer ones are truncated (stderr is for people, not framing). */
 const STDERR_MAX_LINE_BYTES = 64 * 1024;
@@ -160,12 +173,19 @@ export class StdioTransport implements Transport {
   #closeReason: McpxError | undefined;
   /** Kept for the crash report: a server that prints banners to stdout often dies of the same misconfiguration. */
   #firstInvalidLine: string | undefined;
+  /** A JSON-RPC message has come from the server: it speaks MCP on stdio. */
+  #spoke = false;
+  /** A request has gone to the server. */
+  #asked = false;
+  /** What the server wrote to stdout before its first message (up to {@link NOT_MCP_QUOTE_CHARS}). */
+  #unspokenOutput: string | undefined;
+  #notMcpTimer: NodeJS.Timeout | undefined;
   #shutdown: Promise<void> | undefined;
   #closeFired = false;
   readonly #pending = new PendingRequests();
   readonly #questions = new UnansweredQuestions();
-  /** The malformed replies a request failed with, by the key in its error answer's `data`. */
-  readonly #malformed = new Map<string, McpxError>();
+  /** The unreadable replies (malformed, too large) a request failed with, by the key in its error answer's `data`. */
+  readonly #unreadable = new Map<string, McpxError>();
   /** Set when the server is started through a package runner (see runner/). */
   readonly #runner: RunnerPlan | undefined;
 
@@ -223,13 +243,14 @@ export class StdioTransport implements Transport {
 
   /**
    * The transport's own account of a request that failed: a reply the server
-   * garbled (MALFORMED_REPLY, with the line), which the SDK only sees as the
-   * error answer the transport gave in the server's place.
+   * garbled (MALFORMED_REPLY, with the line) or made too large to read
+   * (MESSAGE_TOO_LARGE, with its size), which the SDK only sees as the error
+   * answer the transport gave in the server's place.
    */
   failureFor(error: unknown): McpxError | undefined {
-    const data = (error as { data?: { mcpxMalformedReply?: unknown } } | null)?.data;
-    const key = data?.mcpxMalformedReply;
-    return typeof key === 'string' ? this.#malformed.get(key) : undefined;
+    const data = (error as { data?: { mcpxUnreadableReply?: unknown } } | null)?.data;
+    const key = data?.mcpxUnreadableReply;
+    return typeof key === 'string' ? this.#unreadable.get(key) : undefined;
   }
 
   /** The server's last stderr lines, oldest first. */
@@ -339,6 +360,10 @@ export class StdioTransport implements Transport {
     }
     this.#pending.sent(message);
     this.#questions.sent(message);
+    if (!this.#asked) {
+      this.#asked = true;
+      this.#watchForSilence();
+    }
     try {
       await this.#writer.write(`${JSON.stringify(message)}\n`);
     } catch {
@@ -365,6 +390,7 @@ export class StdioTransport implements Transport {
   }
 
   async #runShutdown(reason: McpxError | undefined): Promise<void> {
+    clearTimeout(this.#notMcpTimer);
     try {
       if (reason) {
         this.#closeReason = reason;
@@ -378,7 +404,8 @@ export class StdioTransport implements Transport {
           await this.#runner?.watch?.beforeKill();
           await killTree(child, {
             platform: this.#platform,
-            closeGraceMs: this.#options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+            // A server the transport gave up on (it speaks no MCP, or past the limits) is not waited for.
+            closeGraceMs: reason ? 0 : (this.#options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS),
             // A server waiting for an answer from mcpx will not exit by itself: nothing answers now.
             closeGraceEnds: this.#questions.waitedOn(),
             killGraceMs: this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
@@ -416,11 +443,15 @@ export class StdioTransport implements Transport {
 
     const stdout = new BoundedLineReader({
       maxLineBytes: this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-      overflow: 'stop',
+      overflow: 'skip',
       onLine: (line) => this.#onStdoutLine(line),
-      onOverflow: () => {
+      onOverflow: (_seen, head) => {
+        // Only what may be a JSON-RPC message is read to its end; text without line breaks ends the stream.
+        if (head?.trimStart().startsWith('{')) return;
+        stdout.stop();
         void this.#close(messageTooLargeError(this.#scene, stdout.maxLineBytes, this.#tail.lines()));
       },
+      onSkipped: (line) => this.#onOversized(line, stdout.maxLineBytes),
     });
     // Keep reading after an overflow (the reader ignores it): a server blocked on a full pipe could not exit.
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -490,9 +521,71 @@ export class StdioTransport implements Transport {
       this.#invalid(line, 'JSON, but not JSON-RPC 2.0', parsed);
       return;
     }
+    this.#heard();
     this.#pending.received(message);
     this.#questions.received(message);
     this.#hand(message);
+  }
+
+  /**
+   * A line longer than `max_line_bytes`, read to its end and dropped: a reply fails its
+   * request with its size and the limit, and the connection stays; anything else (a
+   * notification, a request, what cannot be told) cannot be answered for, and ends it.
+   */
+  #onOversized(line: SkippedLine, limit: number): void {
+    if (this.#shutdown) return;
+    const request = this.#pending.answeredByOversized(line.head, line.tail);
+    if (!request) {
+      void this.#close(messageTooLargeError(this.#scene, limit, this.#tail.lines()));
+      return;
+    }
+    this.#heard();
+    this.#failRequest(request, replyTooLargeError(this.#scene, request.method, line.bytes, limit));
+  }
+
+  /** Answers `request` in the server's place with `error`, which `failureFor()` gives back. */
+  #failRequest(request: PendingRequest, error: McpxError): void {
+    this.#pending.settle(request.id);
+    const key = globalThis.crypto.randomUUID();
+    this.#unreadable.set(key, error);
+    this.#hand({
+      jsonrpc: '2.0',
+      id: request.id,
+      error: { code: UNREADABLE_REPLY_CODE, message: error.message, data: { mcpxUnreadableReply: key } },
+    });
+  }
+
+  /** The server sent a JSON-RPC message: it speaks MCP, whatever else it wrote. */
+  #heard(): void {
+    if (this.#spoke) return;
+    this.#spoke = true;
+    this.#unspokenOutput = undefined;
+    clearTimeout(this.#notMcpTimer);
+  }
+
+  /**
+   * Once the server has been asked something and has written only what is not JSON-RPC,
+   * it has {@link NOT_MCP_GRACE_MS} to send a message before the connection ends with
+   * what it wrote (see `notMcpOnStdioError`).
+   */
+  #watchForSilence(): void {
+    if (this.#spoke || !this.#asked || this.#unspokenOutput === undefined || this.#notMcpTimer) return;
+    this.#notMcpTimer = setTimeout(() => {
+      if (this.#spoke || this.#shutdown) return;
+      const output = this.#unspokenOutput ?? '';
+      void this.#close(notMcpOnStdioError(this.#scene, output, NOT_MCP_GRACE_MS, this.#tail.lines()));
+    }, NOT_MCP_GRACE_MS);
+    this.#notMcpTimer.unref();
+  }
+
+  /** A line that is no JSON-RPC message at all, before the server's first message. */
+  #unspoken(line: string): void {
+    if (this.#spoke) return;
+    const before = this.#unspokenOutput;
+    if (before === undefined) this.#unspokenOutput = line.slice(0, NOT_MCP_QUOTE_CHARS);
+    else if (before.length < NOT_MCP_QUOTE_CHARS)
+      this.#unspokenOutput = `${before}\n${line}`.slice(0, NOT_MCP_QUOTE_CHARS);
+    this.#watchForSilence();
   }
 
   #hand(message: JSONRPCMessage): void {
@@ -517,15 +610,7 @@ export class StdioTransport implements Transport {
     // A garbled answer fails its request now, naming the line, rather than after the whole timeout.
     const request = this.#pending.answeredBy(line, parsed);
     if (request) {
-      this.#pending.settle(request.id);
-      const key = globalThis.crypto.randomUUID();
-      const error = malformedReplyError(this.#scene, request.method, line, reason);
-      this.#malformed.set(key, error);
-      this.#hand({
-        jsonrpc: '2.0',
-        id: request.id,
-        error: { code: MALFORMED_REPLY_CODE, message: error.message, data: { mcpxMalformedReply: key } },
-      });
+      this.#failRequest(request, malformedReplyError(this.#scene, request.method, line, reason));
       return;
     }
     const malformed = this.#options.onMalformedMessage;
@@ -537,6 +622,7 @@ export class StdioTransport implements Transport {
       }
       return;
     }
+    this.#unspoken(line);
     const callback = this.#options.onInvalidLine;
     if (!callback) {
       this.#report(invalidLineError(this.#scene, line, reason));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedLineReader, DEFAULT_MAX_LINE_BYTES } from '../../../src/transport/index.js';
+import { SKIPPED_END_BYTES, type SkippedLine } from '../../../src/transport/stdio/bounded-line-reader.js';
 
 function collect(options: { maxLineBytes?: number; overflow?: 'stop' | 'truncate' } = {}) {
   const lines: string[] = [];
@@ -120,5 +121,68 @@ describe('BoundedLineReader', () => {
 
   it('rejects a cap that is not a positive integer', () => {
     expect(() => new BoundedLineReader({ maxLineBytes: 0, onLine: () => {} })).toThrow(RangeError);
+  });
+
+  it('skip mode: drops an over-long line to its newline, keeping its size and ends, and carries on', () => {
+    const skipped: SkippedLine[] = [];
+    const heads: Array<string | undefined> = [];
+    const lines: string[] = [];
+    const reader = new BoundedLineReader({
+      maxLineBytes: 10,
+      overflow: 'skip',
+      onLine: (line) => lines.push(line),
+      onOverflow: (_seen, head) => heads.push(head),
+      onSkipped: (line) => skipped.push(line),
+    });
+    const long = `{${'a'.repeat(SKIPPED_END_BYTES)}${'b'.repeat(3 * SKIPPED_END_BYTES)}${'c'.repeat(SKIPPED_END_BYTES)}}`;
+    reader.push(b('ok\n'));
+    for (let i = 0; i < long.length; i += 1000) reader.push(b(long.slice(i, i + 1000)));
+    expect(skipped).toEqual([]); // not yet: its newline has not come
+    reader.push(b('\r\nnext\n'));
+    expect(lines).toEqual(['ok', 'next']);
+    expect(heads).toHaveLength(1);
+    expect(heads[0]?.startsWith('{aaa')).toBe(true);
+    expect(skipped).toEqual([
+      {
+        bytes: long.length,
+        head: long.slice(0, SKIPPED_END_BYTES),
+        tail: long.slice(-SKIPPED_END_BYTES),
+      },
+    ]);
+    expect(reader.bufferedBytes).toBe(0);
+  });
+
+  it('skip mode: an over-long line whose newline came in the same chunk, and one ended by the stream', () => {
+    const skipped: SkippedLine[] = [];
+    const reader = new BoundedLineReader({
+      maxLineBytes: 4,
+      overflow: 'skip',
+      onLine: () => {},
+      onSkipped: (l) => skipped.push(l),
+    });
+    reader.push(b('123456\n1234567'));
+    reader.end();
+    expect(skipped).toEqual([
+      { bytes: 6, head: '123456', tail: '123456' },
+      { bytes: 7, head: '1234567', tail: '1234567' },
+    ]);
+  });
+
+  it('skip mode: stop() from onOverflow ignores the rest, as stop mode does', () => {
+    const lines: string[] = [];
+    const skipped: SkippedLine[] = [];
+    const reader: BoundedLineReader = new BoundedLineReader({
+      maxLineBytes: 4,
+      overflow: 'skip',
+      onLine: (line) => lines.push(line),
+      onOverflow: () => reader.stop(),
+      onSkipped: (line) => skipped.push(line),
+    });
+    reader.push(b('no line breaks at all'));
+    reader.push(b('\nlater\n'));
+    reader.end();
+    expect(reader.stopped).toBe(true);
+    expect(lines).toEqual([]);
+    expect(skipped).toEqual([]);
   });
 });

@@ -66,3 +66,42 @@ describe('PendingRequests: which request a malformed line answers', () => {
     expect(waitingOn([0, 'server/discover']).refusesProbe(withId, parse(withId))).toBe(false);
   });
 });
+
+describe('PendingRequests: which request a line too long to read answers, from its ends', () => {
+  const big = 'x'.repeat(100);
+  it('a reply with its id last (the TypeScript SDK) or first (pydantic), whatever its result holds', () => {
+    const pending = waitingOn([3, 'tools/list'], [4, 'tools/call'], [0, 'subscriptions/listen']);
+    // A schema with a `method` property, deep inside the result, is no request.
+    const head = `{"result":{"tools":[{"name":"fetch","inputSchema":{"properties":{"method":{"type":"string"}}}},${big}`;
+    expect(pending.answeredByOversized(head, `${big}"}]},"jsonrpc":"2.0","id":3}`)).toEqual({
+      id: 3,
+      method: 'tools/list',
+    });
+    expect(
+      pending.answeredByOversized(`{"jsonrpc":"2.0","id":4,"result":{"content":[${big}`, `${big}]}}`),
+    ).toEqual({
+      id: 4,
+      method: 'tools/call',
+    });
+  });
+
+  it('the only request waiting when no id can be read; else none', () => {
+    const one = waitingOn([7, 'tools/list'], [0, 'server/discover']);
+    expect(one.answeredByOversized(`{"result":{${big}`, `${big}}}`)).toEqual({ id: 7, method: 'tools/list' });
+    const two = waitingOn([7, 'tools/list'], [8, 'tools/call']);
+    expect(two.answeredByOversized(`{"result":{${big}`, `${big}}}`)).toBeUndefined();
+    // An id nobody waits on is no reply to pin.
+    expect(two.answeredByOversized(`{"result":{${big}`, `${big}},"jsonrpc":"2.0","id":9}`)).toBeUndefined();
+  });
+
+  it('never a notification or a request from the server, nor text', () => {
+    const pending = waitingOn([5, 'tools/list']);
+    const cases: Array<[string, string]> = [
+      [`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${big}`, `${big}"}}`],
+      [`{"method":"sampling/createMessage","params":{${big}`, `${big}},"jsonrpc":"2.0","id":5}`],
+      [`{"params":{${big}`, `${big}},"method":"elicitation/create","jsonrpc":"2.0","id":5}`],
+      [`Starting server ${big}`, `${big} done`],
+    ];
+    for (const [head, tail] of cases) expect(pending.answeredByOversized(head, tail), head).toBeUndefined();
+  });
+});
