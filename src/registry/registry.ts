@@ -387,6 +387,8 @@ export class ServerRegistry {
     );
     if (listTools || entry.config.failIfNoTools)
       await this.#refreshTools(entry, connection, { throwOnFailure: false });
+    // The connection died while its tools were listed: that is the failure, not a server with no tools.
+    if (entry.connection !== connection) throw entry.error ?? notConnected(entry);
     if (entry.config.failIfNoTools && entry.tools.length === 0) {
       const failure = new McpxError(
         ErrorCode.ServerRejected,

@@ -23,6 +23,7 @@ export const FAULT_MODES = [
   'list-fails-once',
   'tools-list-fails', // every tools/list fails (a broken schema generator) while tools/call works
   'prompts-list-fails', // every prompts/list fails, though the server declares prompts
+  'crash-on-tools-list', // exits (code 3) when asked for its tools, after a handshake that worked
   'malformed-reply', // `echo`: a garbled notification, then its answer cut short (id readable), never a proper one
   // Like many 2025-era servers in the wild, these know nothing of `server/discover`:
   'silent-until-initialize', // ignores every request until `initialize`
@@ -149,6 +150,10 @@ export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults
     },
     beforeList(method) {
       if (garbage) io.stdout.write('garbage: still not json\n');
+      if (method === 'tools/list' && modes.has('crash-on-tools-list')) {
+        io.stderr.write('fatal: simulated crash while listing tools\n');
+        io.exit(3);
+      }
       if (method === 'tools/list' && modes.has('tools-list-fails')) {
         throw new ProtocolError(
           ProtocolErrorCode.InternalError,

@@ -4,7 +4,8 @@
  * failed listing shows (`list`, `tools`, `doctor`, `--json`, the exit code), with its size, the
  * limit and how to raise it, and the server stays connected. A server that writes only what is
  * not JSON-RPC is named within about a second, with what it wrote, not after the connect timeout;
- * one that prints a banner and then speaks JSON-RPC still works.
+ * one that prints a banner and then speaks JSON-RPC still works. A server that dies while its
+ * tools are listed is that failure, not a server with no tools.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,6 +34,7 @@ beforeAll(async () => {
         good: server(),
         huge: server(undefined, { max_line_bytes: LIMIT }),
         bad: server('tools-list-fails'),
+        dying: server('crash-on-tools-list'),
         // Text, then nothing: a program that is no MCP server on stdio (it serves HTTP, say).
         http: {
           command: node,
@@ -126,6 +128,15 @@ describe('a tools/list larger than the line limit', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('still here');
+  }, 60_000);
+});
+
+describe('a server that dies while its tools are listed', () => {
+  it('fails `mcpx tools dying` with its crash, never "dying (0 tools)"', async () => {
+    const run = await mcpx(['tools', 'dying']);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain("error: server 'dying' exited with code 3");
   }, 60_000);
 });
 
