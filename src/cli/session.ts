@@ -80,7 +80,10 @@ export class CliSession {
     };
     this.#host = createHost(this.#knobs);
     this.home = this.#host.home;
-    this.#host.on((event) => this.notice(describe(event)));
+    this.#host.on((event) => {
+      // Each command reports a server's failure itself, in its place (a row, a FAIL, an error).
+      if (event.type !== 'failure') this.notice(describe(event));
+    });
     // A second Ctrl-C leaves at once: a package runner still installing is ended and its
     // unfinished folder removed first, never left half written.
     io.onForcedExit?.(rollBackInstallsNow);
@@ -267,7 +270,7 @@ export class CliSession {
   }
 }
 
-function describe(event: HostEvent): string {
+function describe(event: Exclude<HostEvent, { type: 'failure' }>): string {
   if (event.type === 'install') return installNotice(event.event);
   return event.type === 'warning' ? `warning: ${event.message}` : event.message;
 }

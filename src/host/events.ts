@@ -1,4 +1,5 @@
 import type { ServerLogEvent } from '../client/index.js';
+import type { McpxError } from '../errors/index.js';
 import { forTerminal, stripTerminalControls } from '../text/index.js';
 import type { PackageInstallEvent, SdkDiagnostic } from '../transport/index.js';
 
@@ -12,6 +13,18 @@ export type HostEvent =
   | { readonly type: 'notice'; readonly message: string }
   /** A config's or a server's fault that did not stop anything. */
   | { readonly type: 'warning'; readonly message: string }
+  /**
+   * A server that was to run cannot be used as configured: it failed to start or connect
+   * (command not found, a crash, a handshake timeout, no MCP on its stdout), its connection
+   * was lost, or listing what it offers failed (its tools are then missing, not empty).
+   * `error` is the typed error; `Host.failures()` lists those still standing.
+   */
+  | {
+      readonly type: 'failure';
+      readonly server: string;
+      readonly error: McpxError;
+      readonly message: string;
+    }
   /** A package runner's install (npx, uvx, …), with `installs: true`. */
   | { readonly type: 'install'; readonly event: PackageInstallEvent }
   /** Only with `verbose: true`: servers' stderr and logs, retries, the SDK's diagnostics. */

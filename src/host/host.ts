@@ -99,6 +99,12 @@ class McpxHost implements Host {
     this.#emit({ type: 'notice', message: forTerminal(message) });
   }
 
+  /** A server's failure, told as an event: a program must not find out only by having fewer tools. */
+  #failure(server: string, error: McpxError, what?: string): void {
+    const message = what ? `${server} ${what}: ${error.message}` : error.message;
+    this.#emit({ type: 'failure', server, error, message: forTerminal(message) });
+  }
+
   #verbose(message: string): void {
     this.#emit({ type: 'verbose', message: forTerminal(message) });
   }
@@ -237,11 +243,13 @@ class McpxHost implements Host {
       reconnect: { mode: this.#o.reconnect ?? 'lazy' },
       connector,
     });
-    if (this.#o.verbose) {
-      registry.on((event) => {
-        if (event.type === 'warning') this.#emit({ type: 'warning', message: forTerminal(event.message) });
-      });
-    }
+    registry.on((event) => {
+      if (event.type === 'state' && event.state === 'error' && event.error)
+        this.#failure(event.server, event.error, 'is not available');
+      if (event.type !== 'warning') return;
+      if (event.listing && event.error) this.#failure(event.server, event.error);
+      if (this.#o.verbose) this.#emit({ type: 'warning', message: forTerminal(event.message) });
+    });
     return registry;
   }
 
@@ -408,6 +416,16 @@ class McpxHost implements Host {
     const fresh = new McpxHost(this.#o);
     fresh.on((event) => this.#emit(event));
     return fresh;
+  }
+
+  async failures(): Promise<ReadonlyMap<string, McpxError>> {
+    const registry = await this.#registry?.catch(() => undefined);
+    const failed = new Map<string, McpxError>();
+    for (const status of registry?.list() ?? []) {
+      const error = status.state === 'error' ? status.error : status.listingError;
+      if (error) failed.set(status.name, error);
+    }
+    return failed;
   }
 
   async agentTools(options: Omit<AgentToolsOptions, 'guard'> = {}): Promise<AgentToolSet> {

@@ -135,6 +135,13 @@ export interface Host {
   untrusted(): Promise<ServerConfig[]>;
   /** Entries skipped because they would start mcpx itself, each with why. */
   selfSkipped(): Promise<ReadonlyMap<string, McpxError>>;
+  /**
+   * The servers that failed, as they stand now, each with its typed error: one that could
+   * not start or connect, or whose connection was lost (until it comes back), or whose
+   * listing of its tools (or resources, or prompts) failed. Each failure is also a
+   * `failure` event when it happens. Empty until servers are connected.
+   */
+  failures(): Promise<ReadonlyMap<string, McpxError>>;
   /** One usable server by name, or an error that says why it cannot be used. */
   server(name: string): Promise<ServerConfig>;
   /** The registry of `servers()`, closed by `close()`. */
@@ -160,7 +167,10 @@ export interface Host {
    * afresh (a gateway's reload); its events reach this host's listeners. Close it after use.
    */
   fresh(): Host;
-  /** The servers' tools for an agent, behind `guard()`: every server (or `options.servers`) connected first. */
+  /**
+   * The servers' tools for an agent, behind `guard()`: every server (or `options.servers`)
+   * connected first; one that fails is left out, told by a `failure` event and in `failures()`.
+   */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
   /**
    * The tools of `servers()` (or `options.servers`) under one set of public names, behind

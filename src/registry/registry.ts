@@ -42,6 +42,8 @@ export type RegistryEvent =
       readonly server: string;
       readonly message: string;
       readonly error?: McpxError;
+      /** Set when a listing of this kind failed; `error` then is the server's `listingError`. */
+      readonly listing?: ListKind;
     };
 
 export interface ServerRegistryOptions {
@@ -473,7 +475,7 @@ export class ServerRegistry {
     );
     entry.listingErrors.set(kind, error);
     const retry = kind === 'tools' ? ` — \`mcpx retry ${name}\` tries again` : '';
-    this.#emit({ type: 'warning', server: name, message: `${error.message}${retry}`, error });
+    this.#emit({ type: 'warning', server: name, message: `${error.message}${retry}`, error, listing: kind });
     return error;
   }
 
