@@ -71,6 +71,9 @@ class McpxHost implements Host {
   #audit: AuditTrail | undefined;
   /** Stdio servers spawned before the protocol code was loaded, waiting for their connect. */
   readonly #early = new Map<string, ManagedTransport>();
+  /** The registry of a `sandboxed` agent's tools: no server at all. */
+  #noServers: Promise<ServerRegistry> | undefined;
+  #toldSandboxed = false;
 
   constructor(options: HostOptions) {
     // Kept, not copied: the knobs are read when what they shape is first made.
@@ -428,7 +431,32 @@ class McpxHost implements Host {
     return failed;
   }
 
+  /**
+   * At `sandboxed` an agent has no MCP access: no server is asked about, started or
+   * listed, as in `mcpx chat --permission sandboxed`, and the host says so once.
+   */
+  async #sandboxed(): Promise<boolean> {
+    if ((await this.permissionLevel()) !== 'sandboxed') return false;
+    if (!this.#toldSandboxed) {
+      this.#toldSandboxed = true;
+      this.#notice(
+        "permission 'sandboxed': the agent has no MCP access, so no server is started and no MCP tool is offered " +
+          "(give it 'trusted' or 'yolo' to use servers)",
+      );
+    }
+    return true;
+  }
+
   async agentTools(options: Omit<AgentToolsOptions, 'guard'> = {}): Promise<AgentToolSet> {
+    if (await this.#sandboxed()) {
+      const [{ createAgentTools }, guard] = await Promise.all([
+        import('../tools/agent-tools.js'),
+        this.#newGuard(() => undefined),
+      ]);
+      this.#noServers ??= this.#newRegistry([]);
+      // The program's own tools (extraSources) are still its own to offer.
+      return createAgentTools(await this.#noServers, { ...options, guard, servers: [] });
+    }
     const [{ createAgentTools }, registry, guard] = await Promise.all([
       import('../tools/agent-tools.js'),
       this.registry(),
@@ -445,6 +473,10 @@ class McpxHost implements Host {
   }
 
   async catalogue(options: HostCatalogueOptions = {}): Promise<Catalogue<Tool>> {
+    if (await this.#sandboxed()) {
+      const { createCatalogue } = await import('../tools/catalogue.js');
+      return createCatalogue<Tool>([], { naming: options.naming ?? 'prefixed' });
+    }
     const [{ createCatalogue }, registry, guard] = await Promise.all([
       import('../tools/catalogue.js'),
       this.registry(),
@@ -470,6 +502,7 @@ class McpxHost implements Host {
     // A registry that never came to be (bad config) has nothing to close.
     const registry = await this.#registry?.catch(() => undefined);
     await registry?.close();
+    await (await this.#noServers?.catch(() => undefined))?.close();
     // After the registry: a call it ended on the way out is recorded too.
     await this.#audit?.close();
     // Spawned early but never connected (the registry failed to load): end them too.

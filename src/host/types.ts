@@ -170,13 +170,16 @@ export interface Host {
   /**
    * The servers' tools for an agent, behind `guard()`: every server (or `options.servers`)
    * connected first; one that fails is left out, told by a `failure` event and in `failures()`.
+   * At `sandboxed` no server is started and no MCP tool is offered (a `notice` says so);
+   * `options.extraSources` are still offered.
    */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
   /**
    * The tools of `servers()` (or `options.servers`) under one set of public names, behind
    * `guard()`: a tool the policy does not offer is neither listed nor resolvable. The names
    * are those every front end gives: `agentTools()` in the same style, `mcpx serve`'s
-   * `tools/list` in `namespaced`. Every server is connected first, as for `agentTools()`.
+   * `tools/list` in `namespaced`. Every server is connected first, as for `agentTools()`;
+   * at `sandboxed`, none is, and the catalogue is empty.
    */
   catalogue(options?: HostCatalogueOptions): Promise<Catalogue<Tool>>;
   /**

@@ -1,8 +1,10 @@
 /**
  * Issue 38, through library programs: a server that fails is told to the program (a `failure`
- * event with the typed error, and `host.failures()`), not found out by having fewer tools.
+ * event with the typed error, and `host.failures()`), not found out by having fewer tools; and a
+ * host at `sandboxed` starts nothing and offers no MCP tool, as `mcpx chat` at that level does.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,4 +72,24 @@ it('tells a library program of every server that failed, as events and by host.f
   expect(events.find((e) => e.server === 'listless')?.message).toMatch(
     /^'listless' is connected, but listing its tools failed: .*simulated tools\/list failure/,
   );
+}, 60_000);
+
+it("at permission 'sandboxed' starts no server, offers no MCP tool, and says why", async () => {
+  const marker = join(dir.path, 'sandboxed-server-ran');
+  const leaveMark = "require('node:fs').writeFileSync(process.argv[1], 'ran')";
+  const report = await runProgram('library-sandboxed.mjs', {
+    marking: { command: process.execPath, args: ['-e', leaveMark, marker] },
+    good: testServer(),
+  });
+  expect(report.tools).toEqual([]);
+  expect(report.catalogue).toEqual([]);
+  expect(report.events).toEqual([
+    {
+      type: 'notice',
+      message: expect.stringContaining(
+        "permission 'sandboxed': the agent has no MCP access, so no server is started and no MCP tool is offered",
+      ),
+    },
+  ]);
+  expect(existsSync(marker)).toBe(false);
 }, 60_000);
