@@ -25,7 +25,8 @@ export interface Ask {
   readonly who: string;
   /**
    * May this repository's entry run? Yes starts it and records the approval in
-   * the trust store (as `mcpx config trust` does). Absent: the entry is skipped.
+   * the trust store (as `mcpx config trust` does). Absent, or failing (it throws or
+   * rejects: a question put to a closed stdin), the entry is skipped with a notice.
    */
   readonly approveServer?: (question: TrustQuestion) => Promise<boolean>;
   /** A `${input:id}` value, asked at most once per host. Absent: read from the environment only. */

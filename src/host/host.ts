@@ -193,6 +193,7 @@ class McpxHost implements Host {
       home: this.home,
       env: this.#env,
       approveServer: this.#ask.approveServer,
+      who: this.#ask.who,
       omitBuiltinWhenConfigured: this.#o.omitBuiltinWhenConfigured === true,
       notice: (message) => this.#notice(message),
     });

@@ -15,7 +15,7 @@ import {
 } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
-import type { Ask } from './ask.js';
+import type { Ask, TrustQuestion } from './ask.js';
 import { mcpxAncestors, type SelfContext, selfReference } from './self-reference.js';
 import type { Env } from './types.js';
 
@@ -33,6 +33,8 @@ export interface ChooseOptions {
   readonly home: string;
   readonly env: Env;
   readonly approveServer: Ask['approveServer'];
+  /** Who `approveServer` asks, for a notice when asking failed. */
+  readonly who: string;
   readonly omitBuiltinWhenConfigured: boolean;
   readonly notice: (message: string) => void;
 }
@@ -59,12 +61,14 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
   const approved: ServerConfig[] = [];
   for (const server of config.unapproved.filter(runs)) {
     const description = describeForTrust(server, approvedRecord(options.trust, server)).map(forTerminal);
-    if (options.approveServer && (await options.approveServer({ server, description }))) {
+    const answer = await askApproval(options.approveServer, { server, description });
+    if (answer === true) {
       approved.push(markApproved(server));
     } else {
       untrusted.set(server.name, server);
+      const why = answer === false ? '' : ` (asking ${options.who} failed: ${answer.message})`;
       notice(
-        `skipped server '${server.name}' from ${server.origin.file}: not trusted yet — review it and run \`mcpx config trust\``,
+        `skipped server '${server.name}' from ${server.origin.file}: not trusted yet${why} — review it and run \`mcpx config trust\``,
       );
     }
   }
@@ -74,6 +78,22 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
   const own = all.filter((s) => s.origin.layer !== 'builtin');
   const usable = options.omitBuiltinWhenConfigured && own.length > 0 ? own : all;
   return { usable, untrusted, selfSkipped };
+}
+
+/**
+ * The approver's answer: yes, no (or nobody to ask), or the error it failed with — a
+ * question with no terminal to put it to (stdin closed or at its end) is a no, not a crash.
+ */
+async function askApproval(
+  approveServer: Ask['approveServer'],
+  question: TrustQuestion,
+): Promise<boolean | Error> {
+  if (!approveServer) return false;
+  try {
+    return (await approveServer(question)) === true;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 /** Why this mcpx must not start `server` (it would start itself), if so. */

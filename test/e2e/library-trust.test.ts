@@ -1,8 +1,9 @@
 /**
  * Library programs run inside a cloned repository: the repository's `.mcp.json` server never
- * starts until someone approves it — the README's `createHost` example asks its user, a program
- * that asks nobody skips it, and one that hands the entry to the registry or the connector itself
- * is refused.
+ * starts until someone approves it — the README's `createHost` example (run as the README has it)
+ * asks its user, and declines cleanly when there is nobody to answer (stdin closed, or at its
+ * end); a program that asks nobody skips it, and one that hands the entry to the registry or the
+ * connector itself is refused.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,15 +13,17 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { readmeLibraryExample } from '../helpers/readme-example.js';
 
 const run = promisify(execFile);
-const readmeExample = fileURLToPath(new URL('../fixtures/library-readme.mjs', import.meta.url));
 const nobodyProgram = fileURLToPath(new URL('../fixtures/library-nobody.mjs', import.meta.url));
 const forcedProgram = fileURLToPath(new URL('../fixtures/library-forced.mjs', import.meta.url));
 let dir: { path: string; remove: () => Promise<void> };
+let readmeExample: string;
 
 beforeAll(async () => {
   dir = await tempDir('mcpx-library-trust-');
+  readmeExample = await readmeLibraryExample(dir.path);
 });
 afterAll(() => dir.remove());
 
@@ -90,6 +93,51 @@ it("the README's createHost example starts the repository's server once its user
   expect(list.stderr).not.toContain('not trusted yet');
   expect(`${list.stdout}${list.stderr}`).toContain('planted');
 });
+
+/** Runs `program` in `cwd` with node through `script`, a shell line that says what its stdin is. */
+function runWithStdin(
+  program: string,
+  cwd: string,
+  script: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', script, process.execPath, program], {
+      cwd,
+      env: programEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+it.each([
+  ['from /dev/null', 'dev-null', 'exec "$0" "$1" </dev/null'],
+  ['closed', 'closed', 'exec "$0" "$1" <&-'],
+  ['an empty pipe', 'piped', 'echo | "$0" "$1"'],
+])(
+  "the README's createHost example, stdin %s, declines the repository's server cleanly and says how to approve it",
+  async (_, name, script) => {
+    const { repo, marker } = await clonedRepo(`no-terminal-${name}`);
+    const result = await runWithStdin(readmeExample, repo, script);
+    expect(result.stderr).not.toContain('ERR_USE_AFTER_CLOSE');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /skipped server 'planted' from .*\.mcp\.json: not trusted yet \(asking the person running this program failed: .*\) — review it and run `mcpx config trust`/,
+    );
+    // Nothing of the repository ran; the program went on with the servers it may use.
+    expect(existsSync(marker)).toBe(false);
+    expect(result.stdout).toContain('mcp_demo_echo');
+  },
+);
 
 it('a host with nobody to ask skips the repository entry with a notice event, and starts nothing', async () => {
   const { repo, marker } = await clonedRepo('nobody-asked');
