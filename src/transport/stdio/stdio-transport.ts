@@ -607,6 +607,10 @@ export class StdioTransport implements Transport {
 
   #invalid(line: string, reason: string, parsed: unknown): void {
     this.#firstInvalidLine ??= line;
+    const rpc = looksLikeJsonRpc(line, parsed);
+    // JSON-RPC, if no valid message (a 2025 server refusing the probe without an id): it speaks it.
+    if (rpc) this.#heard();
+    else this.#unspoken(line);
     // A garbled answer fails its request now, naming the line, rather than after the whole timeout.
     const request = this.#pending.answeredBy(line, parsed);
     if (request) {
@@ -614,7 +618,7 @@ export class StdioTransport implements Transport {
       return;
     }
     const malformed = this.#options.onMalformedMessage;
-    if (malformed && looksLikeJsonRpc(line, parsed) && !this.#pending.refusesProbe(line, parsed)) {
+    if (malformed && rpc && !this.#pending.refusesProbe(line, parsed)) {
       try {
         malformed(malformedReplyError(this.#scene, undefined, line, reason));
       } catch (error) {
@@ -622,7 +626,6 @@ export class StdioTransport implements Transport {
       }
       return;
     }
-    this.#unspoken(line);
     const callback = this.#options.onInvalidLine;
     if (!callback) {
       this.#report(invalidLineError(this.#scene, line, reason));
