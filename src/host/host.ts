@@ -194,6 +194,7 @@ class McpxHost implements Host {
       env: this.#env,
       approveServer: this.#ask.approveServer,
       who: this.#ask.who,
+      signal: this.#o.signal,
       omitBuiltinWhenConfigured: this.#o.omitBuiltinWhenConfigured === true,
       notice: (message) => this.#notice(message),
     });

@@ -35,6 +35,8 @@ export interface ChooseOptions {
   readonly approveServer: Ask['approveServer'];
   /** Who `approveServer` asks, for a notice when asking failed. */
   readonly who: string;
+  /** The host's cancellation: a question it interrupts is no answer but a cancellation. */
+  readonly signal?: AbortSignal | undefined;
   readonly omitBuiltinWhenConfigured: boolean;
   readonly notice: (message: string) => void;
 }
@@ -61,7 +63,7 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
   const approved: ServerConfig[] = [];
   for (const server of config.unapproved.filter(runs)) {
     const description = describeForTrust(server, approvedRecord(options.trust, server)).map(forTerminal);
-    const answer = await askApproval(options.approveServer, { server, description });
+    const answer = await askApproval(options.approveServer, { server, description }, options.signal);
     if (answer === true) {
       approved.push(markApproved(server));
     } else {
@@ -83,15 +85,22 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
 /**
  * The approver's answer: yes, no (or nobody to ask), or the error it failed with — a
  * question with no terminal to put it to (stdin closed or at its end) is a no, not a crash.
+ * A cancellation (Ctrl-C at the question) stays one.
  */
 async function askApproval(
   approveServer: Ask['approveServer'],
   question: TrustQuestion,
+  signal: AbortSignal | undefined,
 ): Promise<boolean | Error> {
   if (!approveServer) return false;
   try {
     return (await approveServer(question)) === true;
   } catch (error) {
+    const cancelled =
+      signal?.aborted === true ||
+      (error instanceof McpxError && error.code === ErrorCode.Cancelled) ||
+      (error instanceof Error && error.name === 'AbortError');
+    if (cancelled) throw error;
     return error instanceof Error ? error : new Error(String(error));
   }
 }
