@@ -89,7 +89,9 @@ describe('a tools/list larger than the line limit', () => {
 
   it('fails `mcpx tools huge` (never "huge (0 tools)"), and `mcpx tools` leaves it out with its reason', async () => {
     const named = await mcpx(['tools', 'huge']);
-    expect(named.code).toBe(4);
+    // A list too large to read, like one past the list caps, and as a listing the server refuses.
+    expect(named.code).toBe(5);
+    expect(named.code).toBe((await mcpx(['tools', 'bad'])).code);
     expect(named.stdout).toBe('');
     expect(named.stderr).toMatch(tooLarge);
 
@@ -102,7 +104,7 @@ describe('a tools/list larger than the line limit', () => {
 
   it('is a FAIL in `mcpx doctor` and in `doctor --json`, with the fix', async () => {
     const run = await mcpx(['doctor']);
-    expect(run.code).toBe(4);
+    expect(run.code).toBe(5);
     expect(run.stdout).toMatch(/^FAIL\s+huge\s+\d+ ms\s+2026-07-28\s+-\s/m);
     expect(run.stdout).toMatch(tooLarge);
     expect(run.stdout).toContain('"max_line_bytes"');
@@ -118,7 +120,7 @@ describe('a tools/list larger than the line limit', () => {
     expect(huge).toMatchObject({
       healthy: false,
       state: 'listing-failed',
-      error: { code: 'MESSAGE_TOO_LARGE' },
+      error: { code: 'LIST_TOO_LARGE' },
     });
     expect(checks.find((c) => c.server === 'bad')).toMatchObject({ healthy: false, state: 'listing-failed' });
   }, 60_000);

@@ -275,6 +275,7 @@ export function messageTooLargeError(
 /**
  * A reply to `method` longer than `max_line_bytes`: that request fails, the connection
  * stays (the line was read to its end and dropped, so the stream is still in step).
+ * LIST_TOO_LARGE for a list, MESSAGE_TOO_LARGE for anything else.
  */
 export function replyTooLargeError(
   scene: StdioErrorScene,
@@ -283,8 +284,9 @@ export function replyTooLargeError(
   limit: number,
 ): McpxError {
   const list = /\/list$/.test(method);
+  // A list too large to read is a list too large, as one past the caps of a list walk is.
   return new McpxError(
-    ErrorCode.MessageTooLarge,
+    list ? ErrorCode.ListTooLarge : ErrorCode.MessageTooLarge,
     `server '${scene.serverName}' answered ${method} with a ${formatSize(bytes)} message, ` +
       `over the ${formatBytes(limit)} limit on one message`,
     {
