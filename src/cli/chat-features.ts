@@ -1,6 +1,6 @@
 /**
- * What `mcpx chat` offers the servers it connects: the working directory as
- * their root, and sampling and elicitation that always go through the person
+ * What `mcpx chat` offers the servers it connects: the config's roots (if it
+ * names any, see `sessionRoots`), and sampling and elicitation that always go through the person
  * at the terminal first. Without a terminal nobody can consent: sampling is
  * refused and forms are declined.
  */
@@ -13,8 +13,8 @@ import { askedAt, terminalElicitation } from './terminal-elicitation.js';
 
 export interface ChatFeatureOptions {
   readonly model: ChatModel;
-  /** Directories the servers may work in (the config's `roots`, else the working directory). */
-  readonly roots: readonly string[];
+  /** Directories the servers may work in (the config's `roots`, see `sessionRoots`); none: roots are not declared. */
+  readonly roots?: readonly string[];
   /** A person can be asked (stdin and stderr are terminals). */
   readonly interactive: boolean;
   readonly input: NodeJS.ReadableStream;
@@ -28,11 +28,11 @@ export interface ChatFeatureOptions {
 const show = forTerminal;
 
 export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig) => ClientFeatures {
-  const roots = createRoots(rootsForDirectories(options.roots));
+  const roots = options.roots ? createRoots(rootsForDirectories(options.roots)) : undefined;
   const streams = { input: options.input, output: options.output };
   const asked = askedAt(options.onInterrupt);
   return (server) => ({
-    roots,
+    ...(roots ? { roots } : {}),
     sampling: modelSampling({
       model: options.model,
       maxTokens: options.maxSamplingTokens ?? 1024,

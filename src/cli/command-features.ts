@@ -1,7 +1,7 @@
 /**
  * What a person's own commands (`mcpx call`, `read`, `prompt`, the shell) offer
- * the servers they connect: roots always (answering them needs nobody), and
- * elicitation only when a person can answer (stdin and stderr are terminals
+ * the servers they connect: roots when the config names them (`sessionRoots`),
+ * and elicitation only when a person can answer (stdin and stderr are terminals
  * of this process). Sampling never: these commands have no model. A capability
  * that is not offered is not declared, so a server that can do without it
  * does; one that cannot fails with an error that says why (`explainUnanswered`).
@@ -12,11 +12,23 @@ import { ErrorCode, McpxError } from '../errors/index.js';
 import { type ClientFeatures, createRoots, rootsForDirectories } from '../host/index.js';
 import type { CliSession } from './session.js';
 
-/** The directories servers may work in: the config's `roots` where trusted, else the working directory. */
-export async function sessionRoots(session: CliSession): Promise<string[]> {
-  if (session.adhoc()) return [session.io.cwd];
+/**
+ * The directories every front end offers servers as roots: the config's `roots` where trusted,
+ * else none, and then roots are not declared at all. The one place this is decided (commands,
+ * the shell, chat, the keep-alive daemon's held servers).
+ *
+ * Why not the working directory: a server that takes roots replaces its own configured folders
+ * with them (server-filesystem does, modelcontextprotocol/servers#3602, #3929), so a folder in
+ * the entry's `args` would silently give way to wherever the command happened to run. The
+ * directories a server works in belong to its entry (or to `roots`, said on purpose), which
+ * is also the 2026-07-28 spec's advice (roots are deprecated there, SEP-2577). And a held
+ * server answers to callers in many folders: with the folder as a root, each folder would
+ * need a server process of its own.
+ */
+export async function sessionRoots(session: CliSession): Promise<readonly string[] | undefined> {
+  if (session.adhoc()) return undefined;
   // `roots` of an untrusted repository file are held back by loadConfig (see heldSettings).
-  return [...((await session.config()).roots ?? [session.io.cwd])];
+  return (await session.config()).roots;
 }
 
 /**
@@ -85,15 +97,16 @@ function isCancelled(error: unknown): boolean {
 export type TerminalTurns = ReturnType<typeof createTerminalTurns>;
 
 /**
- * Roots for every server, and elicitation when a person is at this process's
- * terminal: what `Ask.features` answers for a person's own command.
+ * The config's roots for every server, and elicitation when a person is at this
+ * process's terminal: what `Ask.features` answers for a person's own command.
  */
 export async function commandFeatures(
   session: CliSession,
   turns?: TerminalTurns,
 ): Promise<(server: ServerConfig) => ClientFeatures> {
   const { io } = session;
-  const roots = createRoots(rootsForDirectories(await sessionRoots(session)));
+  const directories = await sessionRoots(session);
+  const roots = directories ? createRoots(rootsForDirectories(directories)) : undefined;
   // A light caller's command runs inside the daemon: it has the caller's answers to yes/no and
   // text questions, not a terminal to draw a form on.
   const asks = io.interactive && io.daemonCaller === undefined;
@@ -102,7 +115,7 @@ export async function commandFeatures(
     ? (await import('./terminal-elicitation.js')).terminalElicitation
     : undefined;
   return (server) => ({
-    roots,
+    ...(roots ? { roots } : {}),
     ...(terminalElicitation
       ? {
           elicitation: terminalElicitation(server, {
@@ -146,6 +159,24 @@ export function explainUnanswered(error: unknown, session: CliSession, command: 
         fixes: inDaemon
           ? [`run it with MCPX_DAEMON=off: mcpx then asks you here`]
           : ['run it at a terminal (stdin and stderr): mcpx asks you there'],
+      },
+    );
+  }
+  if (needs.includes('roots')) {
+    // Roots are offered only where the config names them (see sessionRoots).
+    const adhoc = session.adhoc() !== undefined;
+    return new McpxError(
+      ErrorCode.ClientCapabilityMissing,
+      adhoc
+        ? `server '${server}' asked for the folders it may work in (roots), and an ad-hoc server is given none`
+        : `server '${server}' asked for the folders it may work in (roots), and the config names none`,
+      {
+        ...context,
+        fixes: [
+          adhoc
+            ? 'give the server its folder on its command line, or configure it with "roots" in an mcp.json'
+            : `name them in your mcp.json ("roots": ["."], relative to that file), or give the server its folder in its entry's args`,
+        ],
       },
     );
   }

@@ -1,8 +1,9 @@
 /**
  * `mcpx call`, `mcpx shell` (and `mcpx prompt`) answer what a server asks
  * mid-request: its questions (elicitation, form and URL) at a real terminal,
- * and its roots (the working directory) with or without one. Without a
- * terminal, a question ends the command with words that say why, not -32021.
+ * and its roots (the config's `roots`) with or without one; a config that names
+ * none declares none. Without a terminal, a question ends the command with
+ * words that say why, not -32021.
  * The server is the conformance backend, in its 2026-07-28 era.
  */
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
@@ -18,8 +19,8 @@ const KEY = { enter: '\r', ctrlC: '\x03', ctrlD: '\x04' };
 
 let dir: { path: string; remove: () => Promise<void> };
 let home: string;
-/** The working directory as the server sees it (a file:// URI of its real path). */
-let cwdUri: string;
+/** The config's one root (the working directory's real path) as the server sees it: a file:// URI. */
+let rootUri: string;
 const running: PtyRun[] = [];
 
 beforeAll(async () => {
@@ -28,9 +29,12 @@ beforeAll(async () => {
   await mkdir(join(home, '.mcpx'), { recursive: true });
   await writeFile(
     join(home, '.mcpx', 'mcp.json'),
-    JSON.stringify({ mcpServers: { backend: { command: process.execPath, args: [backend] } } }),
+    JSON.stringify({
+      roots: [await realpath(dir.path)],
+      mcpServers: { backend: { command: process.execPath, args: [backend] } },
+    }),
   );
-  cwdUri = pathToFileURL(await realpath(dir.path)).href;
+  rootUri = pathToFileURL(await realpath(dir.path)).href;
 });
 afterAll(() => dir.remove());
 afterEach(async () => {
@@ -77,9 +81,9 @@ describe('mcpx call at a terminal', () => {
     expect(await term.exited).toBe(0);
   });
 
-  it('gives the working directory as the root', { timeout: 60_000 }, async () => {
-    const term = pty([...STDIO, 'call', 'test_list_roots']);
-    await term.waitFor(`Roots: ${cwdUri}`);
+  it("gives the config's roots", { timeout: 60_000 }, async () => {
+    const term = pty(['call', 'backend.test_list_roots']);
+    await term.waitFor(`Roots: ${rootUri}`);
     expect(await term.exited).toBe(0);
   });
 
@@ -133,7 +137,7 @@ describe('mcpx shell', () => {
     await term.waitFor('User response: action=accept, content={"username":"ada","email":"ada@example.com"}');
     await term.waitFor('mcpx> ');
     await term.type('@backend test_list_roots {}', KEY.enter);
-    await term.waitFor(`Roots: ${cwdUri}`);
+    await term.waitFor(`Roots: ${rootUri}`);
     // Sampling needs a model the shell does not have: said so, and the shell goes on.
     await term.type('@backend test_sampling prompt=hi', KEY.enter);
     await term.waitFor(
@@ -147,10 +151,28 @@ describe('mcpx shell', () => {
 
 describe('without a terminal', () => {
   it('gives the roots all the same', async () => {
-    const run = await runCli([...STDIO, 'call', 'test_list_roots'], { cwd: dir.path, home });
+    const run = await runCli(['call', 'backend.test_list_roots'], { cwd: dir.path, home });
     expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(`Roots: ${cwdUri}\n`);
+    expect(run.stdout).toBe(`Roots: ${rootUri}\n`);
     expect(run.code).toBe(0);
+  });
+
+  it('declares no roots where the config names none (not the working directory), and says how to name them', async () => {
+    const config = join(dir.path, 'no-roots.json');
+    await writeFile(
+      config,
+      JSON.stringify({ mcpServers: { bare: { command: process.execPath, args: [backend] } } }),
+    );
+    const run = await runCli(['--config', config, 'call', 'bare.test_list_roots'], { cwd: dir.path, home });
+    expect(run.stderr).toBe(
+      `error: server 'bare' asked for the folders it may work in (roots), and the config names none — name them in your mcp.json ("roots": ["."], relative to that file), or give the server its folder in its entry's args\n`,
+    );
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(5);
+    const adhoc = await runCli([...STDIO, 'call', 'test_list_roots'], { cwd: dir.path, home });
+    expect(adhoc.stderr).toContain('and an ad-hoc server is given none');
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(5);
   });
 
   it('a question ends the call with why and what to do, not -32021', async () => {
@@ -206,6 +228,7 @@ describe('a keep-alive server the mcpx daemon holds', () => {
     await writeFile(
       join(repo, 'home', '.mcpx', 'mcp.json'),
       JSON.stringify({
+        roots: [await realpath(repo)],
         mcpServers: { kept: { command: process.execPath, args: [backend], keep_alive: true } },
       }),
     );

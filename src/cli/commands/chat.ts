@@ -79,10 +79,11 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   // `--once --json`: one JSON object on stdout (see chat-json.ts for its shape).
   const record =
     options.once !== undefined && session.options.json ? createChatJsonRecorder(model.model) : undefined;
+  const roots = await sessionRoots(session);
   session.useFeatures(
     chatFeatures({
       model,
-      roots: await sessionRoots(session),
+      ...(roots ? { roots } : {}),
       interactive: io.interactive,
       input: stdin,
       output: process.stderr,
