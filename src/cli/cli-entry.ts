@@ -1,3 +1,4 @@
+import type { CallerElicitation } from '../daemon/light.js';
 import { startCompileCache } from './compile-cache.js';
 import type { CliIo } from './io.js';
 
@@ -32,6 +33,29 @@ export async function reportDaemonVanished(
   });
   writeError({ io, options }, error);
   return exitCodeFor(error.code);
+}
+
+/**
+ * A server's question (elicitation) the daemon's command could not ask itself,
+ * asked at this terminal with the direct path's prompts; Ctrl-C there cancels
+ * the command (`onInterrupt`). Undefined when it is neither a form nor a URL.
+ */
+export async function elicitAtTerminal(
+  io: CliIo,
+  server: string,
+  request: CallerElicitation,
+  onInterrupt: () => void,
+): Promise<Readonly<Record<string, unknown>> | undefined> {
+  const { terminalElicitation } = await import('./terminal-elicitation.js');
+  const ask = terminalElicitation(
+    { name: server },
+    { input: io.stdin ?? process.stdin, output: process.stderr, interactive: io.interactive, onInterrupt },
+  );
+  const signal = new AbortController().signal;
+  // The params come from the daemon's SDK client, which parsed them as the request's own.
+  if (request.mode === 'form' && ask.form) return ask.form(request.params as never, { signal });
+  if (request.mode === 'url' && ask.url) return ask.url(request.params as never, { signal });
+  return undefined;
 }
 
 export { showSignIn } from './sign-in-prompt.js';

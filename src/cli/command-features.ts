@@ -7,6 +7,7 @@
  * does; one that cannot fails with an error that says why (`explainUnanswered`).
  */
 
+import type { ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type ClientFeatures, createRoots, rootsForDirectories } from '../host/index.js';
@@ -107,15 +108,26 @@ export async function commandFeatures(
   const { io } = session;
   const directories = await sessionRoots(session);
   const roots = directories ? createRoots(rootsForDirectories(directories)) : undefined;
-  // A light caller's command runs inside the daemon: it has the caller's answers to yes/no and
-  // text questions, not a terminal to draw a form on.
+  // A light caller's command runs inside the daemon: its questions are asked at the caller's
+  // terminal (`io.elicit`), with the same prompts, so the server is told the same.
+  const { elicit } = io;
+  const atCaller = io.interactive && elicit ? elicit : undefined;
   const asks = io.interactive && io.daemonCaller === undefined;
   // The prompts load only where someone can answer them: a script's call stays as light as before.
   const terminalElicitation = asks
     ? (await import('./terminal-elicitation.js')).terminalElicitation
     : undefined;
+  const hold = turns?.hold ?? (<T>(ask: () => Promise<T>) => ask());
   return (server) => ({
     ...(roots ? { roots } : {}),
+    ...(atCaller
+      ? {
+          elicitation: {
+            form: (params) => hold(() => answered(atCaller(server.name, { mode: 'form', params }))),
+            url: (params) => hold(() => answered(atCaller(server.name, { mode: 'url', params }))),
+          },
+        }
+      : {}),
     ...(terminalElicitation
       ? {
           elicitation: terminalElicitation(server, {
@@ -133,6 +145,15 @@ export async function commandFeatures(
   });
 }
 
+/** The caller's answer to a question asked at its terminal; none (it hung up, its prompt failed) cancels. */
+async function answered(
+  result: Promise<Readonly<Record<string, unknown>> | undefined>,
+): Promise<ElicitResult> {
+  const answer = await result;
+  if (!answer) throw new McpxError(ErrorCode.Cancelled, 'the question was not answered at the terminal');
+  return answer as ElicitResult;
+}
+
 /** Offer `commandFeatures` to the servers of `session`. Must be called before the registry is first used. */
 export async function useCommandFeatures(session: CliSession, turns?: TerminalTurns): Promise<void> {
   session.useFeatures(await commandFeatures(session, turns));
@@ -148,18 +169,10 @@ export function explainUnanswered(error: unknown, session: CliSession, command: 
   const needs = error.context.capabilities ?? [];
   const context = { server, capabilities: needs, cause: error };
   if (needs.includes('elicitation')) {
-    const inDaemon = session.io.daemonCaller !== undefined && session.io.interactive;
     return new McpxError(
       ErrorCode.ClientCapabilityMissing,
-      inDaemon
-        ? `server '${server}' asked a question (elicitation), and ${command} ran inside the mcpx daemon, which cannot ask it at your terminal`
-        : `server '${server}' asked a question (elicitation), and ${command} has no terminal to ask it`,
-      {
-        ...context,
-        fixes: inDaemon
-          ? [`run it with MCPX_DAEMON=off: mcpx then asks you here`]
-          : ['run it at a terminal (stdin and stderr): mcpx asks you there'],
-      },
+      `server '${server}' asked a question (elicitation), and ${command} has no terminal to ask it`,
+      { ...context, fixes: ['run it at a terminal (stdin and stderr): mcpx asks you there'] },
     );
   }
   if (needs.includes('roots')) {

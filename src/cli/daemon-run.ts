@@ -1,4 +1,10 @@
-import type { GatewayRequest, RemoteSession, RemoteTerminal, RunRequest } from '../daemon/index.js';
+import type {
+  CallerElicitation,
+  GatewayRequest,
+  RemoteSession,
+  RemoteTerminal,
+  RunRequest,
+} from '../daemon/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { CliIo } from './io.js';
 
@@ -34,6 +40,7 @@ export async function runForCaller(
             return answer;
           },
           presentSignIn: async (server: string, url: string) => terminal.signIn(server, url),
+          elicit: (server: string, request: CallerElicitation) => terminal.elicit(server, request),
         }
       : {}),
     daemonCaller: {

@@ -1,3 +1,4 @@
+import type { CallerElicitation } from '../daemon/light.js';
 import type { DaemonCaller } from '../daemon/route.js';
 
 /** Everything the CLI touches of its process, injected so tests can run it in-process. */
@@ -53,6 +54,16 @@ export interface CliIo {
    * and desktop, not the daemon's. Absent: this process shows it itself.
    */
   readonly presentSignIn?: (server: string, url: string) => Promise<void>;
+  /**
+   * Ask a server's question (elicitation) where the person is. Set for a light
+   * caller's command in the daemon, when the caller has a terminal: asked there,
+   * with the prompts the direct path uses. Absent: this process asks at its own
+   * terminal (when it has one). Resolves undefined when nobody answered.
+   */
+  readonly elicit?: (
+    server: string,
+    request: CallerElicitation,
+  ) => Promise<Readonly<Record<string, unknown>> | undefined>;
   /**
    * Set when this command runs inside the keep-alive daemon for a light caller
    * (src/cli/light-caller.ts): it may use only servers the daemon holds.

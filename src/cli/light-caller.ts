@@ -260,6 +260,15 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
         case 'ask':
           void answer(io, event).then((value) => send({ t: 'answer', id: event.id, value }));
           break;
+        case 'elicit':
+          // A server's form or URL, asked with the direct path's own prompts (the ES module side).
+          void import('./cli-entry.js')
+            .then(({ elicitAtTerminal }) => elicitAtTerminal(io, event.server, event.request, cancel))
+            .then(
+              (result) => send({ t: 'elicited', id: event.id, ...(result ? { result } : {}) }),
+              () => send({ t: 'elicited', id: event.id }),
+            );
+          break;
         case 'signin':
           // Only a caller with a terminal is sent one; a browser opens only where a person is.
           if (!io.interactive) break;

@@ -126,7 +126,7 @@ export function askedAt(onInterrupt: (() => void) | undefined) {
 
 /** Form and URL elicitation for `server`, asked at the terminal of `options`. */
 export function terminalElicitation(
-  server: ServerConfig,
+  server: Pick<ServerConfig, 'name'>,
   options: TerminalElicitationOptions,
 ): ElicitationHandlers {
   // A prompt ends when its question is cancelled: the server withdrew it, or the command ended.

@@ -16,7 +16,7 @@ export type { GatewayRequest } from './gateway-wire.js';
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
 export { configKey, contentAlias, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export type { RemoteTerminal } from './run-host.js';
-export type { RunRequest } from './run-wire.js';
+export type { CallerElicitation, RunRequest } from './run-wire.js';
 export { type DaemonServer, type DaemonServerOptions, startDaemonServer } from './server.js';
 export { checkSocketSafe } from './socket-safety.js';
 export { DaemonSocketTransport } from './socket-transport.js';

@@ -7,6 +7,7 @@
 export { CONTROL, type GatewayEvent, type GatewayRequest } from './gateway-wire.js';
 export { configKey, contentAlias, daemonKey, daemonSocket, thisHost } from './paths.js';
 export {
+  type CallerElicitation,
   DAEMON_PROTOCOL,
   type GivenAnswer,
   LIGHT_COMMANDS,

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { GivenAnswer, RunEvent, RunReply, RunRequest } from './run-wire.js';
+import type { CallerElicitation, GivenAnswer, RunEvent, RunReply, RunRequest } from './run-wire.js';
 import { writeLine } from './wire.js';
 
 /**
@@ -12,6 +12,11 @@ export interface RemoteTerminal {
   write(stream: 'out' | 'err', chunk: string | Uint8Array): void;
   /** Undefined when the caller hung up before answering. */
   ask(kind: 'confirm' | 'input', question: string, secret?: boolean): Promise<string | boolean | undefined>;
+  /**
+   * Ask a server's question (elicitation) at the caller's terminal; the result the
+   * person gave, or undefined when they did not (the caller hung up, the prompt failed).
+   */
+  elicit(server: string, request: CallerElicitation): Promise<Readonly<Record<string, unknown>> | undefined>;
   /** Show a sign-in URL at the caller's terminal and open its browser (the caller's desktop). */
   signIn(server: string, url: string): void;
   readonly signal: AbortSignal;
@@ -37,6 +42,7 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
   let direct = false;
   let nextId = 0;
   const answers = new Map<number, (value: string | boolean | undefined) => void>();
+  const elicited = new Map<number, (result: Readonly<Record<string, unknown>> | undefined) => void>();
   const given: GivenAnswer[] = [];
   // Lines sent in one turn of the event loop (the result, then `exit`) leave as one write: the
   // caller wakes once for them, which on a loaded machine is a wait for a CPU saved.
@@ -71,6 +77,10 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
     else if (reply.t === 'answer') {
       answers.get(reply.id)?.(reply.value ?? undefined);
       answers.delete(reply.id);
+    } else if (reply.t === 'elicited') {
+      const result = reply.result;
+      elicited.get(reply.id)?.(typeof result === 'object' && result !== null ? result : undefined);
+      elicited.delete(reply.id);
     }
   });
   // The caller is gone (it exited, or was killed): its command is cancelled, its questions unanswered.
@@ -78,6 +88,8 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
     controller.abort();
     for (const answer of answers.values()) answer(undefined);
     answers.clear();
+    for (const answer of elicited.values()) answer(undefined);
+    elicited.clear();
   });
   const terminal: RemoteTerminal = {
     signal: controller.signal,
@@ -98,6 +110,15 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
           resolve(value);
         });
         send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
+      });
+    },
+    elicit(server, request) {
+      commit();
+      if (socket.destroyed) return Promise.resolve(undefined);
+      const id = nextId++;
+      return new Promise((resolve) => {
+        elicited.set(id, resolve);
+        send({ t: 'elicit', id, server, request });
       });
     },
     signIn(server, url) {

@@ -39,6 +39,17 @@ export type RunEvent =
       readonly secret?: boolean;
     }
   /**
+   * A server's question (elicitation) during the command, for the person at the
+   * caller's terminal: asked there with the direct path's own prompts, its
+   * result sent back (`elicited`). Sent only to a caller with a terminal.
+   */
+  | {
+      readonly t: 'elicit';
+      readonly id: number;
+      readonly server: string;
+      readonly request: CallerElicitation;
+    }
+  /**
    * A sign-in the command needs: the caller shows the URL (http(s) only) and
    * opens the person's browser, as the direct path does. The redirect comes
    * back to the daemon's loopback listener, which finishes the sign-in.
@@ -53,6 +64,13 @@ export type RunEvent =
    */
   | { readonly t: 'direct'; readonly answers?: readonly GivenAnswer[] };
 
+/** A server's elicitation as the SDK hands it to a client (form or URL mode), to be asked at the caller. */
+export interface CallerElicitation {
+  readonly mode: 'form' | 'url';
+  /** The request's params, as the server sent them (text in them is shown through forTerminal). */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
 /** A question the daemon asked at the caller's terminal, with the person's answer. */
 export interface GivenAnswer {
   readonly kind: 'confirm' | 'input';
@@ -63,6 +81,8 @@ export interface GivenAnswer {
 /** Caller → daemon. */
 export type RunReply =
   | { readonly t: 'answer'; readonly id: number; readonly value: string | boolean | null }
+  /** The person's answer to an `elicit` (an elicitation result); absent when the question failed. */
+  | { readonly t: 'elicited'; readonly id: number; readonly result?: Readonly<Record<string, unknown>> }
   /** Ctrl-C at the caller: cancel as the direct path's first Ctrl-C does. */
   | { readonly t: 'cancel' };
 

@@ -237,22 +237,44 @@ describe('a keep-alive server the mcpx daemon holds', () => {
   }, 30_000);
   afterAll(() => stopDaemon?.());
 
-  it('gets the roots; a question to a call the daemon runs says how to be asked', {
+  it('gets the roots; a call the daemon runs asks the form at the calling terminal', {
     timeout: 60_000,
   }, async () => {
     const repoUri = pathToFileURL(await realpath(repo)).href;
     const roots = await runCli(['call', 'kept.test_list_roots'], { cwd: repo, home: join(repo, 'home') });
     expect(roots.stdout).toBe(`Roots: ${repoUri}\n`);
-    // The warm call runs inside the daemon, which has the terminal's yes/no answers but no form.
-    const term = runInPty(['call', 'kept.test_elicitation', 'message=hi'], {
+    // The warm call runs inside the daemon; its question is asked here, with the direct path's prompts.
+    const term = runInPty(['call', 'kept.test_elicitation', 'message=where to?'], {
       cwd: repo,
       home: join(repo, 'home'),
     });
     running.push(term);
-    await term.waitFor(
-      "server 'kept' asked a question (elicitation), and mcpx call ran inside the mcpx daemon, which cannot ask it at your terminal — run it with MCPX_DAEMON=off",
-    );
-    expect(await term.exited).toBe(5);
+    await term.waitFor("Server 'kept' asks: where to?");
+    await term.type(KEY.enter);
+    await term.waitFor("User's response");
+    await term.type('cy', KEY.enter);
+    await term.waitFor("User's email address");
+    await term.type('cy@example.com', KEY.enter);
+    await term.waitFor('User response: action=accept, content={"username":"cy","email":"cy@example.com"}');
+    expect(await term.exited).toBe(0);
+    // It was the daemon's warm server that asked (the light path), not a server started here.
+    const status = await runCli(['daemon', 'status', '--json'], { cwd: repo, home: join(repo, 'home') });
+    const { servers } = JSON.parse(status.stdout) as { servers: { name: string; calls: number }[] };
+    expect(servers.filter((s) => s.name === 'kept').reduce((n, s) => n + s.calls, 0)).toBe(2);
+  });
+
+  it('Ctrl-C at the question a warm call asks cancels the command (exit 130)', {
+    timeout: 60_000,
+  }, async () => {
+    const term = runInPty(['call', 'kept.test_elicitation', 'message=where to?'], {
+      cwd: repo,
+      home: join(repo, 'home'),
+    });
+    running.push(term);
+    await term.waitFor("Server 'kept' asks: where to?");
+    await term.type(KEY.ctrlC);
+    expect(await term.exited).toBe(130);
+    expect(term.text()).not.toContain('User response');
   });
 
   it('the shell reaches it through the daemon and is asked all the same', { timeout: 60_000 }, async () => {
