@@ -5,6 +5,7 @@
  * (`GatewayHost`) over the same composition root; the socket speaks MCP.
  */
 
+export { type CallerOffer, offerOf } from './caller-offer.js';
 export {
   type DaemonConnection,
   type DaemonRequestBody,

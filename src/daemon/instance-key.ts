@@ -1,9 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalJson, type ServerConfig } from '../config/index.js';
+import { type CallerOffer, NO_OFFER } from './caller-offer.js';
 
-/** Who one held server process is: the entry as its caller resolved it, without the values. */
+/**
+ * Who one held server process is: the entry as its caller resolved it, and what
+ * its callers can answer (`CallerOffer`), without the values.
+ */
 export interface InstanceKey {
-  /** Equal for two entries exactly when everything that reaches the server is equal (values included). */
+  /**
+   * Equal for two callers exactly when everything that reaches the server is equal: the
+   * entry (values included) and the capabilities and roots it is told at `initialize`.
+   */
   readonly id: string;
   /** A short form of `id` for people (`daemon status`); says which instance, never what values. */
   readonly tag: string;
@@ -23,10 +30,12 @@ export interface InstanceKey {
  */
 export function createInstanceKeys(
   secret: Uint8Array = randomBytes(32),
-): (config: ServerConfig) => InstanceKey {
-  return (config) => {
+): (config: ServerConfig, offer?: CallerOffer) => InstanceKey {
+  return (config, offer = NO_OFFER) => {
     const { origin: _origin, ...resolved } = config;
-    const id = createHmac('sha256', secret).update(canonicalJson(resolved)).digest('hex');
+    const id = createHmac('sha256', secret)
+      .update(canonicalJson({ entry: resolved, offer }))
+      .digest('hex');
     return { id, tag: id.slice(0, 8), definition: definitionOf(config) };
   };
 }

@@ -4,6 +4,7 @@ import { GatewayHost, LiveSessions, Paginator } from '../gateway/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
+import { type CallerOffer, NO_OFFER } from './caller-offer.js';
 import { createInstanceKeys, type InstanceKey } from './instance-key.js';
 
 /**
@@ -14,6 +15,8 @@ import { createInstanceKeys, type InstanceKey } from './instance-key.js';
 export interface Instance {
   readonly key: InstanceKey;
   readonly config: ServerConfig;
+  /** What its server is told its client can answer: what each of its callers offered. */
+  readonly offer: CallerOffer;
   readonly registry: ServerRegistry;
   readonly host: GatewayHost;
   /** Pages of its lists, shared by its clients (as the gateway's are). */
@@ -61,15 +64,16 @@ export interface InstancePoolOptions {
 
 export interface InstancePool {
   /**
-   * The instance for this resolved entry, counted as one more client until
-   * `release`: the one already running for the same values, else a new one.
-   * Never stops an instance that has a client; an edited entry retires the
-   * old instances (each stops when its last client leaves).
+   * The instance for this resolved entry and this caller's offer, counted as
+   * one more client until `release`: the one already running for the same
+   * values and offer, else a new one. Never stops an instance that has a
+   * client; an edited entry retires the old instances (each stops when its
+   * last client leaves), whatever they offered.
    */
-  acquire(config: ServerConfig): Promise<Instance>;
+  acquire(config: ServerConfig, offer?: CallerOffer): Promise<Instance>;
   release(instance: Instance): void;
-  /** Held from the start (`--all`): created, not connected, no client. */
-  hold(config: ServerConfig): Promise<Instance>;
+  /** Held from the start (`--all`) for callers making `offer`: created, not connected, no client. */
+  hold(config: ServerConfig, offer?: CallerOffer): Promise<Instance>;
   /** The instance whose registry holds this very entry object (its connector asks). */
   owning(config: ServerConfig): Instance | undefined;
   list(): Instance[];
@@ -83,11 +87,13 @@ export const DEFAULT_MAX_INSTANCES = 4;
 export const DEFAULT_EXTRA_IDLE_MS = 120_000;
 
 /**
- * The daemon's servers, one instance per distinct environment. Two callers
- * whose entries resolve to different values (an `env_passthrough` variable,
- * a `${VAR}`) get separate processes, so neither's call runs with the other's
- * values and neither's arrival restarts what the other is using; callers with
- * the same values share one.
+ * The daemon's servers, one instance per distinct environment and offer. Two
+ * callers whose entries resolve to different values (an `env_passthrough`
+ * variable, a `${VAR}`) get separate processes, so neither's call runs with
+ * the other's values and neither's arrival restarts what the other is using;
+ * callers with the same values share one. So do callers whose front ends
+ * answer the same questions: a server shaped by what its client declared
+ * (`caller-offer.ts`) is never shown to a caller that declares something else.
  */
 export function createInstancePool(options: InstancePoolOptions): InstancePool {
   const keyOf = createInstanceKeys();
@@ -102,7 +108,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
       (i) => i !== instance && !i.retired && i.config.name === instance.config.name,
     );
 
-  const create = async (config: ServerConfig, key: InstanceKey): Promise<Instance> => {
+  const create = async (config: ServerConfig, key: InstanceKey, offer: CallerOffer): Promise<Instance> => {
     const [registry, guard] = await Promise.all([
       options.createRegistry(config),
       options.createGuard(config),
@@ -110,6 +116,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     const instance: Instance = {
       key,
       config,
+      offer,
       registry,
       host: new GatewayHost({
         registry,
@@ -186,9 +193,9 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     instance.idle.unref();
   };
 
-  const acquireNow = async (config: ServerConfig): Promise<Instance> => {
+  const acquireNow = async (config: ServerConfig, offer: CallerOffer): Promise<Instance> => {
     if (closed) throw new McpxError(ErrorCode.DaemonUnavailable, 'the mcpx daemon is stopping');
-    const key = keyOf(config);
+    const key = keyOf(config, offer);
     let instance = instances.get(key.id);
     if (!instance || instance.retired) {
       const same = [...instances.values()].filter((i) => !i.retired && i.config.name === config.name);
@@ -204,7 +211,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         if (!idle) throw tooMany(config.name, maxPerServer);
         retire(idle);
       }
-      instance = await create(config, key);
+      instance = await create(config, key, offer);
     }
     instance.clients += 1;
     instance.lastUsed = options.now();
@@ -221,7 +228,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
   };
 
   return {
-    acquire: (config) => serially(() => acquireNow(config)),
+    acquire: (config, offer = NO_OFFER) => serially(() => acquireNow(config, offer)),
     release(instance) {
       instance.clients -= 1;
       instance.lastUsed = options.now();
@@ -229,7 +236,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
         if (instance.clients === 0) stop(instance);
       } else armIdle(instance);
     },
-    hold: (config) => serially(() => create(config, keyOf(config))),
+    hold: (config, offer = NO_OFFER) => serially(() => create(config, keyOf(config, offer), offer)),
     owning: (config) => [...instances.values()].find((i) => i.config === config),
     list: () => [...instances.values()],
     async close() {
@@ -246,7 +253,10 @@ function tooMany(server: string, max: number): McpxError {
     `the mcpx daemon already runs '${server}' for ${max} other environments, each of them in a call`,
     {
       server,
-      causes: [`callers with ${max + 1} different env_passthrough values (or \${VAR}s) used it at once`],
+      causes: [
+        `callers with ${max + 1} different env_passthrough values (or \${VAR}s) used it at once`,
+        'or callers that answer different questions (a script, a terminal, chat, a gateway), each needing its own instance',
+      ],
       fixes: ['nothing to do: this command starts it directly, with its own environment'],
     },
   );

@@ -7,12 +7,14 @@
  */
 import { spawn } from 'node:child_process';
 import { dirname, isAbsolute } from 'node:path';
+import type { ClientFeatures } from '../client/features.js';
 import type { ManagedTransport } from '../client/index.js';
 import type { ConfigFileCache, ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { RoutableConnector } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import type { SdkDiagnostic } from '../transport/index.js';
+import { type CallerOffer, offerOf } from './caller-offer.js';
 import type { DaemonPaths } from './paths.js';
 import type { DaemonLink } from './server.js';
 import type { CallerSignIn } from './socket-transport.js';
@@ -36,7 +38,7 @@ export interface DaemonCaller {
     readonly key: string;
     /** A `--all` daemon: it holds every server, not only keep-alive ones. */
     readonly all: boolean;
-    open(server: ServerConfig): Promise<DaemonLink>;
+    open(server: ServerConfig, offer: CallerOffer): Promise<DaemonLink>;
   };
 }
 
@@ -65,6 +67,11 @@ export interface DaemonRouteOptions {
   readonly verbose?: boolean;
   /** What this process is, as `mcpx daemon status` lists its sessions (`mcpx serve`); default `mcpx`. */
   readonly label?: () => string | undefined;
+  /**
+   * This process's roots, sampling and elicitation for a server (its `Ask`'s): the held server is
+   * told it can answer exactly these, as it would be told directly (see `caller-offer.ts`).
+   */
+  readonly features?: (server: ServerConfig) => ClientFeatures | undefined;
 }
 
 export class DaemonRoute {
@@ -223,6 +230,7 @@ export class DaemonRoute {
           op: 'serve',
           server: withCallerEnv(server, env, this.#platform()),
           caller: { pid: process.pid, command: this.options.label?.() ?? 'mcpx' },
+          offer: await this.#offer(server),
         },
         {
           home: createHomeFiles(home),
@@ -250,6 +258,7 @@ export class DaemonRoute {
     return async () => {
       const { transport, notice } = await link.open(
         withCallerEnv(server, this.options.env, this.#platform()),
+        await this.#offer(server),
       );
       if (notice) this.options.notice(forTerminal(notice));
       if (signIn) transport.useSignIn(signIn);
@@ -279,6 +288,11 @@ export class DaemonRoute {
         },
       );
     };
+  }
+
+  /** What this process can answer for `server`, asked when each connection opens (roots may change). */
+  #offer(server: ServerConfig): Promise<CallerOffer> {
+    return offerOf(this.options.features?.(server));
   }
 
   #platform(): NodeJS.Platform {

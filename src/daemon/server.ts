@@ -12,6 +12,7 @@ import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { ServingStdioTransport } from '../transport/index.js';
+import { type CallerOffer, NO_OFFER, offeredFeatures, readOffer } from './caller-offer.js';
 import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
 import { controlLine } from './gateway-wire.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
@@ -50,6 +51,8 @@ export interface DaemonServerOptions {
   readonly all: boolean;
   /** Servers to hold from the start (`--all`). */
   readonly servers?: readonly ServerConfig[];
+  /** What the callers of a server held from the start are expected to offer (a plain `mcpx call`'s). */
+  readonly heldOffer?: (config: ServerConfig) => Promise<CallerOffer>;
   /** The daemon stops after this long with no client connected. */
   readonly idleMs: number;
   /** A server stops after this long without a request, unless its `keep_alive_idle` says otherwise. */
@@ -69,6 +72,11 @@ export interface DaemonServerOptions {
   readonly metrics?: ServingMetrics;
   /** Runs a thin `mcpx serve`'s session (`op: 'gateway'`); absent: such callers serve in full themselves. */
   readonly runGateway?: GatewayCommand;
+  /**
+   * Handed the daemon's links, features and log routing before its socket takes
+   * the first caller (who may dial the moment it appears, before this function resolves).
+   */
+  readonly bind?: (serving: Omit<DaemonServer, 'close'>) => void;
   readonly now?: () => number;
 }
 
@@ -85,12 +93,13 @@ export interface DaemonServer {
    * Join a command running inside the daemon (`runCommand`) to the held server
    * for `config`, as a socket's `serve` would, without the socket: the same
    * session server, questions, progress and cancellation, and the same
-   * instance rules (one per distinct environment, a crash told once).
+   * instance rules (one per distinct environment and offer, a crash told once).
    */
-  link(config: ServerConfig, caller?: DaemonCallerInfo): Promise<DaemonLink>;
+  link(config: ServerConfig, caller?: DaemonCallerInfo, offer?: CallerOffer): Promise<DaemonLink>;
   /**
-   * Sampling and elicitation for one held entry (the object its registry was
-   * given), asked of the CLI whose call is in flight on that instance.
+   * Roots, sampling and elicitation for one held entry (the object its registry
+   * was given): exactly what its instance's callers offered, asked of the CLI
+   * whose call is in flight on that instance.
    */
   featuresFor(config: ServerConfig): ClientFeatures;
   /**
@@ -166,8 +175,12 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
    * what to tell it, and how to serve it the instance's session server over a
    * transport; `release` when it leaves. A server that cannot be reached is its error.
    */
-  const attach = async (config: ServerConfig, caller?: DaemonCallerInfo): Promise<Attached> => {
-    const instance = await pool.acquire(config);
+  const attach = async (
+    config: ServerConfig,
+    caller: DaemonCallerInfo | undefined,
+    offer: CallerOffer,
+  ): Promise<Attached> => {
+    const instance = await pool.acquire(config, offer);
     const crashed = instance.crashed;
     instance.crashed = undefined;
     const session: InstanceSession = {
@@ -234,10 +247,15 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     };
   };
 
-  const serve = async (socket: Socket, config: ServerConfig, caller?: DaemonCallerInfo) => {
+  const serve = async (
+    socket: Socket,
+    config: ServerConfig,
+    caller: DaemonCallerInfo | undefined,
+    offer: CallerOffer,
+  ) => {
     let attached: Attached;
     try {
-      attached = await attach(config, caller);
+      attached = await attach(config, caller, offer);
     } catch (error) {
       reply(socket, { ok: false, error: errorToWire(toMcpxError(error)) });
       socket.end();
@@ -270,6 +288,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         name: instance.config.name,
         envTag: instance.key.tag,
         state: instance.registry.status(instance.config.name).state,
+        offers: Object.keys(instance.offer.capabilities),
         ...(instance.connectedAt !== undefined ? { uptimeMs: now() - instance.connectedAt } : {}),
         calls: instance.calls,
         ...(instance.lastError ? { lastError: instance.lastError } : {}),
@@ -336,7 +355,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
         socket.end();
         return;
       }
-      await serve(socket, request.server, callerInfo(request.caller));
+      await serve(socket, request.server, callerInfo(request.caller), readOffer(request.offer));
     }
   };
 
@@ -355,6 +374,37 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
 
   await home.ensureDir(paths.dir);
   await ensureSocketFolder(paths, process.getuid?.());
+  // Bound before the socket takes its first caller: the front end routes its held servers'
+  // questions and logs here, and a caller that dials the moment the socket appears is one.
+  const serving: Omit<DaemonServer, 'close'> = {
+    async link(config, caller, offer = NO_OFFER) {
+      const refused = refusal(config);
+      if (refused) throw refused;
+      const { serveOn, ...said } = await attach(config, caller, offer);
+      // The caller closing its end is its leaving the instance (the daemon's end closes with it).
+      const [client, daemon] = linkedPair(config.name, {
+        ...(said.protocolVersion ? { relayedProtocolVersion: said.protocolVersion } : {}),
+        onClosed: () => void leave(),
+      });
+      const leave = serveOn(daemon);
+      return { transport: client, ...said };
+    },
+    featuresFor(config) {
+      const instance = pool.owning(config);
+      if (!instance) return {};
+      const { offer } = instance;
+      return offeredFeatures(
+        instance.host.featuresFor(config.name, { roots: () => offer.roots ?? [] }),
+        offer,
+      );
+    },
+    serverLog(event) {
+      const held = pool.list().filter((instance) => instance.config.name === event.server);
+      if (held.length === 1) held[0]?.host.serverLog(event);
+    },
+  };
+  options.bind?.(serving);
+
   // Listened on under a temporary name and renamed once private: a caller never sees a socket
   // with the umask's mode (which checkSocketSafe would rightly refuse).
   // A Windows named pipe has no mode to set and cannot be renamed: it is listened on as it is
@@ -415,30 +465,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     );
   touchDaemon();
   const held: Instance[] = [];
-  for (const config of options.servers ?? []) held.push(await pool.hold(config));
+  for (const config of options.servers ?? [])
+    held.push(await pool.hold(config, (await options.heldOffer?.(config)) ?? NO_OFFER));
   // Warm from the start (`--all`): the first call finds its server ready (failures are in `status`).
   for (const instance of held) void instance.registry.connect(instance.config.name).catch(() => {});
 
   return {
-    async link(config, caller) {
-      const refused = refusal(config);
-      if (refused) throw refused;
-      const { serveOn, ...said } = await attach(config, caller);
-      // The caller closing its end is its leaving the instance (the daemon's end closes with it).
-      const [client, daemon] = linkedPair(config.name, {
-        ...(said.protocolVersion ? { relayedProtocolVersion: said.protocolVersion } : {}),
-        onClosed: () => void leave(),
-      });
-      const leave = serveOn(daemon);
-      return { transport: client, ...said };
-    },
-    featuresFor(config) {
-      return pool.owning(config)?.host.featuresFor(config.name) ?? {};
-    },
-    serverLog(event) {
-      const held = pool.list().filter((instance) => instance.config.name === event.server);
-      if (held.length === 1) held[0]?.host.serverLog(event);
-    },
+    ...serving,
     async close() {
       if (closed) return;
       closed = true;

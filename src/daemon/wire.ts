@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ServerConfig } from '../config/index.js';
 import { type ErrorCode, McpxError } from '../errors/index.js';
+import type { CallerOffer } from './caller-offer.js';
 import type { GatewayRequest } from './gateway-wire.js';
 import type { DAEMON_PROTOCOL, RunRequest } from './run-wire.js';
 
@@ -20,6 +21,8 @@ export type DaemonRequest =
       readonly server: ServerConfig;
       /** Who the connection serves, for `daemon status` (an older caller says nothing). */
       readonly caller?: DaemonCallerInfo;
+      /** What the caller can answer for the server (`caller-offer.ts`); absent: nothing. */
+      readonly offer?: CallerOffer;
     }
   | ({ readonly protocol: typeof DAEMON_PROTOCOL; readonly op: 'run' } & RunRequest)
   /** A thin `mcpx serve` (see `gateway-wire.ts`): the daemon runs its session. */
@@ -55,9 +58,12 @@ export interface WarmServerStatus {
   readonly name: string;
   /**
    * Which instance of `name` this is: a short keyed digest of the entry as its
-   * callers resolved it (their env_passthrough values, their `${VAR}`s), never the values.
+   * callers resolved it (their env_passthrough values, their `${VAR}`s) and of
+   * what they can answer (`offers`), never the values.
    */
   readonly envTag: string;
+  /** What its server was told its client can answer (`roots`, `sampling`, `elicitation`); absent from an older daemon. */
+  readonly offers?: readonly string[];
   readonly state: string;
   /** Since the server's current process connected; absent while it is not running. */
   readonly uptimeMs?: number;

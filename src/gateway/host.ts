@@ -6,6 +6,7 @@ import type {
   ReadResourceResult,
   Resource,
   ResourceTemplateType,
+  Root,
   ServerContext,
   Tool,
 } from '@modelcontextprotocol/server';
@@ -440,9 +441,11 @@ export class GatewayHost {
    * Sampling, elicitation and roots for one upstream server that asks with
    * server→client requests (2025-11-25), answered by the client whose call is in
    * flight there (see `Callers`). A 2026-07-28 upstream asks inside the call's
-   * own result instead (`#relay`).
+   * own result instead (`#relay`). Roots asked outside such a call are
+   * `outsideCalls.roots` (the keep-alive daemon's: what every caller of the
+   * instance offered), else none.
    */
-  featuresFor(server: string): ClientFeatures {
+  featuresFor(server: string, outsideCalls: { readonly roots?: () => readonly Root[] } = {}): ClientFeatures {
     const caller = () => {
       const call = this.#callers.soleCaller(server);
       if (call) return call;
@@ -466,9 +469,10 @@ export class GatewayHost {
         url: (params, { signal }) => ask({ method: 'elicitation/create', params } as InputRequest, signal),
       },
       roots: {
-        // Outside a client's call the gateway has no roots of its own to offer.
+        // Outside a client's call a gateway has no roots of its own to offer (the daemon's
+        // instance has its callers', `outsideCalls`).
         list: async () => {
-          if (!this.#callers.soleCaller(server)) return [];
+          if (!this.#callers.soleCaller(server)) return outsideCalls.roots?.() ?? [];
           return ((await ask({ method: 'roots/list' } as InputRequest)) as { roots: [] }).roots;
         },
         subscribe: () => () => {},

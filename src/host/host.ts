@@ -326,6 +326,8 @@ class McpxHost implements Host {
         ? { onSdkDiagnostic: (d) => this.#verbose(formatSdkDiagnostic(d)), verbose: true }
         : {}),
       notice: (line) => this.#notice(line),
+      // Read when a connection opens: a front end sets its features after the host is made.
+      features: (server) => this.#ask.features?.(server),
     });
   }
 

@@ -189,9 +189,13 @@ describe('a keep-alive server from a project file, on a terminal', () => {
     await term.waitFor('completed 6 steps');
     expect(await term.exited).toBe(0);
 
-    // The approval was the person's, at their terminal; the daemon holds the server now.
-    const again = await runCli(['call', 'proj.echo', 'message=warm'], { cwd: repo, home: home() });
-    expect(again.stdout).toBe('warm\n');
+    // The approval was the person's, at their terminal; the daemon holds the server now, for
+    // the next call at a terminal (one from a script, which can answer no question, is told
+    // so and gets an instance of its own: see keep-alive-parity.test.ts).
+    const again = runInPty(['call', 'proj.echo', 'message=warm'], { cwd: repo, home: home() });
+    cleanups.push(() => again.kill());
+    expect(await again.exited).toBe(0);
+    expect(again.text()).toContain('warm');
     const pids = (await readFile(projectLog, 'utf8')).split('\n').filter(Boolean);
     expect(pids).toHaveLength(1);
     expect(isAlive(Number(pids[0]))).toBe(true);

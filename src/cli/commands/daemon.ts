@@ -1,10 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createConfigFileCache, type ServerConfig } from '../../config/index.js';
-import type { DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
+import type { CallerOffer, DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { claimConsole } from '../../host/index.js';
 import { forTerminal } from '../../text/index.js';
+import { commandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -203,7 +204,7 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();
   // Its figures are kept from the start, for `mcpx daemon metrics` and an OTLP push when asked.
-  const [{ startDaemonServer }, { identify, configKey }, metrics] = await Promise.all([
+  const [{ startDaemonServer, offerOf }, { identify, configKey }, metrics] = await Promise.all([
     import('../../daemon/index.js'),
     import('../../daemon/caller.js'),
     import('../../metrics/index.js').then((m) => m.createMetrics({ env: session.io.env })),
@@ -228,9 +229,11 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   // would refuse every call a person approved. The entry's allow_tools / deny_tools still
   // hold (the engine checks them before the level).
   session.usePermission('yolo');
-  let server: DaemonServer | undefined;
+  // Bound before its first caller arrives (`bind`), which may be before startDaemonServer resolves.
+  let server: Omit<DaemonServer, 'close'> | undefined;
   const configFiles = createConfigFileCache();
-  // A server's questions (elicitation, sampling) go to the CLI whose call is in flight on that instance.
+  // A server's questions (roots, elicitation, sampling) go to the CLI whose call is in flight on
+  // that instance, declared as that instance's callers offered them.
   session.useFeatures((config) => server?.featuresFor(config) ?? {});
   // Its servers' log messages go to their callers, as `mcpx serve`'s go to its clients.
   session.useServerLogs((event) => server?.serverLog(event));
@@ -251,12 +254,14 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
           link: {
             key: paths.key,
             all: options.all === true,
-            open: (config: ServerConfig) => (server as DaemonServer).link(config, caller),
+            open: (config: ServerConfig, offer: CallerOffer) =>
+              (server as NonNullable<typeof server>).link(config, caller, offer),
           },
         }
       : {};
+  let daemon: DaemonServer;
   try {
-    server = await startDaemonServer({
+    daemon = await startDaemonServer({
       // One registry per instance (one per distinct environment of a server), closed by the daemon.
       createRegistry: (config) => session.createRegistry([config]),
       createGuard: (config) => session.createGuard([config]),
@@ -266,6 +271,9 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
       identity: await identify(process.pid),
       all: options.all === true,
       servers: held,
+      // A server held from the start is told what a plain `mcpx call` can answer: the command
+      // most of its callers run (a caller that answers more gets an instance of its own).
+      heldOffer: async (config) => offerOf((await commandFeatures(session))(config)),
       idleMs: idle * 1000,
       serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
       metrics,
@@ -285,13 +293,16 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
             command: 'mcpx serve',
           }),
         }),
+      bind: (serving) => {
+        server = serving;
+      },
     });
   } catch (error) {
     exitSoon();
     throw error;
   }
   await stopped;
-  await server.close();
+  await daemon.close();
   await metrics.shutdown();
   return ExitCode.Ok;
 }

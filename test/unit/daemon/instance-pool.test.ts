@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
+import type { CallerOffer } from '../../../src/daemon/caller-offer.js';
 import { createInstanceKeys } from '../../../src/daemon/instance-key.js';
 import { createInstancePool, type InstancePool } from '../../../src/daemon/instance-pool.js';
 import { withCallerEnv } from '../../../src/daemon/passthrough.js';
@@ -55,7 +56,23 @@ afterEach(async () => {
   closed.length = 0;
 });
 
+/** A terminal's offer: it can answer forms and URLs. */
+const ASKS: CallerOffer = { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } };
+const rooted = (dir: string): CallerOffer => ({
+  capabilities: { roots: { listChanged: true } },
+  roots: [{ uri: `file://${dir}` }],
+});
+
 describe('instance keys', () => {
+  it('tell offers apart: what a caller can answer, and its roots', () => {
+    const keys = createInstanceKeys();
+    const none = keys(entry('prod'));
+    expect(keys(entry('prod'), { capabilities: {} }).id).toBe(none.id);
+    expect(keys(entry('prod'), ASKS).id).not.toBe(none.id);
+    expect(keys(entry('prod'), rooted('/a')).id).not.toBe(keys(entry('prod'), rooted('/b')).id);
+    expect(keys(entry('prod'), ASKS).definition).toBe(none.definition);
+  });
+
   it('tell environments apart without showing them, and an edited entry from a changed environment', () => {
     const keys = createInstanceKeys();
     const prod = keys(entry('prod'));
@@ -87,6 +104,32 @@ describe('the instance pool', () => {
     expect(c.registry.status('kube').config.env).toEqual({ MCPX_PROFILE: 'dev' });
     expect(pool.owning(c.config)).toBe(c);
     expect(pool.owning(entry('dev'))).toBeUndefined();
+  });
+
+  it('gives callers that answer different questions instances of their own; equal offers share', async () => {
+    newPool();
+    const script = await pool.acquire(entry('prod'));
+    const terminal = await pool.acquire(entry('prod'), ASKS);
+    const alsoTerminal = await pool.acquire(entry('prod'), {
+      capabilities: { elicitation: { url: {}, form: { applyDefaults: true } } },
+    });
+    const withRoots = await pool.acquire(entry('prod'), rooted('/srv/a'));
+    const otherRoots = await pool.acquire(entry('prod'), rooted('/srv/b'));
+    expect(alsoTerminal).toBe(terminal);
+    expect(new Set([script, terminal, withRoots, otherRoots]).size).toBe(4);
+    expect(script.offer).toEqual({ capabilities: {} });
+    expect(terminal.offer).toEqual(ASKS);
+    expect(withRoots.offer.roots).toEqual([{ uri: 'file:///srv/a' }]);
+    // Offers are not edits: none retires another.
+    expect(pool.list().some((instance) => instance.retired)).toBe(false);
+    // An edit of the entry retires every offer's instance.
+    pool.release(script);
+    pool.release(terminal);
+    pool.release(alsoTerminal);
+    pool.release(withRoots);
+    await pool.acquire(entry('prod', { args: ['--read-only'] }), ASKS);
+    expect(closed).toHaveLength(3);
+    expect(otherRoots.retired).toBe(true);
   });
 
   it("retires an edited entry's instance: at once when idle, after its last caller when in use", async () => {
