@@ -10,9 +10,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createHomeFiles } from '../home/index.js';
+import { createHomeFiles, onProcessExit } from '../home/index.js';
 import { jsonText } from '../text/index.js';
-import { onProcessExit } from './process-exit.js';
 import type { AuditRecord, AuditSink } from './types.js';
 
 /** Rotate once the file would pass this size. */

@@ -3,13 +3,13 @@
  * gateway and the SDK server stay unloaded in a command that only calls.
  */
 
+export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from '../home/index.js';
 export {
   type DaemonConnection,
   type DaemonRequestBody,
   type OpenDaemonOptions,
   openDaemon,
 } from './client.js';
-export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
 export { withCallerEnv } from './passthrough.js';
 export { configKey, contentAlias, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export { checkSocketSafe } from './socket-safety.js';

@@ -3,8 +3,14 @@ import { connect, type Socket } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { HomeFiles } from '../home/index.js';
-import { identify, isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
+import {
+  type FileLock,
+  type HomeFiles,
+  isAlive,
+  type ProcessIdentity,
+  parseIdentity,
+  tryLock,
+} from '../home/index.js';
 import type { DaemonPaths } from './paths.js';
 import { checkSocketSafe } from './socket-safety.js';
 import {
@@ -40,8 +46,9 @@ const REPLY_TIMEOUT_MS = 10_000;
 /**
  * Send one request to the daemon, starting it first when `start` is given and
  * none runs. Many callers at once start exactly one daemon: the one that
- * creates the lock file (exclusively) starts it, the others wait for the
- * socket; a lock or a socket left by a dead process is recovered.
+ * takes the start lock (`home/file-lock.ts`, the lock every mcpx file edit
+ * uses) starts it, the others wait for the socket; a lock or a socket left by
+ * a dead process is recovered.
  */
 export async function openDaemon(
   request: DaemonRequestBody,
@@ -49,7 +56,7 @@ export async function openDaemon(
 ): Promise<DaemonConnection> {
   const { home, paths } = options;
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
-  let holdsLock = false;
+  let lock: FileLock | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
       const opened = await dial(request, options);
@@ -61,11 +68,10 @@ export async function openDaemon(
       if (there) return there;
       if (!options.start) throw notRunning(paths);
       if (Date.now() > deadline) throw didNotStart(paths);
-      if (!holdsLock) {
-        await home.ensureDir(paths.dir);
-        const me = await identify(options.pid);
-        holdsLock = await home.createExclusive(paths.lockFile, JSON.stringify(me));
-        if (holdsLock) {
+      if (!lock) {
+        // Not waited for: while another caller starts the daemon, this one dials its socket.
+        lock = await takeStartLock(home, paths, options.pid);
+        if (lock) {
           const running = parseIdentity(await home.readText(paths.pidFile));
           // A live daemon that is not listening yet gets its time; a dead one's files are cleared.
           if (!running || !(await isAlive(running))) {
@@ -73,15 +79,32 @@ export async function openDaemon(
             await removeSocket(paths);
             options.start();
           }
-        } else {
-          const holder = parseIdentity(await home.readText(paths.lockFile).catch(() => undefined));
-          if (holder && !(await isAlive(holder))) await removeQuietly(home, paths.lockFile);
         }
       }
       await delay(Math.min(25 + attempt * 10, 150));
     }
   } finally {
-    if (holdsLock) await removeQuietly(home, paths.lockFile);
+    await lock?.release();
+  }
+}
+
+/** The start lock, or undefined while a live caller holds it (a dead one's is taken over). */
+async function takeStartLock(
+  home: HomeFiles,
+  paths: DaemonPaths,
+  pid: number,
+): Promise<FileLock | undefined> {
+  await home.ensureDir(paths.dir);
+  const path = home.path(paths.lockFile);
+  try {
+    return await tryLock(path, { pid });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new McpxError(ErrorCode.HomeAccess, `cannot create ${path}${code ? ` (${code})` : ''}`, {
+      cause: error,
+      origin: { file: path },
+      fixes: [`check '${home.path(paths.dir)}' (ls -ld '${home.path(paths.dir)}') and run again`],
+    });
   }
 }
 

@@ -5,6 +5,7 @@
  * (`GatewayHost`) over the same composition root; the socket speaks MCP.
  */
 
+export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from '../home/index.js';
 export { type CallerOffer, offerOf } from './caller-offer.js';
 export {
   type DaemonConnection,
@@ -14,7 +15,6 @@ export {
 } from './client.js';
 export type { RemoteSession } from './gateway-session.js';
 export type { GatewayRequest } from './gateway-wire.js';
-export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
 export { configKey, contentAlias, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
 export type { RemoteTerminal } from './run-host.js';
 export type { CallerElicitation, RunRequest } from './run-wire.js';

@@ -86,15 +86,17 @@ export class DaemonRoute {
    * the same text at other paths (`contentAlias`), which serves this config too.
    */
   async paths(): Promise<DaemonPaths> {
-    const [{ configKey, contentAlias, daemonKey, daemonPaths, thisHost }, { createHomeFiles }, liveness] =
-      await Promise.all([import('./paths.js'), import('../home/index.js'), import('./liveness.js')]);
+    const [
+      { configKey, contentAlias, daemonKey, daemonPaths, thisHost },
+      { createHomeFiles, isAlive, parseIdentity },
+    ] = await Promise.all([import('./paths.js'), import('../home/index.js')]);
     const home = createHomeFiles(this.options.home);
     const files = await this.options.configFiles();
     const host = thisHost(this.options.env);
     const own = daemonPaths(home, daemonKey(files), host);
     const alive = async (text: string | undefined) => {
-      const identity = liveness.parseIdentity(text);
-      return identity && (await liveness.isAlive(identity)) ? identity : undefined;
+      const identity = parseIdentity(text);
+      return identity && (await isAlive(identity)) ? identity : undefined;
     };
     if (await alive(await home.readText(own.pidFile).catch(() => undefined))) return own;
     const other = await alive(await home.readText(contentAlias(configKey(files))).catch(() => undefined));
@@ -154,10 +156,7 @@ export class DaemonRoute {
       const link = await this.#daemonLink();
       if (link) return link.all;
       // Only the pid file and /proc: a command that calls no warm server loads nothing more.
-      const [{ isAlive, parseIdentity }, { createHomeFiles }] = await Promise.all([
-        import('./liveness.js'),
-        import('../home/index.js'),
-      ]);
+      const { createHomeFiles, isAlive, parseIdentity } = await import('../home/index.js');
       const paths = await this.paths();
       const text = await createHomeFiles(this.options.home)
         .readText(paths.pidFile)

@@ -22,6 +22,8 @@ export const ErrorCode = {
   ConfigMissingTransport: 'CONFIG_MISSING_TRANSPORT',
   ConfigInterpolation: 'CONFIG_INTERPOLATION',
   ConfigUntrusted: 'CONFIG_UNTRUSTED',
+  /** A file changed between a preview and its write (`config import`) so the preview no longer holds. */
+  ConfigChanged: 'CONFIG_CHANGED',
   /** A project-scope write whose `.mcpx` folder or file is a symbolic link. */
   ConfigLinked: 'CONFIG_LINKED',
   /** An entry that would start mcpx itself (by its command, or by `MCPX_SERVER_CHAIN`): skipped. */
@@ -31,6 +33,8 @@ export const ErrorCode = {
   // mcpx's own files under its home
   HomeUnsafe: 'HOME_UNSAFE',
   HomeAccess: 'HOME_ACCESS',
+  /** A file mcpx edits stayed locked by another live mcpx process past the wait (`home/file-lock.ts`). */
+  FileLocked: 'FILE_LOCKED',
   // the keep-alive daemon
   DaemonUnsafe: 'DAEMON_UNSAFE',
   DaemonUnavailable: 'DAEMON_UNAVAILABLE',

@@ -3,6 +3,15 @@ import { constants, type Stats } from 'node:fs';
 import { chmod, type FileHandle, lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
+import { type FileLockOptions, withFileLock } from './file-lock.js';
+
+/**
+ * A read-modify-write's step: the file's text as it is now (`undefined` when
+ * there is none) in, the text to write out (`undefined`, or the same text, to
+ * leave the file as it is). It runs under the file's lock, so it sees every
+ * change another process made before it; it may throw to change nothing.
+ */
+export type FileChange = (current: string | undefined) => string | undefined | Promise<string | undefined>;
 
 /**
  * mcpx's own files under its home (`~/.mcpx`, or `MCPX_HOME`): the trust
@@ -25,6 +34,14 @@ export interface HomeFiles {
   readText(relativePath: string, options?: { readonly maxBytes?: number }): Promise<string | undefined>;
   /** Replace the file atomically (temporary file in the same folder, then rename), mode 0600. */
   writeText(relativePath: string, text: string): Promise<void>;
+  /**
+   * Read-modify-write the file under its lock (`.<name>.mcpx-lock` beside it,
+   * `file-lock.ts`): lock, read it afresh, `change` it, write it atomically,
+   * unlock. Concurrent updates from any number of processes all land, one
+   * after another; one that waited past `waitMs` for a live holder fails with
+   * `FILE_LOCKED`. Resolves with the text the file now holds.
+   */
+  update(relativePath: string, change: FileChange, options?: FileLockOptions): Promise<string | undefined>;
   /** Create the folder (and those above it, up to the home) 0700; tighten existing ones to 0700. */
   ensureDir(relativePath?: string): Promise<string>;
   /** Delete the file; resolves `true` when there was one. */
@@ -33,11 +50,6 @@ export interface HomeFiles {
   list(relativePath: string): Promise<string[]>;
   /** Delete the folder and everything in it (links inside are removed, never followed); `true` when there was one. */
   removeTree(relativePath: string): Promise<boolean>;
-  /**
-   * Create the file only if it does not exist (exclusive create, 0600): a lock.
-   * Resolves `false` when it already exists.
-   */
-  createExclusive(relativePath: string, text: string): Promise<boolean>;
 }
 
 const FILE_MODE = 0o600;
@@ -119,66 +131,88 @@ export function createHomeFiles(root: string): HomeFiles {
     return file;
   };
 
-  return {
-    root,
-    path: (relativePath) => join(root, ...parts(relativePath)),
+  const readText = async (
+    relativePath: string,
+    options: { readonly maxBytes?: number } = {},
+  ): Promise<string | undefined> => {
+    const file = await existingFile(relativePath);
+    if (file === undefined) return undefined;
+    let handle: FileHandle;
+    try {
+      handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      // Swapped for a link between the lstat and the open.
+      if (code === 'ELOOP') throw refused(file, root, 'a symbolic link');
+      throw accessFailed(file, 'read', error);
+    }
+    try {
+      const info = await handle.stat();
+      checkFile(file, info, root);
+      if (options.maxBytes !== undefined && info.size > options.maxBytes)
+        throw tooLarge(file, options.maxBytes);
+      return await handle.readFile('utf8');
+    } catch (error) {
+      throw error instanceof McpxError ? error : accessFailed(file, 'read', error);
+    } finally {
+      await handle.close();
+    }
+  };
 
-    async readText(relativePath, options = {}) {
-      const file = await existingFile(relativePath);
-      if (file === undefined) return undefined;
-      let handle: FileHandle;
+  const writeText = async (relativePath: string, text: string): Promise<void> => {
+    const segments = parts(relativePath);
+    const file = join(root, ...segments);
+    const folders = foldersOf(segments);
+    await walk(folders, true);
+    const existing = await lstatOrUndefined(file);
+    if (existing !== undefined) checkFile(file, existing, root);
+    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      // O_EXCL + O_NOFOLLOW: a fresh file of our own, never one planted there, never through a link.
+      const handle = await open(
+        temp,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+        FILE_MODE,
+      );
       try {
-        handle = await open(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return undefined;
-        // Swapped for a link between the lstat and the open.
-        if (code === 'ELOOP') throw refused(file, root, 'a symbolic link');
-        throw accessFailed(file, 'read', error);
-      }
-      try {
-        const info = await handle.stat();
-        checkFile(file, info, root);
-        if (options.maxBytes !== undefined && info.size > options.maxBytes)
-          throw tooLarge(file, options.maxBytes);
-        return await handle.readFile('utf8');
-      } catch (error) {
-        throw error instanceof McpxError ? error : accessFailed(file, 'read', error);
+        if (posix) await handle.chmod(FILE_MODE);
+        await handle.writeFile(text);
+        await handle.sync();
       } finally {
         await handle.close();
       }
-    },
+      // rename replaces a link rather than following it, but a link planted now is still refused.
+      const now = await lstatOrUndefined(file);
+      if (now !== undefined) checkFile(file, now, root);
+      await rename(temp, file);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error instanceof McpxError ? error : accessFailed(file, 'write', error);
+    }
+  };
 
-    async writeText(relativePath, text) {
+  return {
+    root,
+    path: (relativePath) => join(root, ...parts(relativePath)),
+    readText,
+    writeText,
+
+    async update(relativePath, change, options) {
       const segments = parts(relativePath);
       const file = join(root, ...segments);
-      const folders = foldersOf(segments);
-      await walk(folders, true);
-      const existing = await lstatOrUndefined(file);
-      if (existing !== undefined) checkFile(file, existing, root);
-      const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-      try {
-        // O_EXCL + O_NOFOLLOW: a fresh file of our own, never one planted there, never through a link.
-        const handle = await open(
-          temp,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
-          FILE_MODE,
-        );
-        try {
-          if (posix) await handle.chmod(FILE_MODE);
-          await handle.writeFile(text);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        // rename replaces a link rather than following it, but a link planted now is still refused.
-        const now = await lstatOrUndefined(file);
-        if (now !== undefined) checkFile(file, now, root);
-        await rename(temp, file);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error instanceof McpxError ? error : accessFailed(file, 'write', error);
-      }
+      await walk(foldersOf(segments), true);
+      return withFileLock(
+        file,
+        async () => {
+          const current = await readText(relativePath);
+          const next = await change(current);
+          if (next === undefined || next === current) return current;
+          await writeText(relativePath, next);
+          return next;
+        },
+        { ...options, failed: (error, lockPath) => accessFailed(lockPath, 'lock', error) },
+      );
     },
 
     async ensureDir(relativePath = '') {
@@ -211,30 +245,6 @@ export function createHomeFiles(root: string): HomeFiles {
       if (info === undefined) return false;
       checkFolder(folder, info, root);
       await guard(folder, 'remove', () => rm(folder, { recursive: true, force: true }));
-      return true;
-    },
-
-    async createExclusive(relativePath, text) {
-      const segments = parts(relativePath);
-      const file = join(root, ...segments);
-      await walk(foldersOf(segments), true);
-      let handle: FileHandle;
-      try {
-        handle = await open(
-          file,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
-          FILE_MODE,
-        );
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw accessFailed(file, 'create', error);
-      }
-      try {
-        if (posix) await handle.chmod(FILE_MODE);
-        await handle.writeFile(text);
-      } finally {
-        await handle.close();
-      }
       return true;
     },
   };
