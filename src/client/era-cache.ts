@@ -120,21 +120,9 @@ function memoryBacked(
   };
 }
 
-/**
- * A cache persisted as `<home>/era-cache.json`. A missing or corrupt file is
- * an empty cache: the cost of losing it is one probe per server. A symbolic
- * link (or a foreign file) in its place is refused with `HOME_UNSAFE`, as
- * everywhere in the mcpx home: writing through it would overwrite whatever
- * it points to.
- */
-export async function openFileEraCache(home: string, now: () => number = Date.now): Promise<EraCache> {
-  const files = createHomeFiles(home);
+/** The file's entries; a corrupt file has none. */
+function parseEntries(text: string | undefined): Map<string, EraEntry> {
   const entries = new Map<string, EraEntry>();
-  const text = await files.readText(ERA_FILE).catch((error: unknown) => {
-    // Unreadable costs a probe per server; a planted link or foreign file is refused.
-    if (isMcpxError(error) && error.code === ErrorCode.HomeAccess) return undefined;
-    throw error;
-  });
   try {
     const parsed = JSON.parse(text ?? '{}') as { entries?: Record<string, EraEntry> };
     for (const [key, entry] of Object.entries(parsed.entries ?? {})) {
@@ -145,15 +133,43 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
   } catch {
     // corrupt: start empty
   }
-  let dirty = false;
+  return entries;
+}
+
+/**
+ * A cache persisted as `<home>/era-cache.json`. A missing or corrupt file is
+ * an empty cache: the cost of losing it is one probe per server. A symbolic
+ * link (or a foreign file) in its place is refused with `HOME_UNSAFE`, as
+ * everywhere in the mcpx home: writing through it would overwrite whatever
+ * it points to.
+ */
+export async function openFileEraCache(home: string, now: () => number = Date.now): Promise<EraCache> {
+  const files = createHomeFiles(home);
+  const text = await files.readText(ERA_FILE).catch((error: unknown) => {
+    // Unreadable costs a probe per server; a planted link or foreign file is refused.
+    if (isMcpxError(error) && error.code === ErrorCode.HomeAccess) return undefined;
+    throw error;
+  });
+  const entries = parseEntries(text);
+  // What this process changed: a write merges just these into the file as it is then, under its
+  // lock, so verdicts other mcpx processes learnt meanwhile (other servers) are kept.
+  const changed = new Set<string>();
   // One write at a time, each taking the entries as they are when it starts: servers connect in
-  // parallel and each flushes, and two renames racing could leave the older snapshot on disk
-  // (with `dirty` already cleared, so nothing would write the lost verdict again).
+  // parallel and each flushes.
   let writing = Promise.resolve();
   const write = async () => {
-    if (!dirty) return;
-    dirty = false;
-    await files.writeText(ERA_FILE, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }));
+    if (changed.size === 0) return;
+    const keys = [...changed];
+    changed.clear();
+    await files.update(ERA_FILE, (text) => {
+      const merged = parseEntries(text);
+      for (const key of keys) {
+        const entry = entries.get(key);
+        if (entry) merged.set(key, entry);
+        else merged.delete(key);
+      }
+      return JSON.stringify({ version: 1, entries: Object.fromEntries(merged) });
+    });
   };
   const inner = memoryBacked(entries, now, () => {
     const next = writing.then(write);
@@ -165,14 +181,14 @@ export async function openFileEraCache(home: string, now: () => number = Date.no
     set(key, verdict) {
       if (holds(inner.get(key), verdict)) return;
       inner.set(key, verdict);
-      dirty = true;
+      changed.add(key);
     },
     delete(key) {
-      dirty = entries.delete(key) || dirty;
+      if (entries.delete(key)) changed.add(key);
     },
     markChecked(key) {
       inner.markChecked?.(key);
-      dirty = entries.has(key) || dirty;
+      if (entries.has(key)) changed.add(key);
     },
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { createHomeFiles } from '../home/index.js';
+import { createHomeFiles, type FileChange, type FileLockOptions, withFileLock } from '../home/index.js';
 import { configCandidates, globalConfigPath } from './discover.js';
 import { editConfigText, type ServerEdit, type TextEditResult } from './edit-text.js';
 import { loadConfigFile } from './load-file.js';
@@ -19,6 +19,8 @@ export interface EditConfigFileOptions {
   /** The mcpx home (`resolveMcpxHome`): the global file is `<home>/mcp.json`. */
   readonly home: string;
   readonly edit: ServerEdit;
+  /** Ends a wait for the file's lock (Ctrl-C). */
+  readonly signal?: AbortSignal;
 }
 
 export interface EditConfigFileResult extends TextEditResult {
@@ -39,7 +41,9 @@ export function scopeFile(scope: ConfigScope, cwd: string, home: string): string
  * as mcpx loads it, then written atomically (a temporary file beside it and a
  * rename), so a refused or failed edit leaves the file as it was. The global
  * file is written through `home/` (0600, links refused); a missing file and
- * its folder are created for an `add`.
+ * its folder are created for an `add`. The file is read, edited and written
+ * under its lock (`updateConfigFile`), so edits from many processes at once
+ * all land.
  *
  * A name that is not in the file is an `UnknownServer` error naming the
  * servers there and, when another layer defines it, that file and scope.
@@ -51,32 +55,51 @@ export async function editConfigFile(options: EditConfigFileOptions): Promise<Ed
   const { scope, cwd, home, edit } = options;
   const file = scopeFile(scope, cwd, home);
   const layer: ConfigLayer = scope;
-  const homeFiles = scope === 'global' ? createHomeFiles(resolve(home)) : undefined;
-  const current = homeFiles ? await homeFiles.readText('mcp.json') : await readProjectFile(file);
   const builtinSwitch = edit.name === 'demo' && (edit.kind === 'enable' || edit.kind === 'disable');
-  if (current === undefined && edit.kind !== 'add' && !builtinSwitch) {
-    throw await withOtherLayers(
-      new McpxError(ErrorCode.UnknownServer, `no server named '${edit.name}': ${file} does not exist`, {
-        server: edit.name,
-        origin: { layer, file },
-      }),
-      options,
-      file,
-    );
-  }
-  let result: TextEditResult;
+  let result: TextEditResult | undefined;
+  let created = false;
   try {
-    result = editConfigText(current ?? '', file, layer, edit);
+    const lockOptions = options.signal ? { signal: options.signal } : {};
+    await updateConfigFile(scope, file, home, lockOptions, (current) => {
+      created = current === undefined;
+      if (current === undefined && edit.kind !== 'add' && !builtinSwitch) {
+        throw new McpxError(
+          ErrorCode.UnknownServer,
+          `no server named '${edit.name}': ${file} does not exist`,
+          {
+            server: edit.name,
+            origin: { layer, file },
+          },
+        );
+      }
+      result = editConfigText(current ?? '', file, layer, edit);
+      return result.outcome === 'unchanged' ? undefined : result.text;
+    });
   } catch (error) {
     if (error instanceof McpxError && error.code === ErrorCode.UnknownServer)
       throw await withOtherLayers(error, options, file);
     throw error;
   }
-  if (result.outcome !== 'unchanged') {
-    if (homeFiles) await homeFiles.writeText('mcp.json', result.text);
-    else await writeProjectFile(file, result.text);
-  }
-  return { ...result, file, scope, created: current === undefined };
+  // `update` runs the change or throws: a result is there.
+  if (result === undefined) throw new McpxError(ErrorCode.Internal, `the edit of ${file} did not run`);
+  return { ...result, file, scope, created };
+}
+
+/**
+ * Read-modify-write the global (`<home>/mcp.json`, through `home/`) or a
+ * project config file under its lock: lock, read afresh, `change`, write
+ * atomically, unlock. Every writer of mcpx's own config files goes through
+ * here (`config add|remove|enable|disable`, `config import`).
+ */
+export async function updateConfigFile(
+  scope: ConfigScope,
+  file: string,
+  home: string,
+  options: FileLockOptions,
+  change: FileChange,
+): Promise<string | undefined> {
+  if (scope === 'global') return createHomeFiles(resolve(home)).update('mcp.json', change, options);
+  return updateProjectFile(file, change, options);
 }
 
 /** Adds where else the server is defined (another layer's file) to a "not in this file" error. */
@@ -126,6 +149,50 @@ export async function readProjectFile(file: string): Promise<string | undefined>
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error instanceof McpxError ? error : fileFailure(file, 'read', error);
   }
+}
+
+/**
+ * Read-modify-write a file outside the mcpx home (a project's `.mcpx/mcp.json`,
+ * another host's config on export) under its lock (`.<name>.mcpx-lock` beside it,
+ * `home/file-lock.ts`): links refused, the file read afresh once the lock is
+ * held, `change`d, written with `writeProjectFile`, the lock removed. A missing
+ * folder is made only when there is something to write: `change` then runs once
+ * first without the lock (on no file) to find out, so it must not count on
+ * running once.
+ */
+export async function updateProjectFile(
+  file: string,
+  change: FileChange,
+  options: FileLockOptions = {},
+): Promise<string | undefined> {
+  await refuseRepositoryLinks(file);
+  const folder = dirname(file);
+  if (!(await isFolder(folder))) {
+    // Nothing to lock yet: a change that writes nothing (or throws) leaves no folder behind.
+    const next = await change(undefined);
+    if (next === undefined) return undefined;
+    await mkdir(folder, { recursive: true }).catch((error: unknown) => {
+      throw fileFailure(file, 'create the folder of', error);
+    });
+  }
+  return withFileLock(
+    file,
+    async () => {
+      const current = await readProjectFile(file);
+      const next = await change(current);
+      if (next === undefined || next === current) return current;
+      await writeProjectFile(file, next);
+      return next;
+    },
+    { ...options, failed: (error, lockPath) => fileFailure(lockPath, 'lock', error) },
+  );
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
 
 /** A temporary file in the same folder, then a rename: readers see the old file or the new one, never half. */

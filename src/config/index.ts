@@ -23,7 +23,8 @@ export {
   editConfigFile,
   readProjectFile,
   scopeFile,
-  writeProjectFile,
+  updateConfigFile,
+  updateProjectFile,
 } from './edit-file.js';
 export {
   EMPTY_CONFIG,

@@ -43,7 +43,10 @@ function emptyStore(): TrustStore {
  * repository choose what counts as approved.
  */
 export async function loadTrustStore(home: string): Promise<TrustStore> {
-  const text = await createHomeFiles(home).readText(TRUST_FILE);
+  return parseTrustStore(await createHomeFiles(home).readText(TRUST_FILE));
+}
+
+function parseTrustStore(text: string | undefined): TrustStore {
   if (text === undefined) return emptyStore();
   let data: unknown;
   try {
@@ -144,15 +147,28 @@ export interface SettingsApproval {
 /**
  * Record approval of `servers` (their current fingerprints, and what they
  * were as written) and of files' host-wide `settings`, and save the store.
- * Re-reads the store first so approvals made meanwhile by another mcpx
- * process are kept. Returns the updated store.
+ * A read-modify-write under the store's lock (`HomeFiles.update`), so
+ * approvals recorded at the same time by other mcpx processes are all kept.
+ * Returns the updated store.
  */
 export async function trustServers(
   home: string,
   servers: readonly ServerConfig[],
   settings: readonly SettingsApproval[] = [],
 ): Promise<TrustStore> {
-  const store = await loadTrustStore(home);
+  let updated = emptyStore();
+  await createHomeFiles(home).update(TRUST_FILE, (text) => {
+    updated = withApprovals(parseTrustStore(text), servers, settings);
+    return storeText(updated);
+  });
+  return updated;
+}
+
+function withApprovals(
+  store: TrustStore,
+  servers: readonly ServerConfig[],
+  settings: readonly SettingsApproval[],
+): TrustStore {
   const entries = new Map([...store.entries].map(([file, names]) => [file, new Map(names)]));
   for (const server of servers) {
     const file = server.origin.file;
@@ -167,23 +183,26 @@ export async function trustServers(
   }
   const approvedSettings = new Map(store.settings);
   for (const { file, fingerprint } of settings) approvedSettings.set(file, fingerprint);
-  const updated: TrustStore = { version: 2, entries, settings: approvedSettings };
-  await saveTrustStore(home, updated);
-  return updated;
+  return { version: 2, entries, settings: approvedSettings };
 }
 
 /**
  * Write the store atomically (temporary file, then rename) so a crash never
  * leaves half a file, readable by the user only (0600, folder 0700), never
- * through a link: it decides which commands run without asking.
+ * through a link: it decides which commands run without asking. Under the
+ * store's lock, so it never lands inside another process's `trustServers`.
  */
 export async function saveTrustStore(home: string, store: TrustStore): Promise<void> {
+  await createHomeFiles(home).update(TRUST_FILE, () => storeText(store));
+}
+
+function storeText(store: TrustStore): string {
   const data = {
     version: 2,
     entries: Object.fromEntries([...store.entries].map(([file, names]) => [file, Object.fromEntries(names)])),
     settings: Object.fromEntries(store.settings),
   };
-  await createHomeFiles(home).writeText(TRUST_FILE, `${JSON.stringify(data, null, 2)}\n`);
+  return `${JSON.stringify(data, null, 2)}\n`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

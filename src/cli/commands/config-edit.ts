@@ -90,6 +90,7 @@ async function edit(session: CliSession, scope: string | undefined, change: Serv
     cwd: io.cwd,
     home: session.home,
     edit: change,
+    signal: io.signal,
   });
   const tools = 'tools' in change ? change.tools : undefined;
   if (options.json) io.stdout.write(toJson({ ...jsonOf(change.name, result), ...(tools ? { tools } : {}) }));

@@ -1,5 +1,5 @@
 import { exportServers, HOSTS, type HostId } from '../../config/hosts/index.js';
-import { findProfile, readConfigText, type ServerConfig, writeProjectFile } from '../../config/index.js';
+import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
 import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
@@ -113,16 +113,20 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
   } else {
     result = exportServers(host, trusted, ctx);
   }
-  const removed = flags.removeCopies
-    ? copiesIn(host, base, file, trusted, ctx).filter((n) => n !== name)
-    : [];
-  const changes: Record<string, unknown> = { ...result.servers };
-  for (const gone of removed) changes[gone] = undefined;
   const writing = flags.write === true && file !== undefined;
-  const text = dialect.merge(writing || flags.removeCopies ? base : undefined, changes, ctx);
+  // What goes into the host's file, from its text: the copies to take out are found in it too.
+  const merged = (text: string | undefined) => {
+    const removed = flags.removeCopies
+      ? copiesIn(host, text, file, trusted, ctx).filter((n) => n !== name)
+      : [];
+    const changes: Record<string, unknown> = { ...result.servers };
+    for (const gone of removed) changes[gone] = undefined;
+    return { removed, text: dialect.merge(writing || flags.removeCopies ? text : undefined, changes, ctx) };
+  };
   for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
 
   if (!writing) {
+    const { removed, text } = merged(base);
     if (flags.removeCopies)
       io.stderr.write(
         removed.length
@@ -138,7 +142,17 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
   }
   if (host === 'codex' && base !== undefined)
     io.stderr.write(`note: ${file.path} was rewritten; TOML comments in it are not kept\n`);
-  await writeProjectFile(file.path, text);
+  // Merged into the file as it is once locked: another command's edit made meanwhile stays.
+  let removed: string[] = [];
+  await updateProjectFile(
+    file.path,
+    (now) => {
+      const next = merged(now);
+      removed = next.removed;
+      return next.text;
+    },
+    { signal: io.signal },
+  );
   if (session.options.json) {
     io.stdout.write(
       `${JSON.stringify({ host, file: file.path, written: true, servers: result.servers, removed })}\n`,

@@ -6,7 +6,7 @@ import {
   sourceComment,
 } from '../../config/hosts/import.js';
 import { HOST_IDS, HOSTS } from '../../config/hosts/index.js';
-import { readProjectFile, scopeFile, writeProjectFile } from '../../config/index.js';
+import { readProjectFile, scopeFile, updateConfigFile } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal } from '../../text/index.js';
@@ -40,6 +40,27 @@ function renames(flags: readonly string[] = []): Map<string, string> {
 
 const MARK = { add: '+', replace: '~', skip: '-' } as const;
 
+/** The same servers with the same actions: what the person said yes to. */
+function samePlan(a: ReturnType<typeof planImport>, b: ReturnType<typeof planImport>): boolean {
+  const key = (plan: ReturnType<typeof planImport>) =>
+    plan.items.map((i) => `${i.action} ${i.name}`).join('\n');
+  return key(a) === key(b);
+}
+
+function changedMeanwhile(target: string): McpxError {
+  return new McpxError(
+    ErrorCode.ConfigChanged,
+    `${target} changed while the import was being previewed; nothing was written`,
+    {
+      origin: { file: target },
+      causes: [
+        'another command edited it since it was read, so what the preview showed is no longer what would happen',
+      ],
+      fixes: ['run the same command again to see the new preview'],
+    },
+  );
+}
+
 function describe(item: ImportItem): string {
   const source = sourceComment(item.from).replace(/^\/\/ imported from /, '');
   const head = `${MARK[item.action]} ${item.name}  from ${source}`;
@@ -69,13 +90,15 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   const layer = scope === 'global' ? 'global' : 'project';
   const home = createHomeFiles(session.home);
   const current = scope === 'global' ? await home.readText('mcp.json') : await readProjectFile(target);
-  const plan = planImport(found, current, target, {
-    targetLayer: layer,
-    ...(flags.overwrite ? { overwrite: true } : {}),
-    ...(flags.copyValues ? { copyValues: true } : {}),
-    rename: renames(flags.rename),
-    ...(process.argv[1] ? { selfScript: process.argv[1] } : {}),
-  });
+  const planFor = (text: string | undefined) =>
+    planImport(found, text, target, {
+      targetLayer: layer,
+      ...(flags.overwrite ? { overwrite: true } : {}),
+      ...(flags.copyValues ? { copyValues: true } : {}),
+      rename: renames(flags.rename),
+      ...(process.argv[1] ? { selfScript: process.argv[1] } : {}),
+    });
+  const plan = planFor(current);
   const writing = plan.items.filter((i) => i.action !== 'skip');
   if (options.json) {
     // The preview never prints a value: each entry as it reads with references (`secrets` says which were copied).
@@ -111,9 +134,14 @@ export async function runConfigImport(session: CliSession, names: readonly strin
       return ExitCode.Ok;
     }
   }
-  const text = applyImport(current, target, layer, plan);
-  if (scope === 'global') await home.writeText('mcp.json', text);
-  else await writeProjectFile(target, text);
+  // The preview was of the file as it was; under the lock it is read again, and another
+  // command's edit made meanwhile is kept, unless it changed what this import would do.
+  await updateConfigFile(scope, target, session.home, { signal: io.signal }, (now) => {
+    if (now === current) return applyImport(now, target, layer, plan);
+    const replanned = planFor(now);
+    if (!samePlan(replanned, plan)) throw changedMeanwhile(target);
+    return applyImport(now, target, layer, replanned);
+  });
   if (!options.json) {
     io.stdout.write(`wrote ${plural(writing.length, 'server')} to ${target}\n`);
     if (scope === 'project')

@@ -47,12 +47,20 @@ export async function loadHistory(
       if (entry === '' || lines[0] === entry) return saving;
       lines.unshift(entry);
       lines.length = Math.min(lines.length, limit);
-      const text = `${[...lines].reverse().join('\n')}\n`;
+      // Onto the file as it is now, under its lock: two consoles open at once both keep their lines.
+      const append = (text: string | undefined) => {
+        const kept = (text ?? '').split('\n').filter((l) => l.trim() !== '');
+        if (kept.at(-1) !== entry) kept.push(entry);
+        return `${kept.slice(-limit).join('\n')}\n`;
+      };
       saving = saving.then(() =>
-        home.writeText(HISTORY_FILE, text).catch((error: unknown) => {
-          if (!failed) onError(error);
-          failed = true;
-        }),
+        home.update(HISTORY_FILE, append).then(
+          () => {},
+          (error: unknown) => {
+            if (!failed) onError(error);
+            failed = true;
+          },
+        ),
       );
       return saving;
     },

@@ -114,6 +114,29 @@ describe('the era cache', () => {
     }
   });
 
+  it('keeps the verdicts other mcpx processes wrote meanwhile (two commands on different servers)', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mcpx-era-'));
+    try {
+      // Both opened before either wrote, as two commands started together are.
+      const one = await openFileEraCache(home);
+      const other = await openFileEraCache(home);
+      one.set('a', { kind: 'legacy' });
+      other.set('b', { kind: 'legacy' });
+      await Promise.all([one.flush(), other.flush()]);
+      const kinds = async () => {
+        const reopened = await openFileEraCache(home);
+        return ['a', 'b'].map((k) => reopened.get(k)?.kind);
+      };
+      expect(await kinds()).toEqual(['legacy', 'legacy']);
+      // A deletion takes out its own key only, not the verdict the other process wrote.
+      other.delete('b');
+      await other.flush();
+      expect(await kinds()).toEqual(['legacy', undefined]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('keeps the date a verdict was reached when a connect confirms it, so it still ends a week later', () => {
     const c = clock();
     const cache = createMemoryEraCache(c.now);

@@ -23,4 +23,19 @@ describe('loadHistory', () => {
     expect(again.lines()).toEqual(['four', 'three', 'two']);
     expect(errors).toEqual([]);
   });
+
+  it('keeps the lines of two consoles open at once', async () => {
+    dir = await tempDir('mcpx-history-');
+    const home = createHomeFiles(join(dir.path, '.mcpx'));
+    const errors: unknown[] = [];
+    const one = await loadHistory(home, (e) => errors.push(e));
+    const other = await loadHistory(home, (e) => errors.push(e));
+    await one.add('list');
+    await other.add('tools');
+    await Promise.all([one.add('call a'), other.add('call b')]);
+    const text = await readFile(join(dir.path, '.mcpx', 'history'), 'utf8');
+    expect(text.split('\n').filter(Boolean).sort()).toEqual(['call a', 'call b', 'list', 'tools']);
+    expect((await loadHistory(home, (e) => errors.push(e))).lines()).toHaveLength(4);
+    expect(errors).toEqual([]);
+  });
 });
