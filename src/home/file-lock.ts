@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { identify, isAlive, type ProcessIdentity, parseIdentity } from './liveness.js';
+import { identify, type ProcessIdentity, parseIdentity, stillRuns } from './liveness.js';
 import { onProcessExit } from './process-exit.js';
 
 /**
@@ -54,14 +54,6 @@ const CLAIM_STALE_MS = 10_000;
 const MAX_LOCK_BYTES = 4096;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
-const hasProc = (() => {
-  try {
-    readFileSync('/proc/self/stat');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /**
  * The lock file beside `file`: `.<name>.mcpx-lock` in the same folder
@@ -224,18 +216,7 @@ async function isStale(found: FoundLock): Promise<boolean> {
   const { holder } = found;
   if (holder === undefined) return found.ageMs > UNWRITTEN_GRACE_MS;
   if (holder.host !== hostname()) return found.ageMs > FOREIGN_STALE_MS;
-  return !(await holderRuns(holder));
-}
-
-/** Same pid and start time under /proc; where there is none (macOS), whether the pid exists. */
-async function holderRuns(holder: LockHolder): Promise<boolean> {
-  if (hasProc) return isAlive(holder);
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return !(await stillRuns(holder));
 }
 
 /**

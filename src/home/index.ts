@@ -17,6 +17,13 @@ export {
   type WithFileLockOptions,
   withFileLock,
 } from './file-lock.js';
-export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from './liveness.js';
+export {
+  identify,
+  isAlive,
+  type ProcessIdentity,
+  parseIdentity,
+  processStart,
+  stillRuns,
+} from './liveness.js';
 export { onProcessExit } from './process-exit.js';
 export { createHomeFiles, type FileChange, type HomeFiles } from './safe-file.js';

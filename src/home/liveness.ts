@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 /** A process as it was when recorded: a reused pid has another start time. */
@@ -46,3 +47,30 @@ export function parseIdentity(
   } catch {}
   return undefined;
 }
+
+/**
+ * Whether the recorded process still runs, where `/proc` may be missing: the
+ * same as `isAlive` where there is one; elsewhere (macOS) whether a process of
+ * that pid exists. For a lock's holder, where wrongly counting a live one as
+ * dead would let two writers in (`isAlive` alone counts every process as dead
+ * without `/proc`, which suits the daemon's pid file, where a listening socket
+ * settles it).
+ */
+export async function stillRuns(identity: ProcessIdentity): Promise<boolean> {
+  if (hasProc) return isAlive(identity);
+  try {
+    process.kill(identity.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const hasProc = (() => {
+  try {
+    readFileSync('/proc/self/stat');
+    return true;
+  } catch {
+    return false;
+  }
+})();

@@ -7,10 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRunOptions, repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { isAlive, listProcesses, readCommandLine } from '../helpers/processes.js';
 
 const FAKE_RUNNER_DIR = join(repoRoot, 'test/fixtures/package-runner');
 const FILES = 24;
@@ -153,6 +154,56 @@ describe('six servers whose package runner installs for 12 s, connect_timeout 5 
     expect(run.stderr).toContain('raise install_timeout');
     expect(installState(1)).toBe('absent');
   }, 60_000);
+});
+
+/** The fake npx processes running for `pkg`. */
+function fakeRunners(pkg: string): number[] {
+  return listProcesses()
+    .filter((p) => {
+      const line = readCommandLine(p.pid) ?? [];
+      return line.some((a) => a.endsWith(join('package-runner', 'npx'))) && line.includes(pkg);
+    })
+    .map((p) => p.pid);
+}
+
+describe('an install whose mcpx was killed with kill -9', () => {
+  it("is rolled back at the next start, not waited out for npm's 60 s stale lock", async () => {
+    // The runner ignores the watchdog's SIGTERM mid-step (as npm's reify does), so the
+    // watchdog's SIGKILL ends it holding its lock: what a real npx left here (issue 38).
+    const file = await writeConfig(1, {}, 6_000);
+    const config = JSON.parse(await readFile(file, 'utf8')) as {
+      mcpServers: { s1: { env: Record<string, string> } };
+    };
+    config.mcpServers.s1.env.FAKE_NPX_TERM_MIDSTEP = '1';
+    await writeFile(file, JSON.stringify(config));
+    let runners: number[] = [];
+    const killed = await mcpx(['--config', file, 'tools', 's1'], {
+      onSpawn: (pid) =>
+        whenAllInstalling(1, () => {
+          runners = fakeRunners(spec(1));
+          process.kill(pid, 'SIGKILL');
+        }),
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    // The watchdog ends the runner; its lock stays, as npm's did.
+    expect(runners).toHaveLength(1);
+    await expect.poll(() => runners.filter(isAlive), { timeout: 10_000 }).toEqual([]);
+    expect(existsSync(join(folderOf(1), 'concurrency.lock'))).toBe(true);
+    expect(installState(1)).toBe('half-written');
+
+    const started = Date.now();
+    const next = await mcpx(['--config', file, 'tools', 's1', '--verbose'], { timeoutMs: 120_000 });
+    const seconds = (Date.now() - started) / 1000;
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain('s1 (10 tools)');
+    expect(next.stderr).toContain(
+      `s1: npx was stopped before it finished installing fake-server-1; removed ${folderOf(1)}`,
+    );
+    // A fresh 6 s install, not npm's 60 s wait for the abandoned lock first.
+    expect(seconds).toBeLessThan(40);
+    expect(installState(1)).toBe('complete');
+    expect(readdirSync(folderOf(1)).filter((name) => name.startsWith('.mcpx-installer-'))).toEqual([]);
+  }, 180_000);
 });
 
 describe('a package runner mcpx cannot watch (uvx)', () => {

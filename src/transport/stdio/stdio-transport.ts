@@ -311,6 +311,12 @@ export class StdioTransport implements Transport {
         ? resolveCommand(this.#options.command, { env, platform, ...(cwd ? { cwd } : {}) }).file
         : this.#options.command;
     const invocation = spawnInvocation(file, args, { platform, env });
+    const watch = this.#runner?.watch;
+    if (watch) {
+      await watch.beforeSpawn();
+      // Closed meanwhile: close() found no child to end, so none may start now.
+      if (this.#shutdown) throw notConnectedError(this.#scene, this.#closeReason);
+    }
 
     let child: ChildProcessWithoutNullStreams;
     try {

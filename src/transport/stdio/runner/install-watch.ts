@@ -9,6 +9,7 @@
 
 import { statSync } from 'node:fs';
 import { ErrorCode, McpxError } from '../../../errors/index.js';
+import { clearMark, markInstaller, recoverAbandonedInstall } from './abandoned-install.js';
 import { hasChildProcess } from './child-processes.js';
 import {
   lockPath,
@@ -98,6 +99,8 @@ export class PackageInstallWatch {
   #announced = false;
   /** What a stop does: wait for the install, or (budget spent, forced) end it and roll back. */
   #onStop: 'wait' | 'roll-back' = 'wait';
+  /** The mark saying this runner installs into the folder (`abandoned-install.ts`), while it does. */
+  #mark: Promise<string | undefined> | undefined;
 
   constructor(options: PackageInstallWatchOptions) {
     this.#options = options;
@@ -108,11 +111,24 @@ export class PackageInstallWatch {
     return this.#options.folder;
   }
 
+  /**
+   * Before the runner is spawned: an install into its folder that a killed
+   * mcpx left under npm's lock is rolled back now, instead of npx waiting 60 s
+   * for that lock to go stale (`abandoned-install.ts`).
+   */
+  async beforeSpawn(): Promise<void> {
+    const { folder } = this.#options;
+    if (folder && (await recoverAbandonedInstall(folder))) this.#emit('rolled-back');
+  }
+
   /** Call once the runner is spawned. */
   spawned(process: WatchedProcess): void {
     this.#process = process;
     this.#spawnedAt = Date.now();
-    if (this.#options.folder) this.#before = npxFolderState(this.#options.folder);
+    const { folder } = this.#options;
+    if (folder) this.#before = npxFolderState(folder);
+    if (folder && this.#before !== 'complete' && process.pid !== undefined)
+      this.#mark = markInstaller(folder, process.pid);
     live.add(this);
   }
 
@@ -155,6 +171,8 @@ export class PackageInstallWatch {
       await sleep(pollMs(this.#options.platform));
     }
     if (this.#announced) this.#emit('installed', Date.now() - started);
+    if (this.#options.folder && npxFolderState(this.#options.folder) === 'complete')
+      await clearMark(await this.#mark);
   }
 
   /**
@@ -180,6 +198,7 @@ export class PackageInstallWatch {
   /** The runner's tree is gone: remove an install it left unfinished, if it was ours to roll back. */
   async afterKill(): Promise<void> {
     live.delete(this);
+    await clearMark(await this.#mark);
     if (this.#onStop !== 'roll-back') return;
     const folder = this.#options.folder;
     if (!folder || !this.#unfinished(folder)) return;
