@@ -1,7 +1,8 @@
 /**
  * `mcpx-test-server`: the shipped stdio MCP server behind mcpx's `demo` server and its tests.
  * Run it as `node dist/testing/test-server.js`. It serves both protocol eras (2025 `initialize`
- * and 2026-07-28 `server/discover`) from one catalogue.
+ * and 2026-07-28 `server/discover`) from one catalogue. A line that is not JSON is answered with
+ * JSON-RPC's `-32700 Parse error` (id null) and skipped (`parse-errors.ts`).
  *
  * Environment:
  * - `MCP_TOOL_COUNT=N` adds N echoing tools `tool_0001`…
@@ -34,6 +35,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ChangingResource, createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
 import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
+import { answerParseErrors } from './parse-errors.js';
 
 function fail(message: string): never {
   process.stderr.write(`${TEST_SERVER_NAME}: ${message}\n`);
@@ -65,7 +67,7 @@ function watchStdin(each: (message: WireMessage) => void): void {
       try {
         message = JSON.parse(line) as WireMessage;
       } catch {
-        continue; // Not JSON: the SDK reports it; the logs only look at messages.
+        continue; // Not JSON: answered with a parse error (parse-errors.ts); the logs only look at messages.
       }
       if (typeof message === 'object' && message !== null) each(message);
     }
@@ -168,7 +170,7 @@ async function main(): Promise<void> {
   if (process.env.MCPX_TEST_METHOD_LOG) logMethods(process.env.MCPX_TEST_METHOD_LOG);
   if (process.env.MCPX_TEST_TRACE_LOG) logTraceContext(process.env.MCPX_TEST_TRACE_LOG);
   serveStdio(() => chatty(createTestServer(options), logEveryMs), {
-    transport: new StdioServerTransport(faults.input(), process.stdout),
+    transport: new StdioServerTransport(answerParseErrors(faults.input(), process.stdout), process.stdout),
     onerror: (error) => process.stderr.write(`${TEST_SERVER_NAME}: ${error.message}\n`),
   });
 }

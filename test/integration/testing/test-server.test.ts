@@ -390,6 +390,25 @@ describe('mcpx-test-server: surface', () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('answers a line that is not JSON with -32700 Parse error (id null), and goes on serving', async () => {
+    const server = spawnRaw();
+    server.child.stdin?.write('this is not json\n');
+    const error = await server.waitFor((m) => m.id === null);
+    expect(error).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    await handshake(server);
+    // A message cut in two inside a multi-byte character is still one message, not garbage.
+    const call = Buffer.from(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'still €' } } })}\n`,
+    );
+    const cut = call.indexOf(Buffer.from('€')) + 1;
+    server.child.stdin?.write(call.subarray(0, cut));
+    await sleep(50);
+    server.child.stdin?.write(call.subarray(cut));
+    const reply = await server.waitFor(byId(1));
+    expect(reply.result).toMatchObject({ content: [{ type: 'text', text: 'still €' }] });
+    expect(server.stdoutLines.filter((line) => line.includes('-32700'))).toHaveLength(1);
+  });
+
   it('refuses an unknown fault mode, naming the known ones', async () => {
     const server = spawnRaw({ MCPX_TEST_FAULT: 'crash-mid-call,explode' });
     expect((await server.exited).code).toBe(2);
