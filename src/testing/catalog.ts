@@ -235,16 +235,25 @@ export const builtinTools: readonly TestTool[] = [
   defineTool({
     name: 'slow_operation',
     title: 'Slow operation',
-    description: 'Work through a number of timed steps, reporting progress after each; can be cancelled.',
+    description:
+      'Work through a number of timed steps, reporting progress after each; can be cancelled. Give the time per step (delay_ms) or the whole (duration, in seconds).',
     input: z.object({
       steps: z.number().int().min(0).max(10_000).default(5).describe('How many steps'),
       delay_ms: z.number().int().min(0).max(600_000).default(100).describe('Milliseconds per step'),
+      // Seed 003 names it `slow_operation(duration, steps)`; delay_ms stays for the callers that use it.
+      duration: z
+        .number()
+        .min(0)
+        .max(3600)
+        .optional()
+        .describe('Seconds for all the steps together; when given, delay_ms is not used'),
     }),
     annotations: readOnly,
-    async run({ steps, delay_ms }, ctx) {
+    async run({ steps, delay_ms, duration }, ctx) {
+      const stepMs = duration === undefined ? delay_ms : steps > 0 ? (duration * 1000) / steps : 0;
       try {
         for (let step = 1; step <= steps; step++) {
-          await delay(delay_ms, undefined, { signal: ctx.signal });
+          await delay(stepMs, undefined, { signal: ctx.signal });
           await ctx.progress(step, steps, `step ${step} of ${steps}`);
         }
       } catch (error) {
@@ -427,14 +436,20 @@ interface PromptSpec extends Prompt {
   render(args: Record<string, string>): string;
 }
 
+/** Whether an optional yes/no prompt argument (prompt arguments are strings) says yes. */
+const yes = (value: string | undefined) => value !== undefined && /^(true|yes|1)$/i.test(value.trim());
+
 /** The prompts, with how each renders its single user message. */
 export const prompts: readonly PromptSpec[] = [
   {
     name: 'greeting',
     title: 'Greeting',
     description: 'Greet someone by name',
-    arguments: [{ name: 'name', description: 'Who to greet', required: true }],
-    render: (a) => `Please write a short, friendly greeting for ${a.name}.`,
+    arguments: [
+      { name: 'name', description: 'Who to greet', required: true },
+      { name: 'formal', description: 'true for a formal greeting', required: false },
+    ],
+    render: (a) => `Please write a short, ${yes(a.formal) ? 'formal' : 'friendly'} greeting for ${a.name}.`,
   },
   {
     name: 'code_review',
@@ -443,15 +458,28 @@ export const prompts: readonly PromptSpec[] = [
     arguments: [
       { name: 'code', description: 'The code to review', required: true },
       { name: 'language', description: 'Its programming language', required: true },
+      { name: 'focus', description: 'What to look at most (e.g. security, performance)', required: false },
     ],
-    render: (a) => `Please review this ${a.language} code:\n\n${a.code}`,
+    render: (a) =>
+      `Please review this ${a.language} code${a.focus ? `, focusing on ${a.focus}` : ''}:\n\n${a.code}`,
   },
   {
     name: 'summarize',
     title: 'Summarize',
     description: 'Summarize a text',
-    arguments: [{ name: 'text', description: 'The text to summarize', required: true }],
-    render: (a) => `Please summarize the following text:\n\n${a.text}`,
+    arguments: [
+      { name: 'text', description: 'The text to summarize', required: true },
+      { name: 'max_length', description: 'At most this many words', required: false },
+    ],
+    render: (a) => {
+      const limit = a.max_length?.trim();
+      if (limit !== undefined && !/^[1-9][0-9]*$/.test(limit))
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Prompt summarize: max_length must be a whole number of words, got "${limit}"`,
+        );
+      return `Please summarize the following text${limit ? ` in at most ${limit} words` : ''}:\n\n${a.text}`;
+    },
   },
 ];
 

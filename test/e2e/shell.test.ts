@@ -124,7 +124,7 @@ describe('mcpx shell', () => {
     await term.type('@mine ?', KEY.enter);
     await term.waitFor(/mine: \d+ tools/);
     await term.waitFor('echo(message: string)  Echo a message back unchanged.');
-    await term.waitFor('slow_operation(steps?: integer, delay_ms?: integer)');
+    await term.waitFor('slow_operation(steps?: integer, delay_ms?: integer, duration?: number)');
     await term.waitFor('Usage: @mine <tool> ?  |  @mine <tool> key=value …  |  @mine <tool> {json}');
     await term.type('@mine slow_operation ?', KEY.enter);
     await term.waitFor('mine.slow_operation — Slow operation');

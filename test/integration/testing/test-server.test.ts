@@ -286,10 +286,12 @@ describe('mcpx-test-server: surface', () => {
   it('serves the three prompts and completes code_review languages', async () => {
     const { client } = await connect();
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((p) => [p.name, p.arguments?.map((a) => a.name)])).toEqual([
-      ['greeting', ['name']],
-      ['code_review', ['code', 'language']],
-      ['summarize', ['text']],
+    expect(
+      prompts.map((p) => [p.name, p.arguments?.map((a) => `${a.name}${a.required ? '' : '?'}`)]),
+    ).toEqual([
+      ['greeting', ['name', 'formal?']],
+      ['code_review', ['code', 'language', 'focus?']],
+      ['summarize', ['text', 'max_length?']],
     ]);
     const greeting = await client.getPrompt({ name: 'greeting', arguments: { name: 'Ada' } });
     expect(greeting.messages[0]?.content).toMatchObject({
@@ -310,6 +312,48 @@ describe('mcpx-test-server: surface', () => {
       argument: { name: 'language', value: 'ty' },
     });
     expect(completion.completion.values).toEqual(['typescript']);
+  });
+
+  it("takes seed 003's optional prompt arguments: greeting formal, code_review focus, summarize max_length", async () => {
+    const { client } = await connect();
+    const said = async (name: string, args: Record<string, string>) => {
+      const [message] = (await client.getPrompt({ name, arguments: args })).messages;
+      return message?.content.type === 'text' ? message.content.text : undefined;
+    };
+    expect(await said('greeting', { name: 'Ada', formal: 'true' })).toBe(
+      'Please write a short, formal greeting for Ada.',
+    );
+    expect(await said('greeting', { name: 'Ada', formal: 'false' })).toBe(
+      'Please write a short, friendly greeting for Ada.',
+    );
+    expect(await said('code_review', { code: 'x = 1', language: 'python', focus: 'security' })).toBe(
+      'Please review this python code, focusing on security:\n\nx = 1',
+    );
+    expect(await said('summarize', { text: 'long story', max_length: '50' })).toBe(
+      'Please summarize the following text in at most 50 words:\n\nlong story',
+    );
+    await expect(said('summarize', { text: 'long story', max_length: 'short' })).rejects.toThrow(
+      /max_length must be a whole number of words, got "short"/,
+    );
+  });
+
+  it("takes seed 003's slow_operation(duration, steps): the duration in seconds, spread over the steps", async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'slow_operation')?.inputSchema.properties).toMatchObject({
+      duration: { type: 'number' },
+      steps: { type: 'integer' },
+    });
+    const steps: number[] = [];
+    const started = performance.now();
+    const done = await client.callTool(
+      { name: 'slow_operation', arguments: { duration: 0.9, steps: 3 } },
+      { onprogress: (p) => steps.push(p.progress) },
+    );
+    // Three steps of 300 ms, not the three of 100 ms (delay_ms's default) an ignored duration leaves.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(850);
+    expect(firstText(done)).toBe('completed 3 steps');
+    expect(steps.slice(0, 2)).toEqual([1, 2]);
   });
 
   it('paginates 250 extra tools at 7 per page; the client aggregates all pages', async () => {
