@@ -105,9 +105,18 @@ export function findOnPath(command: string, options: ResolveCommandOptions): str
 }
 
 /**
+ * Unix command names a Windows install spells differently: python.org's installer puts
+ * `python.exe` and `pip.exe` on PATH, with no `python3`/`pip3`, so a config written on a Mac
+ * (`"command": "python3"`) fails there (seed 003, "Windows command aliases").
+ */
+const WINDOWS_COMMAND_ALIASES: Readonly<Record<string, string>> = { python3: 'python', pip3: 'pip' };
+
+/**
  * What to spawn for a configured `command`. On win32 the command is looked up
- * with PATH and PATHEXT (`npx` → `C:\…\npx.cmd`); when nothing is found it is
- * returned unchanged so that `spawn` fails with ENOENT and the caller reports
+ * with PATH and PATHEXT (`npx` → `C:\…\npx.cmd`); a `python3` or `pip3` that is
+ * not found there is looked up as `python` or `pip` ({@link WINDOWS_COMMAND_ALIASES}),
+ * while an install that has `python3.exe` keeps it. When nothing is found the command
+ * is returned unchanged so that `spawn` fails with ENOENT and the caller reports
  * "command not found" with hints. On POSIX it is returned unchanged: `spawn`
  * searches PATH itself.
  *
@@ -119,5 +128,8 @@ export function findOnPath(command: string, options: ResolveCommandOptions): str
 export function resolveCommand(command: string, options: ResolveCommandOptions): ResolvedCommand {
   const platform = options.platform ?? process.platform;
   if (platform !== 'win32') return { file: command, args: [] };
-  return { file: findOnPath(command, options) ?? command, args: [] };
+  const found = findOnPath(command, options);
+  if (found) return { file: found, args: [] };
+  const alias = WINDOWS_COMMAND_ALIASES[command.toLowerCase()];
+  return { file: (alias && findOnPath(alias, options)) || command, args: [] };
 }

@@ -90,6 +90,37 @@ describe('resolveCommand on win32 (mocked)', () => {
   });
 });
 
+describe('Windows command aliases (python3 → python, pip3 → pip)', () => {
+  const options = (fs: ReturnType<typeof windowsFiles>) => ({
+    env: winEnv,
+    platform: 'win32' as const,
+    cwd: 'C:\\w',
+    fileExists: fs.fileExists,
+  });
+
+  it('runs python for python3 and pip for pip3 when only those are installed', () => {
+    const fs = windowsFiles('C:\\Program Files\\nodejs\\python.exe', 'C:\\Program Files\\nodejs\\pip.exe');
+    expect(resolveCommand('python3', options(fs)).file).toBe('C:\\Program Files\\nodejs\\python.exe');
+    expect(resolveCommand('pip3', options(fs)).file).toBe('C:\\Program Files\\nodejs\\pip.exe');
+    expect(resolveCommand('Python3', options(fs)).file).toBe('C:\\Program Files\\nodejs\\python.exe');
+  });
+
+  it('keeps python3 where it exists, even when python is there too', () => {
+    const fs = windowsFiles('C:\\Windows\\system32\\python.exe', 'C:\\Program Files\\nodejs\\python3.exe');
+    expect(resolveCommand('python3', options(fs)).file).toBe('C:\\Program Files\\nodejs\\python3.exe');
+  });
+
+  it('leaves python3 as written when neither is found, so the error names what the config says', () => {
+    expect(resolveCommand('python3', options(windowsFiles())).file).toBe('python3');
+  });
+
+  it('aliases nothing on POSIX and nothing but the two names on Windows', () => {
+    const fs = windowsFiles('C:\\Program Files\\nodejs\\node.exe', 'C:\\Program Files\\nodejs\\python.exe');
+    expect(resolveCommand('node3', options(fs)).file).toBe('node3');
+    expect(resolveCommand('python3', { env: { PATH: '/usr/bin' }, platform: 'linux' }).file).toBe('python3');
+  });
+});
+
 describe('resolveCommand on POSIX', () => {
   it('returns the command unchanged (spawn searches PATH itself)', () => {
     const fileExists = () => {
