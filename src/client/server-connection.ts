@@ -929,6 +929,10 @@ class SdkServerConnection implements ServerConnection {
     return this.#closing;
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   /** Options for one list walk, bounded in pages, items and bytes (see `list-bounds.ts`). */
   #bounded(options: RequestOptions): RequestOptions {
     return withListWalk(options, new ListWalk(this.server.name));

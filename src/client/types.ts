@@ -163,4 +163,6 @@ export interface ServerConnection {
   onClose(listener: (reason: Error | undefined) => void): () => void;
   /** Ends the connection and the server's whole process tree. Idempotent. */
   close(): Promise<void>;
+  /** `close()`, so that `await using connection = await host.connect(…)` ends it with the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 }

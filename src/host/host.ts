@@ -513,4 +513,8 @@ class McpxHost implements Host {
     await Promise.all([...this.#early.values()].map((t) => t.close()));
     this.#early.clear();
   }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }

@@ -197,4 +197,9 @@ export interface Host {
   on(listener: HostListener): () => void;
   /** Close the registry and every process this host started. */
   close(): Promise<void>;
+  /**
+   * `close()`, so that `await using host = createHost(…)` closes the host when the block ends
+   * (TypeScript 5.2+; the Node 24+ runtime has the syntax natively).
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { repoRoot, tempDir } from '../helpers/cli.js';
+import { repoRoot, tempDir, testServerPath } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -89,4 +89,20 @@ it('validates against a JSON Schema from the bundle, ajv loaded on that first sc
     { ok: false, problems: [{ path: '', message: "missing required property 'count'" }] },
     { ok: false, problems: [{ path: '/count', message: 'must be integer' }] },
   ]);
+});
+
+it('a program disposes of a connection and of the host (Symbol.asyncDispose): their servers end', async () => {
+  const startLog = join(dir.path, 'dispose-starts.log');
+  const server = {
+    command: process.execPath,
+    args: [testServerPath],
+    env: { MCPX_TEST_START_LOG: startLog },
+  };
+  const config = join(dir.path, 'dispose.json');
+  await writeFile(config, JSON.stringify({ mcpServers: { a: server, b: server } }));
+  const { stdout, stderr } = await run(process.execPath, [fixture('library-dispose.mjs'), config, startLog], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path, MCPX_HOME: join(dir.path, '.mcpx') },
+  });
+  expect(stderr).toBe('');
+  expect(stdout).toBe('connection closed: true\nservers started: 3, still running: 0\n');
 });
