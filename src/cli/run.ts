@@ -341,6 +341,7 @@ function buildProgram(select: (action: Action) => void): Command {
       '--profile <name>',
       'hand over one mcpx serve --profile <name> entry: only that profile of the config (default: $MCPX_PROFILE)',
     )
+    .option('-q, --quiet', 'say nothing on stderr about which servers are handed over (nor with --json)')
     .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
       select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
     );

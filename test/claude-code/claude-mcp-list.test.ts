@@ -59,7 +59,10 @@ describe('Claude Code (claude mcp list)', () => {
     }
 
     const run = await cli(['exec', '--', process.execPath, handOver]);
-    expect(run.stderr).toBe('');
+    expect(run.stderr).toBe(
+      'mcpx exec: handing 3 servers to node: local, remote, legacy\n' +
+        'mcpx exec: left out: demo (built in: name it in --servers to hand it over)\n',
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('strict: true');
     expect(run.stdout).toMatch(/^local: .* - ✔ Connected$/m);
@@ -75,7 +78,7 @@ describe('Claude Code (claude mcp list)', () => {
     const cli = (args: string[]) => runCli(args, { cwd, home, timeoutMs: 60_000 });
     expect((await cli(['config', 'add', 'local', '--', process.execPath, testServerPath])).code).toBe(0);
 
-    const agents = await cli(['exec', '--', claude, 'agents', '--json']);
+    const agents = await cli(['exec', '--quiet', '--', claude, 'agents', '--json']);
     expect(agents.stderr).toBe('');
     expect(agents.code).toBe(0);
     expect(JSON.parse(agents.stdout)).toEqual([]);

@@ -72,7 +72,11 @@ describe('mcpx exec', () => {
       home: w.home,
       env: w.env({ STUB_EXIT: '7' }),
     });
-    expect(run.stderr).toBe('');
+    // Said before the agent starts: what it gets, and what it does not and why.
+    expect(run.stderr).toBe(
+      'mcpx exec: handing 3 servers to node: local, remote, sse\n' +
+        'mcpx exec: left out: demo (built in: name it in --servers to hand it over), off (disabled)\n',
+    );
     expect(run.stdout).toBe('stub ran\n');
     expect(run.code).toBe(7);
     const record = await w.readRecord();
@@ -90,6 +94,17 @@ describe('mcpx exec', () => {
     });
     expect(existsSync(record.file)).toBe(false);
     expect(await readdir(w.runFolder)).toEqual([]);
+    // --quiet (and --json) leave stderr to the agent.
+    for (const flag of ['--quiet', '--json']) {
+      const quiet = await runCli(
+        flag === '--json'
+          ? [flag, 'exec', '--', process.execPath, stub]
+          : ['exec', flag, '--', process.execPath, stub],
+        { cwd: w.cwd, home: w.home, env: w.env() },
+      );
+      expect(quiet.code, flag).toBe(0);
+      expect(quiet.stderr, flag).toBe('');
+    }
   });
 
   it('--servers picks servers (the built-in demo only when named), --no-strict and --config-flag for other agents', async () => {
@@ -109,6 +124,10 @@ describe('mcpx exec', () => {
       { cwd: w.cwd, home: w.home, env: w.env({ STUB_FLAG: '--mcp' }) },
     );
     expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      'mcpx exec: handing 2 servers to node: remote, demo\n' +
+        'mcpx exec: left out: local (not named in --servers), sse (not named in --servers), off (disabled)\n',
+    );
     const record = await w.readRecord();
     expect(record.argv).toEqual(['--mcp', record.file]);
     expect(Object.keys(record.contents.mcpServers)).toEqual(['remote', 'demo']);
@@ -148,6 +167,10 @@ describe('mcpx exec', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("skipped server 'repo'");
     expect(run.stderr).toContain('mcpx config trust');
+    expect(run.stderr).toContain(
+      'mcpx exec: left out: demo (built in: name it in --servers to hand it over), off (disabled), ' +
+        'repo (not trusted yet: review it, then `mcpx config trust`)\n',
+    );
     expect(Object.keys((await w.readRecord()).contents.mcpServers)).toEqual(['local', 'remote', 'sse']);
     const named = await runCli(['exec', '--servers', 'repo', '--', process.execPath, stub], {
       cwd: w.cwd,
@@ -315,7 +338,7 @@ describe('mcpx exec', () => {
       const w = await workspace();
       const exec = await claudeOnPath(w);
       const run = await exec(['--', 'claude', 'summarize the open issues', '-p', '--model', 'x']);
-      expect(run.stderr).toBe('');
+      expect(run.stderr).toContain('mcpx exec: handing 3 servers to claude: local, remote, sse\n');
       expect(run.code).toBe(0);
       const record = await w.readRecord();
       expect(record.argv).toEqual([

@@ -289,6 +289,10 @@ describe('mcpx exec --profile', () => {
       env: { STUB_RECORD: record },
     });
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(
+      "mcpx exec: handing profile 'narrow' to node as one server, mcpx (mcpx serve --profile narrow), with t\n" +
+        "mcpx exec: left out: demo (outside profile 'narrow'), u (outside profile 'narrow')\n",
+    );
     const { contents } = JSON.parse(await readFile(record, 'utf8')) as {
       contents: { mcpServers: Record<string, { command: string; args: string[] }> };
     };

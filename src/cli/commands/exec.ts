@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { basename } from 'node:path';
 import { claudeCodeServers, HOSTS, planHandOver } from '../../config/hosts/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
 import { forTerminal } from '../../text/index.js';
 import { usageError } from '../global-options.js';
+import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
 import { gatewayEntry } from './gateway-entry.js';
 
@@ -18,6 +20,8 @@ export interface ExecFlags {
   readonly configFlag?: string;
   /** `--profile P`: hand over one `mcpx serve --profile P` entry instead of the servers. */
   readonly profile?: string;
+  /** `--quiet`: say nothing on stderr about what is handed over. */
+  readonly quiet?: boolean;
 }
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -52,8 +56,10 @@ export async function runExec(
     );
   // Where the flags would go, known before any secret is written.
   const placement = planHandOver(executable, args, { flag, file: '', strict });
+  // The agent's own output is the point; with --json or --quiet mcpx says nothing of its own.
+  const say = flags.quiet || session.options.json ? () => {} : (line: string) => session.notice(line);
   if (!placement.handsOver) {
-    session.notice(
+    say(
       `mcpx: '${forTerminal(`claude ${placement.subcommand}`)}' takes no --mcp-config (it reads Claude Code's own ` +
         'files, ~/.claude.json and .mcp.json): no servers are handed over, it runs as given. ' +
         'A session gets them: mcpx exec -- claude, or mcpx exec -- claude -p "…"',
@@ -62,10 +68,10 @@ export async function runExec(
   }
   // A killed mcpx left its file (resolved secrets) behind: clear those first.
   await removeStaleHandovers(session.home, isAlive);
-  const mcpServers =
-    profile === undefined
-      ? claudeCodeServers(await chosenServers(session, flags.servers))
-      : await profileEntry(session, profile);
+  const chosen = profile === undefined ? await chosenServers(session, flags.servers) : [];
+  const mcpServers = profile === undefined ? claudeCodeServers(chosen) : await profileEntry(session, profile);
+  for (const line of await handOverReport(session, executable, { chosen, profile, named: flags.servers }))
+    say(line);
   const text = `${JSON.stringify({ mcpServers }, null, 2)}\n`;
   const handover = await writeHandoverFile(
     session.home,
@@ -98,6 +104,55 @@ async function profileEntry(session: CliSession, profile: string): Promise<Recor
     profile,
   });
   return { mcpx: HOSTS['claude-code'].write(entry).value };
+}
+
+/**
+ * What the person is told before the agent starts: which servers it gets, and which of the
+ * configured ones it does not, each with why (disabled, not trusted yet, outside the profile…).
+ *
+ * @example
+ * // mcpx exec: handing 2 servers to claude: fs, github
+ * // mcpx exec: left out: db (disabled), repo (not trusted yet: review it, then `mcpx config trust`)
+ */
+async function handOverReport(
+  session: CliSession,
+  executable: string,
+  given: { readonly chosen: readonly ServerConfig[]; readonly profile?: string; readonly named?: string },
+): Promise<string[]> {
+  const config = await session.config();
+  const usable = await session.usableServers();
+  const untrusted = new Set((await session.untrustedServers()).map((s) => s.name));
+  const selfSkipped = await session.selfSkippedServers();
+  const { profile } = given;
+  // Under a profile the agent gets one `mcpx serve --profile` entry, serving the profile's servers.
+  const handed = profile === undefined ? given.chosen : usable;
+  const handedNames = new Set(handed.map((s) => s.name));
+  const why = (server: ServerConfig): string => {
+    if (!server.enabled) return 'disabled';
+    if (untrusted.has(server.name)) return 'not trusted yet: review it, then `mcpx config trust`';
+    if (selfSkipped.has(server.name)) return 'it would start mcpx itself';
+    if (profile !== undefined) return `outside profile '${profile}'`;
+    if (given.named !== undefined) return 'not named in --servers';
+    if (server.origin.layer === 'builtin') return 'built in: name it in --servers to hand it over';
+    return 'not usable';
+  };
+  const left = [
+    ...[...config.servers, ...config.unapproved]
+      .filter((s) => !handedNames.has(s.name))
+      .map((s) => `${s.name} (${why(s)})`),
+    ...[...config.unusable.keys()].map((name) => `${name} (its entry has an error)`),
+  ];
+  const names = handed.map((s) => s.name).join(', ');
+  const to = basename(executable);
+  const lines = [
+    profile === undefined
+      ? handed.length === 0
+        ? `mcpx exec: handing no servers to ${to}`
+        : `mcpx exec: handing ${plural(handed.length, 'server')} to ${to}: ${names}`
+      : `mcpx exec: handing profile '${profile}' to ${to} as one server, mcpx (mcpx serve --profile ${profile}), with ${handed.length === 0 ? 'no servers' : names}`,
+  ];
+  if (left.length > 0) lines.push(`mcpx exec: left out: ${left.join(', ')}`);
+  return lines;
 }
 
 /** Every enabled, trusted server of the config, or the ones named (each must be usable). */
