@@ -245,8 +245,9 @@ describe('/attach and /prompt on a terminal', () => {
     await term.waitFor('mo');
     await term.type(' gree', '\t');
     await term.waitFor('ting');
-    await term.type(' ', '\t');
-    await term.waitFor('name=');
+    // greeting takes name and formal: one letter picks the key.
+    await term.type(' n', '\t');
+    await term.waitFor('ame=');
     await term.type('Ada\r');
     await term.waitFor('prompt greeting from demo: 1 message');
     await term.waitFor('Hi Ada!');
