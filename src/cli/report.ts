@@ -32,10 +32,10 @@ export function writeErrors(session: Pick<CliSession, 'io' | 'options'>, errors:
 /**
  * An error as text for a terminal. Errors carry what servers said (stderr
  * lines, error messages, OAuth error descriptions), so terminal controls go
- * and hidden characters show.
+ * and hidden characters show; paths under `home` read `~/…`.
  */
-export function renderError(error: McpxError, verbose: boolean): string {
-  return forTerminal(formatError(error, { verbose }));
+export function renderError(error: McpxError, verbose: boolean, home: string): string {
+  return forTerminal(formatError(error, { verbose, home }));
 }
 
 /** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */
@@ -48,6 +48,6 @@ export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: M
   // JSON keeps what the server said, with every control character escaped.
   const text = options.json
     ? toJson(errorToJson(error), 0)
-    : `${renderError(error, options.verbose === true)}\n`;
+    : `${renderError(error, options.verbose === true, io.homedir)}\n`;
   io.stderr.write(text);
 }

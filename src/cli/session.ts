@@ -2,7 +2,7 @@ import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { AuditTrail } from '../audit/index.js';
 import type { LoadedConfig, ServerConfig } from '../config/index.js';
 import type { DaemonPaths } from '../daemon/index.js';
-import type { McpxError } from '../errors/index.js';
+import { displayPaths, type McpxError } from '../errors/index.js';
 import {
   type Ask,
   type ClientFeatures,
@@ -257,7 +257,15 @@ export class CliSession {
    * here, whatever its caller did.
    */
   notice(line: string): void {
-    this.io.stderr.write(`${forTerminal(line)}\n`);
+    this.io.stderr.write(`${forTerminal(this.forPerson(line))}\n`);
+  }
+
+  /**
+   * Text for the person: every path under the home folder as `~/…` (`~/.mcpx/mcp.json`). With
+   * --json the text is for a script, which needs real paths: unchanged.
+   */
+  forPerson(text: string): string {
+    return this.options.json ? text : displayPaths(text, this.io.homedir);
   }
 
   /** What the SDK said about a server (--verbose); it quotes the server, so it is sanitized. */

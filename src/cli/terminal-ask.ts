@@ -1,4 +1,5 @@
 import type { InputRequest, ServerConfig } from '../config/index.js';
+import { displayPaths } from '../errors/index.js';
 import type { Ask, ClientFeatures } from '../host/index.js';
 import type { Approver } from '../permissions/index.js';
 import { forTerminal } from '../text/index.js';
@@ -20,7 +21,7 @@ export function terminalAsk(
   return {
     who: interactive ? 'the person at this terminal' : 'nobody: stdin is not a terminal',
     ...(interactive && confirm
-      ? { approveServer: (question) => confirm(question.description.join('\n')) }
+      ? { approveServer: (question) => confirm(displayPaths(question.description.join('\n'), io.homedir)) }
       : {}),
     ...(interactive && ask
       ? { input: (request: InputRequest) => ask(inputQuestion(request), { secret: request.password }) }

@@ -1,4 +1,5 @@
 import { ErrorCode } from './codes.js';
+import { displayPath, displayPaths } from './display-path.js';
 import { type ErrorContext, McpxError } from './mcpx-error.js';
 
 export interface FormatOptions {
@@ -6,6 +7,11 @@ export interface FormatOptions {
   readonly verbose?: boolean;
   /** Include the stack trace (only ever with an explicit debug flag). */
   readonly stack?: boolean;
+  /**
+   * The person's home folder: paths inside it are shown as `~/…` (see `display-path.ts`).
+   * Without it, paths are shown as they are.
+   */
+  readonly home?: string;
 }
 
 /** Any thrown value as an McpxError, so every caller formats one shape. */
@@ -22,21 +28,24 @@ function where(context: ErrorContext): string {
   return context.origin ? formatOrigin(context.origin) : '';
 }
 
-/** Where something is configured, as people read it: `file:line:column (layer config)`. */
-export function formatOrigin(origin: NonNullable<ErrorContext['origin']>): string {
+/**
+ * Where something is configured, as people read it: `file:line:column (layer config)`, the file
+ * as `~/…` when `home` is given and holds it.
+ */
+export function formatOrigin(origin: NonNullable<ErrorContext['origin']>, home?: string): string {
   if (!origin.file) return origin.layer ? `${origin.layer} config` : '';
   const position =
     origin.line === undefined
       ? ''
       : `:${origin.line}${origin.column === undefined ? '' : `:${origin.column}`}`;
-  return `${origin.file}${position}${origin.layer ? ` (${origin.layer} config)` : ''}`;
+  return `${displayPath(origin.file, home)}${position}${origin.layer ? ` (${origin.layer} config)` : ''}`;
 }
 
 /**
  * One line: `[server] message (file:line)`. This is what a person sees by
  * default; it must say what happened and where.
  */
-export function formatErrorLine(error: unknown): string {
+export function formatErrorLine(error: unknown, options: Pick<FormatOptions, 'home'> = {}): string {
   const e = toMcpxError(error);
   // "error: db: server 'db' exited" says the name twice; say it once.
   const named = e.context.server && !e.message.includes(`'${e.context.server}'`);
@@ -47,7 +56,7 @@ export function formatErrorLine(error: unknown): string {
   const layer = e.context.origin?.layer ? ` (${e.context.origin.layer} config)` : '';
   const suffix = !location ? '' : alreadyNamesFile ? layer : ` (${location})`;
   const fix = e.fixes[0] ? ` — ${e.fixes[0]}` : '';
-  return `error: ${server}${e.message}${suffix}${fix}`;
+  return displayPaths(`error: ${server}${e.message}${suffix}${fix}`, options.home);
 }
 
 /** The full story: what, where, why, how to fix. */
@@ -91,14 +100,15 @@ export function formatErrorVerbose(error: unknown, options: FormatOptions = {}):
   const underlying = e.cause instanceof Error ? e.cause.message : undefined;
   if (underlying && underlying !== e.message) lines.push('', `  underlying: ${underlying}`);
   if (options.stack && e.stack) lines.push('', e.stack);
-  return lines.join('\n');
+  return displayPaths(lines.join('\n'), options.home);
 }
 
+/** The one line, or with `verbose` the full story; paths under `home` as `~/…`. */
 export function formatError(error: unknown, options: FormatOptions = {}): string {
-  return options.verbose ? formatErrorVerbose(error, options) : formatErrorLine(error);
+  return options.verbose ? formatErrorVerbose(error, options) : formatErrorLine(error, options);
 }
 
-/** The `--json` shape: `{"error": {"code", "message", "server", ...}}`. */
+/** The `--json` shape: `{"error": {"code", "message", "server", ...}}`, every path as it is. */
 export function errorToJson(error: unknown): { error: Record<string, unknown> } {
   const e = toMcpxError(error);
   // `signIn` is the daemon's note to its caller (which scope a sign-in needs), not part of the report.

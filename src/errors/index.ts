@@ -5,6 +5,7 @@
 
 export { CARRIED_ERROR_KEY, carriedError, carryError, withoutCarriedError } from './carried.js';
 export { ErrorCode } from './codes.js';
+export { displayPath, displayPaths } from './display-path.js';
 export {
   errorToJson,
   type FormatOptions,

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
+/** The global file as messages show it to a person: under the home, as ~/. */
+const SHOWN_GLOBAL = '~/.mcpx/mcp.json';
 let dir: { path: string; remove: () => Promise<void> };
 let count = 0;
 beforeAll(async () => {
@@ -66,7 +68,7 @@ describe('mcpx config add', () => {
     ]);
     expect(add.stderr).toBe('');
     expect(add.code).toBe(0);
-    expect(add.stdout).toBe(`added 'third' to ${w.globalFile}\n`);
+    expect(add.stdout).toBe(`added 'third' to ${SHOWN_GLOBAL}\n`);
     const text = await readFile(w.globalFile, 'utf8');
     // The file up to the end of the second entry's line is the same bytes plus the comma it now needs.
     const secondLine = `    "second": { "command": ${node}, "args": [${server}] }`;
@@ -153,7 +155,7 @@ describe('mcpx config add', () => {
     const w = await workspace(HANDWRITTEN);
     const again = await w.cli(['config', 'add', 'first', '--', 'other-command']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`server 'first' is already in ${w.globalFile}`);
+    expect(again.stderr).toContain(`server 'first' is already in ${SHOWN_GLOBAL}`);
     expect(again.stderr).toContain('--overwrite');
     expect(await readFile(w.globalFile, 'utf8')).toBe(HANDWRITTEN);
 
@@ -170,7 +172,7 @@ describe('mcpx config add', () => {
     const bad = await w.cli(['config', 'add', 'broken', '--url', 'ftp://example.com/mcp']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      `${w.globalFile} would not be valid after this change, so it was not changed`,
+      `${SHOWN_GLOBAL} would not be valid after this change, so it was not changed`,
     );
     expect(await readFile(w.globalFile, 'utf8')).toBe(HANDWRITTEN);
     // Nothing half-written left beside it either.
@@ -193,7 +195,7 @@ describe('mcpx config remove, enable, disable', () => {
     const w = await workspace(HANDWRITTEN);
     const off = await w.cli(['config', 'disable', 'second']);
     expect(off.code).toBe(0);
-    expect(off.stdout).toBe(`disabled 'second' in ${w.globalFile}\n`);
+    expect(off.stdout).toBe(`disabled 'second' in ${SHOWN_GLOBAL}\n`);
     const disabledText = await readFile(w.globalFile, 'utf8');
     expect(disabledText).toBe(
       HANDWRITTEN.replace(
@@ -239,7 +241,7 @@ describe('mcpx config remove, enable, disable', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`no server named 'first': ${w.projectFile} does not exist`);
     expect(missing.stderr).toContain(
-      `'first' is in ${w.globalFile} (global): mcpx config disable first --scope global`,
+      `'first' is in ${SHOWN_GLOBAL} (global): mcpx config disable first --scope global`,
     );
     const typo = await w.cli(['--json', 'config', 'remove', 'frist']);
     expect(typo.code).toBe(1);

@@ -51,7 +51,7 @@ describe('consent as seed 004 defines it (mcpx chat on a terminal)', () => {
     ]);
     // The person has servers of their own: the built-in demo is not offered to the model.
     await term.waitFor("Connect to MCP server 'mine'?");
-    await term.waitFor(`${join(dir.path, 'home', '.mcpx', 'mcp.json')}:3 (global config)`);
+    await term.waitFor('~/.mcpx/mcp.json:3 (global config)'); // the global file, under the home
     await term.waitFor(/Tools \(\d+\), approved as these definitions \(fingerprint [0-9a-f]{16}\):/);
     await term.waitFor(/ {4}echo\n {8}\S/);
     await term.waitFor('Require confirmation for each tool');

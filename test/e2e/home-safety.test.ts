@@ -37,7 +37,8 @@ describe.runIf(posix)('the mcpx home through the built CLI', () => {
     const trustFile = join(mcpxHome, 'trust.json');
     await symlink(victim, trustFile);
 
-    const message = `${trustFile} is a symbolic link; mcpx does not follow links in its home`;
+    // Named as a person reads it (~/ for the home); the fix's quoted path stays whole for the shell.
+    const message = '~/.mcpx/trust.json is a symbolic link; mcpx does not follow links in its home';
     const call = await runCli(['call', 'local.echo', 'message=x'], { cwd: project, home });
     expect(call.code).toBe(2);
     expect(call.stderr).toContain(message);
@@ -70,7 +71,9 @@ describe.runIf(posix)('the mcpx home through the built CLI', () => {
     await symlink(victim, eraFile);
     const run = await runCli(['call', 'demo.echo', 'message=x'], { cwd: project, home });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${eraFile} is a symbolic link; mcpx does not follow links in its home`);
+    expect(run.stderr).toContain(
+      '~/.mcpx/era-cache.json is a symbolic link; mcpx does not follow links in its home',
+    );
     expect(await readFile(victim, 'utf8')).toBe('precious\n');
   });
 
@@ -89,7 +92,9 @@ describe.runIf(posix)('the mcpx home through the built CLI', () => {
         home,
       });
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(`${oauth} is a symbolic link; mcpx does not follow links in its home`);
+      expect(run.stderr).toContain(
+        '~/.mcpx/oauth is a symbolic link; mcpx does not follow links in its home',
+      );
       expect(await readdir(stolen)).toEqual([]);
     } finally {
       await server.close();

@@ -55,6 +55,10 @@ async function workspace() {
 
 type Workspace = Awaited<ReturnType<typeof workspace>>;
 
+/** A file under the workspace's home as mcpx shows it to a person: `~/…` (`--json` keeps it whole). */
+const shown = (w: Workspace, path: string) =>
+  path.startsWith(`${w.home}/`) ? `~${path.slice(w.home.length)}` : path;
+
 /** The host's documented file, pointed at the built test server, at the host's user location. */
 async function placeFixture(w: Workspace, host: HostId): Promise<string> {
   const text = (await readFile(join(repoRoot, 'test/fixtures/hosts', host, FIXTURES[host].file), 'utf8'))
@@ -75,7 +79,7 @@ describe('config import → list → call, and export → import, for every host
       const imported = await w.cli(['config', 'import', host, '--yes']);
       expect(imported.stderr).toBe('');
       expect(imported).toMatchObject({ code: 0 });
-      expect(imported.stdout).toContain(`+ ${server}  from ${HOSTS[host].label}: ${source}:`);
+      expect(imported.stdout).toContain(`+ ${server}  from ${HOSTS[host].label}: ${shown(w, source)}:`);
       const written = await readFile(w.globalFile, 'utf8');
       expect(written).toContain(`// imported from ${HOSTS[host].label}: ${source}:`);
 
@@ -261,7 +265,7 @@ describe('config import', () => {
         ['remote: header X-Api', 'REMOTE_X_API'],
       ])
         expect(run.stdout).toMatch(
-          new RegExp(`${where} from ${path}:\\d+ not copied — set ${variable} to it`),
+          new RegExp(`${where} from ${shown(w, path)}:\\d+ not copied — set ${variable} to it`),
         );
       // The variables set, the imported server runs with the host's values.
       const call = await w.cli(['call', 'ai.echo', 'message=hi'], {
@@ -350,7 +354,9 @@ describe('"import": [...] reads other hosts live', () => {
     await writeFile(w.globalFile, JSON.stringify({ import: ['cursor'] }));
     const list = await w.cli(['list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^cursor-test\\s+ready\\s+\\d+.*${source}:3 \\(global\\)`, 'm'));
+    expect(list.stdout).toMatch(
+      new RegExp(`^cursor-test\\s+ready\\s+\\d+.*${shown(w, source)}:3 \\(global\\)`, 'm'),
+    );
     expect((await w.cli(['call', 'cursor-test.echo', 'message=live'])).stdout).toBe('live\n');
 
     // A change in Cursor's file counts at the next load; mcpx's own entry of the same name wins.

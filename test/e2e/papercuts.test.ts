@@ -62,7 +62,7 @@ describe('the built-in demo can be switched off', () => {
     const tools = await w.cli(['tools', 'demo']);
     expect(tools.code).toBe(1);
     expect(tools.stderr).toContain("server 'demo' is disabled");
-    expect(tools.stderr).toContain(w.globalFile);
+    expect(tools.stderr).toContain('~/.mcpx/mcp.json'); // the global file, under the home
   });
 
   it('mcpServers.demo.enabled = false turns the built-in off too; a wrong "demo" value is a config error', async () => {
@@ -75,7 +75,7 @@ describe('the built-in demo can be switched off', () => {
     const bad = await workspace({ global: { demo: { enabled: 'no' } } });
     const run = await bad.cli(['list']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${bad.globalFile}:2`);
+    expect(run.stderr).toContain('~/.mcpx/mcp.json:2');
     expect(run.stderr).toContain('"demo": {"enabled": false}');
   });
 

@@ -145,7 +145,8 @@ describe('mcpx serve --profile', () => {
       expect(unknown.stderr).toMatch(/no profile named 'narow'.*profiles: typo, hot/s);
       const typo = await w.cli(['serve', '--profile', 'typo']);
       expect(typo.stderr).toContain(
-        `${w.globalFile}:11: profile 'typo' names server 'tt', which is not configured — did you mean 't'?`,
+        // The global file, as a person reads it (under the home: ~/).
+        "~/.mcpx/mcp.json:11: profile 'typo' names server 'tt', which is not configured — did you mean 't'?",
       );
       // `config validate` finds it too, without the profile being used.
       const validate = await w.cli(['config', 'validate']);
@@ -163,7 +164,7 @@ describe('mcpx serve --profile', () => {
     );
     const run = await w.cli(['config', 'validate']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${w.globalFile}:4:`);
+    expect(run.stderr).toContain('~/.mcpx/mcp.json:4:');
     expect(run.stderr).toMatch(/bad tool glob: only \* and \? are wildcards/);
     expect(run.stderr).toMatch(/profile 'p': unknown key 'tool' — did you mean 'tools'\?/);
   });
@@ -355,7 +356,7 @@ describe('mcpx config enable|disable <server> <tool…>', () => {
         .map((t) => t.name);
     const off = await w.cli(['config', 'disable', 't', 'echo', 'add']);
     expect(off.code, off.stderr).toBe(0);
-    expect(off.stdout).toContain(`disabled tools 'echo', 'add' of 't' in ${w.globalFile}`);
+    expect(off.stdout).toContain("disabled tools 'echo', 'add' of 't' in ~/.mcpx/mcp.json");
     expect(off.stderr).toContain("not checked against what 't' offers now");
     let file = await readFile(w.globalFile, 'utf8');
     expect(file).toContain('// my servers');

@@ -321,7 +321,7 @@ async function askConsent(
     const decision = await guard.consent({
       agentId: 'chat',
       server: status.name,
-      origin: formatOrigin(status.config.origin),
+      origin: formatOrigin(status.config.origin, session.io.homedir),
       tools: status.tools,
     });
     if (decision !== 'deny') continue;

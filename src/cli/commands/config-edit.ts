@@ -94,7 +94,7 @@ async function edit(session: CliSession, scope: string | undefined, change: Serv
   });
   const tools = 'tools' in change ? change.tools : undefined;
   if (options.json) io.stdout.write(toJson({ ...jsonOf(change.name, result), ...(tools ? { tools } : {}) }));
-  else io.stdout.write(`${forTerminal(sentence(change.name, result, tools))}\n`);
+  else io.stdout.write(`${forTerminal(session.forPerson(sentence(change.name, result, tools)))}\n`);
   return ExitCode.Ok;
 }
 

@@ -68,7 +68,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     if (!s.unapproved) return true;
     if (!flags.viaGateway)
       io.stderr.write(
-        `skipped '${forTerminal(s.name)}' from ${forTerminal(s.origin.file ?? '')}: not trusted yet — review it and run \`mcpx config trust\`\n`,
+        `skipped '${forTerminal(s.name)}' from ${forTerminal(session.forPerson(s.origin.file ?? ''))}: not trusted yet — review it and run \`mcpx config trust\`\n`,
       );
     return false;
   });
@@ -123,15 +123,17 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     for (const gone of removed) changes[gone] = undefined;
     return { removed, text: dialect.merge(writing || flags.removeCopies ? text : undefined, changes, ctx) };
   };
-  for (const note of result.notes) io.stderr.write(`note: ${forTerminal(note)}\n`);
+  for (const note of result.notes) io.stderr.write(`note: ${forTerminal(session.forPerson(note))}\n`);
 
   if (!writing) {
     const { removed, text } = merged(base);
     if (flags.removeCopies)
       io.stderr.write(
-        removed.length
-          ? `would remove ${plural(removed.length, 'copy', 'copies')} from ${file?.path}: ${removed.map(forTerminal).join(', ')} (add --write to do it)\n`
-          : `no copies of mcpx's servers in ${file?.path ?? `${dialect.label}'s file`}\n`,
+        session.forPerson(
+          removed.length
+            ? `would remove ${plural(removed.length, 'copy', 'copies')} from ${file?.path}: ${removed.map(forTerminal).join(', ')} (add --write to do it)\n`
+            : `no copies of mcpx's servers in ${file?.path ?? `${dialect.label}'s file`}\n`,
+        ),
       );
     if (session.options.json)
       io.stdout.write(
@@ -141,7 +143,9 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     return ExitCode.Ok;
   }
   if (host === 'codex' && base !== undefined)
-    io.stderr.write(`note: ${file.path} was rewritten; TOML comments in it are not kept\n`);
+    io.stderr.write(
+      `note: ${session.forPerson(file.path)} was rewritten; TOML comments in it are not kept\n`,
+    );
   // Merged into the file as it is once locked: another command's edit made meanwhile stays.
   let removed: string[] = [];
   await updateProjectFile(

@@ -7,7 +7,7 @@ import {
 } from '../../config/hosts/import.js';
 import { HOST_IDS, HOSTS } from '../../config/hosts/index.js';
 import { readProjectFile, scopeFile, updateConfigFile } from '../../config/index.js';
-import { ErrorCode, McpxError } from '../../errors/index.js';
+import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
@@ -83,8 +83,12 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   const ctx = hostContext(session);
   const found = await findHostFiles(hosts, ctx);
   for (const f of found) {
-    if (f.error) io.stderr.write(`warning: ${HOSTS[f.host].label}: ${forTerminal(f.error.message)}\n`);
-    for (const w of f.read?.warnings ?? []) io.stderr.write(`warning: ${forTerminal(w)}\n`);
+    if (f.error)
+      io.stderr.write(
+        `warning: ${HOSTS[f.host].label}: ${forTerminal(session.forPerson(f.error.message))}\n`,
+      );
+    for (const w of f.read?.warnings ?? [])
+      io.stderr.write(`warning: ${forTerminal(session.forPerson(w))}\n`);
   }
   const target = scopeFile(scope, io.cwd, session.home);
   const layer = scope === 'global' ? 'global' : 'project';
@@ -105,14 +109,17 @@ export async function runConfigImport(session: CliSession, names: readonly strin
     const items = plan.items.map(({ shown, ...item }) => ({ ...item, entry: shown }));
     io.stdout.write(toJson({ target, dryRun: flags.dryRun === true, items, notes: plan.notes }));
   } else {
-    const files = found.filter((f) => f.read).map((f) => `${HOSTS[f.host].label}: ${f.file.path}`);
+    const files = found
+      .filter((f) => f.read)
+      .map((f) => `${HOSTS[f.host].label}: ${displayPath(f.file.path, io.homedir)}`);
     io.stdout.write(
       files.length
         ? `read ${plural(files.length, 'file')}:\n${files.map((f) => `  ${forTerminal(f)}`).join('\n')}\n`
         : `no config file of ${hosts.length === HOST_IDS.length ? 'any host' : hosts.join(', ')} was found\n`,
     );
-    if (plan.items.length) io.stdout.write(`into ${target}:\n${plan.items.map(describe).join('\n')}\n`);
-    for (const note of plan.notes) io.stdout.write(`note: ${forTerminal(note)}\n`);
+    if (plan.items.length)
+      io.stdout.write(session.forPerson(`into ${target}:\n${plan.items.map(describe).join('\n')}\n`));
+    for (const note of plan.notes) io.stdout.write(`note: ${forTerminal(session.forPerson(note))}\n`);
   }
   if (writing.length === 0) {
     if (!options.json) io.stdout.write('nothing to write\n');
@@ -129,7 +136,11 @@ export async function runConfigImport(session: CliSession, names: readonly strin
       );
       return ExitCode.Usage;
     }
-    if (!(await io.confirm(`Write ${plural(writing.length, 'server')} into ${target}?`))) {
+    if (
+      !(await io.confirm(
+        `Write ${plural(writing.length, 'server')} into ${displayPath(target, io.homedir)}?`,
+      ))
+    ) {
       io.stdout.write('nothing written\n');
       return ExitCode.Ok;
     }
@@ -143,7 +154,7 @@ export async function runConfigImport(session: CliSession, names: readonly strin
     return applyImport(now, target, layer, replanned);
   });
   if (!options.json) {
-    io.stdout.write(`wrote ${plural(writing.length, 'server')} to ${target}\n`);
+    io.stdout.write(`wrote ${plural(writing.length, 'server')} to ${displayPath(target, io.homedir)}\n`);
     if (scope === 'project')
       io.stdout.write('project servers start once approved: review them and run `mcpx config trust`\n');
   }

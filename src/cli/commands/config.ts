@@ -7,7 +7,7 @@ import {
   trustServers,
   validateConfig,
 } from '../../config/index.js';
-import { ErrorCode, McpxError } from '../../errors/index.js';
+import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
@@ -37,7 +37,7 @@ export async function runConfigPath(session: CliSession): Promise<number> {
     io.stdout.write(
       `${renderTable(
         ['LAYER', 'FILE', 'EXISTS'],
-        paths.map((p) => [p.layer, p.path, p.exists ? 'yes' : 'no']),
+        paths.map((p) => [p.layer, displayPath(p.path, io.homedir), p.exists ? 'yes' : 'no']),
       )}\n`,
     );
   return ExitCode.Ok;
@@ -47,7 +47,8 @@ export async function runConfigPath(session: CliSession): Promise<number> {
 export async function runConfigValidate(session: CliSession): Promise<number> {
   const { io, options } = session;
   const result = await validateConfig(loadOptions(session));
-  for (const warning of result.warnings) io.stderr.write(`warning: ${forTerminal(warning.message)}\n`);
+  for (const warning of result.warnings)
+    io.stderr.write(`warning: ${forTerminal(session.forPerson(warning.message))}\n`);
   if (options.json) {
     io.stdout.write(
       toJson({
@@ -62,7 +63,7 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
       `ok: ${plural(result.serverCount, 'server')} in ${plural(result.files.length, 'file')}\n`,
     );
   } else {
-    for (const problem of result.problems) io.stderr.write(`${renderError(problem, true)}\n\n`);
+    for (const problem of result.problems) io.stderr.write(`${renderError(problem, true, io.homedir)}\n\n`);
     io.stderr.write(`${plural(result.problems.length, 'problem')} found\n`);
   }
   return result.problems.length === 0 ? ExitCode.Ok : ExitCode.Config;
@@ -76,7 +77,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   const pending = config.unapproved;
   const settings = config.heldSettings.filter((held) => held.reason === 'untrusted');
   for (const held of config.heldSettings.filter((h) => h.reason === 'raises')) {
-    io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);
+    io.stderr.write(`${forTerminal(session.forPerson(describeSettingsForTrust(held).join('\n')))}\n`);
   }
   if (pending.length === 0 && settings.length === 0) {
     io.stdout.write('nothing to approve: every project server and setting is trusted\n');
@@ -86,10 +87,10 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
     for (const server of pending) {
       // Nobody is asked here: the description without its closing question.
       const lines = describeForTrust(server, approvedRecord(store, server)).slice(0, -1);
-      io.stderr.write(`${forTerminal(lines.join('\n'))}\n`);
+      io.stderr.write(`${forTerminal(session.forPerson(lines.join('\n')))}\n`);
     }
     for (const held of settings)
-      io.stderr.write(`${forTerminal(describeSettingsForTrust(held).join('\n'))}\n`);
+      io.stderr.write(`${forTerminal(session.forPerson(describeSettingsForTrust(held).join('\n')))}\n`);
     writeError(
       session,
       new McpxError(ErrorCode.ConfigUntrusted, 'no terminal to ask on, so nothing was approved', {
@@ -102,7 +103,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   for (const server of pending) {
     const lines = describeForTrust(server, approvedRecord(store, server));
     // --yes approves without questions: the description stays, its question goes.
-    const text = forTerminal((yes ? lines.slice(0, -1) : lines).join('\n'));
+    const text = forTerminal(session.forPerson((yes ? lines.slice(0, -1) : lines).join('\n')));
     if (yes) {
       io.stderr.write(`${text}\n`);
       approved.push(server);
@@ -110,7 +111,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   }
   const approvedSettings = [];
   for (const held of settings) {
-    const text = forTerminal(describeSettingsForTrust(held).join('\n'));
+    const text = forTerminal(session.forPerson(describeSettingsForTrust(held).join('\n')));
     if (yes) {
       io.stderr.write(`${text}\n`);
       approvedSettings.push(held);
@@ -181,7 +182,7 @@ export async function runConfigProfiles(session: CliSession): Promise<number> {
           list(layer.tools),
           layer.excludeTools ? layer.excludeTools.join(', ') : '-',
           layer.permission ?? '-',
-          `${layer.origin.file ?? layer.origin.layer}${layer.origin.line ? `:${layer.origin.line}` : ''}`,
+          `${layer.origin.file ? displayPath(layer.origin.file, io.homedir) : layer.origin.layer}${layer.origin.line ? `:${layer.origin.line}` : ''}`,
         ].map(forTerminal),
       ),
     )}\n`,

@@ -141,7 +141,7 @@ async function status(session: CliSession): Promise<number> {
     `mcpx daemon: running (pid ${current.pid}, up ${duration(current.uptimeMs)}${current.all ? ', all servers' : ''}, ${current.clients - 1} client${current.clients - 1 === 1 ? '' : 's'} connected)`,
     `socket: ${paths.absolute.socket}`,
   ];
-  session.io.stdout.write(`${lines.join('\n')}\n`);
+  session.io.stdout.write(`${session.forPerson(lines.join('\n'))}\n`);
   if (current.servers.length === 0) {
     session.io.stdout.write('no warm servers\n');
     return ExitCode.Ok;

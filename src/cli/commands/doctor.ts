@@ -1,4 +1,4 @@
-import { ErrorCode, type McpxError } from '../../errors/index.js';
+import { displayPath, ErrorCode, type McpxError } from '../../errors/index.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
@@ -121,13 +121,13 @@ export async function runDoctor(session: CliSession): Promise<number> {
           c.protocol ?? '-',
           c.tools === undefined ? '-' : String(c.tools),
           c.auth,
-          c.origin,
+          displayPath(c.origin, io.homedir),
         ]),
       )}\n`,
     );
     for (const { server, spans } of withSpans)
       if (spans) io.stdout.write(`\n${renderWaterfall(server, spans)}`);
-    for (const { error } of checks) if (error) io.stdout.write(`\n${renderError(error, true)}\n`);
+    for (const { error } of checks) if (error) io.stdout.write(`\n${renderError(error, true, io.homedir)}\n`);
     const broken = checks.filter((c) => !c.healthy).length;
     io.stdout.write(`\n${checks.length - broken} healthy, ${broken} failing\n`);
   }

@@ -1,4 +1,4 @@
-import type { McpxError } from '../../errors/index.js';
+import { displayPath, type McpxError } from '../../errors/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
@@ -77,7 +77,7 @@ export async function runList(session: CliSession): Promise<number> {
           r.state,
           r.tools === undefined ? '-' : String(r.tools),
           r.protocol ?? '-',
-          r.file ? `${r.file} (${r.layer})` : r.layer,
+          r.file ? `${displayPath(r.file, io.homedir)} (${r.layer})` : r.layer,
         ]),
       )}\n`,
     );

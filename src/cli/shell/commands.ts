@@ -136,7 +136,7 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
   const [sub, ...rest] = args;
   const { registry } = ctx;
   if (sub === undefined) {
-    ctx.out(renderServers(registry.list()));
+    ctx.out(renderServers(registry.list(), ctx.session.io.homedir));
     return;
   }
   const flags = new Set(rest.filter((a) => a.startsWith('--')));

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { formatOrigin } from '../../errors/index.js';
+import { displayPaths, formatOrigin } from '../../errors/index.js';
 import type { ServerStatus } from '../../registry/index.js';
 import { forTerminal } from '../../text/index.js';
 import { plural } from '../output/plural.js';
@@ -9,9 +9,9 @@ import { renderToolLine } from '../tool-help/tool-line.js';
 
 /**
  * `/mcp`: each server, its condition, tool count (once listed) and where it is
- * configured; then, for each failing server, why (one line each).
+ * configured (under `home` as `~/…`); then, for each failing server, why (one line each).
  */
-export function renderServers(statuses: readonly ServerStatus[]): string {
+export function renderServers(statuses: readonly ServerStatus[], home: string): string {
   if (statuses.length === 0) return 'no servers are configured\n';
   const table = renderTable(
     ['SERVER', 'STATE', 'TOOLS', 'ORIGIN'],
@@ -19,12 +19,12 @@ export function renderServers(statuses: readonly ServerStatus[]): string {
       s.name,
       s.condition === 'created' ? 'not connected' : s.condition,
       s.connection && !s.listingError ? String(s.tools.length) : '-',
-      formatOrigin(s.config.origin) || `${s.config.origin.layer} config`,
+      formatOrigin(s.config.origin, home) || `${s.config.origin.layer} config`,
     ]),
   );
   const reasons = statuses.flatMap((s) => {
     const problem = s.listingError ?? (s.state === 'error' ? s.error : undefined);
-    return problem ? [`${s.name}: ${forTerminal(problem.message)}\n`] : [];
+    return problem ? [`${s.name}: ${forTerminal(displayPaths(problem.message, home))}\n`] : [];
   });
   return `${table}\n${reasons.length ? `\n${reasons.join('')}` : ''}`;
 }
