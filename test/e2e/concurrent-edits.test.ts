@@ -76,7 +76,7 @@ describe('concurrent edits of one config file', () => {
     await writeFile(w.globalFile, HANDWRITTEN);
     const runs = await Promise.all(NAMES.map((name) => w.cli(['config', 'disable', name])));
     expectAllOk(runs);
-    expect(runs.map((r) => r.stdout)).toEqual(NAMES.map((n) => `disabled '${n}' in ${w.globalFile}\n`));
+    expect(runs.map((r) => r.stdout)).toEqual(NAMES.map((n) => `disabled '${n}' in ~/.mcpx/mcp.json\n`));
     expect(await readFile(w.globalFile, 'utf8')).toBe(sequentially(HANDWRITTEN, w.globalFile, 'disable'));
     // No lock and no temporary file left beside it.
     expect(await readdir(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
@@ -184,7 +184,7 @@ describe('config import, while the person reads its preview', () => {
       JSON.stringify({ mcpServers: { 'from-cursor': { command: 'cursor-server' } } }),
     );
     const term = runInPty(['config', 'import', 'cursor'], { cwd: w.cwd, home: w.home });
-    await term.waitFor(`Write 1 server into ${w.globalFile}? [y/N]`);
+    await term.waitFor('Write 1 server into ~/.mcpx/mcp.json? [y/N]');
     return { w, term };
   }
 
@@ -214,7 +214,7 @@ describe('config import, while the person reads its preview', () => {
     await term.type('y', '\r');
     expect(await term.exited).toBe(2);
     expect(term.text()).toContain(
-      `${w.globalFile} changed while the import was being previewed; nothing was written`,
+      '~/.mcpx/mcp.json changed while the import was being previewed; nothing was written',
     );
     expect(await readFile(w.globalFile, 'utf8')).toBe(before);
   });
@@ -254,7 +254,7 @@ describe('the lock of a config file', () => {
       const run = await w.cli(['config', 'disable', 's1']);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toContain(`${w.globalFile} is being changed by another mcpx (process ${live.pid})`);
+      expect(run.stderr).toContain(`~/.mcpx/mcp.json is being changed by another mcpx (process ${live.pid})`);
       expect(run.stderr).toContain(`end it (kill ${live.pid})`);
       expect(run.stderr).not.toContain('    at ');
       expect(await readFile(w.globalFile, 'utf8')).toBe(HANDWRITTEN);
