@@ -4,10 +4,12 @@
  * not exit while its question is unanswered held `mcpx call` for the whole shutdown grace (1 s)
  * before SIGTERM. Once mcpx's input to it is closed nothing can answer, so the grace ends there.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { cliPath, tempDir, testServerPath } from '../helpers/cli.js';
 import { isAlive } from '../helpers/processes.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -27,20 +29,42 @@ describe('mcpx call against a server that asks a question after the result', () 
           late: {
             command: process.execPath,
             args: [testServerPath],
-            env: { MCPX_TEST_FAULT: 'late-request', MCPX_TEST_START_LOG: startLog },
+            env: {
+              MCPX_TEST_FAULT: 'late-request',
+              MCPX_TEST_LATE_REQUEST_MS: '10',
+              MCPX_TEST_START_LOG: startLog,
+            },
           },
         },
       }),
     );
-    let printedAt: number | undefined;
-    const run = await runCli(['--config', config, 'call', 'late.echo', 'message=done'], {
-      cwd: dir.path,
-      home: dir.path,
-      onOutput: ({ stdout }) => {
-        if (printedAt === undefined && stdout.includes('done')) printedAt = performance.now();
+    // Timed on the child's own events: its first output and its exit (not its pipes' closing).
+    const child = spawn(
+      process.execPath,
+      [cliPath, '--config', config, 'call', 'late.echo', 'message=done'],
+      {
+        cwd: dir.path,
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: dir.path,
+          MCPX_HOME: join(dir.path, '.mcpx'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
+    );
+    let printedAt: number | undefined;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (printedAt === undefined && stdout.includes('done')) printedAt = performance.now();
     });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
     const exitedAt = performance.now();
+    const run = { code, stdout, stderr };
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('done\n');
     expect(printedAt).toBeDefined();
