@@ -84,6 +84,11 @@ const DEEP_IMPORTS_ALLOWED = [
   // Whether tracing is switched on, for the light caller (bundled into mcpx.cjs): a traced command
   // is not handed to the daemon. tracing/index.ts would bring the OpenTelemetry API into it.
   'tracing/switch.ts',
+  // The funnel's writers the light caller and the process's io need (bundled into mcpx.cjs): the
+  // daemon's text relayed safe, and the opaque terminal. text/index.ts would bring the prompts,
+  // the line editor and the content renderer into it.
+  'text/say.ts',
+  'text/terminal.ts',
 ];
 
 /**

@@ -8,28 +8,24 @@ import type { ChatModel } from '../agent/index.js';
 import { modelSampling, samplingExtras } from '../agent/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { type ClientFeatures, createRoots, rootsForDirectories, samplingRefused } from '../host/index.js';
-import { forTerminal } from '../text/index.js';
+import { confirm, say, type Terminal } from '../text/index.js';
 import { askedAt, terminalElicitation } from './terminal-elicitation.js';
 
 export interface ChatFeatureOptions {
   readonly model: ChatModel;
   /** Directories the servers may work in (the config's `roots`, see `sessionRoots`); none: roots are not declared. */
   readonly roots?: readonly string[];
-  /** A person can be asked (stdin and stderr are terminals). */
-  readonly interactive: boolean;
-  readonly input: NodeJS.ReadableStream;
-  readonly output: NodeJS.WritableStream;
+  /** The person's terminal; absent when nobody can be asked (stdin or stderr is not one). */
+  readonly terminal?: Terminal;
   /** Most tokens a server's sampling request may use. */
   readonly maxSamplingTokens?: number;
   /** Ctrl-C at one of these prompts: cancel the whole command, as Ctrl-C anywhere else does. */
   readonly onInterrupt?: () => void;
 }
 
-const show = forTerminal;
-
 export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig) => ClientFeatures {
   const roots = options.roots ? createRoots(rootsForDirectories(options.roots)) : undefined;
-  const streams = { input: options.input, output: options.output };
+  const { terminal } = options;
   const asked = askedAt(options.onInterrupt);
   return (server) => ({
     ...(roots ? { roots } : {}),
@@ -37,28 +33,28 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
       model: options.model,
       maxTokens: options.maxSamplingTokens ?? 1024,
       onRefused: (message) =>
-        options.output.write(`${show(`Server '${server.name}' asked the model: refused, ${message}`)}\n`),
+        terminal?.write(say`Server '${server.name}' asked the model: refused, ${message}\n`),
       async approve(question, signal) {
-        if (!options.interactive)
-          throw samplingRefused('no terminal: nobody could approve the sampling request');
-        const { confirm } = await import('@inquirer/prompts');
+        if (!terminal) throw samplingRefused('no terminal: nobody could approve the sampling request');
         const wants = question.hints.length
-          ? `; it prefers ${show(question.hints.join(', '))}, you use ${show(question.model)}`
+          ? `; it prefers ${question.hints.join(', ')}, you use ${question.model}`
           : '';
+        // Cut by code points once shown, so a hidden character's <U+XXXX> is never cut in half.
+        const preview = [...say`${question.preview || '(no text)'}`].slice(0, 500).join('');
         return asked(
           confirm(
+            terminal,
             {
-              message: `Server '${show(server.name)}' asks the model (up to ${question.maxTokens} tokens${show(samplingExtras(question))}${wants}):\n  ${show(question.preview || '(no text)').slice(0, 500)}\nAllow?`,
+              message: say`Server '${server.name}' asks the model (up to ${question.maxTokens} tokens${samplingExtras(question)}${wants}):\n  ${preview}\nAllow?`,
               default: false,
             },
-            { ...streams, signal },
+            signal,
           ),
         );
       },
     }),
     elicitation: terminalElicitation(server, {
-      ...streams,
-      interactive: options.interactive,
+      ...(terminal ? { terminal } : {}),
       ...(options.onInterrupt ? { onInterrupt: options.onInterrupt } : {}),
     }),
   });

@@ -47,10 +47,9 @@ export async function elicitAtTerminal(
   onInterrupt: () => void,
 ): Promise<Readonly<Record<string, unknown>> | undefined> {
   const { terminalElicitation } = await import('./terminal-elicitation.js');
-  const ask = terminalElicitation(
-    { name: server },
-    { input: io.stdin ?? process.stdin, output: process.stderr, interactive: io.interactive, onInterrupt },
-  );
+  // The caller's own terminal (stdin and stderr); without one the question is declined.
+  const terminal = io.interactive ? io.terminal : undefined;
+  const ask = terminalElicitation({ name: server }, { ...(terminal ? { terminal } : {}), onInterrupt });
   const signal = new AbortController().signal;
   // The params come from the daemon's SDK client, which parsed them as the request's own.
   if (request.mode === 'form' && ask.form) return ask.form(request.params as never, { signal });

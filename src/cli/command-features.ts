@@ -11,6 +11,7 @@ import type { ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type ClientFeatures, createRoots, rootsForDirectories } from '../host/index.js';
+import { redrawLine, type SafeText } from '../text/index.js';
 import type { CliSession } from './session.js';
 
 /**
@@ -44,7 +45,7 @@ export async function sessionRoots(session: CliSession): Promise<readonly string
  * asked included. A question's own signal (its server cancelled it) cancels
  * only that question.
  */
-export function createTerminalTurns(write: (chunk: string) => void, signal?: AbortSignal) {
+export function createTerminalTurns(write: (chunk: SafeText) => void, signal?: AbortSignal) {
   let asking = false;
   let drawn = false;
   let queue: Promise<unknown> = Promise.resolve();
@@ -52,7 +53,7 @@ export function createTerminalTurns(write: (chunk: string) => void, signal?: Abo
   let round = 0;
   return {
     /** Draw on the status line, unless a question has the terminal. */
-    draw(chunk: string): void {
+    draw(chunk: SafeText): void {
       if (asking) return;
       write(chunk);
       drawn = true;
@@ -63,7 +64,7 @@ export function createTerminalTurns(write: (chunk: string) => void, signal?: Abo
       const turn = queue.then(async () => {
         const stop = anySignal([signal, own]);
         if (queuedIn !== round || stop.aborted) throw cancelledQuestion();
-        if (drawn) write('\r\u001b[2K');
+        if (drawn) write(redrawLine());
         drawn = false;
         asking = true;
         try {
@@ -112,9 +113,9 @@ export async function commandFeatures(
   // terminal (`io.elicit`), with the same prompts, so the server is told the same.
   const { elicit } = io;
   const atCaller = io.interactive && elicit ? elicit : undefined;
-  const asks = io.interactive && io.daemonCaller === undefined;
+  const terminal = io.interactive && io.daemonCaller === undefined ? io.terminal : undefined;
   // The prompts load only where someone can answer them: a script's call stays as light as before.
-  const terminalElicitation = asks
+  const terminalElicitation = terminal
     ? (await import('./terminal-elicitation.js')).terminalElicitation
     : undefined;
   const hold = turns?.hold ?? (<T>(ask: () => Promise<T>) => ask());
@@ -131,12 +132,8 @@ export async function commandFeatures(
     ...(terminalElicitation
       ? {
           elicitation: terminalElicitation(server, {
-            // Opened only when a question comes: a call that asks nothing never pays for stdin.
-            get input() {
-              return io.stdin ?? process.stdin;
-            },
-            output: process.stderr,
-            interactive: true,
+            // Its stdin is opened only when a question comes: a call that asks nothing never pays for it.
+            ...(terminal ? { terminal } : {}),
             ...(io.cancel ? { onInterrupt: io.cancel } : {}),
             ...(turns ? { hold: turns.hold } : {}),
           }),

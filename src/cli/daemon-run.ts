@@ -71,7 +71,9 @@ export async function serveForCaller(
 ): Promise<number> {
   const { run } = await import('./run.js');
   const io: CliIo = {
-    stdout: remote.stdout,
+    // The caller's stdout is the gateway's protocol channel (MCP lines only): text goes to stderr.
+    stdout: { write: (chunk) => typeof chunk === 'string' && remote.writeErr(chunk) },
+    protocolOut: remote.stdout,
     stderr: { write: (chunk) => remote.writeErr(chunk) },
     stdin: remote.stdin,
     env: request.env,

@@ -1,11 +1,30 @@
 import type { CallerElicitation } from '../daemon/light.js';
 import type { DaemonCaller } from '../daemon/route.js';
+import type { SafeText, Terminal } from '../text/index.js';
 
-/** Everything the CLI touches of its process, injected so tests can run it in-process. */
+/**
+ * Everything the CLI touches of its process, injected so tests can run it in-process.
+ * What it writes for people is {@link SafeText} only (made by `text/`'s sanitiser,
+ * `say` or the JSON writer), and its prompts draw on {@link Terminal}: the one funnel
+ * to the terminal (`scripts/check-terminal-writes.mjs` keeps every other way out).
+ */
 export interface CliIo {
-  /** Text, or bytes (`read --raw`). */
-  readonly stdout: { write(chunk: string | Uint8Array): unknown };
-  readonly stderr: { write(chunk: string): unknown };
+  /**
+   * Text for people or scripts, or bytes: `read --raw` (and `read` into a pipe), which
+   * asked for the resource's exact bytes, and is the one way raw content leaves.
+   */
+  readonly stdout: { write(chunk: SafeText | Uint8Array): unknown };
+  readonly stderr: { write(chunk: SafeText): unknown };
+  /**
+   * The person's terminal (stdin for keys, stderr for drawing), where prompts and the
+   * console's line editor go; set when this process has one (`interactive`).
+   */
+  readonly terminal?: Terminal;
+  /**
+   * stdout as a byte channel for a protocol, never a person's text: `mcpx serve`'s
+   * JSON-RPC over stdio (and the thin serve's bridge to the daemon).
+   */
+  readonly protocolOut?: NodeJS.WritableStream;
   /**
    * With --json: the one JSON object stderr carries, written when the command
    * ends (`stderr` then writes into its `warnings`; errors go to it whole).
@@ -22,9 +41,9 @@ export interface CliIo {
   /** True when a person can answer questions (stdin and stderr are terminals). */
   readonly interactive: boolean;
   /** Asks a yes/no question on the terminal; only called when `interactive`. */
-  readonly confirm?: (question: string) => Promise<boolean>;
+  readonly confirm?: (question: SafeText) => Promise<boolean>;
   /** Asks for a line of text on the terminal, without echo when `secret`; only called when `interactive`. */
-  readonly ask?: (question: string, options: { readonly secret: boolean }) => Promise<string>;
+  readonly ask?: (question: SafeText, options: { readonly secret: boolean }) => Promise<string>;
   /** Fires on Ctrl-C. */
   readonly signal: AbortSignal;
   /**

@@ -1,4 +1,5 @@
 import { errorToJson, type McpxError } from '../errors/index.js';
+import type { SafeText } from '../text/index.js';
 import { toJson } from './output/json.js';
 
 /**
@@ -19,14 +20,14 @@ import { toJson } from './output/json.js';
  * {"error":{"code":"SERVER_REJECTED","message":"…"},"warnings":["skipped server 'x' from …"]}
  */
 export class JsonStderr {
-  readonly #target: { write(chunk: string): unknown };
+  readonly #target: { write(chunk: SafeText): unknown };
   readonly #errors: McpxError[] = [];
   readonly #warnings: string[] = [];
   #partial = '';
   #written = false;
   #lines = false;
 
-  constructor(target: { write(chunk: string): unknown }) {
+  constructor(target: { write(chunk: SafeText): unknown }) {
     this.#target = target;
   }
 

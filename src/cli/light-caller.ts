@@ -16,6 +16,9 @@ import {
   socketState,
   thisHost,
 } from '../daemon/light.js';
+import type { SafeText } from '../text/index.js';
+// Past text/index.ts, which would bring the prompts and the content renderer into mcpx.cjs.
+import { relayed, say } from '../text/say.js';
 import { tracingWanted } from '../tracing/switch.js';
 import type { CliIo } from './io.js';
 
@@ -250,12 +253,13 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
       const event = JSON.parse(line) as RunEvent;
       switch (event.t) {
         case 'out':
+          // Bytes (`read --raw`) as they are; text left the daemon's own funnel, and passes this one.
           io.stdout.write(
-            event.base64 !== undefined ? Buffer.from(event.base64, 'base64') : (event.text ?? ''),
+            event.base64 !== undefined ? Buffer.from(event.base64, 'base64') : relayed(event.text ?? ''),
           );
           break;
         case 'err':
-          io.stderr.write(event.text ?? '');
+          io.stderr.write(relayed(event.text ?? ''));
           break;
         case 'ask':
           void answer(io, event).then((value) => send({ t: 'answer', id: event.id, value }));
@@ -273,7 +277,7 @@ function converse(socket: Socket, io: CliIo, command: LightCommand): Promise<num
           // Only a caller with a terminal is sent one; a browser opens only where a person is.
           if (!io.interactive) break;
           void import('./cli-entry.js').then(({ showSignIn }) =>
-            showSignIn((line) => io.stderr.write(`${line}\n`), event.server, event.url, true),
+            showSignIn((line) => io.stderr.write(say`${line}\n`), event.server, event.url, true),
           );
           break;
         case 'exit':
@@ -325,8 +329,9 @@ function onLines(socket: Socket, handler: (line: string) => void): () => void {
 /** A question from the command, asked with the CLI's own prompts; a failed prompt answers no. */
 async function answer(io: CliIo, event: Extract<RunEvent, { t: 'ask' }>): Promise<string | boolean | null> {
   try {
-    if (event.kind === 'confirm') return io.confirm ? await io.confirm(event.question) : false;
-    return io.ask ? await io.ask(event.question, { secret: event.secret === true }) : null;
+    const question = relayed(event.question);
+    if (event.kind === 'confirm') return io.confirm ? await io.confirm(question) : false;
+    return io.ask ? await io.ask(question, { secret: event.secret === true }) : null;
   } catch {
     return event.kind === 'confirm' ? false : null;
   }
@@ -347,7 +352,7 @@ function withGivenAnswers(io: CliIo, answers: readonly GivenAnswer[]): CliIo {
     ...io,
     ...(confirm
       ? {
-          confirm: async (question: string) => {
+          confirm: async (question: SafeText) => {
             const value = given('confirm', question);
             return value === undefined ? confirm(question) : value === true;
           },
@@ -355,7 +360,7 @@ function withGivenAnswers(io: CliIo, answers: readonly GivenAnswer[]): CliIo {
       : {}),
     ...(ask
       ? {
-          ask: async (question: string, options: { readonly secret: boolean }) => {
+          ask: async (question: SafeText, options: { readonly secret: boolean }) => {
             const value = given('input', question);
             return typeof value === 'string' ? value : ask(question, options);
           },

@@ -1,10 +1,16 @@
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
+// Past text/index.ts, which would bring the prompts and the content renderer into mcpx.cjs.
+import type { SafeText } from '../text/index.js';
+import { Terminal } from '../text/terminal.js';
 import type { CliIo } from './io.js';
 
 /**
  * The CLI's io for this process: its streams, environment and terminal, its
- * Ctrl-C, SIGTERM and SIGHUP, and prompts at its terminal. Built before anything
+ * Ctrl-C, SIGTERM and SIGHUP, and prompts at its terminal. The one module that
+ * holds `process.stdout` and `process.stderr`: what it hands on writes safe text
+ * only (`CliIo`), draws on an opaque `Terminal`, or is stdout as a protocol's
+ * byte channel (`protocolOut`, for `mcpx serve`). Built before anything
  * else loads, so it costs a warm call only what a warm call uses: stdin is
  * opened when a command reads it, and the prompts load with the CLI's ES module
  * side (cli-entry.ts) when a question is asked.
@@ -66,17 +72,19 @@ export function createProcessIo(): CliIo {
 
   // isatty(0), not process.stdin.isTTY: opening stdin's stream costs a warm call ~3 ms it never uses.
   const interactive = isatty(0) && Boolean(process.stderr.isTTY);
-  const terminal = {
+  // Keys from stdin (opened when a prompt first reads it), drawing on stderr: stdout stays for results.
+  const terminal = new Terminal({
     get input() {
       return process.stdin;
     },
     output: process.stderr,
-    interrupt,
-    abort: () => controller.abort(),
-  };
+  });
+  const prompts = { terminal, interrupt, abort: () => controller.abort() };
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    // Writers, not the streams: what the CLI writes for people is safe text (or bytes on stdout).
+    stdout: { write: (chunk: SafeText | Uint8Array) => process.stdout.write(chunk) },
+    stderr: { write: (chunk: SafeText) => process.stderr.write(chunk) },
+    protocolOut: process.stdout,
     get stdin() {
       return process.stdin;
     },
@@ -106,10 +114,11 @@ export function createProcessIo(): CliIo {
     ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     ...(interactive
       ? {
-          ask: async (question: string, options: { readonly secret: boolean }) =>
-            (await import('./cli-entry.js')).askAtTerminal(terminal, question, options),
-          confirm: async (question: string) =>
-            (await import('./cli-entry.js')).confirmAtTerminal(terminal, question),
+          terminal,
+          ask: async (question: SafeText, options: { readonly secret: boolean }) =>
+            (await import('./cli-entry.js')).askAtTerminal(prompts, question, options),
+          confirm: async (question: SafeText) =>
+            (await import('./cli-entry.js')).confirmAtTerminal(prompts, question),
         }
       : {}),
   };

@@ -1,5 +1,5 @@
 import { errorToJson, formatError, type McpxError } from '../errors/index.js';
-import { forTerminal } from '../text/index.js';
+import { forTerminal, type SafeText, say } from '../text/index.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { ServerOutcome } from './fan-out.js';
 import { toJson } from './output/json.js';
@@ -34,7 +34,7 @@ export function writeErrors(session: Pick<CliSession, 'io' | 'options'>, errors:
  * lines, error messages, OAuth error descriptions), so terminal controls go
  * and hidden characters show; paths under `home` read `~/…`.
  */
-export function renderError(error: McpxError, verbose: boolean, home: string): string {
+export function renderError(error: McpxError, verbose: boolean, home: string): SafeText {
   return forTerminal(formatError(error, { verbose, home }));
 }
 
@@ -48,6 +48,6 @@ export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: M
   // JSON keeps what the server said, with every control character escaped.
   const text = options.json
     ? toJson(errorToJson(error), 0)
-    : `${renderError(error, options.verbose === true, io.homedir)}\n`;
+    : say`${renderError(error, options.verbose === true, io.homedir)}\n`;
   io.stderr.write(text);
 }

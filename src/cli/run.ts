@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import { forTerminal, say } from '../text/index.js';
 import { VERSION } from '../version.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
@@ -40,8 +41,9 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
   });
   // Subcommands copy these settings only when created, so each one is given them here.
   const output = {
-    writeOut: (s: string) => raw.stdout.write(s),
-    writeErr: (s: string) => (jsonStderr?.stream ?? raw.stderr).write(s),
+    // Help and usage errors quote the command line, which a script may have built from anything.
+    writeOut: (s: string) => raw.stdout.write(forTerminal(s)),
+    writeErr: (s: string) => (jsonStderr?.stream ?? raw.stderr).write(forTerminal(s)),
   };
   for (const command of everyCommand(program)) command.configureOutput(output).exitOverride();
   try {
@@ -62,7 +64,7 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
   const options = program.opts<GlobalOptions>();
   const json = options.json === true ? jsonStderr : undefined;
   const early = json ? '' : (jsonStderr?.takeText() ?? ''); // `--json` was an argument's value
-  if (early) raw.stderr.write(`${early}\n`);
+  if (early) raw.stderr.write(say`${early}\n`);
   const io: CliIo = json ? withJsonStderr(raw, json) : raw;
   // The SDK and this module load only when tracing may be on: a flag, or OpenTelemetry's variables.
   const maybeTraced = options.trace === true || Object.keys(io.env).some((key) => key.startsWith('OTEL_'));

@@ -19,7 +19,7 @@ import {
 } from '../host/index.js';
 import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
-import { forTerminal } from '../text/index.js';
+import { say } from '../text/index.js';
 import { adhocServer } from './adhoc-flags.js';
 import { type GlobalOptions, timeoutMs } from './global-options.js';
 import { heldSettingsNotices } from './held-settings.js';
@@ -254,10 +254,10 @@ export class CliSession {
   /**
    * A line for the person on stderr (never stdout, which --json reserves for the result).
    * Notices quote servers (logs, errors, tool results): every one is made fit for a terminal
-   * here, whatever its caller did.
+   * here (`say`), whatever its caller did.
    */
   notice(line: string): void {
-    this.io.stderr.write(`${forTerminal(this.forPerson(line))}\n`);
+    this.io.stderr.write(say`${this.forPerson(line)}\n`);
   }
 
   /**

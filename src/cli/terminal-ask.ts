@@ -2,7 +2,7 @@ import type { InputRequest, ServerConfig } from '../config/index.js';
 import { displayPaths } from '../errors/index.js';
 import type { Ask, ClientFeatures } from '../host/index.js';
 import type { Approver } from '../permissions/index.js';
-import { forTerminal } from '../text/index.js';
+import { forTerminal, type SafeText } from '../text/index.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -17,20 +17,22 @@ export function terminalAsk(
   features: (server: ServerConfig) => ClientFeatures,
   command: () => string,
 ): Ask {
-  const { confirm, ask, interactive } = io;
+  const { confirm, ask, interactive, terminal } = io;
   return {
     who: interactive ? 'the person at this terminal' : 'nobody: stdin is not a terminal',
     ...(interactive && confirm
-      ? { approveServer: (question) => confirm(displayPaths(question.description.join('\n'), io.homedir)) }
+      ? {
+          approveServer: (question) =>
+            confirm(forTerminal(displayPaths(question.description.join('\n'), io.homedir))),
+        }
       : {}),
     ...(interactive && ask
       ? { input: (request: InputRequest) => ask(inputQuestion(request), { secret: request.password }) }
       : {}),
-    approver: interactive
-      ? approverLater(async ({ terminalApprover }) =>
-          terminalApprover({ input: io.stdin ?? process.stdin, output: process.stderr }),
-        )
-      : refusingApprover(command),
+    approver:
+      interactive && terminal
+        ? approverLater(async ({ terminalApprover }) => terminalApprover(terminal))
+        : refusingApprover(command),
     features,
     ...(interactive ? { presentSignIn: (server, url) => presentSignIn(io, notice, server, url) } : {}),
   };
@@ -86,7 +88,7 @@ async function presentSignIn(
   else await showSignIn(notice, serverName, url, true);
 }
 
-function inputQuestion(request: InputRequest): string {
+function inputQuestion(request: InputRequest): SafeText {
   const what = request.description ? `${request.description} (${request.id})` : request.id;
   return forTerminal(
     `${what}${request.file ? ` for ${request.file}` : ''} — or set ${request.variable} next time:`,

@@ -3,19 +3,30 @@
  * a form field by field with the prompt that fits each field's type, or a URL
  * shown (sanitized, never opened) with the question whether they will visit
  * it. Used by every command that has a person to ask: chat, call, the shell.
+ * Everything of the server's shown here — the message, each field's title,
+ * description or name, its choices and its default — is drawn through the
+ * prompts of `text/`, which take safe text only; a default is answered as shown.
  */
 
 import type { ServerConfig } from '../config/index.js';
 import type { ElicitationHandlers } from '../host/index.js';
 import { promptFailure } from '../permissions/index.js';
-import { forTerminal } from '../text/index.js';
+import {
+  type Choice,
+  checkbox,
+  confirm,
+  forTerminal,
+  input,
+  number,
+  type SafeText,
+  say,
+  select,
+  type Terminal,
+} from '../text/index.js';
 
 export interface TerminalElicitationOptions {
-  /** Read when a question is asked, not before (a getter may open stdin only then). */
-  readonly input: NodeJS.ReadableStream;
-  readonly output: NodeJS.WritableStream;
-  /** A person can be asked; without one every question is declined. */
-  readonly interactive: boolean;
+  /** The person's terminal; without one every question is declined. */
+  readonly terminal?: Terminal;
   /** Ctrl-C at one of these prompts: cancel the whole command, as Ctrl-C anywhere else does. */
   readonly onInterrupt?: () => void;
   /**
@@ -46,11 +57,8 @@ interface FormField {
   readonly maximum?: number;
 }
 
-type Prompts = typeof import('@inquirer/prompts');
-type Streams = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; signal?: AbortSignal };
-
 /** The choices of a select, from plain `enum` values or titled `{ const, title }` options. */
-function choicesOf(values: readonly unknown[] | undefined, titled: FormField['oneOf']) {
+function choicesOf(values: readonly unknown[] | undefined, titled: FormField['oneOf']): Choice<string>[] {
   if (titled?.length)
     return titled.map((o) => ({ name: show(String(o.title ?? o.const)), value: String(o.const) }));
   return (values ?? []).map((v) => ({ name: show(String(v)), value: String(v) }));
@@ -62,48 +70,58 @@ function choicesOf(values: readonly unknown[] | undefined, titled: FormField['on
  * range). An optional field left empty is left out.
  */
 async function askField(
-  prompts: Prompts,
-  streams: Streams,
+  terminal: Terminal,
   field: FormField,
   name: string,
   required: boolean,
+  signal: AbortSignal,
 ): Promise<string | number | boolean | string[] | undefined> {
-  const message = show(field.title ?? field.description ?? name) + (required ? '' : ' (optional)');
+  const message = say`${field.title ?? field.description ?? name}${required ? '' : ' (optional)'}`;
   if (field.type === 'boolean') {
-    return prompts.confirm({ message, default: field.default === true }, streams);
+    return confirm(terminal, { message, default: field.default === true }, signal);
   }
   if (field.type === 'array') {
     const choices = choicesOf(field.items?.enum, field.items?.anyOf);
     const defaults = new Set(Array.isArray(field.default) ? field.default.map(String) : []);
-    return prompts.checkbox(
+    return checkbox(
+      terminal,
       { message, choices: choices.map((c) => ({ ...c, checked: defaults.has(c.value) })), required },
-      streams,
+      signal,
     );
   }
   if (Array.isArray(field.enum) || field.oneOf?.length) {
     const choices = choicesOf(field.enum, field.oneOf);
     const preset = field.default === undefined ? undefined : String(field.default);
-    return prompts.select(
-      { message, choices, ...(choices.some((c) => c.value === preset) ? { default: preset } : {}) },
-      streams,
+    return select(
+      terminal,
+      {
+        message,
+        choices,
+        ...(preset !== undefined && choices.some((c) => c.value === preset) ? { default: preset } : {}),
+      },
+      signal,
     );
   }
   if (field.type === 'number' || field.type === 'integer') {
-    return prompts.number(
+    return number(
+      terminal,
       {
         message,
         required,
-        step: field.type === 'integer' ? 1 : 'any',
+        integer: field.type === 'integer',
         ...(typeof field.default === 'number' ? { default: field.default } : {}),
         ...(field.minimum === undefined ? {} : { min: field.minimum }),
         ...(field.maximum === undefined ? {} : { max: field.maximum }),
       },
-      streams,
+      signal,
     );
   }
-  const text = await prompts.input(
-    { message, required, ...(field.default === undefined ? {} : { default: String(field.default) }) },
-    streams,
+  // A default is shown as text, so it is answered as shown: never characters nobody saw.
+  const preset: SafeText | undefined = field.default === undefined ? undefined : show(String(field.default));
+  const text = await input(
+    terminal,
+    { message, required, ...(preset === undefined ? {} : { default: preset }) },
+    signal,
   );
   return text === '' && !required ? undefined : text;
 }
@@ -129,57 +147,52 @@ export function terminalElicitation(
   server: Pick<ServerConfig, 'name'>,
   options: TerminalElicitationOptions,
 ): ElicitationHandlers {
+  const { terminal } = options;
   // A prompt ends when its question is cancelled: the server withdrew it, or the command ended.
-  const terminal = (signal: AbortSignal): Streams => ({
-    input: options.input,
-    output: options.output,
-    signal,
-  });
   const hold =
     options.hold ??
     (<T>(ask: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => ask(signal ?? NEVER));
   const asked = askedAt(options.onInterrupt);
   return {
     async form(params, { signal }) {
-      if (!options.interactive) return { action: 'decline' };
-      const prompts = await import('@inquirer/prompts');
+      if (!terminal) return { action: 'decline' };
       return hold(async (stop) => {
-        const streams = terminal(stop);
         const answer = await asked(
-          prompts.select(
+          select(
+            terminal,
             {
-              message: `Server '${show(server.name)}' asks: ${show(params.message)}`,
+              message: say`Server '${server.name}' asks: ${params.message}`,
               choices: [
-                { name: 'Answer', value: 'accept' as const },
-                { name: 'Decline', value: 'decline' as const },
-                { name: 'Cancel', value: 'cancel' as const },
+                { name: say`Answer`, value: 'accept' as const },
+                { name: say`Decline`, value: 'decline' as const },
+                { name: say`Cancel`, value: 'cancel' as const },
               ],
             },
-            streams,
+            stop,
           ),
         );
         if (answer !== 'accept') return { action: answer };
         const required = new Set(params.requestedSchema.required ?? []);
         const content: Record<string, string | number | boolean | string[]> = {};
         for (const [name, raw] of Object.entries(params.requestedSchema.properties ?? {})) {
-          const value = await asked(askField(prompts, streams, raw as FormField, name, required.has(name)));
+          const value = await asked(askField(terminal, raw as FormField, name, required.has(name), stop));
           if (value !== undefined) content[name] = value;
         }
         return { action: 'accept' as const, content };
       }, signal);
     },
     async url(params, { signal }) {
-      if (!options.interactive) return { action: 'decline' };
-      const { confirm } = await import('@inquirer/prompts');
+      if (!terminal) return { action: 'decline' };
       const go = await hold(
         (stop) =>
           asked(
             confirm(
+              terminal,
               {
-                message: `Server '${show(server.name)}' asks you to visit ${show(params.url)}\n  (${show(params.message)})\nmcpx will not open it. Will you visit it?`,
+                message: say`Server '${server.name}' asks you to visit ${params.url}\n  (${params.message})\nmcpx will not open it. Will you visit it?`,
                 default: false,
               },
-              terminal(stop),
+              stop,
             ),
           ),
         signal,

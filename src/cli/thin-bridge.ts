@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
 import { CONTROL, type GatewayEvent } from '../daemon/light.js';
+// Past text/index.ts, which would bring the prompts and the content renderer into mcpx.cjs.
+import { relayed, say } from '../text/say.js';
 import type { CliIo } from './io.js';
 import { ThinSession } from './thin-session.js';
 
@@ -19,7 +21,12 @@ export function bridge(
   io: CliIo,
   open: () => Promise<Socket | undefined>,
 ): Promise<number | undefined> {
-  const stdout = process.stdout;
+  // The client's MCP lines from the daemon, as bytes: a protocol, not a person's text.
+  const stdout = io.protocolOut;
+  if (!stdout) {
+    first.destroy();
+    return Promise.resolve(undefined);
+  }
   const session = new ThinSession();
   return new Promise((done) => {
     let socket: Socket | undefined = first;
@@ -122,7 +129,7 @@ export function bridge(
             finish(undefined);
             break;
           case 'err':
-            io.stderr.write(event.text);
+            io.stderr.write(relayed(event.text));
             break;
           case 'exit':
             code = event.code;
@@ -176,7 +183,7 @@ export function bridge(
     };
 
     const lostForGood = (why: string) => {
-      io.stderr.write(`mcpx serve: ${why}; this session ends (the client starts a new one)\n`);
+      io.stderr.write(say`mcpx serve: ${why}; this session ends (the client starts a new one)\n`);
       finish(1);
     };
 
@@ -186,7 +193,7 @@ export function bridge(
       flowing = false;
       stdin().pause();
       for (const line of session.lost()) write(Buffer.from(`${line}\n`));
-      io.stderr.write('mcpx serve: the mcpx daemon went away; carrying this session over to a new one\n');
+      io.stderr.write(say`mcpx serve: the mcpx daemon went away; carrying this session over to a new one\n`);
       const deadline = Date.now() + RECONNECT_MS;
       while (!finished && !stopping && Date.now() < deadline) {
         const next = await open().catch(() => undefined);

@@ -5,6 +5,7 @@
  * to draw them instead.
  */
 import { SpanKind } from '@opentelemetry/api';
+import { say } from '../text/index.js';
 import {
   inSpan,
   mcpxTracer,
@@ -62,7 +63,7 @@ export async function startCliTracing(
   recordTraceContent(options.traceContent);
   if (options.trace && wanted?.defaultEndpoint)
     io.stderr.write(
-      `mcpx: --trace sends spans to ${wanted.endpoint} (the OTLP default); set OTEL_EXPORTER_OTLP_ENDPOINT to send them elsewhere\n`,
+      say`mcpx: --trace sends spans to ${wanted.endpoint} (the OTLP default); set OTEL_EXPORTER_OTLP_ENDPOINT to send them elsewhere\n`,
     );
   const tracer = mcpxTracer(tracing.provider);
   const cli: CliTracing = {

@@ -1,7 +1,16 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { AuditAnswerer } from '../audit/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { forTerminal } from '../text/index.js';
+import {
+  type Choice,
+  forTerminal,
+  isTerminal,
+  type SafeText,
+  say,
+  select,
+  Terminal,
+  type TerminalStreams,
+} from '../text/index.js';
 import { type ConnectToolsView, describeConnectTools } from './connect-question.js';
 import type { CallDecision, ConfirmHint, ConnectDecision } from './policy.js';
 import type { PermissionLevel } from './types.js';
@@ -128,12 +137,12 @@ export function isNobodyApprover(approver: Approver): approver is NobodyApprover
 const show = forTerminal;
 
 /** How a call is shown to a person: server, tool, description with hidden characters revealed, arguments. */
-export function describeQuestion(question: CallQuestion & { changes?: readonly string[] }): string {
+export function describeQuestion(question: CallQuestion & { changes?: readonly string[] }): SafeText {
   const lines = [`server: ${show(question.server)}`, `tool:   ${show(question.tool.name)}`];
   if (question.tool.description) lines.push(`about:  ${show(question.tool.description)}`);
   lines.push(`args:   ${show(JSON.stringify(question.args))}`);
   for (const change of question.changes ?? []) lines.push(`change: ${show(change)}`);
-  return lines.join('\n');
+  return show(lines.join('\n'));
 }
 
 /**
@@ -147,18 +156,15 @@ export function describeConnectQuestion(question: ConnectQuestion, full = false)
   return { text: `${origin}${view.text}`, folded: view.folded };
 }
 
-/** Asks on a terminal with arrow-key menus (@inquirer/prompts). Only the CLI builds one. */
-export function terminalApprover(streams: {
-  readonly input: NodeJS.ReadableStream;
-  readonly output: NodeJS.WritableStream;
-}): Approver {
-  const ask = async <T extends string>(
-    message: string,
-    choices: { name: string; value: T }[],
-  ): Promise<T> => {
-    const { select } = await import('@inquirer/prompts');
+/**
+ * Asks on a terminal with arrow-key menus (the prompts of `text/`, which draw
+ * safe text only). The CLI builds one on its own terminal; a program may on its streams.
+ */
+export function terminalApprover(on: Terminal | TerminalStreams): Approver {
+  const terminal = isTerminal(on) ? on : new Terminal(on);
+  const ask = async <T extends string>(message: SafeText, choices: Choice<T>[]): Promise<T> => {
     try {
-      return await select<T>({ message, choices }, { input: streams.input, output: streams.output });
+      return await select<T>(terminal, { message, choices });
     } catch (error) {
       throw promptFailure(error);
     }
@@ -170,30 +176,30 @@ export function terminalApprover(streams: {
       for (let full = false; ; full = true) {
         const view = describeConnectQuestion(q, full);
         const answer = await ask<ConnectDecision | 'expand'>(
-          `Connect to MCP server '${show(q.server)}'?\n${view.text}\n`,
+          say`Connect to MCP server '${q.server}'?\n${view.text}\n`,
           [
-            { name: 'Allow all tools (this session)', value: 'allow-all' },
-            { name: 'Require confirmation for each tool', value: 'confirm-each' },
-            { name: 'Deny connection', value: 'deny' },
-            ...(view.folded ? [{ name: 'Show full descriptions', value: 'expand' as const }] : []),
+            { name: say`Allow all tools (this session)`, value: 'allow-all' },
+            { name: say`Require confirmation for each tool`, value: 'confirm-each' },
+            { name: say`Deny connection`, value: 'deny' },
+            ...(view.folded ? [{ name: say`Show full descriptions`, value: 'expand' as const }] : []),
           ],
         );
         if (answer !== 'expand') return answer;
       }
     },
     askCall: (q) =>
-      ask<CallDecision>(`Allow ${show(q.tool.name)}?\n${describeQuestion(q)}\n`, [
-        { name: 'Allow once', value: 'once' },
-        { name: `Allow always (this server, this session)`, value: 'always' },
-        { name: 'Deny', value: 'deny' },
+      ask<CallDecision>(say`Allow ${q.tool.name}?\n${describeQuestion(q)}\n`, [
+        { name: say`Allow once`, value: 'once' },
+        { name: say`Allow always (this server, this session)`, value: 'always' },
+        { name: say`Deny`, value: 'deny' },
       ]),
     askChanged: (q) =>
       ask<CallDecision>(
-        `The definition of '${q.tool.name}' on '${q.server}' changed since you approved it\n${describeQuestion(q)}\n`,
+        say`The definition of '${q.tool.name}' on '${q.server}' changed since you approved it\n${describeQuestion(q)}\n`,
         [
-          { name: 'Allow the new definition once', value: 'once' },
-          { name: 'Approve the new definition', value: 'always' },
-          { name: 'Deny', value: 'deny' },
+          { name: say`Allow the new definition once`, value: 'once' },
+          { name: say`Approve the new definition`, value: 'always' },
+          { name: say`Deny`, value: 'deny' },
         ],
       ),
   };

@@ -1,3 +1,4 @@
+import { type SafeText, vouched } from './safe-text.js';
 import { mapHidden } from './unicode.js';
 
 /**
@@ -7,8 +8,8 @@ import { mapHidden } from './unicode.js';
  * characters) raw; they are escaped too, so server text cannot steer or disguise itself on a
  * terminal that shows the JSON (`--json`, a log being tailed). Parsed, the text is exact.
  */
-export function jsonText(value: unknown, indent = 2): string {
-  return `${escapeControls(JSON.stringify(value, null, indent))}\n`;
+export function jsonText(value: unknown, indent = 2): SafeText {
+  return vouched(`${escapeControls(JSON.stringify(value, null, indent))}\n`);
 }
 
 // Printable ASCII and the indent's line breaks: nothing to escape (the common case, checked

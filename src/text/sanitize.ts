@@ -1,3 +1,4 @@
+import { type SafeText, vouched } from './safe-text.js';
 import { revealHidden, stripHidden } from './unicode.js';
 
 /**
@@ -26,13 +27,14 @@ export function stripTerminalControls(text: string): string {
  * Server text made fit for a person's terminal: terminal controls stripped
  * and every invisible or reordering character (bidi controls, zero-width
  * characters, tags, other format characters) shown as `<U+XXXX>`, so what is
- * printed reads as what the server sent. The one function the CLI's human
- * output uses; `--json` keeps the exact text instead (escaped by the JSON writer).
+ * printed reads as what the server sent. The one sanitiser: the CLI's human
+ * output takes only what it (or `say`) made; `--json` keeps the exact text
+ * instead (escaped by the JSON writer). Sanitising twice changes nothing.
  *
  * @example forTerminal('safe\u202Etxt.exe\u001b[2J') // 'safe<U+202E>txt.exe'
  */
-export function forTerminal(text: string): string {
-  return revealHidden(stripTerminalControls(text));
+export function forTerminal(text: string): SafeText {
+  return vouched(revealHidden(stripTerminalControls(text)));
 }
 
 /**

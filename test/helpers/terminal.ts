@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { Terminal } from '../../src/text/index.js';
 
 /** Keys as a terminal sends them. */
 export const KEY = { up: '\x1b[A', down: '\x1b[B', enter: '\r', space: ' ', backspace: '\x7f' } as const;
@@ -11,6 +12,8 @@ export class FakeTerminal {
   readonly input = new PassThrough();
   /** Like stderr, it cannot be ended: each prompt's close() would otherwise end it for the next one. */
   readonly output = Object.assign(new PassThrough(), { end: () => this.output });
+  /** The same streams as the opaque terminal mcpx's prompts draw on. */
+  readonly terminal = new Terminal(this);
   screen = '';
   #seen = 0;
 

@@ -2,7 +2,9 @@ import { createInterface } from 'node:readline';
 import { machineCredentials, signIn, TokenStore } from '../../auth/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
+import { toJson } from '../output/json.js';
 import type { CliSession } from '../session.js';
 import { showSignIn } from '../sign-in-prompt.js';
 
@@ -73,11 +75,9 @@ export async function runAuth(
   }
   const signedIn = outcome === 'signed-in';
   if (session.options.json)
-    io.stdout.write(
-      `${JSON.stringify({ server: server.name, signedIn, ...(signedIn ? {} : { needed: false }) })}\n`,
-    );
-  else if (signedIn) io.stdout.write(`Signed in to '${server.name}'.\n`);
-  else io.stdout.write(`'${server.name}' accepted a request without sign-in: nothing to do.\n`);
+    io.stdout.write(toJson({ server: server.name, signedIn, ...(signedIn ? {} : { needed: false }) }, 0));
+  else if (signedIn) io.stdout.write(say`Signed in to '${server.name}'.\n`);
+  else io.stdout.write(say`'${server.name}' accepted a request without sign-in: nothing to do.\n`);
   return ExitCode.Ok;
 }
 
@@ -100,10 +100,10 @@ export async function presentSignIn(
 export async function runLogout(session: CliSession, name: string): Promise<number> {
   const server = await remoteServer(session, name);
   const removed = await new TokenStore(session.home).remove(server.name, server.url);
-  if (session.options.json) session.io.stdout.write(`${JSON.stringify({ server: server.name, removed })}\n`);
+  if (session.options.json) session.io.stdout.write(toJson({ server: server.name, removed }, 0));
   else
     session.io.stdout.write(
-      removed ? `Signed out of '${server.name}'.\n` : `'${server.name}' had no stored sign-in.\n`,
+      removed ? say`Signed out of '${server.name}'.\n` : say`'${server.name}' had no stored sign-in.\n`,
     );
   return ExitCode.Ok;
 }

@@ -3,7 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { type ServerConfig, toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { TaskStatusEvent } from '../../host/index.js';
-import { forTerminal, renderContent } from '../../text/index.js';
+import { forTerminal, renderContent, say } from '../../text/index.js';
 import { createCatalogue } from '../../tools/catalogue.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
@@ -87,7 +87,9 @@ export async function runCall(
     io.stdout.write(toJson(result));
   } else {
     const text = forTerminal(renderContent(result.content ?? [], result.structuredContent));
-    (result.isError ? io.stderr : io.stdout).write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+    (result.isError ? io.stderr : io.stdout).write(
+      text.endsWith('\n') || text === '' ? text : say`${text}\n`,
+    );
   }
   if (flags.save !== undefined) await saveResult(session, flags.save, name, result);
   if (result.isError) {

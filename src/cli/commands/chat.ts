@@ -10,7 +10,7 @@ import {
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import {
   type AgentToolSet,
   CALL_TOOL,
@@ -84,9 +84,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     chatFeatures({
       model,
       ...(roots ? { roots } : {}),
-      interactive: io.interactive,
-      input: stdin,
-      output: process.stderr,
+      ...(io.interactive && io.terminal ? { terminal: io.terminal } : {}),
       ...(io.cancel ? { onInterrupt: io.cancel } : {}),
     }),
   );
@@ -193,7 +191,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     },
     ...chatContextCommands({ session, registry, agentId: 'chat', history }),
   };
-  const print = (answer: string) => io.stdout.write(streamed ? '\n' : `${forTerminal(answer)}\n`);
+  const print = (answer: string) => io.stdout.write(streamed ? say`\n` : say`${answer}\n`);
   if (options.once !== undefined) {
     try {
       if (!record) {
@@ -218,14 +216,14 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     try {
       print(await ask(text, signal));
     } catch (error) {
-      if (streamed) io.stdout.write('\n');
+      if (streamed) io.stdout.write(say`\n`);
       // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
       // results, which a model API refuses on the next turn: the conversation goes back.
       history.splice(before);
       throw error;
     }
   };
-  if (io.interactive) {
+  if (io.interactive && io.terminal) {
     // On a terminal, chat is the console (mcpx shell) with a model: plain text goes to the agent.
     try {
       await runShell({
@@ -233,12 +231,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
         registry,
         guard,
         agentId: 'chat',
-        terminal: {
-          input: stdin,
-          output: process.stderr,
-          ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}),
-        },
-        banner: `mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
+        terminal: { terminal: io.terminal, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
+        banner: say`mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
         onText: (text, signal) => answer(text, signal),
         extra: Object.fromEntries(
           Object.entries(commands).map(([name, command]) => [

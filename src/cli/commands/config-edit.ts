@@ -5,7 +5,7 @@ import {
   type NewServerEntry,
   type ServerEdit,
 } from '../../config/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -94,7 +94,7 @@ async function edit(session: CliSession, scope: string | undefined, change: Serv
   });
   const tools = 'tools' in change ? change.tools : undefined;
   if (options.json) io.stdout.write(toJson({ ...jsonOf(change.name, result), ...(tools ? { tools } : {}) }));
-  else io.stdout.write(`${forTerminal(session.forPerson(sentence(change.name, result, tools)))}\n`);
+  else io.stdout.write(say`${session.forPerson(sentence(change.name, result, tools))}\n`);
   return ExitCode.Ok;
 }
 

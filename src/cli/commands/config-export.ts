@@ -1,8 +1,9 @@
 import { exportServers, HOSTS, type HostId } from '../../config/hosts/index.js';
 import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
+import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
 import { exportedCopies, gatewayEntry } from './gateway-entry.js';
@@ -68,11 +69,11 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     if (!s.unapproved) return true;
     if (!flags.viaGateway)
       io.stderr.write(
-        `skipped '${forTerminal(s.name)}' from ${forTerminal(session.forPerson(s.origin.file ?? ''))}: not trusted yet — review it and run \`mcpx config trust\`\n`,
+        say`skipped '${s.name}' from ${session.forPerson(s.origin.file ?? '')}: not trusted yet — review it and run \`mcpx config trust\`\n`,
       );
     return false;
   });
-  if (trusted.length === 0 && !flags.viaGateway) io.stderr.write('note: no trusted servers to export\n');
+  if (trusted.length === 0 && !flags.viaGateway) io.stderr.write(say`note: no trusted servers to export\n`);
   const ctx = hostContext(session);
   const file = dialect.files(ctx).find((f) => f.scope === 'user');
   const base = file
@@ -123,28 +124,26 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     for (const gone of removed) changes[gone] = undefined;
     return { removed, text: dialect.merge(writing || flags.removeCopies ? text : undefined, changes, ctx) };
   };
-  for (const note of result.notes) io.stderr.write(`note: ${forTerminal(session.forPerson(note))}\n`);
+  for (const note of result.notes) io.stderr.write(say`note: ${session.forPerson(note)}\n`);
 
   if (!writing) {
     const { removed, text } = merged(base);
     if (flags.removeCopies)
       io.stderr.write(
-        session.forPerson(
-          removed.length
-            ? `would remove ${plural(removed.length, 'copy', 'copies')} from ${file?.path}: ${removed.map(forTerminal).join(', ')} (add --write to do it)\n`
-            : `no copies of mcpx's servers in ${file?.path ?? `${dialect.label}'s file`}\n`,
-        ),
+        removed.length
+          ? say`would remove ${plural(removed.length, 'copy', 'copies')} from ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}: ${removed.join(', ')} (add --write to do it)\n`
+          : say`no copies of mcpx's servers in ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}\n`,
       );
     if (session.options.json)
       io.stdout.write(
-        `${JSON.stringify({ host, file: file?.path, written: false, servers: result.servers, removed, text })}\n`,
+        toJson({ host, file: file?.path, written: false, servers: result.servers, removed, text }, 0),
       );
-    else io.stdout.write(text);
+    else io.stdout.write(forTerminal(text));
     return ExitCode.Ok;
   }
   if (host === 'codex' && base !== undefined)
     io.stderr.write(
-      `note: ${session.forPerson(file.path)} was rewritten; TOML comments in it are not kept\n`,
+      say`note: ${session.forPerson(file.path)} was rewritten; TOML comments in it are not kept\n`,
     );
   // Merged into the file as it is once locked: another command's edit made meanwhile stays.
   let removed: string[] = [];
@@ -158,18 +157,16 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     { signal: io.signal },
   );
   if (session.options.json) {
-    io.stdout.write(
-      `${JSON.stringify({ host, file: file.path, written: true, servers: result.servers, removed })}\n`,
-    );
+    io.stdout.write(toJson({ host, file: file.path, written: true, servers: result.servers, removed }, 0));
     return ExitCode.Ok;
   }
   const what = flags.viaGateway
     ? `the '${forTerminal(name)}' entry (mcpx serve)`
     : plural(Object.keys(result.servers).length, 'server');
-  io.stdout.write(`wrote ${what} to ${dialect.label}'s ${file.path}\n`);
+  io.stdout.write(say`wrote ${what} to ${dialect.label}'s ${file.path}\n`);
   if (removed.length)
     io.stdout.write(
-      `removed ${plural(removed.length, 'copy', 'copies')} mcpx exported before: ${removed.map(forTerminal).join(', ')}\n`,
+      say`removed ${plural(removed.length, 'copy', 'copies')} mcpx exported before: ${removed.map(forTerminal).join(', ')}\n`,
     );
   return ExitCode.Ok;
 }

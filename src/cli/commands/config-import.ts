@@ -9,7 +9,7 @@ import { HOST_IDS, HOSTS } from '../../config/hosts/index.js';
 import { readProjectFile, scopeFile, updateConfigFile } from '../../config/index.js';
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
@@ -84,11 +84,8 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   const found = await findHostFiles(hosts, ctx);
   for (const f of found) {
     if (f.error)
-      io.stderr.write(
-        `warning: ${HOSTS[f.host].label}: ${forTerminal(session.forPerson(f.error.message))}\n`,
-      );
-    for (const w of f.read?.warnings ?? [])
-      io.stderr.write(`warning: ${forTerminal(session.forPerson(w))}\n`);
+      io.stderr.write(say`warning: ${HOSTS[f.host].label}: ${session.forPerson(f.error.message)}\n`);
+    for (const w of f.read?.warnings ?? []) io.stderr.write(say`warning: ${session.forPerson(w)}\n`);
   }
   const target = scopeFile(scope, io.cwd, session.home);
   const layer = scope === 'global' ? 'global' : 'project';
@@ -114,15 +111,15 @@ export async function runConfigImport(session: CliSession, names: readonly strin
       .map((f) => `${HOSTS[f.host].label}: ${displayPath(f.file.path, io.homedir)}`);
     io.stdout.write(
       files.length
-        ? `read ${plural(files.length, 'file')}:\n${files.map((f) => `  ${forTerminal(f)}`).join('\n')}\n`
-        : `no config file of ${hosts.length === HOST_IDS.length ? 'any host' : hosts.join(', ')} was found\n`,
+        ? say`read ${plural(files.length, 'file')}:\n${files.map((f) => `  ${forTerminal(f)}`).join('\n')}\n`
+        : say`no config file of ${hosts.length === HOST_IDS.length ? 'any host' : hosts.join(', ')} was found\n`,
     );
     if (plan.items.length)
-      io.stdout.write(session.forPerson(`into ${target}:\n${plan.items.map(describe).join('\n')}\n`));
-    for (const note of plan.notes) io.stdout.write(`note: ${forTerminal(session.forPerson(note))}\n`);
+      io.stdout.write(say`${session.forPerson(`into ${target}:\n${plan.items.map(describe).join('\n')}`)}\n`);
+    for (const note of plan.notes) io.stdout.write(say`note: ${session.forPerson(note)}\n`);
   }
   if (writing.length === 0) {
-    if (!options.json) io.stdout.write('nothing to write\n');
+    if (!options.json) io.stdout.write(say`nothing to write\n`);
     return ExitCode.Ok;
   }
   if (flags.dryRun) return ExitCode.Ok;
@@ -138,10 +135,10 @@ export async function runConfigImport(session: CliSession, names: readonly strin
     }
     if (
       !(await io.confirm(
-        `Write ${plural(writing.length, 'server')} into ${displayPath(target, io.homedir)}?`,
+        say`Write ${plural(writing.length, 'server')} into ${displayPath(target, io.homedir)}?`,
       ))
     ) {
-      io.stdout.write('nothing written\n');
+      io.stdout.write(say`nothing written\n`);
       return ExitCode.Ok;
     }
   }
@@ -154,9 +151,9 @@ export async function runConfigImport(session: CliSession, names: readonly strin
     return applyImport(now, target, layer, replanned);
   });
   if (!options.json) {
-    io.stdout.write(`wrote ${plural(writing.length, 'server')} to ${displayPath(target, io.homedir)}\n`);
+    io.stdout.write(say`wrote ${plural(writing.length, 'server')} to ${displayPath(target, io.homedir)}\n`);
     if (scope === 'project')
-      io.stdout.write('project servers start once approved: review them and run `mcpx config trust`\n');
+      io.stdout.write(say`project servers start once approved: review them and run \`mcpx config trust\`\n`);
   }
   return ExitCode.Ok;
 }

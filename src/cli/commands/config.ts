@@ -8,7 +8,7 @@ import {
   validateConfig,
 } from '../../config/index.js';
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
@@ -35,7 +35,7 @@ export async function runConfigPath(session: CliSession): Promise<number> {
   if (options.json) io.stdout.write(toJson(paths));
   else
     io.stdout.write(
-      `${renderTable(
+      say`${renderTable(
         ['LAYER', 'FILE', 'EXISTS'],
         paths.map((p) => [p.layer, displayPath(p.path, io.homedir), p.exists ? 'yes' : 'no']),
       )}\n`,
@@ -48,7 +48,7 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
   const { io, options } = session;
   const result = await validateConfig(loadOptions(session));
   for (const warning of result.warnings)
-    io.stderr.write(`warning: ${forTerminal(session.forPerson(warning.message))}\n`);
+    io.stderr.write(say`warning: ${session.forPerson(warning.message)}\n`);
   if (options.json) {
     io.stdout.write(
       toJson({
@@ -60,11 +60,12 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
     );
   } else if (result.problems.length === 0) {
     io.stdout.write(
-      `ok: ${plural(result.serverCount, 'server')} in ${plural(result.files.length, 'file')}\n`,
+      say`ok: ${plural(result.serverCount, 'server')} in ${plural(result.files.length, 'file')}\n`,
     );
   } else {
-    for (const problem of result.problems) io.stderr.write(`${renderError(problem, true, io.homedir)}\n\n`);
-    io.stderr.write(`${plural(result.problems.length, 'problem')} found\n`);
+    for (const problem of result.problems)
+      io.stderr.write(say`${renderError(problem, true, io.homedir)}\n\n`);
+    io.stderr.write(say`${plural(result.problems.length, 'problem')} found\n`);
   }
   return result.problems.length === 0 ? ExitCode.Ok : ExitCode.Config;
 }
@@ -77,20 +78,20 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   const pending = config.unapproved;
   const settings = config.heldSettings.filter((held) => held.reason === 'untrusted');
   for (const held of config.heldSettings.filter((h) => h.reason === 'raises')) {
-    io.stderr.write(`${forTerminal(session.forPerson(describeSettingsForTrust(held).join('\n')))}\n`);
+    io.stderr.write(say`${session.forPerson(describeSettingsForTrust(held).join('\n'))}\n`);
   }
   if (pending.length === 0 && settings.length === 0) {
-    io.stdout.write('nothing to approve: every project server and setting is trusted\n');
+    io.stdout.write(say`nothing to approve: every project server and setting is trusted\n`);
     return ExitCode.Ok;
   }
   if (!yes && !io.interactive) {
     for (const server of pending) {
       // Nobody is asked here: the description without its closing question.
       const lines = describeForTrust(server, approvedRecord(store, server)).slice(0, -1);
-      io.stderr.write(`${forTerminal(session.forPerson(lines.join('\n')))}\n`);
+      io.stderr.write(say`${session.forPerson(lines.join('\n'))}\n`);
     }
     for (const held of settings)
-      io.stderr.write(`${forTerminal(session.forPerson(describeSettingsForTrust(held).join('\n')))}\n`);
+      io.stderr.write(say`${session.forPerson(describeSettingsForTrust(held).join('\n'))}\n`);
     writeError(
       session,
       new McpxError(ErrorCode.ConfigUntrusted, 'no terminal to ask on, so nothing was approved', {
@@ -105,7 +106,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
     // --yes approves without questions: the description stays, its question goes.
     const text = forTerminal(session.forPerson((yes ? lines.slice(0, -1) : lines).join('\n')));
     if (yes) {
-      io.stderr.write(`${text}\n`);
+      io.stderr.write(say`${text}\n`);
       approved.push(server);
     } else if (io.confirm && (await io.confirm(text))) approved.push(server);
   }
@@ -113,11 +114,11 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   for (const held of settings) {
     const text = forTerminal(session.forPerson(describeSettingsForTrust(held).join('\n')));
     if (yes) {
-      io.stderr.write(`${text}\n`);
+      io.stderr.write(say`${text}\n`);
       approvedSettings.push(held);
     } else if (
       io.confirm &&
-      (await io.confirm(`${text}\nApply these settings? Only say yes if you trust this repository.`))
+      (await io.confirm(say`${text}\nApply these settings? Only say yes if you trust this repository.`))
     ) {
       approvedSettings.push(held);
     }
@@ -127,7 +128,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
   const total = pending.length + settings.length;
   const done = approved.length + approvedSettings.length;
   io.stdout.write(
-    `approved ${done} of ${total} (${plural(pending.length, 'server')}, ${plural(settings.length, 'settings file')})\n`,
+    say`approved ${done} of ${total} (${plural(pending.length, 'server')}, ${plural(settings.length, 'settings file')})\n`,
   );
   return done === total ? ExitCode.Ok : ExitCode.Config;
 }
@@ -167,13 +168,13 @@ export async function runConfigProfiles(session: CliSession): Promise<number> {
   }
   if (rows.length === 0) {
     io.stdout.write(
-      'no profiles: define them under "profiles" in ~/.mcpx/mcp.json, e.g. "profiles": {"review": {"servers": ["github"], "tools": ["github.get_*"]}}\n',
+      say`no profiles: define them under "profiles" in ~/.mcpx/mcp.json, e.g. "profiles": {"review": {"servers": ["github"], "tools": ["github.get_*"]}}\n`,
     );
     return ExitCode.Ok;
   }
   const list = (items: readonly string[] | undefined) => (items ? items.join(', ') : 'all');
   io.stdout.write(
-    `${renderTable(
+    say`${renderTable(
       ['PROFILE', 'SERVERS', 'TOOLS', 'EXCLUDED', 'PERMISSION', 'DEFINED IN'],
       rows.map(({ name, narrows, layer }) =>
         [

@@ -4,7 +4,7 @@ import type { CallerOffer, DaemonPaths, DaemonServer, DaemonStatus } from '../..
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { claimConsole } from '../../host/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { commandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
@@ -129,21 +129,21 @@ async function status(session: CliSession): Promise<number> {
   const paths = await session.daemonPaths();
   if (session.options.json) {
     session.io.stdout.write(
-      `${toJson(current ? { running: true, socket: paths.absolute.socket, ...current } : { running: false })}\n`,
+      say`${toJson(current ? { running: true, socket: paths.absolute.socket, ...current } : { running: false })}\n`,
     );
     return ExitCode.Ok;
   }
   if (!current) {
-    session.io.stdout.write('mcpx daemon: not running\n');
+    session.io.stdout.write(say`mcpx daemon: not running\n`);
     return ExitCode.Ok;
   }
   const lines = [
     `mcpx daemon: running (pid ${current.pid}, up ${duration(current.uptimeMs)}${current.all ? ', all servers' : ''}, ${current.clients - 1} client${current.clients - 1 === 1 ? '' : 's'} connected)`,
     `socket: ${paths.absolute.socket}`,
   ];
-  session.io.stdout.write(`${session.forPerson(lines.join('\n'))}\n`);
+  session.io.stdout.write(say`${session.forPerson(lines.join('\n'))}\n`);
   if (current.servers.length === 0) {
-    session.io.stdout.write('no warm servers\n');
+    session.io.stdout.write(say`no warm servers\n`);
     return ExitCode.Ok;
   }
   const rows = current.servers.map((s) => [
@@ -156,12 +156,12 @@ async function status(session: CliSession): Promise<number> {
     s.lastError ? forTerminal(s.lastError) : '-',
   ]);
   session.io.stdout.write(
-    `${renderTable(['SERVER', 'ENV', 'STATE', 'UPTIME', 'CALLS', 'SESSIONS', 'LAST ERROR'], rows)}\n`,
+    say`${renderTable(['SERVER', 'ENV', 'STATE', 'UPTIME', 'CALLS', 'SESSIONS', 'LAST ERROR'], rows)}\n`,
   );
   const sessions = sessionRows(current);
   if (sessions.length > 0)
     session.io.stdout.write(
-      `\n${renderTable(['SESSION PID', 'COMMAND', 'SINCE', 'SERVERS (CALLS)'], sessions)}\n`,
+      say`\n${renderTable(['SESSION PID', 'COMMAND', 'SINCE', 'SERVERS (CALLS)'], sessions)}\n`,
     );
   return ExitCode.Ok;
 }

@@ -1,4 +1,5 @@
 import { displayPath, ErrorCode, type McpxError } from '../../errors/index.js';
+import { say } from '../../text/index.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
@@ -112,7 +113,7 @@ export async function runDoctor(session: CliSession): Promise<number> {
     );
   } else {
     io.stdout.write(
-      `${renderTable(
+      say`${renderTable(
         ['', 'SERVER', 'HANDSHAKE', 'PROTOCOL', 'TOOLS', 'AUTH', 'ORIGIN'],
         checks.map((c) => [
           c.healthy ? 'ok' : 'FAIL',
@@ -126,10 +127,11 @@ export async function runDoctor(session: CliSession): Promise<number> {
       )}\n`,
     );
     for (const { server, spans } of withSpans)
-      if (spans) io.stdout.write(`\n${renderWaterfall(server, spans)}`);
-    for (const { error } of checks) if (error) io.stdout.write(`\n${renderError(error, true, io.homedir)}\n`);
+      if (spans) io.stdout.write(say`\n${renderWaterfall(server, spans)}`);
+    for (const { error } of checks)
+      if (error) io.stdout.write(say`\n${renderError(error, true, io.homedir)}\n`);
     const broken = checks.filter((c) => !c.healthy).length;
-    io.stdout.write(`\n${checks.length - broken} healthy, ${broken} failing\n`);
+    io.stdout.write(say`\n${checks.length - broken} healthy, ${broken} failing\n`);
   }
   const firstError = checks.find((c) => c.error)?.error;
   return firstError ? exitCodeFor(firstError.code) : ExitCode.Ok;

@@ -1,4 +1,5 @@
 import { displayPath, type McpxError } from '../../errors/index.js';
+import { say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
@@ -70,7 +71,7 @@ export async function runList(session: CliSession): Promise<number> {
     );
   } else {
     io.stdout.write(
-      `${renderTable(
+      say`${renderTable(
         ['SERVER', 'STATE', 'TOOLS', 'PROTOCOL', 'ORIGIN'],
         rows.map((r) => [
           r.name,

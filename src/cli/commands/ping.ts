@@ -1,3 +1,4 @@
+import { say } from '../../text/index.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
@@ -23,7 +24,7 @@ export async function runPing(session: CliSession, name: string | undefined): Pr
   if (options.json) io.stdout.write(toJson(rows));
   else
     io.stdout.write(
-      `${renderTable(
+      say`${renderTable(
         ['SERVER', 'CONNECT', 'PING', 'PROTOCOL'],
         rows.map((r) => [r.server, `${r.connectMs} ms`, `${r.pingMs} ms`, r.protocol ?? '-']),
       )}\n`,

@@ -1,4 +1,4 @@
-import { forTerminal, renderContentBlock } from '../../text/index.js';
+import { forTerminal, renderContentBlock, say } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
 import { explainUnanswered, useCommandFeatures } from '../command-features.js';
@@ -22,11 +22,11 @@ export async function runPrompts(session: CliSession, name: string | undefined):
   } else {
     for (const o of outcomes) {
       if (!o.ok) continue;
-      io.stdout.write(`${o.server.name} (${plural(o.value.length, 'prompt')})\n`);
+      io.stdout.write(say`${o.server.name} (${plural(o.value.length, 'prompt')})\n`);
       for (const p of o.value) {
         const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
         const description = p.description ? `  ${truncate(p.description, 70)}` : '';
-        io.stdout.write(forTerminal(`  ${p.name}(${args})${description}`).concat('\n'));
+        io.stdout.write(say`  ${p.name}(${args})${description}\n`);
       }
     }
   }
@@ -54,9 +54,9 @@ export async function runPrompt(
     io.stdout.write(toJson(result));
     return ExitCode.Ok;
   }
-  if (result.description) io.stdout.write(`# ${forTerminal(result.description)}\n\n`);
+  if (result.description) io.stdout.write(say`# ${forTerminal(result.description)}\n\n`);
   for (const message of result.messages) {
-    io.stdout.write(`${forTerminal(`[${message.role}]\n${renderContentBlock(message.content)}`)}\n\n`);
+    io.stdout.write(say`${`[${message.role}]\n${renderContentBlock(message.content)}`}\n\n`);
   }
   return ExitCode.Ok;
 }

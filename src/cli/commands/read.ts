@@ -1,7 +1,7 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { ServerConnection } from '../../host/index.js';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
@@ -124,11 +124,11 @@ function print(session: CliSession, result: ReadResourceResult, jsonIndent: numb
   for (const content of result.contents) {
     if ('text' in content && typeof content.text === 'string') {
       const text = forTerminal(content.text);
-      io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      io.stdout.write(text.endsWith('\n') ? text : say`${text}\n`);
     } else {
       const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
       io.stdout.write(
-        `${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${plural(Buffer.from(blob, 'base64').length, 'byte')} — --raw > file writes its bytes, --json gives base64]\n`,
+        say`${forTerminal(`[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}`)}, ${plural(Buffer.from(blob, 'base64').length, 'byte')} — --raw > file writes its bytes, --json gives base64]\n`,
       );
     }
   }
@@ -153,6 +153,7 @@ function writeRaw(session: CliSession, server: string, uri: string, result: Read
     if ('blob' in content && typeof content.blob === 'string')
       io.stdout.write(Buffer.from(content.blob, 'base64'));
     else if ('text' in content && typeof content.text === 'string')
-      io.stdout.write(io.stdoutIsTTY ? forTerminal(content.text) : content.text);
+      // Into a pipe or a file, the text's exact bytes: what --raw asked for.
+      io.stdout.write(io.stdoutIsTTY ? forTerminal(content.text) : Buffer.from(content.text, 'utf8'));
   }
 }

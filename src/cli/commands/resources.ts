@@ -1,3 +1,4 @@
+import { say } from '../../text/index.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { renderTable, truncate } from '../output/table.js';
@@ -18,7 +19,7 @@ export async function runResources(session: CliSession, name: string | undefined
         ? o.value.map((r) => [o.server.name, r.uri, r.mimeType ?? '', truncate(r.description ?? r.name, 60)])
         : [],
     );
-    io.stdout.write(`${renderTable(['SERVER', 'URI', 'TYPE', 'DESCRIPTION'], rows)}\n`);
+    io.stdout.write(say`${renderTable(['SERVER', 'URI', 'TYPE', 'DESCRIPTION'], rows)}\n`);
   }
   return reportFailures(session, outcomes);
 }
@@ -42,7 +43,7 @@ export async function runTemplates(session: CliSession, name: string | undefined
           ])
         : [],
     );
-    io.stdout.write(`${renderTable(['SERVER', 'URI TEMPLATE', 'TYPE', 'DESCRIPTION'], rows)}\n`);
+    io.stdout.write(say`${renderTable(['SERVER', 'URI TEMPLATE', 'TYPE', 'DESCRIPTION'], rows)}\n`);
   }
   return reportFailures(session, outcomes);
 }

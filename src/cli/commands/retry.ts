@@ -1,3 +1,4 @@
+import { say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
@@ -10,6 +11,6 @@ export async function runRetry(session: CliSession, name: string): Promise<numbe
   const tools = await registry.retry(server.name);
   if (session.options.json)
     session.io.stdout.write(toJson({ server: server.name, tools: tools.map((t) => t.name) }));
-  else session.io.stdout.write(`${server.name}: ${plural(tools.length, 'tool')}\n`);
+  else session.io.stdout.write(say`${server.name}: ${plural(tools.length, 'tool')}\n`);
   return ExitCode.Ok;
 }

@@ -1,8 +1,10 @@
+import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { GatewayEvent } from '../../gateway/index.js';
 import { claimConsole } from '../../host/index.js';
 import type { Metrics } from '../../metrics/index.js';
 import { openAccessLog } from '../access-log.js';
 import { ExitCode } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { usePermissionFlag } from '../permission-level.js';
 import { checkServeFlags, readServeSettings, type ServeOptions, servePolicy } from '../serve-flags.js';
 import type { CliSession } from '../session.js';
@@ -63,9 +65,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
   const gateway = await createGateway(session.host, {
     ...settings,
     wiring,
-    ...(settings.http
-      ? {}
-      : { stdio: { stdin: io.stdin ?? process.stdin, stdout: io.stdout as NodeJS.WriteStream } }),
+    ...(settings.http ? {} : { stdio: { stdin: io.stdin ?? process.stdin, stdout: protocolOut(io) } }),
     // Its tool calls come from the audit trail (see above), with the rest of the audit log's.
     ...(log ? { onRequest: (event) => event.method !== 'tools/call' && log.record(event) } : {}),
     ...(metrics ? { metrics } : {}),
@@ -138,4 +138,10 @@ function stopped(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
+}
+
+/** stdout as the stdio gateway's byte channel: JSON-RPC lines, never a person's text. */
+function protocolOut(io: CliIo): NodeJS.WritableStream {
+  if (io.protocolOut) return io.protocolOut;
+  throw new McpxError(ErrorCode.Internal, 'mcpx serve over stdio has no stdout to serve on');
 }

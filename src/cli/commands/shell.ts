@@ -1,3 +1,4 @@
+import { say } from '../../text/index.js';
 import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
@@ -18,7 +19,7 @@ export async function runShellCommand(
   options: { readonly permission?: string; readonly profile?: string } = {},
 ): Promise<number> {
   const { io } = session;
-  if (!io.interactive || !io.stdin) {
+  if (!io.interactive || !io.terminal) {
     throw usageError(
       'mcpx shell needs a terminal (stdin and stderr)',
       'run it in a terminal; scripts use `mcpx call <server>.<tool> key=value`',
@@ -34,7 +35,6 @@ export async function runShellCommand(
   const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
   await useCommandFeatures(session, turns);
   const registry = await session.registry();
-  const output = process.stderr;
   // Asks at this terminal (the terminal Ask's approver), for the servers as the registry holds them.
   const guard = await session.guard();
   const names = registry.list().map((s) => s.name);
@@ -43,10 +43,10 @@ export async function runShellCommand(
     registry,
     guard,
     agentId: AGENT_ID,
-    terminal: { input: io.stdin, output, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
+    terminal: { terminal: io.terminal, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
     status: turns.draw,
     explain: (error) => explainUnanswered(error, session, 'mcpx shell'),
-    banner: `mcpx shell — ${names.length} server${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}). /help for commands, Tab completes, Ctrl-D leaves.`,
+    banner: say`mcpx shell — ${names.length} server${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}). /help for commands, Tab completes, Ctrl-D leaves.`,
     onText: async () => {
       session.notice(
         'plain text goes to a chat model (`mcpx chat`); here, /help lists the commands and @<server> ? the tools',

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, say } from '../../text/index.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
@@ -39,9 +39,9 @@ export async function runTools(
     const columns = io.stdoutIsTTY ? (io.columns ?? 80) : undefined;
     for (const outcome of outcomes) {
       if (!outcome.ok) continue;
-      io.stdout.write(`${outcome.server.name} (${plural(outcome.value.length, 'tool')})\n`);
+      io.stdout.write(say`${outcome.server.name} (${plural(outcome.value.length, 'tool')})\n`);
       for (const tool of outcome.value) {
-        io.stdout.write(schema ? describeToolSchema(tool) : renderToolLine(tool, columns));
+        io.stdout.write(forTerminal(schema ? describeToolSchema(tool) : renderToolLine(tool, columns)));
       }
     }
   }
@@ -66,10 +66,12 @@ async function runToolHelp(session: CliSession, target: string): Promise<number>
   if (options.json) io.stdout.write(toJson({ server: server.name, tool }));
   else {
     io.stdout.write(
-      renderToolHelp(tool, {
-        server: server.name,
-        ...(io.stdoutIsTTY && io.columns ? { width: io.columns } : {}),
-      }),
+      forTerminal(
+        renderToolHelp(tool, {
+          server: server.name,
+          ...(io.stdoutIsTTY && io.columns ? { width: io.columns } : {}),
+        }),
+      ),
     );
   }
   return 0;

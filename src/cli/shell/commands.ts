@@ -3,7 +3,7 @@ import { suggest } from '../../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
-import { forTerminal, renderContent, renderContentBlock } from '../../text/index.js';
+import { forTerminal, renderContent, renderContentBlock, type SafeText, say } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -28,14 +28,14 @@ export interface ShellContext {
   /** The console's agent id: servers it connects without --shared are its own. */
   readonly agentId: string;
   /** Results, on stdout. */
-  readonly out: (text: string) => void;
+  readonly out: (text: SafeText) => void;
   /** Notices and errors, on stderr. */
-  readonly err: (text: string) => void;
+  readonly err: (text: SafeText) => void;
   readonly columns: number;
   /** Progress bars and redraws only on a terminal. */
   readonly terminal: boolean;
   /** Where a progress bar draws, when it must give way to a server's questions (else `err`). */
-  readonly status?: (chunk: string) => void;
+  readonly status?: (chunk: SafeText) => void;
   /** Commands a front end adds (chat's `/tools`, `/clear`), by name without the slash. */
   readonly extra?: Readonly<Record<string, ExtraCommand>>;
 }
@@ -89,7 +89,7 @@ export async function runShellLine(
       return 'exit';
     case 'help':
       ctx.out(
-        `${HELP}${Object.entries(ctx.extra ?? {})
+        say`${HELP}${Object.entries(ctx.extra ?? {})
           .map(helpLine)
           .join('')}`,
       );
@@ -164,20 +164,20 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
       if (listingError) throw listingError;
       if (flags.has('--allow-all')) ctx.guard.allowAll(name, tools);
       ctx.out(
-        `${name}: connected, ${plural(tools.length, 'tool')}${flags.has('--allow-all') ? ', all allowed for the model' : ''}\n`,
+        say`${name}: connected, ${plural(tools.length, 'tool')}${flags.has('--allow-all') ? ', all allowed for the model' : ''}\n`,
       );
       return;
     }
     case 'disconnect': {
       const name = await needServer();
       await registry.disconnect(name);
-      ctx.out(`${name}: disconnected\n`);
+      ctx.out(say`${name}: disconnected\n`);
       return;
     }
     case 'retry': {
       const name = await needServer();
       const tools = await registry.retry(name);
-      ctx.out(`${name}: ${plural(tools.length, 'tool')}\n`);
+      ctx.out(say`${name}: ${plural(tools.length, 'tool')}\n`);
       return;
     }
     case 'tools':
@@ -206,9 +206,7 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
       const connection = await connected(ctx, name);
       const result = await connection.getPrompt(prompt, args, { signal });
       const parts = result.messages.map((m) => `[${m.role}]\n${renderContentBlock(m.content)}`);
-      ctx.out(
-        `${forTerminal(`${result.description ? `# ${result.description}\n\n` : ''}${parts.join('\n\n')}`)}\n`,
-      );
+      ctx.out(say`${result.description ? `# ${result.description}\n\n` : ''}${parts.join('\n\n')}\n`);
       return;
     }
     case 'read': {
@@ -226,7 +224,7 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
           'text' in content && typeof content.text === 'string'
             ? content.text
             : `[binary ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''}]`;
-        ctx.out(`${forTerminal(text).replace(/\n?$/, '\n')}`);
+        ctx.out(say`${text.replace(/\n?$/, '\n')}`);
       }
       return;
     }
@@ -261,7 +259,7 @@ async function listFor(
             `  ${p.name}(${(p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')})${p.description ? `  ${p.description}` : ''}`,
         );
   const noun = kind === 'resources' ? 'resource' : 'prompt';
-  ctx.out(forTerminal(`${name}: ${plural(items.length, noun)}\n${items.map((i) => `${i}\n`).join('')}`));
+  ctx.out(say`${name}: ${plural(items.length, noun)}\n${items.map((i) => `${i}\n`).join('')}`);
 }
 
 /** The live connection of a server, connecting it on first use. */
@@ -338,8 +336,8 @@ async function runAt(
     bar?.clear();
   }
   const text = forTerminal(renderContent(result.content ?? [], result.structuredContent));
-  const shown = text.endsWith('\n') || text === '' ? text : `${text}\n`;
-  if (result.isError) ctx.err(`${server}.${tool.name} reported an error:\n${shown}`);
+  const shown = text.endsWith('\n') || text === '' ? text : say`${text}\n`;
+  if (result.isError) ctx.err(say`${server}.${tool.name} reported an error:\n${shown}`);
   else ctx.out(shown);
 }
 

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { forTerminal } from '../../text/index.js';
+import { forTerminal, type SafeText } from '../../text/index.js';
 
 /** What completion needs to know; tool lists may connect the server (first use). */
 export interface CompletionSource {
@@ -33,14 +33,17 @@ export const MCP_SUBCOMMANDS = [
  * and what a front end's own commands offer (`commandArguments`).
  * Returns readline's `[candidates, the word they replace]`.
  */
-export async function complete(line: string, source: CompletionSource): Promise<[string[], string]> {
+export async function complete(line: string, source: CompletionSource): Promise<[SafeText[], string]> {
   const words = line.split(/\s+/);
   const word = words.at(-1) ?? '';
   const before = words.slice(0, -1);
   // readline prints candidates as they are: a name a server made with escape sequences or
   // hidden characters is not offered (forTerminal would change it, so it is not safe to show).
-  const pick = (candidates: readonly string[]): [string[], string] => [
-    candidates.filter((c) => c.startsWith(word) && forTerminal(c) === c),
+  const pick = (candidates: readonly string[]): [SafeText[], string] => [
+    candidates.flatMap((c) => {
+      const shown = forTerminal(c);
+      return c.startsWith(word) && shown === c ? [shown] : [];
+    }),
     word,
   ];
   if (line.startsWith('/')) {

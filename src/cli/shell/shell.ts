@@ -1,9 +1,16 @@
-import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { toMcpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { RegistryEvent, ServerRegistry } from '../../registry/index.js';
-import { forTerminal } from '../../text/index.js';
+import {
+  forTerminal,
+  type LineEditor,
+  openLineEditor,
+  redrawLine,
+  type SafeText,
+  say,
+  type Terminal,
+} from '../../text/index.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 import { commandNames, completeExtra, runShellLine, type ShellContext, toolsOf } from './commands.js';
@@ -12,13 +19,12 @@ import { HISTORY_LIMIT, loadHistory } from './history.js';
 import { parseLine } from './parse-line.js';
 
 /** The prompt people type at. */
-export const PROMPT = 'mcpx> ';
+export const PROMPT = say`mcpx> `;
 
 /** Where the console reads keys and draws, and how it takes Ctrl-C for itself. */
 export interface ShellTerminal {
-  readonly input: NodeJS.ReadableStream;
-  /** The line editor's output (stderr: stdout stays for results). */
-  readonly output: NodeJS.WritableStream;
+  /** Keys in, the line editor's drawing out (stderr: stdout stays for results). */
+  readonly terminal: Terminal;
   /**
    * While a handler is set, Ctrl-C calls it instead of ending the command: a
    * console cancels the running call, not itself. Returns the unset function.
@@ -37,7 +43,7 @@ export interface ShellOptions {
   readonly terminal: ShellTerminal;
   readonly onText: TextHandler;
   /** The first line shown. */
-  readonly banner: string;
+  readonly banner: SafeText;
   /** `/` commands the front end adds. */
   readonly extra?: ShellContext['extra'];
   /** Where progress bars draw (see `ShellContext.status`). */
@@ -56,9 +62,9 @@ export interface ShellOptions {
 export async function runShell(options: ShellOptions): Promise<void> {
   const { session, registry, terminal } = options;
   const { io } = session;
-  const notice = (line: string) => io.stderr.write(`${line}\n`);
+  const notice = (line: SafeText) => io.stderr.write(say`${line}\n`);
   const history = await loadHistory(createHomeFiles(session.home), (error) =>
-    notice(`history not kept: ${forTerminal(toMcpxError(error).message)}`),
+    notice(say`history not kept: ${toMcpxError(error).message}`),
   );
   const ctx: ShellContext = {
     session,
@@ -66,26 +72,20 @@ export async function runShell(options: ShellOptions): Promise<void> {
     guard: options.guard,
     agentId: options.agentId,
     // What the shell prints quotes servers; its own drawing (prompt, progress) goes elsewhere.
-    out: (text) => io.stdout.write(forTerminal(text)),
+    out: (text) => io.stdout.write(text),
     err: (text) => io.stderr.write(text),
     columns: io.columns ?? 100,
     terminal: io.stderrIsTTY,
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.status ? { status: options.status } : {}),
   };
-  let editor: Interface | undefined;
+  let editor: LineEditor | undefined;
   const showNotice = (text: string) => {
-    const line = forTerminal(text);
-    if (!editor) {
-      // A line is running: say it now, in place of a progress bar if one is drawn.
-      io.stderr.write(io.stderrIsTTY ? `\r\u001b[2K${line}\n` : `${line}\n`);
-      return;
-    }
+    const line = say`${text}\n`;
+    // A line is running: say it now, in place of a progress bar if one is drawn.
+    if (!editor) io.stderr.write(io.stderrIsTTY ? redrawLine(line) : line);
     // Above the prompt, which is drawn again with what was typed so far.
-    clearLine(terminal.output, 0);
-    cursorTo(terminal.output, 0);
-    terminal.output.write(`${line}\n`);
-    editor.prompt(true);
+    else editor.above(forTerminal(text));
   };
   const unsubscribe = registry.on((event) => {
     const line = describeEvent(event, registry);
@@ -95,32 +95,22 @@ export async function runShell(options: ShellOptions): Promise<void> {
   // is cancelled, and leaving closes every server.
   const onAbort = () => editor?.close();
   io.signal.addEventListener('abort', onAbort, { once: true });
-  const readLine = () =>
-    new Promise<string | undefined>((resolve) => {
-      if (io.signal.aborted) {
-        resolve(undefined);
-        return;
-      }
-      const rl = createInterface({
-        input: terminal.input,
-        output: terminal.output,
-        terminal: true,
-        history: history.lines(),
-        historySize: HISTORY_LIMIT,
-        removeHistoryDuplicates: true,
-        completer: (line: string, callback: (error: Error | null, result: [string[], string]) => void) => {
-          complete(line, {
-            commands: () => commandNames(ctx),
-            servers: () => registry.list().map((s) => s.name),
-            tools: (server) => toolsOf(ctx, server),
-            commandArguments: (command, words) => completeExtra(ctx, command, words),
-          }).then(
-            (result) => callback(null, result),
-            () => callback(null, [[], line]),
-          );
-        },
-      });
-      editor = rl;
+  const readLine = async (): Promise<string | undefined> => {
+    if (io.signal.aborted) return undefined;
+    const rl = await openLineEditor(terminal.terminal, {
+      prompt: PROMPT,
+      history: history.lines(),
+      historySize: HISTORY_LIMIT,
+      complete: (line) =>
+        complete(line, {
+          commands: () => commandNames(ctx),
+          servers: () => registry.list().map((s) => s.name),
+          tools: (server) => toolsOf(ctx, server),
+          commandArguments: (command, words) => completeExtra(ctx, command, words),
+        }),
+    });
+    editor = rl;
+    return new Promise<string | undefined>((resolve) => {
       let done = false;
       const finish = (line: string | undefined) => {
         if (done) return;
@@ -133,21 +123,19 @@ export async function runShell(options: ShellOptions): Promise<void> {
       rl.on('close', () => finish(undefined));
       rl.on('SIGINT', () => {
         // Ctrl-C at the prompt drops what was typed; leaving is Ctrl-D's or /exit's job.
-        rl.write(null, { ctrl: true, name: 'e' });
-        rl.write(null, { ctrl: true, name: 'u' });
-        terminal.output.write('^C\n(Ctrl-D or /exit to leave)\n');
+        rl.clearInput();
+        terminal.terminal.write(say`^C\n(Ctrl-D or /exit to leave)\n`);
         rl.prompt();
       });
-      rl.setPrompt(PROMPT);
-      rl.prompt();
     });
+  };
 
   notice(options.banner);
   try {
     for (;;) {
       const line = await readLine();
       if (line === undefined || io.signal.aborted) {
-        terminal.output.write('\n');
+        terminal.terminal.write(say`\n`);
         return;
       }
       await history.add(line);

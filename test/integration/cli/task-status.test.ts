@@ -22,7 +22,7 @@ it('redraws the task status in place on a terminal, then clears it and prints th
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
-    stdout: { write: (s: string) => (stdout += s) },
+    stdout: { write: (s: string | Uint8Array) => (stdout += s) },
     stderr: { write: (s: string) => (stderr += s) },
     env: { PATH: process.env.PATH, HOME: dir.path, MCPX_HOME: join(dir.path, '.mcpx') },
     cwd: dir.path,

@@ -18,7 +18,11 @@ function setup(interactive = true) {
       return { role: 'assistant', content: 'a haiku' };
     },
   };
-  const features = chatFeatures({ model, roots: ['/work'], interactive, ...terminal })(server);
+  const features = chatFeatures({
+    model,
+    roots: ['/work'],
+    ...(interactive ? { terminal: terminal.terminal } : {}),
+  })(server);
   return { terminal, features, asked };
 }
 

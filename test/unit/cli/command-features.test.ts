@@ -19,7 +19,7 @@ describe('a progress bar and a question on one terminal', () => {
     const terminal = new FakeTerminal();
     const turns = createTerminalTurns((chunk) => terminal.output.write(chunk));
     const bar = createProgressBar(turns.draw);
-    const ask = terminalElicitation(server, { ...terminal, interactive: true, hold: turns.hold });
+    const ask = terminalElicitation(server, { terminal: terminal.terminal, hold: turns.hold });
     bar.update({ progress: 1, total: 4 });
     expect(terminal.screen).toContain('25%');
     const answered = ask.form?.(form('Who?'), context);
@@ -38,7 +38,7 @@ describe('a progress bar and a question on one terminal', () => {
   it('asks one question at a time', async () => {
     const terminal = new FakeTerminal();
     const turns = createTerminalTurns((chunk) => terminal.output.write(chunk));
-    const ask = terminalElicitation(server, { ...terminal, interactive: true, hold: turns.hold });
+    const ask = terminalElicitation(server, { terminal: terminal.terminal, hold: turns.hold });
     const first = ask.url?.(
       { mode: 'url', message: 'one', url: 'https://example.com/1', elicitationId: '1' },
       context,
