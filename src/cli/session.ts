@@ -216,6 +216,11 @@ export class CliSession {
     this.#knobs.omitBuiltinWhenConfigured = true;
   }
 
+  /** How advice names listing a server's tools again, in a console's words (`/mcp retry NAME`). */
+  useRetryAdvice(advice: (server: string) => string): void {
+    this.#knobs.retryAdvice = advice;
+  }
+
   /** A crashed server comes back on its next use, for a command that lives longer than one request. */
   reconnectLazily(): void {
     this.#knobs.reconnect = 'lazy';

@@ -247,6 +247,7 @@ class McpxHost implements Host {
     const registry = new ServerRegistry(servers, {
       reconnect: { mode: this.#o.reconnect ?? 'lazy' },
       connector,
+      ...(this.#o.retryAdvice ? { retryAdvice: this.#o.retryAdvice } : {}),
     });
     registry.on((event) => {
       if (event.type === 'state' && event.state === 'error' && event.error)

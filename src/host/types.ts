@@ -70,6 +70,12 @@ export interface HostOptions {
    * @internal
    */
   readonly daemon?: HostDaemonOptions;
+  /**
+   * How a failed tool listing's advice names listing them again, in the front end's words
+   * (`mcpx shell`: `/mcp retry NAME`). Default: `` `mcpx retry NAME` ``.
+   * @internal
+   */
+  readonly retryAdvice?: (server: string) => string;
   readonly platform?: NodeJS.Platform;
   /**
    * Where this host's spans go (connects, handshakes, every request). Default: the global

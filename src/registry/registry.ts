@@ -52,6 +52,12 @@ export interface ServerRegistryOptions {
   readonly concurrency?: number;
   readonly reconnect?: Partial<ReconnectPolicy>;
   readonly random?: () => number;
+  /**
+   * How a failed tool listing's advice names listing them again, in the front end's words
+   * (the shell's `/mcp retry NAME`). Default: `` `mcpx retry NAME` ``.
+   * @internal
+   */
+  readonly retryAdvice?: (server: string) => string;
 }
 
 /** Who may see a connection: everyone (shared) or only the agent that opened it. */
@@ -144,11 +150,14 @@ export class ServerRegistry {
   readonly #random: () => number;
   #closed = false;
 
+  readonly #retryAdvice: (server: string) => string;
+
   constructor(servers: readonly ServerConfig[], options: ServerRegistryOptions) {
     this.#connector = options.connector;
     this.#limit = createLimiter(options.concurrency ?? 16);
     this.#policy = { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect };
     this.#random = options.random ?? Math.random;
+    this.#retryAdvice = options.retryAdvice ?? ((name) => `\`mcpx retry ${name}\``);
     for (const config of servers) this.add(config);
   }
 
@@ -467,14 +476,14 @@ export class ServerRegistry {
           fixes: [
             ...failure.fixes,
             'run the command again with --verbose to see what the server says on stderr',
-            ...(kind === 'tools' ? [`\`mcpx retry ${name}\` lists its tools again`] : []),
+            ...(kind === 'tools' ? [`${this.#retryAdvice(name)} lists its tools again`] : []),
           ],
         },
       ),
       entry.config,
     );
     entry.listingErrors.set(kind, error);
-    const retry = kind === 'tools' ? ` — \`mcpx retry ${name}\` tries again` : '';
+    const retry = kind === 'tools' ? ` — ${this.#retryAdvice(name)} tries again` : '';
     this.#emit({ type: 'warning', server: name, message: `${error.message}${retry}`, error, listing: kind });
     return error;
   }

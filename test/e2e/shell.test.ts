@@ -365,6 +365,42 @@ describe('mcpx shell with a server that dies mid-session', () => {
   });
 });
 
+describe('mcpx shell with a server whose tool listing fails', () => {
+  it('advises /mcp retry (the console\'s command) and never says "connected (0 tools)"', {
+    timeout: 60_000,
+  }, async () => {
+    const failingHome = join(dir.path, 'failing-home');
+    await mkdir(join(failingHome, '.mcpx'), { recursive: true });
+    await writeFile(
+      join(failingHome, '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          bad: {
+            command: process.execPath,
+            args: [testServerPath],
+            env: { MCPX_TEST_FAULT: 'tools-list-fails' },
+          },
+        },
+      }),
+    );
+    const term = runInPty(['shell'], { cwd: dir.path, home: failingHome });
+    running.push(term);
+    await term.waitFor('mcpx> ');
+    await term.type('@bad ?', KEY.enter);
+    await term.waitFor("bad: 'bad' is connected, but listing its tools failed");
+    await term.waitFor('— `/mcp retry bad` tries again');
+    await term.waitFor("error: 'bad' is connected, but listing its tools failed");
+    await term.waitFor('mcpx> ');
+    await term.type('/mcp retry bad', KEY.enter);
+    await term.waitFor('— `/mcp retry bad` tries again');
+    await term.waitFor('error: ');
+    await leave(term);
+    const screen = term.text();
+    expect(screen).not.toContain('mcpx retry');
+    expect(screen).not.toContain('connected (0 tools)');
+  });
+});
+
 describe('mcpx shell when its terminal closes', () => {
   it('ends every server it started (SIGHUP), even one that outlives its stdin, in the middle of a call', {
     timeout: 60_000,

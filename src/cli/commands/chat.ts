@@ -32,7 +32,7 @@ import { usePermissionFlag } from '../permission-level.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
 import { parseLine } from '../shell/parse-line.js';
-import { runShell } from '../shell/shell.js';
+import { retryInConsole, runShell } from '../shell/shell.js';
 
 export interface ChatOptions {
   readonly model?: string;
@@ -92,6 +92,8 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   session.omitBuiltinWhenConfigured();
   // A chat lives long: a server that crashes comes back on the model's next call to it.
   session.reconnectLazily();
+  // On a terminal chat is the console, whose advice names its own commands.
+  if (io.interactive && io.terminal) session.useRetryAdvice(retryInConsole);
   const registry = await session.registry();
   if (level !== 'sandboxed') {
     await registry.connectAll({ signal: io.signal });

@@ -4,7 +4,7 @@ import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { usePermissionFlag } from '../permission-level.js';
 import type { CliSession } from '../session.js';
-import { runShell } from '../shell/shell.js';
+import { retryInConsole, runShell } from '../shell/shell.js';
 
 /** The console's agent id: servers it connects without --shared are its own. */
 const AGENT_ID = 'shell';
@@ -31,6 +31,7 @@ export async function runShellCommand(
   await usePermissionFlag(session, options.permission, 'mcpx shell');
   // A console lives long: a server that crashes comes back on its next use.
   session.reconnectLazily();
+  session.useRetryAdvice(retryInConsole);
   // Roots, and a server's questions asked here; a progress bar gives way to them.
   const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
   await useCommandFeatures(session, turns);

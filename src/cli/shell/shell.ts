@@ -21,6 +21,9 @@ import { parseLine } from './parse-line.js';
 /** The prompt people type at. */
 export const PROMPT = say`mcpx> `;
 
+/** How the console's advice names listing a server's tools again: its own command, not the CLI's. */
+export const retryInConsole = (server: string): string => `\`/mcp retry ${server}\``;
+
 /** Where the console reads keys and draws, and how it takes Ctrl-C for itself. */
 export interface ShellTerminal {
   /** Keys in, the line editor's drawing out (stderr: stdout stays for results). */
@@ -178,7 +181,9 @@ async function runOne(options: ShellOptions, ctx: ShellContext, line: string): P
 function describeEvent(event: RegistryEvent, registry: ServerRegistry): string | undefined {
   if (event.type === 'state') {
     if (event.state === 'ready' && event.previous === 'starting') {
-      return `${event.server}: connected (${registry.status(event.server).tools.length} tools)`;
+      const { tools, listingError } = registry.status(event.server);
+      // A failed listing was said as it failed (a warning), and its error follows: no "0 tools".
+      return listingError ? undefined : `${event.server}: connected (${tools.length} tools)`;
     }
     if (event.state === 'error') return `${event.server}: error — ${event.error?.message ?? 'unknown'}`;
     if (event.state === 'stopped' && event.previous === 'stopping') return `${event.server}: stopped`;
