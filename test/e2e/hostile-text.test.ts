@@ -1,15 +1,19 @@
 /**
  * Every command of the built CLI against a server whose every string carries a right-to-left
- * override, a zero-width space, a tag character and escape sequences (7-bit and C1): human output shows them as
- * `<U+XXXX>` (and drops the escapes), `--json` keeps the exact text.
+ * override, a zero-width space, a tag character and escape sequences (7-bit and C1, a title, a
+ * clipboard write): human output shows them as `<U+XXXX>` (and drops the escapes), `--json` keeps
+ * the exact text, and on a terminal every prompt and screen draws nothing else (the last part).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POISON } from '../../src/testing/hostile-server.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeModelServer, startFakeModelServer } from '../../src/testing/fake-model-server.js';
+import { POISON, POISON_SHOWN } from '../../src/testing/hostile-server.js';
+import { assignToolNames } from '../../src/tools/index.js';
 import { type CliRun, cliPath, repoRoot, runCli, tempDir } from '../helpers/cli.js';
+import { type PtyRun, runInPty } from '../helpers/pty.js';
 
 const hostileServerPath = join(repoRoot, 'dist/testing/hostile-server.js');
 const RAW = ['\u202E', '\u200B', '\u{E0041}', '\u001b', '\u0007', '\u009b'];
@@ -166,4 +170,267 @@ describe('--json keeps the exact text', () => {
     const error = JSON.parse(run.stderr.trim().split('\n').at(-1) ?? '');
     expect(error.error.message).toContain(`json-rpc error${POISON}`);
   });
+});
+
+/**
+ * Every prompt and screen on a real terminal (a pseudo-terminal), against the hostile server:
+ * the bytes the terminal received hold no OSC, no screen clear, no C1 control and no raw hidden
+ * character, and every escape sequence in them is drawing (colours, cursor moves, erasing a
+ * line) of mcpx's or its prompt library's own. Each poisoned string must be seen on the screen
+ * neutralised, so the scan cannot pass on a screen that never showed it.
+ */
+describe('every prompt and screen on a terminal', () => {
+  const running: PtyRun[] = [];
+  const models: FakeModelServer[] = [];
+  afterEach(async () => {
+    for (const term of running.splice(0)) {
+      term.kill();
+      // A test that failed midway may leave a prompt that ignores the hang-up.
+      const late = setTimeout(() => term.kill('SIGKILL'), 10_000);
+      await term.exited;
+      clearTimeout(late);
+    }
+    for (const model of models.splice(0)) await model.close();
+  });
+
+  const KEY = { down: '\x1b[B', enter: '\r', ctrlD: '\x04' };
+  /** Escape sequences that only draw: colours (SGR), cursor moves, erasing a line or below. */
+  const DRAWING = /^\u001b\[(?:[0-9;]*[mABCDEFGK]|0?J|\?25[hl]|\?2004[hl])$/;
+  /** Hostile bytes a terminal must never receive. */
+  const FORBIDDEN = [
+    '\u001b]',
+    '\u001b[2J',
+    '\u001b[31mred',
+    '\u0007',
+    '\u009b',
+    '\u202E',
+    '\u200B',
+    '\u{E0041}',
+  ];
+
+  /**
+   * The terminal got no hostile byte, only drawing, and showed each of `labels` with the poison
+   * neutralised (`shown`: a table cuts a long cell, so there only its start).
+   */
+  function expectScreenClean(term: PtyRun, labels: readonly string[], shown = POISON_SHOWN): void {
+    const raw = term.raw();
+    for (const bad of FORBIDDEN)
+      expect(raw.includes(bad), `the terminal received ${JSON.stringify(bad)}:\n${JSON.stringify(raw)}`).toBe(
+        false,
+      );
+    const sequences = raw.match(/\u001b(?:\[[0-?]*[ -/]*[@-~]|[\s\S])/g) ?? [];
+    const foreign = [...new Set(sequences.filter((s) => !DRAWING.test(s)))];
+    expect(foreign, 'escape sequences that do more than draw').toEqual([]);
+    const screen = term.text();
+    for (const label of labels) expect(screen, `'${label}' shown neutralised`).toContain(`${label}${shown}`);
+  }
+
+  function pty(args: readonly string[], env: Record<string, string> = {}): PtyRun {
+    const term = runInPty(['--config', hostile, ...args], {
+      cwd: dir.path,
+      home: join(dir.path, 'home'),
+      cols: 300,
+      env,
+    });
+    running.push(term);
+    return term;
+  }
+
+  /** A form's every field answered with Enter: "Answer", then each default (or nothing). */
+  async function answerForm(term: PtyRun): Promise<void> {
+    await term.waitFor(`asks: form message${POISON_SHOWN}`);
+    await term.type(KEY.enter);
+    for (const field of [
+      'text title',
+      'field name',
+      'described only',
+      'choice title',
+      'listed',
+      'many title',
+    ]) {
+      await term.waitFor(field);
+      await term.type(KEY.enter);
+    }
+    await term.waitFor('flag title');
+    await term.type(KEY.enter);
+    await term.waitFor('count title');
+    await term.type(KEY.enter);
+  }
+
+  const FORM_LABELS = [
+    'form message',
+    'text title',
+    'text default',
+    'field name',
+    'described only',
+    'choice title',
+    'choice label',
+    'enum value',
+    'many title',
+    'many label',
+    'flag title',
+    'count title',
+  ];
+
+  it('mcpx call: a form, its defaults answered as shown', { timeout: 60_000 }, async () => {
+    const term = pty(['call', 'h.form']);
+    await answerForm(term);
+    await term.waitFor('answered');
+    expect(await term.exited).toBe(0);
+    expectScreenClean(term, [...FORM_LABELS, 'answered', 'progress']);
+    // The default was shown, and answered as shown: never characters the person could not see.
+    expect(term.text()).toContain(`"text":"text default${POISON_SHOWN}"`);
+  });
+
+  it('mcpx call: a URL to visit', { timeout: 60_000 }, async () => {
+    const term = pty(['call', 'h.visit']);
+    await term.waitFor('Will you visit it?');
+    await term.type('n', KEY.enter);
+    await term.waitFor('answered');
+    expect(await term.exited).toBe(0);
+    expectScreenClean(term, ['url message', 'path']);
+  });
+
+  it('mcpx chat: consent, the re-approval of a changed tool, sampling, a form and a URL', {
+    timeout: 120_000,
+  }, async () => {
+    // (A server's name in a config cannot carry these characters: the config is refused, below.)
+    const toolName = (tool: string) => [...assignToolNames([{ source: 'h', tool }]).keys()][0] as string;
+    const model = await startFakeModelServer([
+      { toolCalls: [{ name: toolName('rug_pull'), arguments: {} }] },
+      { toolCalls: [{ name: toolName(`named${POISON}`), arguments: {} }] },
+      { toolCalls: [{ name: toolName('sample'), arguments: {} }] },
+      { text: 'a sampled answer' }, // the server's sampling request
+      { toolCalls: [{ name: toolName('form'), arguments: {} }] },
+      { toolCalls: [{ name: toolName('visit'), arguments: {} }] },
+      { text: 'all done' },
+    ]);
+    models.push(model);
+    const term = pty(['chat', '--base-url', model.baseUrl, '--model', 'fake'], { OPENAI_API_KEY: 'sk-test' });
+    // Consent: the server, where it is configured, its tools and their descriptions.
+    await term.waitFor("Connect to MCP server 'h'?");
+    await term.waitFor('Deny connection');
+    await term.type(KEY.enter); // allow all tools
+    await term.waitFor('> ');
+    await term.type('go', KEY.enter);
+    // The tool with the poisoned name changed after "allow all": asked again, names and change shown.
+    await term.waitFor(`The definition of 'named${POISON_SHOWN}' on 'h' changed since you approved it`);
+    await term.waitFor('Deny');
+    await term.type(KEY.down, KEY.down, KEY.enter);
+    // Sampling: the server's prompt and its model hint.
+    await term.waitFor('Allow?');
+    await term.type('y', KEY.enter);
+    await answerForm(term);
+    await term.waitFor('Will you visit it?');
+    await term.type('n', KEY.enter);
+    await term.waitFor('all done');
+    await term.waitFor('> ');
+    await term.type('/exit', KEY.enter);
+    expect(await term.exited).toBe(0);
+    expectScreenClean(term, [
+      'description',
+      'named',
+      'changed description',
+      'sampling prompt',
+      'model hint',
+      ...FORM_LABELS,
+      'url message',
+      'pulled',
+      'answered',
+    ]);
+  });
+
+  it('mcpx shell: tool lists, calls, errors, prompts, resources, the status and a form', {
+    timeout: 60_000,
+  }, async () => {
+    const term = pty(['shell']);
+    await term.waitFor('mcpx> ');
+    await term.type('@h ?', KEY.enter);
+    await term.waitFor('Usage: @h');
+    await term.type('@h poison', KEY.enter);
+    await term.waitFor('link title');
+    await term.type('@h fail', KEY.enter);
+    await term.waitFor('reported an error');
+    await term.type('@h reject', KEY.enter);
+    await term.waitFor('json-rpc error');
+    await term.type('/mcp prompts h', KEY.enter);
+    await term.waitFor('prompt description');
+    await term.type('/mcp resources h', KEY.enter);
+    await term.waitFor('resource description');
+    await term.type('/mcp tools h', KEY.enter);
+    await term.waitFor('Usage: @h');
+    await term.type('/mcp', KEY.enter);
+    await term.waitFor(/h\s+ready/);
+    await term.type('@h form', KEY.enter);
+    await answerForm(term);
+    await term.waitFor('answered');
+    await term.waitFor('mcpx> ');
+    await term.type(KEY.ctrlD);
+    expect(await term.exited).toBe(0);
+    expectScreenClean(term, [
+      'description',
+      'named',
+      'text content',
+      'link title',
+      'tool error',
+      'json-rpc error',
+      'prompt description',
+      'arg',
+      'resource name',
+      'resource description',
+      ...FORM_LABELS,
+      'answered',
+    ]);
+  });
+
+  it('a config that names a server with these characters: refused, and the error is clean', {
+    timeout: 60_000,
+  }, async () => {
+    const config = join(dir.path, 'named.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: { [`h${POISON}`]: { command: process.execPath, args: [hostileServerPath] } },
+      }),
+    );
+    const term = runInPty(['--config', config, 'list'], {
+      cwd: dir.path,
+      home: join(dir.path, 'home'),
+      cols: 300,
+    });
+    running.push(term);
+    expect(await term.exited).not.toBe(0);
+    expect(term.text()).toContain('contains an invisible character');
+    expectScreenClean(term, ["server 'h"]);
+  });
+
+  const screens: [string, string[], 'hostile' | 'crashing', string[]][] = [
+    ['tools', ['tools', 'h'], 'hostile', ['description', 'named']],
+    ['a tool error', ['call', 'h.fail'], 'hostile', ['tool error']],
+    ['a JSON-RPC error', ['call', 'h.reject'], 'hostile', ['json-rpc error']],
+    ['prompts', ['prompts', 'h'], 'hostile', ['prompt description', 'arg']],
+    ['resources (a table)', ['resources', 'h'], 'hostile', ['resource description']],
+    ['templates (a table)', ['templates', 'h'], 'hostile', ['template description']],
+    [
+      'log messages and progress',
+      ['--verbose', 'call', 'h.poison'],
+      'hostile',
+      ['logger', 'log message', 'progress'],
+    ],
+    ['read', ['read', 'h', 'test://poison.txt'], 'hostile', ['resource text']],
+    ['doctor', ['doctor'], 'crashing', ['stderr line one', 'stderr line two']],
+    ['list', ['--verbose', 'list'], 'crashing', ['stderr line one']],
+  ];
+  for (const [what, args, config, labels] of screens) {
+    it(`${what}`, { timeout: 60_000 }, async () => {
+      const term = runInPty(['--config', config === 'hostile' ? hostile : crashing, ...args], {
+        cwd: dir.path,
+        home: join(dir.path, 'home'),
+        cols: 300,
+      });
+      running.push(term);
+      await term.exited;
+      expectScreenClean(term, labels, what.endsWith('(a table)') ? '<U+202E>evil<U+200B>zw' : POISON_SHOWN);
+    });
+  }
 });
