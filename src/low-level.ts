@@ -94,6 +94,8 @@ export {
   type Verdict,
 } from './permissions/index.js';
 
+// The funnel to a terminal: the text `forTerminal` makes, and the terminal `terminalApprover` asks on.
+export { type SafeText, Terminal, type TerminalStreams } from './text/index.js';
 // Tools below createAgentTools: naming, results, schemas, routing; the text sanitizers.
 export {
   assignToolNames,

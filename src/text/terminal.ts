@@ -4,6 +4,7 @@ import type { SafeText } from './safe-text.js';
 export interface TerminalStreams {
   /** Read when a prompt first needs it (a getter may open stdin only then). */
   readonly input: NodeJS.ReadableStream;
+  /** Where prompts draw (the CLI's is stderr: stdout stays for results). */
   readonly output: NodeJS.WritableStream;
 }
 
