@@ -17,6 +17,8 @@ export interface ChatFeatureOptions {
   readonly roots?: readonly string[];
   /** The person's terminal; absent when nobody can be asked (stdin or stderr is not one). */
   readonly terminal?: Terminal;
+  /** A line for the person on stderr, terminal or not (the CLI's notices sanitise it). */
+  readonly notice: (line: string) => void;
   /** Most tokens a server's sampling request may use. */
   readonly maxSamplingTokens?: number;
   /** Ctrl-C at one of these prompts: cancel the whole command, as Ctrl-C anywhere else does. */
@@ -32,8 +34,7 @@ export function chatFeatures(options: ChatFeatureOptions): (server: ServerConfig
     sampling: modelSampling({
       model: options.model,
       maxTokens: options.maxSamplingTokens ?? 1024,
-      onRefused: (message) =>
-        terminal?.write(say`Server '${server.name}' asked the model: refused, ${message}\n`),
+      onRefused: (message) => options.notice(`Server '${server.name}' asked the model: refused, ${message}`),
       async approve(question, signal) {
         if (!terminal) throw samplingRefused('no terminal: nobody could approve the sampling request');
         const wants = question.hints.length

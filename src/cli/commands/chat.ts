@@ -85,6 +85,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
       model,
       ...(roots ? { roots } : {}),
       ...(io.interactive && io.terminal ? { terminal: io.terminal } : {}),
+      notice: (line) => session.notice(line),
       ...(io.cancel ? { onInterrupt: io.cancel } : {}),
     }),
   );

@@ -22,6 +22,7 @@ function setup(interactive = true) {
     model,
     roots: ['/work'],
     ...(interactive ? { terminal: terminal.terminal } : {}),
+    notice: (line: string) => terminal.output.write(`${line}\n`),
   })(server);
   return { terminal, features, asked };
 }
