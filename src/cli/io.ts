@@ -10,8 +10,9 @@ import type { SafeText, Terminal } from '../text/index.js';
  */
 export interface CliIo {
   /**
-   * Text for people or scripts, or bytes: `read --raw` (and `read` into a pipe), which
-   * asked for the resource's exact bytes, and is the one way raw content leaves.
+   * Text for people or scripts, or bytes where exact content was asked for: `read --raw`
+   * (a resource's bytes), and `config export`'s file text into a pipe. No other way
+   * lets raw content out.
    */
   readonly stdout: { write(chunk: SafeText | Uint8Array): unknown };
   readonly stderr: { write(chunk: SafeText): unknown };

@@ -138,7 +138,8 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
       io.stdout.write(
         toJson({ host, file: file?.path, written: false, servers: result.servers, removed, text }, 0),
       );
-    else io.stdout.write(forTerminal(text));
+    // The host's file as it would be written: exact into a pipe or a file, shown safe on a terminal.
+    else io.stdout.write(io.stdoutIsTTY ? forTerminal(text) : Buffer.from(text, 'utf8'));
     return ExitCode.Ok;
   }
   if (host === 'codex' && base !== undefined)
