@@ -291,6 +291,39 @@ describe('every prompt and screen on a terminal', () => {
     expectScreenClean(term, ['url message', 'path']);
   });
 
+  it("mcpx call with keep_alive: the daemon's form asked at this terminal, its defaults answered as shown", {
+    timeout: 90_000,
+  }, async () => {
+    const held = join(dir.path, 'held.json');
+    const home = join(dir.path, 'held-home');
+    await writeFile(
+      held,
+      JSON.stringify({
+        mcpServers: { h: { command: process.execPath, args: [hostileServerPath], keep_alive: true } },
+      }),
+    );
+    const daemon = (...args: string[]) =>
+      runCli(['--config', held, 'daemon', ...args], { cwd: dir.path, home });
+    try {
+      expect((await daemon('start')).code).toBe(0);
+      // A light call: run inside the daemon, its server's form asked here (cli-entry.ts#elicitAtTerminal).
+      const term = runInPty(['--config', held, 'call', 'h.form'], { cwd: dir.path, home, cols: 300 });
+      running.push(term);
+      await answerForm(term);
+      await term.waitFor('answered');
+      expect(await term.exited).toBe(0);
+      expectScreenClean(term, [...FORM_LABELS, 'answered']);
+      expect(term.text()).toContain(`"text":"text default${POISON_SHOWN}"`);
+      // The call did go through the daemon (else this is the direct path again).
+      const { servers } = JSON.parse((await daemon('status', '--json')).stdout) as {
+        servers: { name: string; calls: number }[];
+      };
+      expect(servers.find((s) => s.name === 'h')?.calls).toBe(1);
+    } finally {
+      await daemon('stop');
+    }
+  });
+
   it('mcpx chat: consent, the re-approval of a changed tool, sampling, a form and a URL', {
     timeout: 120_000,
   }, async () => {
