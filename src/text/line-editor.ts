@@ -49,6 +49,14 @@ export async function openLineEditor(terminal: Terminal, options: LineEditorOpti
   });
   rl.setPrompt(options.prompt);
   rl.prompt();
+  // A Ctrl-D typed while no line was being edited (a call's output still coming, the terminal in
+  // its own line mode) is kept by the terminal as an end-of-file mark, which reads as NUL once
+  // the editor takes the terminal over: on an empty line, it is the person leaving, as Ctrl-D is.
+  const leaving = (chunk: Buffer | string) => {
+    if (rl.line === '' && /^\0+$/.test(chunk.toString())) rl.close();
+  };
+  input.prependListener('data', leaving);
+  rl.once('close', () => input.removeListener('data', leaving));
   return {
     on: (event: 'line' | 'close' | 'SIGINT', listener: (line: string) => void) => {
       rl.on(event, listener);

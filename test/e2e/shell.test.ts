@@ -64,14 +64,30 @@ function shell(): PtyRun {
 
 /** Back at the prompt, leave with Ctrl-D and expect exit code 0. */
 async function leave(term: PtyRun): Promise<void> {
-  // Ctrl-D typed while a line still runs is the terminal's end-of-file in cooked mode, which
-  // the line editor never sees (as in any readline program): a person presses it at the prompt.
   await term.waitFor('mcpx> ');
   await term.type(KEY.ctrlD);
   expect(await term.exited).toBe(0);
 }
 
 describe('mcpx shell', () => {
+  it('Ctrl-D typed while a call runs leaves once it ends (it used to leave the shell waiting for ever)', {
+    timeout: 60_000,
+  }, async () => {
+    const term = shell();
+    await term.waitFor('mcpx> ');
+    await term.type('@mine slow_operation {"delay_ms": 400, "steps": 2}', KEY.enter);
+    await term.waitFor('mine: connected');
+    // The terminal keeps it as an end-of-file mark in its own line mode, which reads as NUL once
+    // the next prompt's editor takes the terminal over.
+    await term.type(KEY.ctrlD);
+    const code = await Promise.race([
+      term.exited,
+      new Promise((r) => setTimeout(() => r('still running'), 10_000)),
+    ]);
+    expect(code).toBe(0);
+    expect(term.text()).toContain('completed 2 steps');
+  });
+
   it('/mcp lists the servers; unknown commands get a did-you-mean; /exit leaves with 0', {
     timeout: 60_000,
   }, async () => {
