@@ -145,6 +145,7 @@ export {
   type PermissionGuard,
   type PermissionGuardOptions,
   type PermissionLevel,
+  type QuestionOptions,
   scriptedApprover,
   type ToolCallCheckOptions,
   type ToolCallGuard,

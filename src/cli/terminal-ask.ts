@@ -52,9 +52,9 @@ function approverLater(make: (permissions: Permissions) => Promise<Approver>): A
   };
   return {
     answerer: 'terminal',
-    askConnect: async (question) => (await approver()).askConnect(question),
-    askCall: async (question) => (await approver()).askCall(question),
-    askChanged: async (question) => (await approver()).askChanged(question),
+    askConnect: async (question, options) => (await approver()).askConnect(question, options),
+    askCall: async (question, options) => (await approver()).askCall(question, options),
+    askChanged: async (question, options) => (await approver()).askChanged(question, options),
   };
 }
 

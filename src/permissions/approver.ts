@@ -48,10 +48,19 @@ export interface Approver {
    * (form elicitation), or a program (the default: a library's callback, a script).
    */
   readonly answerer?: AuditAnswerer;
-  askConnect(question: ConnectQuestion): Promise<ConnectDecision>;
-  askCall(question: CallQuestion): Promise<CallDecision>;
+  askConnect(question: ConnectQuestion, options?: QuestionOptions): Promise<ConnectDecision>;
+  askCall(question: CallQuestion, options?: QuestionOptions): Promise<CallDecision>;
   /** A definition changed since it was approved; `once`/`always` approve the new one. */
-  askChanged(question: ChangedQuestion): Promise<CallDecision>;
+  askChanged(question: ChangedQuestion, options?: QuestionOptions): Promise<CallDecision>;
+}
+
+/** How a question is asked. */
+export interface QuestionOptions {
+  /**
+   * Aborted when the question no longer needs an answer (the call that asked was cancelled,
+   * the command ended): an approver that is still asking stops, with a cancellation.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Answers from a list, in order (tests, and scripted library use). Runs out → deny. */
@@ -162,16 +171,20 @@ export function describeConnectQuestion(question: ConnectQuestion, full = false)
  */
 export function terminalApprover(on: Terminal | TerminalStreams): Approver {
   const terminal = isTerminal(on) ? on : new Terminal(on);
-  const ask = async <T extends string>(message: SafeText, choices: Choice<T>[]): Promise<T> => {
+  const ask = async <T extends string>(
+    message: SafeText,
+    choices: Choice<T>[],
+    signal: AbortSignal | undefined,
+  ): Promise<T> => {
     try {
-      return await select<T>(terminal, { message, choices });
+      return await select<T>(terminal, { message, choices }, signal);
     } catch (error) {
       throw promptFailure(error);
     }
   };
   return {
     answerer: 'terminal',
-    async askConnect(q) {
+    async askConnect(q, { signal } = {}) {
       // Folded first; "Show full descriptions" asks again with every description whole.
       for (let full = false; ; full = true) {
         const view = describeConnectQuestion(q, full);
@@ -183,17 +196,22 @@ export function terminalApprover(on: Terminal | TerminalStreams): Approver {
             { name: say`Deny connection`, value: 'deny' },
             ...(view.folded ? [{ name: say`Show full descriptions`, value: 'expand' as const }] : []),
           ],
+          signal,
         );
         if (answer !== 'expand') return answer;
       }
     },
-    askCall: (q) =>
-      ask<CallDecision>(say`Allow ${q.tool.name}?\n${describeQuestion(q)}\n`, [
-        { name: say`Allow once`, value: 'once' },
-        { name: say`Allow always (this server, this session)`, value: 'always' },
-        { name: say`Deny`, value: 'deny' },
-      ]),
-    askChanged: (q) =>
+    askCall: (q, { signal } = {}) =>
+      ask<CallDecision>(
+        say`Allow ${q.tool.name}?\n${describeQuestion(q)}\n`,
+        [
+          { name: say`Allow once`, value: 'once' },
+          { name: say`Allow always (this server, this session)`, value: 'always' },
+          { name: say`Deny`, value: 'deny' },
+        ],
+        signal,
+      ),
+    askChanged: (q, { signal } = {}) =>
       ask<CallDecision>(
         say`The definition of '${q.tool.name}' on '${q.server}' changed since you approved it\n${describeQuestion(q)}\n`,
         [
@@ -201,6 +219,7 @@ export function terminalApprover(on: Terminal | TerminalStreams): Approver {
           { name: say`Approve the new definition`, value: 'always' },
           { name: say`Deny`, value: 'deny' },
         ],
+        signal,
       ),
   };
 }

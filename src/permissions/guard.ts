@@ -172,12 +172,13 @@ function buildGuard(
       approved.set(toolKey(server, tool.name), { fingerprint: fingerprintOf(tool), tool });
   };
   /** One question per server however many ask at once; the first answer stands for the session. */
-  const askConnect = async (request: ConsentRequest): Promise<ConnectDecision> => {
+  const askConnect = async (request: ConsentRequest, signal?: AbortSignal): Promise<ConnectDecision> => {
     const decided = connect.get(request.server);
     if (decided) return decided;
     let pending = pendingConnect.get(request.server);
     if (!pending) {
-      pending = options.approver.askConnect(request);
+      // One question for everyone who waits on it: it ends with the signal of whoever asked first.
+      pending = options.approver.askConnect(request, signal ? { signal } : {});
       pendingConnect.set(request.server, pending);
     }
     const answer = await pending.finally(() => pendingConnect.delete(request.server));
@@ -292,6 +293,7 @@ function buildGuard(
 
   const check = async (request: ToolCallRequest, checkOptions: ToolCallCheckOptions = {}): Promise<void> => {
     const told = checkOptions.onDecision ?? (() => {});
+    const asking = checkOptions.signal ? { signal: checkOptions.signal } : {};
     /** The question a person answered yes to on the way, if any: the call is then confirmed, not allowed. */
     let asked: 'connect' | 'call' | 'changed' | undefined;
     const denied = (error: McpxError, by: AuditDecision & { result: 'denied' }): McpxError => {
@@ -339,7 +341,7 @@ function buildGuard(
           );
         case 'ask-connect': {
           // The host did not ask up front (consent()): ask now, with what is known of the server.
-          const answer = await askConnect({ ...question, tools: [request.tool] });
+          const answer = await askConnect({ ...question, tools: [request.tool] }, checkOptions.signal);
           if (answer === 'deny')
             throw byAnswer(
               `using '${request.server}' was not allowed${nobodyToAsk()}`,
@@ -349,7 +351,7 @@ function buildGuard(
           continue;
         }
         case 'ask-call': {
-          const answer = await options.approver.askCall(question);
+          const answer = await options.approver.askCall(question, asking);
           if (answer === 'deny')
             throw byAnswer(`the call was not allowed${nobodyToAsk()}`, 'allow it when asked');
           approved.set(key, { fingerprint, tool: request.tool });
@@ -360,7 +362,7 @@ function buildGuard(
         }
         case 'ask-changed': {
           const changes = describeToolChange(ruling.approved, request.tool);
-          const answer = await options.approver.askChanged({ ...question, changes });
+          const answer = await options.approver.askChanged({ ...question, changes }, asking);
           if (answer === 'deny') {
             throw byAnswer(
               `its definition changed since it was approved (${changes.join('; ')})${nobodyToAsk()}`,

@@ -8,6 +8,7 @@ export {
   type NobodyApprover,
   nobodyApprover,
   promptFailure,
+  type QuestionOptions,
   scriptedApprover,
   terminalApprover,
   type UnaskedQuestion,

@@ -88,4 +88,16 @@ describe('terminalApprover', () => {
     expect(await answer).toBe('deny');
     expect(terminal.screen).toContain('change: the description changed');
   });
+
+  it('stops asking when its signal aborts (the call that asked was cancelled): a cancellation, not an answer', async () => {
+    const { ErrorCode } = await import('../../../src/errors/index.js');
+    const { createPermissionGuard } = await import('../../../src/permissions/guard.js');
+    const terminal = new FakeTerminal();
+    const guard = createPermissionGuard({ level: 'trusted', approver: terminalApprover(terminal) });
+    const controller = new AbortController();
+    const checked = guard.check({ server: 'fs', tool, args: {} }, { signal: controller.signal });
+    await terminal.answer("Connect to MCP server 'fs'?");
+    controller.abort();
+    await expect(checked).rejects.toMatchObject({ code: ErrorCode.Cancelled });
+  });
 });
