@@ -14,7 +14,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editConfigText } from '../../src/config/index.js';
 import { lockFileOf, processStart } from '../../src/home/index.js';
-import { type CliRun, runCli, tempDir } from '../helpers/cli.js';
+import { type CliRun, homeEntries, runCli, tempDir } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -79,7 +79,7 @@ describe('concurrent edits of one config file', () => {
     expect(runs.map((r) => r.stdout)).toEqual(NAMES.map((n) => `disabled '${n}' in ~/.mcpx/mcp.json\n`));
     expect(await readFile(w.globalFile, 'utf8')).toBe(sequentially(HANDWRITTEN, w.globalFile, 'disable'));
     // No lock and no temporary file left beside it.
-    expect(await readdir(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
+    expect(await homeEntries(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
   });
 
   it('does so in the project file too (--scope project), leaving nothing to commit beside it', async () => {
@@ -109,7 +109,7 @@ describe('concurrent edits of one config file', () => {
       if (text !== (kind === 'disable' ? off : on)) lost.push(`round ${round + 1} (${kind})`);
     }
     expect(lost).toEqual([]);
-    expect(await readdir(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
+    expect(await homeEntries(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
   }, 300_000);
 
   it('8 concurrent `mcpx config add` of distinct servers all land after the hand-written entries', async () => {
@@ -237,7 +237,7 @@ describe('the lock of a config file', () => {
     const run = await w.cli(['config', 'disable', 's1']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(await readdir(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
+    expect(await homeEntries(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
   });
 
   it('held by a live process: the command waits, then says which process holds it and what to do', async () => {

@@ -4,10 +4,10 @@
  * entry changed, an edit that would break the file is refused with the file
  * untouched, and `mcpx list` sees the result.
  */
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { homeEntries, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
 /** The global file as messages show it to a person: under the home, as ~/. */
 const SHOWN_GLOBAL = '~/.mcpx/mcp.json';
@@ -176,7 +176,7 @@ describe('mcpx config add', () => {
     );
     expect(await readFile(w.globalFile, 'utf8')).toBe(HANDWRITTEN);
     // Nothing half-written left beside it either.
-    expect(await readdir(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
+    expect(await homeEntries(join(w.home, '.mcpx'))).toEqual(['mcp.json']);
   });
 
   it('refuses to edit a file that is already invalid, pointing at the problem', async () => {

@@ -108,6 +108,9 @@ async function trustedProject(name: string, servers: Record<string, unknown>): P
   return project;
 }
 
+/** A Node process, by the name /proc gives it: Node 24 names its main thread `MainThread`, earlier ones `node`. */
+const isNode = (p: { readonly command: string }) => p.command === 'node' || p.command === 'MainThread';
+
 describe.runIf(procAvailable)('mcpx never starts itself', () => {
   const selfEntries = {
     mcpx: { command: 'mcpx', args: ['serve'] },
@@ -182,7 +185,7 @@ describe.runIf(procAvailable)('no server outlives the mcpx that started it', () 
     try {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('stubborn__echo');
-      const upstreams = (tracker?.seen() ?? []).filter((p) => p.command === 'node');
+      const upstreams = (tracker?.seen() ?? []).filter(isNode);
       expect(upstreams.length).toBeGreaterThanOrEqual(2); // the gateway and its upstream
       expect(tracker?.alive()).toEqual([]);
     } finally {
@@ -215,7 +218,7 @@ describe.runIf(procAvailable)('no server outlives the mcpx that started it', () 
     expect(run.signal).toBe('SIGKILL');
     const current = tracker as NonNullable<typeof tracker>;
     try {
-      const servers = current.seen().filter((p) => !isOrphanWatchdog(p.pid) && p.command === 'node');
+      const servers = current.seen().filter((p) => !isOrphanWatchdog(p.pid) && isNode(p));
       expect(servers.length).toBeGreaterThanOrEqual(count);
       while (current.alive().length > 0 && Date.now() - killedAt < 5000) {
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -91,3 +91,12 @@ export async function tempDir(prefix = 'mcpx-test-'): Promise<{ path: string; re
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
+
+/**
+ * What a folder under a test's mcpx home holds, less the V8 compile cache mcpx keeps there on
+ * Node >= 22.1 (`cli/compile-cache.ts`): a test of what a command left behind looks at the rest.
+ */
+export async function homeEntries(folder: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  return (await readdir(folder)).filter((name) => name !== 'compile-cache');
+}

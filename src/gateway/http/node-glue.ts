@@ -113,18 +113,21 @@ export async function writeWebResponse(
 /**
  * Corks the response's socket once per turn of the event loop and uncorks it once the turn's
  * callbacks are done (`setImmediate`: a next tick would run before the promise callbacks that
- * read the stream), so the writes in between, and an `end()`, which uncorks fully, are one.
+ * read the stream), so the writes in between, and an `end()`, are one. The socket itself, not
+ * the response: since Node 22 a corked response holds its writes back while `end()` sends its
+ * terminating chunk at once, so a client read an empty body, then the events as garbage.
  */
 function coalescer(res: ServerResponse): () => void {
+  const target = res.socket ?? res;
   let corked = false;
   const uncork = () => {
     corked = false;
-    res.uncork();
+    target.uncork();
   };
   return () => {
     if (corked) return;
     corked = true;
-    res.cork();
+    target.cork();
     setImmediate(uncork);
   };
 }
