@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SERVER_CHAIN } from '../../src/transport/stdio/server-chain.js';
 import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
-import { descendantPids, procAvailable, readCommandLine } from '../helpers/processes.js';
+import { descendantPids, procAvailable, readCommandLine, readProcess } from '../helpers/processes.js';
 
 const node = process.execPath;
 const systemPath = process.env.PATH ?? '/usr/bin:/bin';
@@ -25,6 +25,15 @@ function watchNested(root: number) {
   const samples: number[][] = [];
   const forks = new Set<number>();
   const lines = new Map<number, string>();
+  let deepest = 0;
+  const isMcpx = (pid: number) => readCommandLine(pid)?.includes(cliPath) === true;
+  /** How many mcpx processes lie between `pid` and `root`, `pid` included (its nesting level). */
+  const depth = (pid: number) => {
+    let level = 0;
+    for (let at: number | undefined = pid; at !== undefined && at !== root; at = readProcess(at)?.ppid)
+      if (isMcpx(at)) level += 1;
+    return level;
+  };
   const timer = setInterval(() => {
     const now: number[] = [];
     for (const pid of descendantPids(root)) {
@@ -32,6 +41,7 @@ function watchNested(root: number) {
       if (line?.includes(cliPath)) {
         now.push(pid);
         lines.set(pid, line.join(' '));
+        deepest = Math.max(deepest, depth(pid));
       } else if (line?.length && lines.has(pid)) {
         forks.add(pid);
       }
@@ -40,6 +50,11 @@ function watchNested(root: number) {
   }, 20);
   const counted = (sample: number[]) => sample.filter((pid) => !forks.has(pid));
   return {
+    /**
+     * The deepest nesting seen. Not a count at one moment: a refused deepest mcpx exits, its
+     * parent may start it again, and the one leaving can still be listed beside the one coming.
+     */
+    deepest: () => deepest,
     most: () => Math.max(0, ...samples.map((sample) => counted(sample).length)),
     seen: () => [...new Set(samples.flatMap(counted))].map((pid) => `${pid}: ${lines.get(pid)}`),
     stop: () => clearInterval(timer),
@@ -227,12 +242,12 @@ describe.runIf(procAvailable)('a loop hidden in a wrapper script that clears the
     try {
       expect(tools).toContain('local__echo');
       await expect
-        .poll(() => watch.most(), { timeout: 40_000, interval: 100 })
+        .poll(() => watch.deepest(), { timeout: 40_000, interval: 100 })
         .toBeGreaterThanOrEqual(MAX_SERVER_CHAIN);
       await new Promise((resolve) => setTimeout(resolve, 5000));
       // The deepest refuses its servers and exits ("no servers to serve"); its parent may start
-      // it again, so pids come and go, but never more at once.
-      expect(watch.most(), watch.seen().join('\n')).toBe(MAX_SERVER_CHAIN);
+      // it again, so pids come and go, but never one level deeper.
+      expect(watch.deepest(), watch.seen().join('\n')).toBe(MAX_SERVER_CHAIN);
     } finally {
       watch.stop();
     }
