@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { createHomeFiles, type FileChange, type FileLockOptions, withFileLock } from '../home/index.js';
+import { createHomeFiles, type FileChange, type FileLockOptions, updateUnderLock } from '../home/index.js';
 import { configCandidates, globalConfigPath } from './discover.js';
 import { editConfigText, type ServerEdit, type TextEditResult } from './edit-text.js';
 import { loadConfigFile } from './load-file.js';
@@ -175,15 +175,10 @@ export async function updateProjectFile(
       throw fileFailure(file, 'create the folder of', error);
     });
   }
-  return withFileLock(
+  return updateUnderLock(
     file,
-    async () => {
-      const current = await readProjectFile(file);
-      const next = await change(current);
-      if (next === undefined || next === current) return current;
-      await writeProjectFile(file, next);
-      return next;
-    },
+    { read: () => readProjectFile(file), write: (text) => writeProjectFile(file, text) },
+    change,
     { ...options, failed: (error, lockPath) => fileFailure(lockPath, 'lock', error) },
   );
 }

@@ -100,6 +100,36 @@ export async function withFileLock<T>(
   }
 }
 
+/** How the file an update changes is read and written (the home's safe files, a project's own). */
+export interface FileAccess {
+  read(): Promise<string | undefined>;
+  write(text: string): Promise<void>;
+}
+
+/**
+ * The one read-modify-write of a file mcpx edits: under its lock (`withFileLock`), the file is
+ * read afresh, `change` makes the next text from it, and only a change is written. Resolves
+ * with the text the file now holds. `change` returning undefined writes nothing.
+ */
+export function updateUnderLock(
+  file: string,
+  access: FileAccess,
+  change: (current: string | undefined) => string | undefined | Promise<string | undefined>,
+  options: WithFileLockOptions = {},
+): Promise<string | undefined> {
+  return withFileLock(
+    file,
+    async () => {
+      const current = await access.read();
+      const next = await change(current);
+      if (next === undefined || next === current) return current;
+      await access.write(next);
+      return next;
+    },
+    options,
+  );
+}
+
 /** Take the lock at `path`, waiting for a live holder (see `withFileLock`). */
 export async function acquireLock(path: string, options: FileLockOptions = {}): Promise<FileLock> {
   const waitMs = options.waitMs ?? WAIT_MS;

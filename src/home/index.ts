@@ -9,11 +9,13 @@
  */
 export {
   acquireLock,
+  type FileAccess,
   type FileLock,
   type FileLockOptions,
   type LockHolder,
   lockFileOf,
   tryLock,
+  updateUnderLock,
   type WithFileLockOptions,
   withFileLock,
 } from './file-lock.js';

@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { chmod, type FileHandle, lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { type FileLockOptions, withFileLock } from './file-lock.js';
+import { type FileLockOptions, updateUnderLock } from './file-lock.js';
 
 /**
  * A read-modify-write's step: the file's text as it is now (`undefined` when
@@ -202,15 +202,10 @@ export function createHomeFiles(root: string): HomeFiles {
       const segments = parts(relativePath);
       const file = join(root, ...segments);
       await walk(foldersOf(segments), true);
-      return withFileLock(
+      return updateUnderLock(
         file,
-        async () => {
-          const current = await readText(relativePath);
-          const next = await change(current);
-          if (next === undefined || next === current) return current;
-          await writeText(relativePath, next);
-          return next;
-        },
+        { read: () => readText(relativePath), write: (text) => writeText(relativePath, text) },
+        change,
         { ...options, failed: (error, lockPath) => accessFailed(lockPath, 'lock', error) },
       );
     },
