@@ -362,6 +362,9 @@ export class StdioTransport implements Transport {
    */
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#exit || this.#shutdown) {
+      // Exited, its report still on the way (its last stderr lines being read): wait for it, as
+      // for a broken pipe below, so the caller learns why rather than only "not running".
+      if (this.#exit && !this.#shutdown) await settledWithin(this.#closed, STREAM_FLUSH_MS * 2);
       throw notConnectedError(this.#scene, this.#closeReason);
     }
     this.#pending.sent(message);
