@@ -100,7 +100,7 @@ async function startSession(who: string): Promise<Session> {
 async function startSessions(expectedTools: readonly string[]): Promise<Session[]> {
   const started: Session[] = [];
   for (let i = 0; i < SESSIONS; i++) started.push(await startSession(`session${i}`));
-  // Each session lists every server's tools once its servers are up.
+  // Each session lists every server's tools (from a remembered list, or once its servers are up).
   for (const s of started) {
     await until(async () => {
       const names = (await s.client.listTools()).tools.map((t) => t.name);
@@ -187,7 +187,15 @@ describe('five mcpx serve sessions on one config', () => {
       'plain__echo',
     ]);
 
-    // One process per keep-alive server, in the daemon; the plain one still runs per session.
+    // One process per keep-alive server, in the daemon; the plain one still runs per session. A
+    // session may list a server's tools from its remembered list while the server still starts
+    // (gateway/stand-ins.ts), so its process is waited for.
+    await until(
+      async () =>
+        (await live('plain')).length === SESSIONS &&
+        (await Promise.all(['a', 'b', 'c'].map(live))).every((pids) => pids.length > 0) &&
+        daemonServers().length === 4,
+    );
     for (const name of ['a', 'b', 'c']) expect(await live(name)).toHaveLength(1);
     expect(await live('plain')).toHaveLength(SESSIONS);
     expect(daemonServers()).toHaveLength(4);
