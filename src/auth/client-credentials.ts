@@ -161,7 +161,10 @@ export class ClientCredentialsAuth implements OAuthClientProvider {
       this.#pinned = stored?.issuer ?? seen;
       // First use: remember where the credentials went, so no other server ever gets them.
       if (stored?.issuer === undefined && seen !== undefined)
-        await store?.save(server.name, { ...(stored ?? { serverUrl: server.url }), issuer: seen });
+        await store?.update(server.name, server.url, (current) => ({
+          ...current,
+          issuer: current.issuer ?? seen,
+        }));
     }
     if (seen !== undefined && this.#pinned !== seen) {
       throw new McpxError(

@@ -73,6 +73,11 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   readonly #preRegistered: OAuthSettings;
   #stored: StoredCredentials | undefined;
   #loaded = false;
+  // A sign-in's own secrets live as long as it does, in its process: never in the shared file,
+  // where a running connection's attempt at a step-up (which cannot present a browser) would
+  // replace them in the middle of the person's sign-in.
+  #state: string | undefined;
+  #codeVerifier: string | undefined;
 
   constructor(options: McpxOAuthProviderOptions) {
     this.#options = options;
@@ -108,13 +113,12 @@ export class McpxOAuthProvider implements OAuthClientProvider {
 
   /** The state sent with the authorization request; the callback must bring it back unchanged. */
   async state(): Promise<string> {
-    const state = randomBytes(24).toString('base64url');
-    await this.#update({ state });
-    return state;
+    this.#state = randomBytes(24).toString('base64url');
+    return this.#state;
   }
 
   async expectedState(): Promise<string | undefined> {
-    return (await this.#load())?.state;
+    return this.#state;
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -140,11 +144,11 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    await this.#update({ codeVerifier });
+    this.#codeVerifier = codeVerifier;
   }
 
   async codeVerifier(): Promise<string> {
-    const verifier = (await this.#load())?.codeVerifier;
+    const verifier = this.#codeVerifier;
     if (!verifier)
       throw authError(
         this.#options.server,
@@ -162,14 +166,17 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    const current = (await this.#load()) ?? { serverUrl: this.#options.server.url };
-    const next: StoredCredentials = { ...current };
-    if (scope === 'all' || scope === 'tokens') delete next.tokens;
-    if (scope === 'all' || scope === 'client') delete next.clientInformation;
-    if (scope === 'all' || scope === 'verifier') delete next.codeVerifier;
-    if (scope === 'all' || scope === 'discovery') delete next.discoveryState;
-    this.#stored = next;
-    await this.#options.store.save(this.#options.server.name, next);
+    await this.#change((current) => {
+      const next: StoredCredentials = { ...current };
+      if (scope === 'all' || scope === 'tokens') delete next.tokens;
+      if (scope === 'all' || scope === 'client') delete next.clientInformation;
+      if (scope === 'all' || scope === 'verifier') {
+        this.#codeVerifier = undefined;
+        delete next.codeVerifier;
+      }
+      if (scope === 'all' || scope === 'discovery') delete next.discoveryState;
+      return next;
+    });
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -215,9 +222,18 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   }
 
   async #update(change: Partial<StoredCredentials>): Promise<void> {
-    const current = (await this.#load()) ?? { serverUrl: this.#options.server.url };
-    this.#stored = { ...current, ...change };
-    await this.#options.store.save(this.#options.server.name, this.#stored);
+    await this.#change((current) => ({ ...current, ...change }));
+  }
+
+  /**
+   * Every write merges into what the store holds now: a sign-in running beside this
+   * provider may have saved new tokens since it last read, and saving a PKCE verifier
+   * must not put the old ones back.
+   */
+  async #change(change: (current: StoredCredentials) => StoredCredentials): Promise<void> {
+    const { server, store } = this.#options;
+    this.#stored = await store.update(server.name, server.url, change);
+    this.#loaded = true;
   }
 }
 

@@ -13,6 +13,7 @@ export interface StoredCredentials {
   readonly serverUrl: string;
   tokens?: OAuthTokens & { issuer?: string; obtained_at?: number };
   clientInformation?: OAuthClientInformationMixed & { issuer?: string };
+  /** Left by older mcpx versions; a sign-in now keeps its verifier and state in memory (`McpxOAuthProvider`). */
   codeVerifier?: string;
   state?: string;
   discoveryState?: OAuthDiscoveryState;
@@ -52,6 +53,25 @@ export class TokenStore {
       this.#relative(serverName, credentials.serverUrl),
       `${JSON.stringify(credentials, null, 2)}\n`,
     );
+  }
+
+  /**
+   * Change a server's sign-in under its file's lock, from what the file holds now
+   * (not from what a caller read earlier): two providers of one server — a running
+   * connection and the sign-in it started — each change their own fields without
+   * putting back the other's old ones. Resolves with what the file now holds.
+   */
+  async update(
+    serverName: string,
+    serverUrl: string,
+    change: (current: StoredCredentials) => StoredCredentials,
+  ): Promise<StoredCredentials> {
+    const text = await this.#files.update(this.#relative(serverName, serverUrl), (currentText) => {
+      const parsed = currentText === undefined ? undefined : (JSON.parse(currentText) as StoredCredentials);
+      const current = parsed?.serverUrl === serverUrl ? parsed : { serverUrl };
+      return `${JSON.stringify(change(current), null, 2)}\n`;
+    });
+    return JSON.parse(text ?? '{}') as StoredCredentials;
   }
 
   /** Forget a server's sign-in. Resolves true when there was one. */

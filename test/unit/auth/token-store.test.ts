@@ -2,6 +2,7 @@ import { lstat, mkdir, readdir, stat, symlink, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAuthorizationResponse, startLoopbackListener } from '../../../src/auth/loopback.js';
+import { McpxOAuthProvider } from '../../../src/auth/oauth-provider.js';
 import { TokenStore } from '../../../src/auth/token-store.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 import { tempDir } from '../../helpers/cli.js';
@@ -64,6 +65,57 @@ describe('TokenStore', () => {
     expect(await store.remove('api', 'https://api.example.com/mcp')).toBe(true);
     expect(await store.remove('api', 'https://api.example.com/mcp')).toBe(false);
     expect(await store.load('api', 'https://api.example.com/mcp')).toBeUndefined();
+  });
+});
+
+describe('two providers of one server', () => {
+  const server = {
+    name: 'api',
+    url: 'https://api.example.com/mcp',
+    origin: 'test',
+  } as unknown as ConstructorParameters<typeof McpxOAuthProvider>[0]['server'];
+
+  it("never put back each other's old tokens: a running connection's write merges into the sign-in's", async () => {
+    const store = new TokenStore(await home());
+    await store.save('api', { serverUrl: server.url, tokens });
+    const connection = new McpxOAuthProvider({ server, store, redirectUrl: 'http://127.0.0.1/callback' });
+    expect((await connection.tokens())?.access_token).toBe('at-secret');
+    const signIn = new McpxOAuthProvider({ server, store, redirectUrl: 'http://127.0.0.1/callback' });
+    await signIn.saveTokens({ access_token: 'at-new', token_type: 'Bearer', scope: 'tools:write' });
+    // The connection, which read the old tokens, now starts a sign-in of its own.
+    await connection.saveCodeVerifier('verifier');
+    await connection.state();
+    await connection.saveDiscoveryState({ authorizationServerUrl: 'https://as.example.com' });
+    const stored = await store.load('api', server.url);
+    expect(stored?.tokens?.access_token).toBe('at-new');
+    expect(stored?.discoveryState?.authorizationServerUrl).toBe('https://as.example.com');
+    // A sign-in's secrets stay with it: another's state never replaces the one its redirect brings back.
+    expect(stored).not.toHaveProperty('codeVerifier');
+    expect(stored).not.toHaveProperty('state');
+    expect(await connection.codeVerifier()).toBe('verifier');
+    expect(await signIn.expectedState()).toBeUndefined();
+    expect((await connection.tokens())?.access_token).toBe('at-new');
+    await connection.invalidateCredentials('verifier');
+    expect((await store.load('api', server.url))?.tokens?.access_token).toBe('at-new');
+    expect(await readdir(store.directory)).toHaveLength(1);
+  });
+
+  it('all land when many change one file at once', async () => {
+    const store = new TokenStore(await home());
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        new McpxOAuthProvider({ server, store }).saveDiscoveryState({
+          authorizationServerUrl: `https://as${i}.example.com`,
+        }),
+      ),
+    );
+    await Promise.all([
+      new McpxOAuthProvider({ server, store }).saveTokens(tokens),
+      new McpxOAuthProvider({ server, store }).saveClientInformation({ client_id: 'c' }),
+    ]);
+    const stored = await store.load('api', server.url);
+    expect(stored).toMatchObject({ tokens, clientInformation: { client_id: 'c' } });
+    expect(stored?.discoveryState?.authorizationServerUrl).toMatch(/^https:\/\/as\d\.example\.com$/);
   });
 });
 
