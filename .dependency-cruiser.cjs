@@ -3,8 +3,10 @@
 // a planted violation.
 //
 // A layer may import only the layers below it. Folders in one layer are
-// siblings and may not import each other. Type-only imports count: a type is
-// as much a dependency on a folder's concepts as a value is.
+// siblings and may not import each other. Type-only imports count for the
+// layers: a type is as much a dependency on a folder's concepts as a value is.
+// They do not count for the index.ts rules below, which are about what a
+// module loads: a type-only import is erased and loads nothing.
 
 /** Bottom to top. Each member is a pattern after `src/`: a folder ('name/') or root files ('…\\.ts$'). */
 const LAYERS = [
@@ -44,12 +46,17 @@ const LAYERS = [
 ];
 
 /**
- * Cross-folder imports that may reach past the folder's index.ts, each for a reason. Keep it
+ * Cross-folder imports that may reach past the folder's index.ts, each for a reason: who imports
+ * the module with a value, and what the folder's index.ts would load besides (its static imports,
+ * as the layer check's own module graph shows them). Type-only imports need no entry. Keep it
  * short: anything else goes through index.ts (or is in the baseline, the list of what is left).
  */
 const DEEP_IMPORTS_ALLOWED = [
-  // The light caller and the compile cache are bundled into mcpx.cjs, which answers a warm
-  // daemon call without the ES module side: config/index.ts would bring the whole loader along.
+  // Where the config files and the home are, and nothing else: the light caller (bundled into
+  // mcpx.cjs, which answers a warm daemon call without the ES module side) names the daemon's
+  // socket by the files' paths, and the compile cache (the ES module side's first chunk, turned
+  // on before the rest of the CLI compiles) finds the home. config/index.ts would load the whole
+  // loader with it: parsing, interpolation, trust, editing, and jsonc-parser.
   'config/discover.ts',
   // Other hosts' dialects (nine of them and a TOML parser), kept off config/index.ts so that
   // loading a config loads none of them until a file imports a host.
@@ -57,32 +64,43 @@ const DEEP_IMPORTS_ALLOWED = [
   // `mcpx config import`'s finder and planner, kept off config/hosts/index.ts, which the library
   // and `mcpx exec` load for the dialects alone.
   'config/hosts/import.ts',
-  // The provider adapters are package entries of their own (mcpx/openai, mcpx/anthropic,
-  // mcpx/ai-sdk), kept off tools/index.ts so that a program pays only for the one it uses.
+  // The chat agent (agent/agent-loop.ts) speaks the OpenAI format. The provider adapters are
+  // package entries of their own (mcpx/openai, mcpx/anthropic, mcpx/ai-sdk), kept off
+  // tools/index.ts, which `import 'mcpx'` loads, so that a program pays only for the one it uses.
   'tools/providers/openai.ts',
-  // The one catalogue, for `mcpx call`'s lookup before the protocol stack loads: tools/index.ts
-  // would bring the agent tools (and their schema validator) into every cold command.
+  // The one catalogue, for `mcpx call`'s lookup (cli/commands/call.ts): tools/index.ts would
+  // load the agent tools, the router, argument validation, the registry and client/index.ts
+  // into every cold `mcpx call`.
   'tools/catalogue.ts',
-  // Roots, sampling and elicitation handlers, for commands that declare them (call, read, prompt,
-  // the shell) before they connect: client/index.ts would load the protocol stack before the early spawn.
+  // Roots, sampling and elicitation handlers: host/index.ts hands them to the front ends
+  // (createRoots, rootsForDirectories, samplingRefused), and daemon/caller-offer.ts, which every
+  // command loads through daemon/route.ts, tells a held server what its caller can answer
+  // (capabilitiesFor). client/index.ts loads no SDK, but would add connect.ts, era-cache.ts,
+  // locate.ts, throttle.ts and call-cancel.ts to every cold command (the host imports the era
+  // cache with `await import`, host/host.ts).
   'client/features.ts',
-  // The keep-alive route the host's connector is decorated with: daemon/index.ts would load the
-  // daemon's own server (and the gateway under it) into every cold command.
+  // The keep-alive route the host's connector is decorated with (host/host.ts): daemon/index.ts
+  // would load the daemon's own server, the gateway under it and the SDK into every cold command.
   'daemon/route.ts',
-  // The one connector builds a server's transport before the protocol stack loads (it imports no
-  // SDK); client/index.ts would load the SDK before the early spawn.
+  // The one connector (host/connector.ts) builds a server's transport and spawns it before the
+  // protocol stack loads. client/index.ts loads no SDK either, but would add connect.ts,
+  // era-cache.ts, locate.ts, throttle.ts and call-cancel.ts to every cold command.
   'client/transport-factory.ts',
-  // What the light caller needs of the daemon (paths, socket check, run wire): it is bundled into
-  // mcpx.cjs, and daemon/index.ts would bring the SDK, zod and the gateway into it.
+  // What the light caller and the thin serve need of the daemon (paths, socket check, the run and
+  // gateway wires): they are bundled into mcpx.cjs, and daemon/index.ts would bring the daemon's
+  // server, the gateway and the SDK into it.
   'daemon/light.ts',
-  // What the shipped test servers share with the gateway's server side: gateway/index.ts would
-  // load the gateway's host (registry, permissions, tools) into every test server's start.
+  // What the HTTP test server and the conformance backend (testing/) share with the gateway's
+  // server side: gateway/index.ts would load the gateway's host (registry, permissions, tools,
+  // config) and the SDK's client into their start.
   'gateway/server-kit.ts',
-  // `mcpx serve` checks its state key's length before it loads the gateway: gateway/index.ts would
-  // load the gateway and the SDK server at the command's start, before its usage errors.
+  // `mcpx serve` checks its state key's length (cli/state-key.ts) before it loads the gateway:
+  // gateway/index.ts would load the gateway and the SDK at the command's start, before its usage
+  // errors.
   'gateway/sealed-state.ts',
-  // Whether tracing is switched on, for the light caller (bundled into mcpx.cjs): a traced command
-  // is not handed to the daemon. tracing/index.ts would bring the OpenTelemetry API into it.
+  // Whether tracing is switched on, for the light caller and the thin serve (bundled into
+  // mcpx.cjs): a traced command is not handed to the daemon. tracing/index.ts would bring the
+  // OpenTelemetry API and semantic conventions into it.
   'tracing/switch.ts',
   // The funnel's writers the light caller and the process's io need (bundled into mcpx.cjs): the
   // daemon's text relayed safe, and the opaque terminal. text/index.ts would bring the prompts,
@@ -92,13 +110,16 @@ const DEEP_IMPORTS_ALLOWED = [
 ];
 
 /**
- * Modules that may be reached past index.ts by a lazy `await import(…)` only: a static import,
- * type-only ones included, goes through index.ts like any other.
+ * Modules that may be reached past index.ts by a lazy `await import(…)` only: a static import
+ * goes through index.ts like any other (a type-only one, which loads nothing, needs neither).
  */
 const LAZY_IMPORTS_ALLOWED = [
   // After the early spawn, so a cold `mcpx call` starts the server before it loads the protocol
   // stack (rolldown.config.mjs's chunk groups name these modules).
   'client/server-connection.ts',
+  // The era cache, opened by the host's connector when it first connects a server (host/host.ts).
+  // The bundle puts it in the chunk every command loads at its start (rolldown.config.mjs's
+  // GROUPED_ON_PURPOSE); the library used unbundled loads it with the first connection.
   'client/era-cache.ts',
   // The HTTP stack, loaded only when a server is remote (transport/index.ts is stdio's).
   'transport/http/index.ts',
@@ -116,7 +137,8 @@ const LAZY_IMPORTS_ALLOWED = [
 
 /**
  * Modules that are themselves loaded only by a lazy `await import(…)`, so they may import a
- * LAZY_IMPORTS_ALLOWED module statically; the lazy-only rule keeps every import of them lazy.
+ * LAZY_IMPORTS_ALLOWED module statically; the lazy-only rule keeps every import of them lazy
+ * (or type-only).
  */
 const LOADED_LAZILY = [
   // The OAuth sign-in (auth/sign-in.ts loads it on first use) dials through the HTTP stack.
@@ -167,14 +189,23 @@ const throughIndex = importers.flatMap(({ from, own }) => [
     comment: throughIndexComment,
     severity: 'error',
     from,
-    to: { path: '^src/[^/]+/', pathNot: [...own, '^src/[^/]+/index\\.ts$', ...allowedDeep, ...allowedLazy] },
+    to: {
+      path: '^src/[^/]+/',
+      pathNot: [...own, '^src/[^/]+/index\\.ts$', ...allowedDeep, ...allowedLazy],
+      dependencyTypesNot: ['type-only'],
+    },
   },
   {
     name: 'not-through-index',
     comment: `${throughIndexComment} (this module is allowed past index.ts by a lazy \`await import\` only)`,
     severity: 'error',
     from: { ...from, pathNot: loadedLazily },
-    to: { path: allowedLazy, ...(own.length ? { pathNot: own } : {}), dynamic: false },
+    to: {
+      path: allowedLazy,
+      ...(own.length ? { pathNot: own } : {}),
+      dynamic: false,
+      dependencyTypesNot: ['type-only'],
+    },
   },
 ]);
 
@@ -232,7 +263,7 @@ module.exports = {
         'which lets it import the lazily loaded stacks statically: import it with `await import` too',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: loadedLazily, dynamic: false },
+      to: { path: loadedLazily, dynamic: false, dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

@@ -50,7 +50,7 @@ describe('the layer rule on a planted tree', () => {
       'src/config/load.ts': 'export const load = 1;\n',
       'src/config/discover.ts': 'export const discover = 1;\n',
       'src/client/era-cache.ts': 'export const cache = 1;\n',
-      'src/client/server-connection.ts': 'export type Connection = number;\n',
+      'src/client/server-connection.ts': 'export type Connection = number;\nexport const connection = 1;\n',
       // (a) a folder cycle: registry and permissions import each other.
       'src/registry/index.ts':
         "import type { p } from '../permissions/index.js';\nexport const r: typeof p = 1;\n",
@@ -60,13 +60,20 @@ describe('the layer rule on a planted tree', () => {
       'src/home/upward.ts': "import { a } from '../agent/index.js';\nexport const u = a;\n",
       // (c) a new import past another folder's index.ts, beside allowed ones: config/discover.ts
       // (on the allow-list) and client/era-cache.ts (on the lazy list: by `await import` only, so
-      // the static import of server-connection.ts, on the same list, is reported).
+      // the static import of server-connection.ts, on the same list, is reported). A type-only
+      // import loads nothing, so it needs no exception: config/types.ts, client/types.ts.
+      'src/config/types.ts': 'export type Shape = number;\n',
+      'src/client/types.ts': 'export type Era = string;\n',
       'src/tools/index.ts': [
         "import { c } from '../config/index.js';",
         "import { load } from '../config/load.js';",
         "import { discover } from '../config/discover.js';",
+        "import { connection } from '../client/server-connection.js';",
+        "import type { Shape } from '../config/types.js';",
+        "import type { Era } from '../client/types.js';",
         "import type { Connection } from '../client/server-connection.js';",
-        'export const t: Connection = c + load + discover;',
+        'export const t: Connection & Shape = c + load + discover + connection;',
+        "export const era: Era = '2025';",
         "export const cache = () => import('../client/era-cache.js');",
         '',
       ].join('\n'),
@@ -77,13 +84,14 @@ describe('the layer rule on a planted tree', () => {
       'src/client/index.ts': 'export type Era = string;\n',
       'src/cli/era.ts': "import type { Era } from '../client/index.js';\nexport const era: Era = 'modern';\n",
       // (f) a module loaded only lazily (LOADED_LAZILY) may import a lazy-only module statically;
-      // a static import of it (type-only too) is reported, a lazy one is not.
+      // a static import of it is reported, a lazy or a type-only one is not.
       'src/transport/http/index.ts': 'export const http = 1;\n',
       'src/auth/sign-in-flow.ts':
         "import { http } from '../transport/http/index.js';\nexport const flow = http;\n",
       'src/auth/sign-in.ts': "export const signIn = () => import('./sign-in-flow.js');\n",
-      'src/auth/eager.ts':
-        "import type { flow } from './sign-in-flow.js';\nexport const eager: typeof flow = 1;\n",
+      'src/auth/eager.ts': "import { flow } from './sign-in-flow.js';\nexport const eager = flow;\n",
+      'src/auth/typed.ts':
+        "import type { flow } from './sign-in-flow.js';\nexport const typed: typeof flow = 1;\n",
       // A folder no layer declares.
       'src/extras/a.ts': "import { e } from '../errors/index.js';\nexport const x = e;\n",
     };
@@ -115,6 +123,15 @@ describe('the layer rule on a planted tree', () => {
     expect(found.join('\n')).not.toContain('era-cache');
   });
 
+  it('needs no exception for a type-only import past index.ts, which loads nothing', () => {
+    expect(found.join('\n')).not.toContain('src/config/types.ts');
+    expect(found.join('\n')).not.toContain('src/client/types.ts');
+    // The value import of the same lazy-only module is the one reported, once.
+    expect(found.filter((line) => line.endsWith('src/client/server-connection.ts'))).toEqual([
+      'not-through-index: src/tools/index.ts → src/client/server-connection.ts',
+    ]);
+  });
+
   it('reports an import of cli/ from outside it, and between front doors', () => {
     expect(found).toContain('no-import-of-cli: src/testing/server.ts → src/cli/output/table.ts');
     expect(found).toContain('no-sibling-import: src/testing/server.ts → src/cli/output/table.ts');
@@ -128,6 +145,7 @@ describe('the layer rule on a planted tree', () => {
     expect(found).toContain('lazy-only: src/auth/eager.ts → src/auth/sign-in-flow.ts');
     expect(found.join('\n')).not.toContain('src/transport/http/index.ts');
     expect(found.join('\n')).not.toContain('src/auth/sign-in.ts');
+    expect(found.join('\n')).not.toContain('src/auth/typed.ts');
   });
 
   it('reports a folder no layer declares', () => {
