@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { prose } from '../helpers/markdown.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const docs = [
@@ -15,22 +16,6 @@ const docs = [
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),
 ];
-
-/** The Markdown outside fenced code blocks, where links and headings mean something. */
-function prose(text: string): string[] {
-  let fence: string | undefined;
-  const lines: string[] = [];
-  for (const line of text.split('\n')) {
-    const marker = /^\s*(```+|~~~+)/.exec(line)?.[1];
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker[0];
-      else if (marker[0] === fence) fence = undefined;
-      continue;
-    }
-    if (fence === undefined) lines.push(line);
-  }
-  return lines;
-}
 
 /** Heading anchors as GitHub makes them: lower case, punctuation dropped, spaces to `-`, repeats numbered. */
 function anchorsOf(text: string): Set<string> {
