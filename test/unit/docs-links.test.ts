@@ -148,13 +148,14 @@ function missingSourcePaths(text: string): string[] {
 
 /**
  * Names from outside src/ a document may use as code: the SDK's (`Client`, `serveStdio`,
- * `isLegacyRequest`, `auth()`), the platform's (`AbortSignal`, `Request`), and fields of the MCP
+ * `isLegacyRequest`, `auth()`), the platform's (`AbortSignal`, `Request`, `isatty()`), and fields of the MCP
  * specification and of the config format (`destructiveHint`, `mcpServers`).
  */
 const FOREIGN_NAMES = new Set([
   'AbortSignal',
   'Client',
   'Request',
+  'isatty',
   'auth',
   'isLegacyRequest',
   'serveStdio',
