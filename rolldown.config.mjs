@@ -61,8 +61,8 @@ const modules = {
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
-    // A cold `mcpx call` used to load ~50 chunk files, each resolved, read and compiled on its own:
-    // about a third of its CPU (bench/README.md). These groups make it four, each taking the
+    // Without groups a cold `mcpx call` loads ~50 chunk files, each resolved, read and compiled on
+    // its own: about a third of its CPU (bench/README.md). These groups make it four, each taking the
     // static imports of its roots with it. Higher priority wins a module both reach: the version
     // string stays alone, the compile cache comes with what it needs (the error classes, the
     // home's files) before anything else of the CLI, and the CLI's modules load before the spawn

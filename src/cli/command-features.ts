@@ -114,7 +114,7 @@ export async function commandFeatures(
   const { elicit } = io;
   const atCaller = io.interactive && elicit ? elicit : undefined;
   const terminal = io.interactive && io.daemonCaller === undefined ? io.terminal : undefined;
-  // The prompts load only where someone can answer them: a script's call stays as light as before.
+  // The prompts load only where someone can answer them: a script's call loads none of them.
   const terminalElicitation = terminal
     ? (await import('./terminal-elicitation.js')).terminalElicitation
     : undefined;

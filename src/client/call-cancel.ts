@@ -6,8 +6,8 @@ export interface CancelWatcher {
 /**
  * One request's cancellation, for a caller that makes thousands of requests and cancels
  * almost none (the gateway's fast path). An `AbortSignal` is an `EventTarget`: making one
- * and adding and removing a request's listener on it was ≈9% of a relayed call's CPU in
- * `mcpx serve`. Here the request that carries the call upstream watches it through a
+ * and adding and removing a request's listener on it costs ≈9% of a relayed call's CPU in
+ * `mcpx serve` (profiled). Here the request that carries the call upstream watches it through a
  * field (`watch`), and the `AbortSignal` is made only when something asks for `signal`
  * (a request that goes through the SDK client, a wait for a server still starting).
  * Either way an abort reaches the request once, with the reason an `AbortController`

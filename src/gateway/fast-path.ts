@@ -38,7 +38,7 @@ import { type SessionToolCall, sessionToolCall } from './session-server.js';
  *   2026-07-28 client is asked in `input_required` rounds, run by the handler
  *   the same either way), and no tasks.
  *
- * Everything else goes to the SDK server as before. A cancellation from the
+ * Everything else goes through the SDK server's dispatch. A cancellation from the
  * client ends a fast call and its answer is dropped, as the SDK server drops it.
  */
 

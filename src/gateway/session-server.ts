@@ -72,7 +72,7 @@ export interface RequestEvent {
  * `tools/call` request against its era's schema before any handler runs; registered the
  * usual way, the handler's request would be checked a second time, one of the largest
  * costs of a relayed call (profiled, ≈2% of the serve process). A request that fails the
- * check is refused by the first one with the same error as before.
+ * check is refused by the first one, with the SDK's own error.
  */
 const VALIDATED_BY_THE_SERVER: StandardSchemaV1<CallToolRequest['params']> = {
   '~standard': {

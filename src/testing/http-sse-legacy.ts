@@ -4,7 +4,7 @@ import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/se
 
 /**
  * The server side of the 2024-11-05 HTTP+SSE transport, for tests only
- * (`@modelcontextprotocol/server` 2.x no longer ships one): a GET opens an
+ * (`@modelcontextprotocol/server` 2.x ships none): a GET opens an
  * SSE stream whose first event, `endpoint`, names the URL to POST messages
  * to; every message from the server is an SSE `message` event.
  */

@@ -17,7 +17,7 @@ interface LiveStreams {
  * Call before handing a GET with `Last-Event-ID` to the session's transport.
  * There is no public way to end a stream by its id (`closeSSEStream` takes a
  * request id), so the SDK's own map of live streams is read; should a later SDK
- * rename it, nothing is ended and the client gets the SDK's 409, as before.
+ * rename it, nothing is ended and the client gets the SDK's own 409.
  */
 export async function takeOverStream(
   transport: WebStandardStreamableHTTPServerTransport,

@@ -12,7 +12,7 @@ export interface PendingRequest {
  * Requests nobody waits on as "the" answer: a `subscriptions/listen` stream
  * stays open for the life of a 2026 connection, and a `server/discover` probe
  * has its own fallback (a 2025 server that garbles it is still asked to
- * `initialize`, as before).
+ * `initialize`).
  */
 const NOT_ATTRIBUTED = new Set(['subscriptions/listen', 'server/discover']);
 
