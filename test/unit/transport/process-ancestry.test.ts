@@ -11,8 +11,26 @@ import {
 import { procAvailable } from '../../helpers/processes.js';
 
 const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+/** Grandchildren (a shell's sleep): killing the shell leaves them running. */
+const grandchildren: number[] = [];
+afterEach(async () => {
+  for (const pid of grandchildren.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await Promise.all(
+    children.splice(0).map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
 });
 
 /** A `sleep` under `sh -c` (which stays, as it has more to run after it), and the sleep's pid. */
@@ -21,7 +39,10 @@ async function sleeperUnderShell(): Promise<number> {
   children.push(shell);
   for (let i = 0; i < 200; i++) {
     const [sleeper] = childrenOf(shell.pid as number);
-    if (sleeper !== undefined) return sleeper;
+    if (sleeper !== undefined) {
+      grandchildren.push(sleeper);
+      return sleeper;
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error('sleep never started');
