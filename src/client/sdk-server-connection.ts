@@ -1,12 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type Client,
-  type ClientCapabilities,
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
-  type RequestOptions,
-  type Tool,
+import type {
+  Client,
+  ClientCapabilities,
+  LoggingLevel,
+  RequestOptions,
+  Tool,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
@@ -24,6 +22,7 @@ import { capabilitiesFor } from './features.js';
 import { ListWalk, withListWalk } from './list-bounds.js';
 import { locate } from './locate.js';
 import { RelayedCalls } from './relayed-call.js';
+import { requestMeta } from './request-meta.js';
 import { ResourceSubscriptions } from './subscriptions.js';
 import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
@@ -371,22 +370,7 @@ export class SdkServerConnection implements ServerConnection {
   }
 
   #meta(control?: RequestControl): { _meta?: Record<string, unknown> } {
-    const meta: Record<string, unknown> = { ...control?.traceContext };
-    if (this.#logLevel && control?.logs !== false) meta[LOG_LEVEL_META_KEY] = this.#logLevel;
-    const answerers = control?.inputCapabilities;
-    if (answerers && this.era === 'modern') {
-      // The envelope's own key wins over the SDK's: this request declares what its answerer can do.
-      const { sampling: _s, elicitation: _e, roots: _r, ...rest } = this.#declared;
-      meta[CLIENT_CAPABILITIES_META_KEY] = {
-        ...rest,
-        ...(answerers.sampling && this.#declared.sampling ? { sampling: answerers.sampling } : {}),
-        ...(answerers.elicitation && this.#declared.elicitation
-          ? { elicitation: answerers.elicitation }
-          : {}),
-        ...(answerers.roots && this.#declared.roots ? { roots: answerers.roots } : {}),
-      };
-    }
-    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+    return requestMeta(control, { logLevel: this.#logLevel, era: this.era, declared: this.#declared });
   }
 
   onClose(listener: (reason: Error | undefined) => void): () => void {
