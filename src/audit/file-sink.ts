@@ -51,6 +51,7 @@ export interface AuditFileOptions {
  * call. What is queued is written on `close()` and when the process exits (`process.on('exit')`),
  * synchronously, so nothing is lost but on a crash. A log that cannot be written is said once
  * through `onError`, and the calls go on.
+ * Long because its queue, its rotation and its exit flush share one file's state in one closure.
  */
 export function openAuditFile(options: AuditFileOptions): AuditSink & { close(): Promise<void> } {
   const maxBytes = options.maxBytes ?? AUDIT_FILE_MAX_BYTES;

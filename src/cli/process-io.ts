@@ -14,6 +14,7 @@ import type { CliIo } from './io.js';
  * else loads, so it costs a warm call only what a warm call uses: stdin is
  * opened when a command reads it, and the prompts load with the CLI's ES module
  * side (cli-entry.ts) when a question is asked.
+ * Long because the process's io is one object whose streams, Ctrl-C handling and terminal share state.
  */
 export function createProcessIo(): CliIo {
   const controller = new AbortController();

@@ -115,6 +115,8 @@ function withJsonStderr(raw: CliIo, json: JsonStderr): CliIo {
   ) as CliIo;
 }
 
+// Long because it is commander's declaration of every command, one after another: a table in code,
+// with no logic to split.
 function buildProgram(select: (action: Action) => void): Command {
   const program = new Command('mcpx')
     .description('One config file, every MCP server: list and call tools, read resources, render prompts.')

@@ -15,6 +15,8 @@ const RETRY_MS = 250;
  * mid-session (stopped, upgraded, killed) is replaced: `open` reaches a new one (starting it),
  * the client's session is replayed there (`ThinSession`), and the requests the old one took
  * with it are answered with an error rather than never; the client sees a pause.
+ * Long because the pipe is a state machine (the socket in use, the replay, the requests in flight)
+ * kept in one closure across daemon replacements.
  */
 export function bridge(
   first: Socket,
@@ -28,6 +30,7 @@ export function bridge(
     return Promise.resolve(undefined);
   }
   const session = new ThinSession();
+  // Long because the pipe's state machine lives in this executor's closure (see bridge).
   return new Promise((done) => {
     let socket: Socket | undefined = first;
     /** The client's bytes flow to the daemon (a first `go` came). */

@@ -43,6 +43,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * `lenient` (another host's file): a top-level key mcpx does not know belongs
  * to that host and is passed over, with a warning only when it looks like a
  * typo of one of mcpx's keys.
+ * Long because it is one pass over the document's top-level keys, each kind of key a branch sharing
+ * the problems and warnings.
  */
 export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient = false): CollectResult {
   const site: ProblemSite = { doc, layer };

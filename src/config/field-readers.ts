@@ -26,6 +26,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * Typed readers for each kind of server field. Each reports its own problem
  * (expected vs received, with a fix where one is obvious) and returns
  * `undefined`, so one entry's problems are all collected in one pass.
+ * Long because it is a table of typed readers, one per field kind, sharing the two reporters.
  */
 export function createReaders(wrongType: WrongType, fail: Fail) {
   return {

@@ -53,6 +53,7 @@ interface Gathered {
 }
 
 /** Read every layer in precedence order, collecting problems instead of stopping at the first. */
+// Long because it reads every layer in precedence order, each step adding to the same accumulators.
 async function gather(options: LoadConfigOptions): Promise<Gathered> {
   const files: ConfigFileInfo[] = [];
   const problems: McpxError[] = [];

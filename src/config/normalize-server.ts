@@ -80,6 +80,8 @@ const PROTOCOLS: readonly ProtocolPin[] = ['auto', 'legacy', 'modern'];
  *
  * `lenient` (another host's file): keys mcpx does not know are that host's,
  * never an error (a warning when one looks like a typo of mcpx's).
+ * Long because it is one pass over an entry's fields collecting every problem, each field a few lines
+ * of the same pattern.
  */
 export function normalizeServer(
   entry: ServerEntry,

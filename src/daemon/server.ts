@@ -1,37 +1,34 @@
-import { chmod, rename, rm } from 'node:fs/promises';
-import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Socket } from 'node:net';
 import type { ClientFeatures } from '../client/features.js';
 import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
-import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
-import { createSessionServer, recordingRequests } from '../gateway/index.js';
-import type { HomeFiles } from '../home/index.js';
-import { isAlive, type ProcessIdentity, parseIdentity } from '../home/index.js';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import type { HomeFiles, ProcessIdentity } from '../home/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { ServingStdioTransport } from '../transport/index.js';
-import { type CallerOffer, NO_OFFER, offeredFeatures, readOffer } from './caller-offer.js';
-import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
-import { controlLine } from './gateway-wire.js';
+import { type Attach, createAttach } from './attach.js';
+import { type CallerOffer, NO_OFFER, offeredFeatures } from './caller-offer.js';
+import type { GatewayCommand } from './gateway-session.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
-import { createInstancePool, type Instance, type InstanceSession } from './instance-pool.js';
-import { contentAlias, type DaemonPaths } from './paths.js';
-import { type RunCommand, serveRun } from './run-host.js';
-import { ensureSocketFolder } from './socket-safety.js';
+import { createInstancePool, type Instance, type InstancePool } from './instance-pool.js';
+import type { DaemonPaths } from './paths.js';
+import { listenPrivately } from './private-socket.js';
 import {
-  DAEMON_PROTOCOL,
-  type DaemonCallerInfo,
-  type DaemonReply,
-  type DaemonRequest,
-  type DaemonStatus,
-  errorToWire,
-  readLine,
-  type WarmServerStatus,
-  writeLine,
-} from './wire.js';
+  assertNoOtherDaemon,
+  type DaemonRecords,
+  removeDaemonRecords,
+  writeDaemonRecords,
+} from './records.js';
+import type { RunCommand } from './run-host.js';
+import { answerSocket } from './socket-requests.js';
+import { ensureSocketFolder } from './socket-safety.js';
+import { daemonStatus } from './status.js';
+import type { DaemonCallerInfo } from './wire.js';
+
+// The daemon in pieces, each in its own module: callers joining instances (`attach.ts`), the
+// socket's requests (`socket-requests.ts`), `daemon status` (`status.ts`), the owner-only socket
+// (`private-socket.ts`) and the pid file and alias (`records.ts`). This module composes them.
 
 export interface DaemonServerOptions {
   /**
@@ -112,16 +109,6 @@ export interface DaemonServer {
   close(): Promise<void>;
 }
 
-/** A caller joined to an instance: what it is told, and its session server on a transport (ended by the returned function). */
-interface Attached {
-  readonly notice?: string;
-  readonly protocolVersion?: string;
-  serveOn(transport: Transport): () => Promise<void>;
-}
-
-// Requests wait this long for their first line; a client that says nothing is dropped.
-const REQUEST_TIMEOUT_MS = 10_000;
-
 /**
  * The keep-alive daemon: the gateway's core (`GatewayHost`, `createSessionServer`)
  * on an owner-only Unix socket. Each connection asks for one server; the daemon
@@ -142,134 +129,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     ...(options.metrics ? { metrics: options.metrics } : {}),
     now,
   });
-  const stopObserving = options.metrics?.observe({
-    connections: () =>
-      pool.list().map((instance) => ({
-        server: instance.config.name,
-        instance: instance.key.tag,
-        state: instance.registry.status(instance.config.name).state,
-      })),
-    sessions: () =>
-      pool.list().map((instance) => ({
-        server: instance.config.name,
-        instance: instance.key.tag,
-        count: instance.sessions.size,
-      })),
-  });
-  const sockets = new Set<Socket>();
-  let clientCount = 0;
-  // Names each caller's session server (a server's questions are routed back by it).
-  let links = 0;
-  let daemonIdle: NodeJS.Timeout | undefined;
-  let closed = false;
-
-  const touchDaemon = () => {
-    clearTimeout(daemonIdle);
-    daemonIdle = undefined;
-    if (clientCount > 0 || closed) return;
-    daemonIdle = setTimeout(() => options.onStop(), options.idleMs);
-  };
-
-  /**
-   * A caller joins the instance for `config` (its server connected, warm or now):
-   * what to tell it, and how to serve it the instance's session server over a
-   * transport; `release` when it leaves. A server that cannot be reached is its error.
-   */
-  const attach = async (
-    config: ServerConfig,
-    caller: DaemonCallerInfo | undefined,
-    offer: CallerOffer,
-  ): Promise<Attached> => {
-    const instance = await pool.acquire(config, offer);
-    const crashed = instance.crashed;
-    instance.crashed = undefined;
-    const session: InstanceSession = {
-      ...(caller?.pid !== undefined ? { pid: caller.pid } : {}),
-      command: caller?.command ?? 'mcpx',
-      since: now(),
-      calls: 0,
-    };
-    instance.sessions.add(session);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      instance.sessions.delete(session);
-      pool.release(instance);
-    };
-    let capabilities: ServerCapabilities;
-    let instructions: string | undefined;
-    let protocolVersion: string | undefined;
-    try {
-      const connection = await instance.registry.connect(config.name);
-      protocolVersion = connection.protocolVersion;
-      const { tools, resources, prompts, completions, logging } =
-        connection.capabilities as ServerCapabilities;
-      capabilities = { tools, resources, prompts, completions, logging };
-      instructions = connection.instructions;
-    } catch (error) {
-      release();
-      instance.lastError = toMcpxError(error).message;
-      throw toMcpxError(error);
-    }
-    links += 1;
-    const client = `daemon-${links}-${now()}`;
-    return {
-      ...(protocolVersion ? { protocolVersion } : {}),
-      ...(crashed
-        ? { notice: `'${config.name}' stopped since the last call (${crashed}); the daemon started it again` }
-        : {}),
-      serveOn: (transport) => {
-        const handle = serveStdio(
-          () => {
-            const server = createSessionServer(instance.host, {
-              client,
-              pages: instance.pages,
-              capabilities,
-              hop: 'daemon',
-              ...(instructions ? { instructions } : {}),
-              onRequest: recordingRequests(options.metrics, (event) => {
-                if (event.method !== 'tools/call') return;
-                instance.calls += 1;
-                session.calls += 1;
-              }),
-            });
-            instance.live.add(server);
-            return server;
-          },
-          { transport, onerror: () => {} },
-        );
-        return async () => {
-          release();
-          await handle.close().catch(() => {});
-        };
-      },
-    };
-  };
-
-  const serve = async (
-    socket: Socket,
-    config: ServerConfig,
-    caller: DaemonCallerInfo | undefined,
-    offer: CallerOffer,
-  ) => {
-    let attached: Attached;
-    try {
-      attached = await attach(config, caller, offer);
-    } catch (error) {
-      reply(socket, { ok: false, error: errorToWire(toMcpxError(error)) });
-      socket.end();
-      return;
-    }
-    const { serveOn, ...said } = attached;
-    reply(socket, { ok: true, ...said });
-    // mcpx's own newline transport, as `mcpx serve`'s stdio: no zod parse of every line.
-    const leave = serveOn(new ServingStdioTransport(socket, socket));
-    // readLine() paused the socket; a listener added to a paused stream does not resume it.
-    socket.resume();
-    socket.once('close', () => void leave());
-  };
-
+  const stopObserving = observePool(pool, options.metrics);
+  const attach = createAttach(pool, options.metrics, now);
   /** Whether this daemon serves `config` for a caller (a keep-alive entry, or any with --all). */
   const refusal = (config: ServerConfig): McpxError | undefined =>
     !options.all && config.keepAlive !== true
@@ -277,106 +138,71 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
           server: config.name,
         })
       : undefined;
-
-  const status = (): DaemonStatus => ({
-    pid: options.identity.pid,
-    uptimeMs: now() - startedAt,
+  const records: DaemonRecords = {
+    home,
+    paths,
+    identity: options.identity,
     all: options.all,
-    clients: clientCount,
-    servers: pool.list().map(
-      (instance): WarmServerStatus => ({
-        name: instance.config.name,
-        envTag: instance.key.tag,
-        state: instance.registry.status(instance.config.name).state,
-        offers: Object.keys(instance.offer.capabilities),
-        ...(instance.connectedAt !== undefined ? { uptimeMs: now() - instance.connectedAt } : {}),
-        calls: instance.calls,
-        ...(instance.lastError ? { lastError: instance.lastError } : {}),
-        sessions: [...instance.sessions].map((s) => ({
-          ...(s.pid !== undefined ? { pid: s.pid } : {}),
-          command: s.command,
-          sinceMs: now() - s.since,
-          calls: s.calls,
-        })),
-      }),
-    ),
-  });
-
-  const accept = async (socket: Socket) => {
-    let request: DaemonRequest;
-    try {
-      request = JSON.parse(await readLine(socket, REQUEST_TIMEOUT_MS)) as DaemonRequest;
-      if (request.protocol !== DAEMON_PROTOCOL)
-        throw new Error(`unknown protocol ${String(request.protocol)}`);
-    } catch (error) {
-      reply(socket, {
-        ok: false,
-        error: errorToWire(
-          new McpxError(
-            ErrorCode.DaemonUnavailable,
-            `the mcpx daemon could not read the request: ${(error as Error).message}`,
-            {
-              fixes: ['a different mcpx version may be running: run `mcpx daemon restart`'],
-            },
-          ),
-        ),
-      });
-      socket.end();
-      return;
-    }
-    if (request.op === 'status') {
-      reply(socket, { ok: true, status: status() });
-      socket.end();
-    } else if (request.op === 'metrics') {
-      const text = (await options.metrics?.prometheus()) ?? '';
-      reply(socket, { ok: true });
-      socket.end(text);
-    } else if (request.op === 'run') {
-      reply(socket, { ok: true });
-      const { protocol: _protocol, op: _op, ...run } = request;
-      if (options.runCommand) await serveRun(socket, run, options.runCommand);
-      else {
-        writeLine(socket, { t: 'direct' });
-        socket.end();
-      }
-    } else if (request.op === 'gateway') {
-      reply(socket, { ok: true });
-      const { protocol: _protocol, op: _op, ...session } = request;
-      if (options.runGateway) await serveGatewaySession(socket, session, options.runGateway);
-      else socket.end(controlLine({ t: 'direct' }));
-    } else if (request.op === 'stop') {
-      reply(socket, { ok: true });
-      socket.end();
-      options.onStop();
-    } else if (request.op === 'serve') {
-      const refused = refusal(request.server);
-      if (refused) {
-        reply(socket, { ok: false, error: errorToWire(refused) });
-        socket.end();
-        return;
-      }
-      await serve(socket, request.server, callerInfo(request.caller), readOffer(request.offer));
-    }
+    ...(options.contentKey !== undefined ? { contentKey: options.contentKey } : {}),
   };
 
-  // A second daemon for the same config (`mcpx daemon run` typed by hand while one serves)
-  // would rename its socket over the live one and strand the first one's servers.
-  const running = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
-  if (running && running.pid !== options.identity.pid && (await isAlive(running)))
-    throw new McpxError(
-      ErrorCode.DaemonAlreadyRunning,
-      `an mcpx daemon (pid ${running.pid}) already serves this config`,
-      {
-        origin: { file: paths.absolute.socket },
-        fixes: ['use that one (`mcpx daemon status`), or stop it first with `mcpx daemon stop`'],
-      },
-    );
-
+  await assertNoOtherDaemon(records);
   await home.ensureDir(paths.dir);
   await ensureSocketFolder(paths, process.getuid?.());
   // Bound before the socket takes its first caller: the front end routes its held servers'
   // questions and logs here, and a caller that dials the moment the socket appears is one.
-  const serving: Omit<DaemonServer, 'close'> = {
+  const serving = servingFor(pool, attach, refusal);
+  options.bind?.(serving);
+
+  const clients = countClients(options.idleMs, () => options.onStop());
+  const listener = await listenPrivately(paths, options.identity.pid, (socket) => {
+    if (!clients.admit(socket)) return;
+    void answerSocket(socket, {
+      attach,
+      refusal,
+      status: () =>
+        daemonStatus(
+          pool,
+          { pid: options.identity.pid, startedAt, all: options.all, clients: clients.count() },
+          now,
+        ),
+      onStop: () => options.onStop(),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.runCommand ? { runCommand: options.runCommand } : {}),
+      ...(options.runGateway ? { runGateway: options.runGateway } : {}),
+    }).catch(() => socket.destroy());
+  });
+  const alias = await writeDaemonRecords(records);
+  clients.touch();
+  const held: Instance[] = [];
+  for (const config of options.servers ?? [])
+    held.push(await pool.hold(config, (await options.heldOffer?.(config)) ?? NO_OFFER));
+  // Warm from the start (`--all`): the first call finds its server ready (failures are in `status`).
+  for (const instance of held) void instance.registry.connect(instance.config.name).catch(() => {});
+
+  let closed = false;
+  return {
+    ...serving,
+    async close() {
+      if (closed) return;
+      closed = true;
+      stopObserving?.();
+      const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
+      clients.hangUp();
+      await stopped;
+      await pool.close();
+      await removeDaemonRecords(records, alias);
+    },
+  };
+}
+
+/** What the front end is handed before the socket opens: in-process links, features and log routing. */
+function servingFor(
+  pool: InstancePool,
+  attach: Attach,
+  refusal: (config: ServerConfig) => McpxError | undefined,
+): Omit<DaemonServer, 'close'> {
+  return {
     async link(config, caller, offer = NO_OFFER) {
       const refused = refusal(config);
       if (refused) throw refused;
@@ -403,102 +229,62 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       if (held.length === 1) held[0]?.host.serverLog(event);
     },
   };
-  options.bind?.(serving);
+}
 
-  // Listened on under a temporary name and renamed once private: a caller never sees a socket
-  // with the umask's mode (which checkSocketSafe would rightly refuse).
-  // A Windows named pipe has no mode to set and cannot be renamed: it is listened on as it is
-  // (its default security descriptor keeps other users out, see socket-safety.ts).
-  const staging = paths.namedPipe
-    ? paths.absolute.socket
-    : `${paths.absolute.socket}.${options.identity.pid}.tmp`;
-  if (!paths.namedPipe) await rm(staging, { force: true });
-  const listener: NetServer = createServer((socket) => {
-    if (closed) {
-      socket.destroy();
-      return;
-    }
-    sockets.add(socket);
-    clientCount += 1;
-    touchDaemon();
-    socket.on('error', () => {});
-    socket.once('close', () => {
-      sockets.delete(socket);
-      clientCount -= 1;
-      touchDaemon();
-    });
-    void accept(socket).catch(() => socket.destroy());
+/** The pool's connections and sessions, read by the metrics when they are collected. */
+function observePool(pool: InstancePool, metrics: ServingMetrics | undefined): (() => void) | undefined {
+  return metrics?.observe({
+    connections: () =>
+      pool.list().map((instance) => ({
+        server: instance.config.name,
+        instance: instance.key.tag,
+        state: instance.registry.status(instance.config.name).state,
+      })),
+    sessions: () =>
+      pool.list().map((instance) => ({
+        server: instance.config.name,
+        instance: instance.key.tag,
+        count: instance.sessions.size,
+      })),
   });
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen(staging, () => {
-      listener.off('error', reject);
-      resolve();
-    });
-  });
-  if (!paths.namedPipe) {
-    try {
-      await chmod(staging, 0o600);
-      await rename(staging, paths.absolute.socket);
-    } catch (error) {
-      // A daemon that cannot publish its socket must not stay behind listening on nothing.
-      await new Promise<void>((resolve) => listener.close(() => resolve()));
-      await rm(staging, { force: true });
-      throw error;
-    }
-  }
-  await home.writeText(
-    paths.pidFile,
-    // The socket's path too: a caller whose environment names another socket folder finds it here.
-    JSON.stringify({ ...options.identity, all: options.all, key: paths.key, socket: paths.absolute.socket }),
-  );
-  const alias = options.contentKey !== undefined ? contentAlias(options.contentKey) : undefined;
-  if (alias)
-    await home.writeText(
-      alias,
-      JSON.stringify({
-        ...options.identity,
-        all: options.all,
-        key: paths.key,
-        socket: paths.absolute.socket,
-      }),
-    );
-  touchDaemon();
-  const held: Instance[] = [];
-  for (const config of options.servers ?? [])
-    held.push(await pool.hold(config, (await options.heldOffer?.(config)) ?? NO_OFFER));
-  // Warm from the start (`--all`): the first call finds its server ready (failures are in `status`).
-  for (const instance of held) void instance.registry.connect(instance.config.name).catch(() => {});
+}
 
+/**
+ * The socket's connected clients, and the daemon's idleness: with none connected for `idleMs`,
+ * `onStop`. Once hung up, it admits no one and stops counting time.
+ */
+function countClients(idleMs: number, onStop: () => void) {
+  const sockets = new Set<Socket>();
+  let idle: NodeJS.Timeout | undefined;
+  let closed = false;
+  const touch = () => {
+    clearTimeout(idle);
+    idle = undefined;
+    if (sockets.size > 0 || closed) return;
+    idle = setTimeout(onStop, idleMs);
+  };
   return {
-    ...serving,
-    async close() {
-      if (closed) return;
-      closed = true;
-      clearTimeout(daemonIdle);
-      stopObserving?.();
-      const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await stopped;
-      await pool.close();
-      const recorded = parseIdentity(await home.readText(paths.pidFile).catch(() => undefined));
-      const aliased = alias && parseIdentity(await home.readText(alias).catch(() => undefined));
-      if (alias && aliased && aliased.pid === options.identity.pid) await home.remove(alias).catch(() => {});
-      if (recorded?.pid === options.identity.pid) {
-        await home.remove(paths.pidFile).catch(() => {});
-        if (!paths.namedPipe) await rm(paths.absolute.socket, { force: true });
+    touch,
+    count: () => sockets.size,
+    /** Counts a new connection in; false (and it is dropped) once the daemon is closing. */
+    admit(socket: Socket): boolean {
+      if (closed) {
+        socket.destroy();
+        return false;
       }
+      sockets.add(socket);
+      touch();
+      socket.on('error', () => {});
+      socket.once('close', () => {
+        sockets.delete(socket);
+        touch();
+      });
+      return true;
+    },
+    hangUp(): void {
+      closed = true;
+      clearTimeout(idle);
+      for (const socket of sockets) socket.destroy();
     },
   };
-}
-
-/** The caller's introduction as far as it is well formed (its words reach a terminal only through forTerminal). */
-function callerInfo(value: unknown): DaemonCallerInfo | undefined {
-  const { pid, command } = (value ?? {}) as Partial<DaemonCallerInfo>;
-  if (typeof command !== 'string') return undefined;
-  return { ...(Number.isSafeInteger(pid) ? { pid: pid as number } : {}), command: command.slice(0, 80) };
-}
-
-function reply(socket: Socket, value: DaemonReply): void {
-  writeLine(socket, value);
 }

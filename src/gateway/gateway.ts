@@ -136,6 +136,9 @@ const DEFAULT_DRAIN_MS = 30_000;
  * Serve `base`'s servers as one MCP server until `close()`. The base keeps its
  * servers: closing the gateway leaves them to the base's own `close()`.
  *
+ * Long because it is the gateway's composition root: each step (host, sessions, listener, shutdown)
+ * uses the ones before.
+ *
  * @example
  * const wiring = gatewayWiring();
  * const host = createHost({ ...wiring, permission: 'yolo' });

@@ -117,6 +117,8 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
  * shared host. One per client session (2025-11-25, stdio) or per request
  * (2026-07-28 stateless HTTP), so clients never share request ids, progress
  * tokens or subscriptions.
+ * Long because it registers every MCP method's handler on one SDK Server, each a few lines over the
+ * same host and session.
  */
 export function createSessionServer(host: GatewayHost, options: SessionServerOptions): Server {
   const client = options.client ?? randomUUID();

@@ -63,6 +63,8 @@ const posix = process.platform !== 'win32';
 /**
  * The safe files of the mcpx home at `root`.
  *
+ * Long because the home's file operations share the path guard and the lock helpers in one closure.
+ *
  * @example
  * const home = createHomeFiles(resolveMcpxHome(process.env, os.homedir()));
  * const text = await home.readText('trust.json');

@@ -55,6 +55,8 @@ const DURATION_BUCKETS = [
  * push reader. Names follow the MCP semantic conventions where they have one
  * (`mcp.server.operation.duration`, `mcp.client.operation.duration`); the rest are `mcpx.*`.
  *
+ * Long because it declares every instrument and its recording method on the one meter: a table in code.
+ *
  * @example
  * const metrics = await createMetrics({ env: process.env });
  * metrics.served({ method: 'tools/call', server: 'github', tool: 'search', seconds: 0.2 });

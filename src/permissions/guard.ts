@@ -142,6 +142,8 @@ interface Ruled {
 }
 
 /** `ranUnasked` is the policy's, not a session's: every guard made by `withApprover` shares it. */
+// Long because the guard's check, verdict and approval paths share its answers and approvals in one
+// closure; not yet split.
 function buildGuard(
   options: PermissionGuardOptions,
   ranUnasked: Approvals,

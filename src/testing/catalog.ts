@@ -581,6 +581,8 @@ function runContext(
  * A fresh SDK server serving the test catalogue; connect it to any transport, or hand this
  * function to `serveStdio()` / `createMcpHandler()` as the factory.
  *
+ * Long because it registers the test catalogue on one server, one handler after another.
+ *
  * @example
  * serveStdio(() => createTestServer({ extraToolCount: 250, pageSize: 7 }));
  */

@@ -30,6 +30,7 @@ function askThenAnswer(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Long because it registers the conformance suite's interactive tools, one after another.
 export function registerInteractiveTools(server: McpServer): void {
   server.registerTool(
     'test_tool_with_logging',

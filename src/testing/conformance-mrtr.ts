@@ -47,6 +47,8 @@ function rootCount(ctx: ServerContext, key: string): number | undefined {
   return view.kind === 'roots' ? view.roots.length : undefined;
 }
 
+// Long because it registers the conformance suite's input-required tools, one after another, over
+// shared helpers.
 export function registerInputRequiredTools(server: McpServer, state: ConformanceState): void {
   const seal = (payload: Record<string, unknown>) => state.codec.mint({ ...payload, nonce: randomUUID() });
   const stateOf = (ctx: ServerContext) => ctx.mcpReq.requestState<Record<string, unknown>>();

@@ -113,6 +113,7 @@ async function writeHugeLine(out: Writable, bytes: number): Promise<void> {
 }
 
 /** Builds the faults for `modes`; with no modes every hook is absent and serving starts at once. */
+// Long because each misbehaviour mode is a hook of the same faults object, sharing its counters.
 export function createFaults(modes: ReadonlySet<FaultMode>, io: FaultIo): Faults {
   let listFailures = modes.has('list-fails-once') ? 1 : 0;
   const garbage = modes.has('garbage-stdout');

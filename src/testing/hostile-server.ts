@@ -90,6 +90,7 @@ function askThenAnswer(ctx: ServerContext, request: InputRequest): CallToolResul
   return { content: [{ type: 'text', text: `${p('answered')} ${JSON.stringify(response)}` }] };
 }
 
+// Long because it registers every hostile handler on one server, one after another.
 function createHostileServer(): Server {
   const server = new Server(
     { name: p('hostile'), title: p('Hostile'), version: '1.0.0' },

@@ -131,6 +131,7 @@ export interface HttpTestServer {
 const METADATA_URL = 'http://169.254.169.254/latest/meta-data/';
 
 /** Start the server on 127.0.0.1 and resolve once it listens. */
+// Long because its routes share the test server's sessions, faults and request log in one closure.
 export async function startHttpTestServer(options: HttpTestServerOptions = {}): Promise<HttpTestServer> {
   const era = options.era ?? 'both';
   const faults = options.faults ?? {};

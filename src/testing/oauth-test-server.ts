@@ -75,6 +75,8 @@ async function body(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+// Long because its endpoints share the test authorization server's codes, tokens and request log in
+// one closure.
 export async function startOAuthTestServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
   const inner: HttpTestServer = await startHttpTestServer({ era: options.era ?? 'legacy' });
   const requests: OAuthRequestRecord[] = [];
@@ -99,6 +101,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   const json = (res: import('node:http').ServerResponse, status: number, value: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
 
+  // Long because it routes every endpoint of the test authorization server, one branch each.
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;

@@ -1,18 +1,21 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import type { AuditCaller, AuditDecision, AuditedCall, AuditTrail } from '../audit/index.js';
-import { suggest as suggestName } from '../config/index.js';
+import type { AuditCaller, AuditTrail } from '../audit/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { PermissionGuard, ToolCallGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { forModel } from '../text/index.js';
-import { argumentsObject } from './arguments-object.js';
+import { createAgentCatalog } from './agent-catalog.js';
+import { callChecked } from './checked-call.js';
 import type { NamingStyle } from './naming.js';
 import { createResourceTools } from './resource-tools.js';
-import { type AgentToolResult, convertToolResult } from './result.js';
-import { type RoutedTool, ToolRouter } from './router.js';
-import { searchTools } from './tool-search.js';
-import { mcpToolSource, type ToolCallOptions, type ToolSource } from './tool-source.js';
-import { checkAgainstSchema, formatProblems } from './validate.js';
+import type { AgentToolResult } from './result.js';
+import type { RoutedTool } from './router.js';
+import { type AgentToolWarning, createSchemaWarnings } from './schema-warnings.js';
+import { answerSearch, CALL_TOOL, callTarget, SEARCH_PAIR, SEARCH_TOOL } from './search-pair.js';
+import type { ToolCallOptions, ToolSource } from './tool-source.js';
+import { unknownTool } from './unknown-tool.js';
+
+export type { AgentToolWarning } from './schema-warnings.js';
+export { CALL_TOOL, SEARCH_THRESHOLD, SEARCH_TOOL } from './search-pair.js';
 
 /** A tool as an agent framework needs it: a name, a description and JSON Schema parameters. */
 export interface AgentTool {
@@ -73,12 +76,6 @@ export interface AgentToolsOptions {
   readonly onWarning?: (warning: AgentToolWarning) => void;
 }
 
-export interface AgentToolWarning {
-  readonly server: string;
-  readonly tool: string;
-  readonly message: string;
-}
-
 export interface AgentToolSet {
   /** What to give the model (the search pair in search mode). */
   readonly tools: readonly AgentTool[];
@@ -94,46 +91,6 @@ export interface AgentToolSet {
   /** Stop following the registry's catalogue changes. */
   close(): void;
 }
-
-/** Above this many tools, `auto` mode offers the search pair instead of every schema. */
-export const SEARCH_THRESHOLD = 40;
-
-export const SEARCH_TOOL = 'search_tools';
-export const CALL_TOOL = 'call_tool';
-
-const searchPair: readonly AgentTool[] = [
-  {
-    name: SEARCH_TOOL,
-    description:
-      'Find tools by what they do. Returns the best matches with their names, descriptions and parameters; call one with call_tool.',
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'words describing the task, e.g. "read a file"' },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 25,
-          description: 'how many tools to return (default 8)',
-        },
-      },
-      required: ['query'],
-    },
-  },
-  {
-    name: CALL_TOOL,
-    description:
-      'Call a tool found with search_tools, by its exact name, with arguments matching its parameters.',
-    parameters: {
-      type: 'object',
-      properties: {
-        name: { type: 'string', description: 'the tool name search_tools returned' },
-        arguments: { type: 'object', description: "the tool's arguments" },
-      },
-      required: ['name'],
-    },
-  },
-];
 
 const noPolicy: ToolCallGuard = {
   check: async (request) => {
@@ -175,71 +132,13 @@ export async function createAgentTools(
       .list(options.agentId)
       .map((s) => s.name)
       .filter((name) => !options.servers || options.servers.includes(name));
-  let router = new ToolRouter([], {});
-  let mode: 'all' | 'search' = 'all';
-  const warnings: AgentToolWarning[] = [];
-  const warned = new WeakSet<object>();
-  const warnOnce = (schema: object, routed: RoutedTool, which: string, reason: string) => {
-    if (warned.has(schema)) return;
-    warned.add(schema);
-    const warning = {
-      server: routed.source.id,
-      tool: routed.tool.name,
-      message: `the ${which} of '${routed.source.id}' tool '${routed.tool.name}' cannot be compiled, so it is not checked: ${reason}`,
-    };
-    warnings.push(warning);
-    options.onWarning?.(warning);
-  };
-
-  let generation = 0;
-  let refreshing: Promise<void> = Promise.resolve();
-  const refresh = () => {
-    refreshing = rebuild();
-    return refreshing;
-  };
-  const rebuild = async () => {
-    // Refreshes overlap when events come in bursts: only the latest may replace the set.
-    const mine = ++generation;
-    const sources = [
-      ...serverNames().map((name) => mcpToolSource(registry, name, options.agentId)),
-      ...(options.extraSources ?? []),
-    ];
-    const next = new ToolRouter(sources, {
-      ...(options.naming ? { naming: options.naming } : {}),
-      ...(offers ? { offers } : {}),
-    });
-    await next.refresh();
-    if (mine !== generation) return;
-    router = next;
-    const wanted = options.mode ?? 'auto';
-    mode =
-      wanted === 'auto'
-        ? router.tools.length > (options.searchThreshold ?? SEARCH_THRESHOLD)
-          ? 'search'
-          : 'all'
-        : wanted;
-  };
-
-  /**
-   * The definition as the server has it now: a call made right after a
-   * tools/list_changed waits for the new list, so arguments are checked and
-   * the guard decides on what the server will actually run.
-   */
-  const current = async (routed: RoutedTool): Promise<RoutedTool> => {
-    if (!routed.source.guarded) return routed;
-    await registry.toolsSettled(routed.source.id).catch(() => {});
-    await refreshing;
-    const now = router.resolve(routed.name);
-    if (now) return now;
-    throw new McpxError(
-      ErrorCode.UnknownTool,
-      `'${routed.source.id}' no longer offers '${routed.tool.name}'`,
-      {
-        server: routed.source.id,
-        tool: routed.tool.name,
-        fixes: ['use one of the tools the server offers now'],
-      },
-    );
+  const catalog = createAgentCatalog(registry, options, serverNames, offers);
+  const warnings = createSchemaWarnings(options.onWarning);
+  const context = {
+    guard,
+    warnings,
+    ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
+    ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
   };
 
   /** An MCP call is audited from the moment it is asked for, so a call that fails early is recorded too. */
@@ -253,111 +152,17 @@ export async function createAgentTools(
         })
       : undefined;
     try {
-      return await callChecked(offered, rawArgs, callOptions, audited);
+      return await callChecked(await catalog.current(offered), rawArgs, callOptions, audited, context);
     } catch (error) {
       audited?.failed(error);
       throw error;
     }
   };
 
-  const callChecked = async (
-    offered: RoutedTool,
-    rawArgs: unknown,
-    callOptions: ToolCallOptions,
-    audited: AuditedCall | undefined,
-  ) => {
-    const routed = await current(offered);
-    const args = argumentsObject(rawArgs, routed.name, { server: routed.source.id, tool: routed.tool.name });
-    const check = checkAgainstSchema(routed.parameters, args);
-    if (check.ok === 'unchecked') warnOnce(routed.parameters, routed, 'inputSchema', check.reason);
-    if (check.ok === false) {
-      const problems = formatProblems(check.problems);
-      throw new McpxError(
-        ErrorCode.InvalidArguments,
-        `invalid arguments for '${routed.name}': ${problems.join('; ')}`,
-        {
-          server: routed.source.id,
-          tool: routed.tool.name,
-          causes: problems,
-          fixes: ["call it again with arguments that match the tool's parameters"],
-        },
-      );
-    }
-    if (routed.source.guarded) {
-      let decision: AuditDecision = { result: 'allowed', by: 'guard' };
-      await guard.check(
-        {
-          ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
-          server: routed.source.id,
-          tool: routed.tool,
-          args,
-        },
-        {
-          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-          onDecision: (d) => {
-            decision = d;
-            audited?.decided(d);
-          },
-        },
-      );
-      // A guard of the program's own may say nothing of how it decided.
-      audited?.decided(decision);
-    }
-    const result = await routed.source.callTool(routed.tool.name, args, callOptions);
-    audited?.returned(result);
-    const outputSchema = routed.tool.outputSchema as object | undefined;
-    return convertToolResult(result, {
-      server: routed.source.id,
-      tool: routed.tool.name,
-      ...(outputSchema
-        ? {
-            outputSchema,
-            onUncheckedSchema: (reason: string) => warnOnce(outputSchema, routed, 'outputSchema', reason),
-          }
-        : {}),
-      ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
-    });
-  };
-
   const resolve = (name: string): RoutedTool => {
-    const routed = router.resolve(name);
+    const routed = catalog.router.resolve(name);
     if (routed) return routed;
-    refuseOutOfProfile(name);
-    const guess = suggestName(
-      name,
-      router.tools.map((t) => t.name),
-    );
-    throw new McpxError(
-      ErrorCode.UnknownTool,
-      `no tool named '${name}'${guess ? ` — did you mean '${guess}'?` : ''}`,
-      {
-        tool: name,
-        fixes: [
-          mode === 'search'
-            ? 'find the exact name with search_tools first'
-            : 'use one of the tool names you were given',
-        ],
-      },
-    );
-  };
-
-  /**
-   * A tool the session's profile leaves out is refused as such (the guard's words, "not in
-   * profile P"), not as unknown: the model or the person then knows why. Other tools the
-   * policy hides (exclusions, a server's own lists) stay unknown, as they always were.
-   */
-  const refuseOutOfProfile = (name: string): void => {
-    const hidden = router.hidden(name);
-    const policy = guard as Partial<PermissionGuard>;
-    if (!hidden || policy.profile === undefined || !policy.outOfProfile?.(hidden.source.id, hidden.tool.name))
-      return;
-    const ruled = policy.verdict?.({ server: hidden.source.id, tool: hidden.tool });
-    if (ruled?.kind !== 'deny') return;
-    throw new McpxError(
-      ErrorCode.PermissionDenied,
-      `calling '${hidden.source.id}' tool '${hidden.tool.name}' was denied: ${ruled.reason}`,
-      { server: hidden.source.id, tool: hidden.tool.name, fixes: [ruled.fix] },
-    );
+    throw unknownTool(name, catalog.router, guard, catalog.mode);
   };
 
   const resources = options.resources
@@ -371,76 +176,39 @@ export async function createAgentTools(
       })
     : undefined;
 
-  await refresh();
-  const unsubscribe = registry.on((event) => {
-    // A new catalogue, a server that came up or went away; not the busy ⇄ ready of every call.
-    const changed =
-      event.type === 'catalog' ||
-      (event.type === 'state' &&
-        ((event.state === 'ready' && event.previous === 'starting') ||
-          event.state === 'error' ||
-          event.state === 'stopped'));
-    if (changed) void refresh();
-  });
+  await catalog.refresh();
+  const unsubscribe = catalog.follow();
 
   return {
     get tools() {
-      const offered =
-        mode === 'search'
-          ? searchPair
-          : router.tools.map(({ name, description, parameters, source, tool }) => ({
-              name,
-              description,
-              parameters,
-              server: source.id,
-              toolName: tool.name,
-              tool,
-            }));
+      const offered = catalog.mode === 'search' ? SEARCH_PAIR : catalog.router.tools.map(asAgentTool);
       return resources ? [...offered, ...resources.tools] : offered;
     },
     get catalog() {
-      return router.tools;
+      return catalog.router.tools;
     },
     get mode() {
-      return mode;
+      return catalog.mode;
     },
     get warnings() {
-      return [...warnings];
+      return [...warnings.list];
     },
     async call(name, args, callOptions = {}) {
       // No MCP tool can have these names (see naming.ts: every routed name has a prefix or a separator).
       if (resources?.has(name)) return resources.call(name, args, callOptions);
-      if (mode === 'search' && name === SEARCH_TOOL) {
-        // Providers hand arguments over as they came: a JSON string (OpenAI) or an object.
-        const { query, limit } = argumentsObject(args, SEARCH_TOOL);
-        if (typeof query !== 'string' || query.trim() === '') {
-          throw new McpxError(ErrorCode.InvalidArguments, `${SEARCH_TOOL} needs a query`, {
-            fixes: ['give words describing the task as "query", e.g. {"query": "read a file"}'],
-          });
-        }
-        const count = typeof limit === 'number' && Number.isFinite(limit) ? Math.floor(limit) : 8;
-        const hits = searchTools(router.tools, query, Math.min(25, Math.max(1, count)));
-        const listing = hits.map((h) => ({
-          name: h.tool.name,
-          server: h.tool.source.id,
-          description: h.tool.description,
-          parameters: h.tool.parameters,
-        }));
-        const text = hits.length ? JSON.stringify(listing, null, 2) : `no tool matches '${forModel(query)}'`;
-        return { parts: [{ type: 'text', text }], text, truncated: false, isError: false };
-      }
-      if (mode === 'search' && name === CALL_TOOL) {
-        const { name: target, arguments: targetArgs } = argumentsObject(args, CALL_TOOL);
-        if (typeof target !== 'string' || target === '') {
-          throw new McpxError(ErrorCode.InvalidArguments, `${CALL_TOOL} needs the name of a tool`, {
-            fixes: [`give "name", a tool name ${SEARCH_TOOL} returned, and its "arguments"`],
-          });
-        }
-        return callRouted(resolve(target), targetArgs ?? {}, callOptions);
+      if (catalog.mode === 'search' && name === SEARCH_TOOL) return answerSearch(catalog.router.tools, args);
+      if (catalog.mode === 'search' && name === CALL_TOOL) {
+        const { target, targetArgs } = callTarget(args);
+        return callRouted(resolve(target), targetArgs, callOptions);
       }
       return callRouted(resolve(name), args, callOptions);
     },
-    refresh,
+    refresh: catalog.refresh,
     close: unsubscribe,
   };
+}
+
+/** A routed tool as the model is given it. */
+function asAgentTool({ name, description, parameters, source, tool }: RoutedTool): AgentTool {
+  return { name, description, parameters, server: source.id, toolName: tool.name, tool };
 }

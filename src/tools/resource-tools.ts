@@ -96,6 +96,8 @@ interface Entry {
  * listing and read is decided by the guard first (a denied or unconsented
  * server's resources are neither listed nor read), names and descriptions are
  * cleaned like tool descriptions, contents converted like tool results.
+ * Long because list_resources and read_resource share paging, the guard's decisions and the audit in
+ * one closure.
  */
 export function createResourceTools(registry: ServerRegistry, options: ResourceToolsOptions): ResourceTools {
   const who = options.agentId === undefined ? {} : { agentId: options.agentId };

@@ -2,6 +2,7 @@
  * Where a JSON text goes wrong. Node 20's `JSON.parse` errors name no position (and quote the
  * whole input); a person fixing a quoted argument needs the place: "unexpected 'x' at
  * position 7". A minimal RFC 8259 scanner, run only after `JSON.parse` has failed.
+ * Long because it is one recursive-descent scanner whose parse steps share the cursor as closures.
  */
 export function describeJsonError(text: string): string {
   let i = 0;

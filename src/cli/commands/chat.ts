@@ -56,6 +56,8 @@ const SYSTEM_PROMPT =
  * answers go to stdout, tool activity to stderr. Tool calls are decided by the
  * permission level (`trusted` by default: each server is asked about on first
  * use; with no terminal, what needs asking is denied and the model is told).
+ * Long because it wires the chat's pieces (model, tools, approver, sampling, line reader,
+ * reconnects), which share the session's lifetime; not yet split.
  */
 export async function runChat(session: CliSession, options: ChatOptions): Promise<number> {
   const { io } = session;

@@ -28,6 +28,8 @@ export interface ExportFlags {
  * entry nobody approved stays behind. With `--via-gateway` the host gets one
  * entry that runs `mcpx serve` instead, so it sees mcpx's servers, filters
  * and policy, and a change to mcpx's config reaches every host at once.
+ * Long because each flag's step (dialect, gateway entry, merge, copies, write) reads the ones before
+ * it, in order; not yet split.
  */
 export async function runConfigExport(session: CliSession, flags: ExportFlags): Promise<number> {
   const { io } = session;

@@ -200,6 +200,8 @@ function sessionRows(status: DaemonStatus): string[][] {
 }
 
 /** The daemon itself (started detached by `start` or on demand): serves until stopped or idle. */
+// Long because it starts the daemon process in order (console, metrics, registry, socket, signals),
+// each step using the ones before.
 async function run(session: CliSession, options: DaemonOptions): Promise<number> {
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();

@@ -30,6 +30,8 @@ interface Check {
  * tools, and for each one that fails print the full explanation and the fix.
  * With `--trace`, each server's connect is drawn as a waterfall of its spans (spawn,
  * handshake, era probe, listings), kept in memory: no collector needed.
+ * Long because it is one report in order (connect, table, failures, trace waterfall) over the same
+ * results.
  */
 export async function runDoctor(session: CliSession): Promise<number> {
   const { io, options } = session;

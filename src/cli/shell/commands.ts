@@ -132,6 +132,7 @@ export async function completeExtra(
   return (await extra?.complete?.(words)) ?? [];
 }
 
+// Long because it is one switch over the `/mcp` subcommands, each branch a few lines.
 async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortSignal): Promise<void> {
   const [sub, ...rest] = args;
   const { registry } = ctx;

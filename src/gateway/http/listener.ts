@@ -145,6 +145,8 @@ export interface GatewayHttpServer {
  * Every `/mcp` request passes the guard (query credentials, Host, Origin,
  * bearer token) and the body cap before any server sees it. The client's
  * Authorization header stops here: upstream requests are the registry's own.
+ * Long because its routes share the listener's sessions, guard and shutdown state in one closure; not
+ * yet split.
  */
 export async function startGatewayHttp(options: GatewayHttpOptions): Promise<GatewayHttpServer> {
   const guard = createHttpGuard(options);

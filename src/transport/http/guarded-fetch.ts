@@ -460,6 +460,8 @@ export class GuardedHttp {
    * responses the POST asked for. If the stream ends without them: leave a
    * resumable 2025-era stream to the SDK (GET with Last-Event-ID), re-send a
    * safe request, or fail the requests at once.
+   * Long because it is the SSE stream's one transform: the pending ids, the scanner and the end-of-
+   * stream decisions share its state.
    */
   #monitor(exchange: Exchange, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const pending = new Set(exchange.rpc.requestIds);

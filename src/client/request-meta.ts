@@ -1,0 +1,40 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+} from '@modelcontextprotocol/client';
+import type { ProtocolEra, RequestControl } from './types.js';
+
+/** What a connection adds to each request's `_meta`. */
+export interface MetaSource {
+  /** 2026-07-28 has no logging/setLevel: the level rides on each request's `_meta`. */
+  readonly logLevel: LoggingLevel | undefined;
+  readonly era: ProtocolEra;
+  /** The capabilities the connection declared (its handlers). */
+  readonly declared: ClientCapabilities;
+}
+
+/**
+ * One request's `_meta`: its trace context, the log level (2026-07-28), and on 2026-07-28 the
+ * capabilities of the answerer behind this request, within what the connection declared.
+ */
+export function requestMeta(
+  control: RequestControl | undefined,
+  { logLevel, era, declared }: MetaSource,
+): { _meta?: Record<string, unknown> } {
+  const meta: Record<string, unknown> = { ...control?.traceContext };
+  if (logLevel && control?.logs !== false) meta[LOG_LEVEL_META_KEY] = logLevel;
+  const answerers = control?.inputCapabilities;
+  if (answerers && era === 'modern') {
+    // The envelope's own key wins over the SDK's: this request declares what its answerer can do.
+    const { sampling: _s, elicitation: _e, roots: _r, ...rest } = declared;
+    meta[CLIENT_CAPABILITIES_META_KEY] = {
+      ...rest,
+      ...(answerers.sampling && declared.sampling ? { sampling: answerers.sampling } : {}),
+      ...(answerers.elicitation && declared.elicitation ? { elicitation: answerers.elicitation } : {}),
+      ...(answerers.roots && declared.roots ? { roots: answerers.roots } : {}),
+    };
+  }
+  return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+}
