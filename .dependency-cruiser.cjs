@@ -32,7 +32,7 @@ const LAYERS = [
   { name: 'metrics', members: ['metrics/'] },
   // The gateway and the daemon are servers a front end starts (`mcpx serve`, the keep-alive
   // daemon, both run from cli/), not front ends themselves: the daemon's instance pool serves
-  // through the gateway's GatewayHost, and the host routes calls through the daemon
+  // through the gateway's GatewayCore, and the host routes calls through the daemon
   // (daemon/route.ts), so the true order is gateway < daemon < host.
   { name: 'gateway', members: ['gateway/'] },
   { name: 'daemon', members: ['daemon/'] },
@@ -76,7 +76,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // mcpx.cjs, and daemon/index.ts would bring the SDK, zod and the gateway into it.
   'daemon/light.ts',
   // What the shipped test servers share with the gateway's server side: gateway/index.ts would
-  // load the gateway's host (registry, permissions, tools) into every test server's start.
+  // load the gateway's core (registry, permissions, tools) into every test server's start.
   'gateway/server-kit.ts',
   // `mcpx serve` checks its state key's length before it loads the gateway: gateway/index.ts would
   // load the gateway and the SDK server at the command's start, before its usage errors.

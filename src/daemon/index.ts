@@ -1,8 +1,8 @@
 /**
  * The keep-alive daemon: servers marked `keep_alive` stay running between
  * commands in one per-user process per resolved config, reached over an
- * owner-only Unix socket under `~/.mcpx/run/`. It is the gateway's host
- * (`GatewayHost`) over the same composition root; the socket speaks MCP.
+ * owner-only Unix socket under `~/.mcpx/run/`. It is the gateway's core
+ * (`GatewayCore`) over the same composition root; the socket speaks MCP.
  */
 
 export { identify, isAlive, type ProcessIdentity, parseIdentity, processStart } from '../home/index.js';

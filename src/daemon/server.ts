@@ -123,7 +123,7 @@ interface Attached {
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * The keep-alive daemon: the gateway's core (`GatewayHost`, `createSessionServer`)
+ * The keep-alive daemon: the gateway's core (`GatewayCore`, `createSessionServer`)
  * on an owner-only Unix socket. Each connection asks for one server; the daemon
  * connects it through the registry (once; later callers find it warm) and then
  * re-serves it transparently over the socket, so the CLI is an ordinary MCP client
@@ -222,7 +222,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       serveOn: (transport) => {
         const handle = serveStdio(
           () => {
-            const server = createSessionServer(instance.host, {
+            const server = createSessionServer(instance.core, {
               client,
               pages: instance.pages,
               capabilities,
@@ -394,13 +394,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
       if (!instance) return {};
       const { offer } = instance;
       return offeredFeatures(
-        instance.host.featuresFor(config.name, { roots: () => offer.roots ?? [] }),
+        instance.core.featuresFor(config.name, { roots: () => offer.roots ?? [] }),
         offer,
       );
     },
     serverLog(event) {
       const held = pool.list().filter((instance) => instance.config.name === event.server);
-      if (held.length === 1) held[0]?.host.serverLog(event);
+      if (held.length === 1) held[0]?.core.serverLog(event);
     },
   };
   options.bind?.(serving);

@@ -83,7 +83,7 @@ function brokenLinks(file: string, text = readFileSync(join(root, file), 'utf8')
 }
 
 /**
- * Source paths a document names in inline code (`config/load.ts`, `gateway/host.ts#GatewayHost`,
+ * Source paths a document names in inline code (`config/load.ts`, `gateway/core.ts#GatewayCore`,
  * `transport/stdio/`): each must exist (and hold the name after `#`) under src/, or under one of its folders (the notes name
  * `http/guard.ts` inside the gateway's room), or at the repository's root (`test/…`, `bench/…`).
  */

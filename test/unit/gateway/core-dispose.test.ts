@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayHost } from '../../../src/gateway/host.js';
+import { GatewayCore } from '../../../src/gateway/core.js';
 import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 import { ServerRegistry } from '../../../src/registry/index.js';
 
-describe('GatewayHost.dispose', () => {
-  it('lets go of the registry, so a host replaced on a restart leaves no listener behind', () => {
+describe('GatewayCore.dispose', () => {
+  it('lets go of the registry, so a core replaced on a restart leaves no listener behind', () => {
     const registry = new ServerRegistry([], {
       connector: () => Promise.reject(new Error('no server is connected in this test')),
     });
@@ -19,12 +19,12 @@ describe('GatewayHost.dispose', () => {
       };
     };
     const guard = createPermissionGuard({ level: 'yolo', approver: denyingApprover('a test') });
-    const hosts = Array.from(
+    const cores = Array.from(
       { length: 5 },
-      () => new GatewayHost({ registry, servers: [], transparent: 'demo', guard }),
+      () => new GatewayCore({ registry, servers: [], transparent: 'demo', guard }),
     );
     expect(live.size).toBe(5);
-    for (const host of hosts) host.dispose();
+    for (const core of cores) core.dispose();
     expect(live.size).toBe(0);
   });
 });

@@ -1,3 +1,9 @@
+/**
+ * The gateway's core: the served servers as one catalogue (listing and namespacing, the policy's
+ * refusals, reloads) and each client's request routed to its upstream. The questions an upstream
+ * asks back are `client-questions.ts`'s, the consent a call needs `call-consent.ts`'s, and what a
+ * client's request carries `downstream-call.ts`'s.
+ */
 import type {
   CallToolResult,
   CompleteResult,
@@ -7,25 +13,17 @@ import type {
   Resource,
   ResourceTemplateType,
   Root,
-  ServerContext,
   Tool,
 } from '@modelcontextprotocol/server';
 import {
-  type ClientCapabilities,
-  type InputRequest,
   isInputRequiredResult,
   LOG_LEVEL_META_KEY,
-  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
-  SdkError,
-  SdkErrorCode,
 } from '@modelcontextprotocol/server';
-import type { AuditDecision, AuditedCall, AuditTrail } from '../audit/index.js';
+import type { AuditedCall, AuditTrail } from '../audit/index.js';
 import type { ClientFeatures } from '../client/features.js';
 import type {
-  CallCancel,
-  InputRound,
   ListKind,
   RequestControl,
   ResourceSubscription,
@@ -43,33 +41,33 @@ import {
   PROMPT_ACTION,
   RESOURCE_ACTIONS,
 } from '../tools/index.js';
-import { inboundTraceContext } from '../tracing/index.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
+import { consentBeforeCall } from './call-consent.js';
 import { Callers } from './callers.js';
 import type { CatalogueMemory } from './catalogue-memory.js';
+import { questionsFor, relayRounds } from './client-questions.js';
+import { ConsentMemory } from './consent.js';
 import {
-  AskLater,
-  type ClientConsent,
-  CONSENT_INPUT_KEY,
-  ConsentMemory,
-  canElicitForm,
-  type Elicit,
-  replaying,
-} from './consent.js';
-import {
-  CAPABILITY_OF,
-  envelopeValue,
-  type InputExchange,
-  InputRounds,
-  isModernRequest,
-  requestCancelOf,
-  type StatelessRound,
-} from './input-rounds.js';
+  cancellationOf,
+  currentCtx,
+  type DownstreamCall,
+  inputCapabilitiesOf,
+  signalOf,
+  type ToolRoute,
+  traceContextOf,
+} from './downstream-call.js';
+import { envelopeValue, InputRounds, isModernRequest } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
+import { type ReloadResult, reloadPlan } from './reload-plan.js';
+import { timeUpstream } from './request-metrics.js';
 import { StandIns } from './stand-ins.js';
 import { errorTypeOf, TOOL_ERROR, toClientError } from './upstream-error.js';
 
-export interface GatewayHostOptions {
+export type { DownstreamCall, ToolRoute } from './downstream-call.js';
+export type { ReloadResult } from './reload-plan.js';
+
+/** What a gateway core serves, and how. */
+export interface GatewayCoreOptions {
   /** The registry of the servers to serve (already only enabled, trusted ones). */
   readonly registry: ServerRegistry;
   /** Those servers' configs, in the order their items are listed. */
@@ -115,93 +113,6 @@ export interface GatewayHostOptions {
   readonly metrics?: MetricsRecorder;
 }
 
-/** A client's request, as the host needs to know it. */
-export interface DownstreamCall {
-  /** The client (its session), for routing the server's questions back to it. */
-  readonly client: string;
-  readonly ctx: ServerContext;
-  /**
-   * A 2026-07-28 client's call: that client takes no requests from a server, so
-   * the upstream's questions go here, to become `input_required` rounds.
-   */
-  readonly exchange?: InputExchange;
-  /**
-   * A 2026-07-28 client's call that takes a 2026-07-28 upstream's rounds
-   * statelessly: they pass to the client sealed rather than through `exchange`.
-   */
-  readonly stateless?: StatelessRound;
-  /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
-  readonly clientCapabilities?: ClientCapabilities;
-  /** How the client named itself (`initialize`, or a 2026-07-28 request's `_meta`), for the audit log. */
-  readonly clientInfo?: { readonly name: string; readonly version?: string };
-  /**
-   * The consent this client's person gave, kept per client session: a call the
-   * policy would put to a person is asked through the client when it declared
-   * form elicitation. Without it, such a call is refused with how to allow it.
-   */
-  readonly consent?: ClientConsent;
-  /** Told where a `tools/call` goes once its public name is resolved (the access log and metrics name it so). */
-  readonly onRoute?: (route: Qualified) => void;
-  /** Taken by the fast path (`fast-path.ts`): the upstream hop may be a plain line relay too. */
-  readonly relay?: boolean;
-}
-
-/** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
-const currentCtx = (call: DownstreamCall): ServerContext => call.exchange?.ctx ?? call.ctx;
-const signalOf = (call: DownstreamCall): AbortSignal => call.exchange?.signal ?? call.ctx.mcpReq.signal;
-/**
- * How the upstream request learns that `call` was cancelled: through the `CallCancel` of its
- * round or of its fast path where it has one (no `AbortSignal` made for it), else its signal.
- */
-function cancellationOf(call: DownstreamCall): { signal: AbortSignal } | { cancel: CallCancel } {
-  const cancel = call.exchange?.cancel ?? requestCancelOf(call.ctx);
-  return cancel ? { cancel } : { signal: call.ctx.mcpReq.signal };
-}
-
-/** The questions a call's client can answer, for the upstream request's envelope. */
-function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
-  const declared = call.clientCapabilities;
-  if (!declared) return {};
-  const { sampling, elicitation, roots } = declared;
-  return {
-    inputCapabilities: {
-      ...(sampling ? { sampling } : {}),
-      ...(elicitation ? { elicitation } : {}),
-      ...(roots ? { roots } : {}),
-    },
-  };
-}
-
-/**
- * The W3C trace context the client's request carried, for the upstream request: passed on as
- * it came (an mcpx that does not trace must not cut the client's trace); when mcpx traces, the
- * upstream request's own span replaces it (`client/trace-requests.ts`).
- */
-function traceContextOf(call: DownstreamCall): { traceContext?: Readonly<Record<string, string>> } {
-  const traceContext = inboundTraceContext(call.ctx.mcpReq._meta);
-  return traceContext ? { traceContext } : {};
-}
-
-/**
- * How many times one call may come back `input_required` from a 2026-07-28
- * upstream before the gateway gives up: a server that never stops asking must
- * not hold a client forever.
- */
-export const MAX_INPUT_ROUNDS = 16;
-
-/** What a reload changed, by server name. */
-export interface ReloadResult {
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-  readonly restarted: readonly string[];
-}
-
-/** Everything of an entry that matters to how it runs (where it was written does not). */
-function entryKey(config: ServerConfig): string {
-  const { origin: _origin, asWritten: _asWritten, ...rest } = config;
-  return JSON.stringify(rest);
-}
-
 /** A log message for clients (`notifications/message` params). */
 export interface LogMessage {
   readonly level: ServerLogEvent['level'];
@@ -222,9 +133,6 @@ interface ToolCatalogue {
   readonly remembered: ReadonlySet<string>;
 }
 
-/** Where one public tool name goes, and the upstream's definition of it. */
-export type ToolRoute = Qualified & { readonly tool: Tool };
-
 const routeOf = (entry: { readonly server: string; readonly item: Tool }): ToolRoute => ({
   server: entry.server,
   name: entry.item.name,
@@ -234,10 +142,10 @@ const routeOf = (entry: { readonly server: string; readonly item: Tool }): ToolR
 /**
  * The gateway's long-lived core: the served servers as one catalogue, each
  * request routed to its upstream. It holds no client state: every downstream
- * session (`session-server.ts`) asks it, so one host serves any number of
+ * session (`session-server.ts`) asks it, so one core serves any number of
  * clients, and later the keep-alive daemon.
  */
-export class GatewayHost {
+export class GatewayCore {
   readonly registry: ServerRegistry;
   readonly namespace: Namespace;
   /** The permission guard every call passes; nobody can be asked behind a gateway. */
@@ -269,7 +177,7 @@ export class GatewayHost {
   #recalled: Promise<void> = Promise.resolve();
   readonly #unsubscribe: () => void;
 
-  constructor(options: GatewayHostOptions) {
+  constructor(options: GatewayCoreOptions) {
     this.registry = options.registry;
     this.#carryErrors = options.carryErrors === true;
     this.#metrics = options.metrics;
@@ -313,7 +221,7 @@ export class GatewayHost {
   }
 
   /**
-   * Stop listening to the registry. A host that is replaced while its registry lives on
+   * Stop listening to the registry. A core that is replaced while its registry lives on
    * (the daemon restarting a changed entry) must let go, or each restart leaves one listener.
    */
   dispose(): void {
@@ -352,12 +260,7 @@ export class GatewayHost {
   async reload(servers: readonly ServerConfig[]): Promise<ReloadResult> {
     if (this.transparent) return { added: [], removed: [], restarted: [] };
     const next = new Map(servers.map((s) => [s.name, s]));
-    const removed = this.servers.filter((name) => !next.has(name));
-    const added = [...next.keys()].filter((name) => !this.#servers.has(name));
-    const restarted = [...next.keys()].filter((name) => {
-      const before = this.#servers.get(name);
-      return before !== undefined && entryKey(before) !== entryKey(next.get(name) as ServerConfig);
-    });
+    const { added, removed, restarted } = reloadPlan(this.#servers, next);
     // An added name may still sit in the registry unserved (left out by --servers, or failed).
     for (const name of [...removed, ...restarted, ...added]) {
       await this.registry.disconnect(name).catch(() => {});
@@ -440,112 +343,12 @@ export class GatewayHost {
   /**
    * Sampling, elicitation and roots for one upstream server that asks with
    * server→client requests (2025-11-25), answered by the client whose call is in
-   * flight there (see `Callers`). A 2026-07-28 upstream asks inside the call's
-   * own result instead (`#relay`). Roots asked outside such a call are
-   * `outsideCalls.roots` (the keep-alive daemon's: what every caller of the
+   * flight there (`client-questions.ts#questionsFor`). Roots asked outside such a call
+   * are `outsideCalls.roots` (the keep-alive daemon's: what every caller of the
    * instance offered), else none.
    */
   featuresFor(server: string, outsideCalls: { readonly roots?: () => readonly Root[] } = {}): ClientFeatures {
-    const caller = () => {
-      const call = this.#callers.soleCaller(server);
-      if (call) return call;
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidRequest,
-        `mcpx gateway: '${server}' asked its client outside a single client's call; it cannot tell which client to ask`,
-      );
-    };
-    // The client and server packages declare the same wire types separately.
-    const ask = async (request: InputRequest, signal?: AbortSignal) => {
-      const call = caller();
-      return (await this.#ask(call, request, signal ?? signalOf(call))) as never;
-    };
-    return {
-      sampling: {
-        createMessage: (params, { signal }) =>
-          ask({ method: 'sampling/createMessage', params } as InputRequest, signal),
-      },
-      elicitation: {
-        form: (params, { signal }) => ask({ method: 'elicitation/create', params } as InputRequest, signal),
-        url: (params, { signal }) => ask({ method: 'elicitation/create', params } as InputRequest, signal),
-      },
-      roots: {
-        // Outside a client's call a gateway has no roots of its own to offer (the daemon's
-        // instance has its callers', `outsideCalls`).
-        list: async () => {
-          if (!this.#callers.soleCaller(server)) return outsideCalls.roots?.() ?? [];
-          return ((await ask({ method: 'roots/list' } as InputRequest)) as { roots: [] }).roots;
-        },
-        subscribe: () => () => {},
-      },
-    };
-  }
-
-  /**
-   * Ask the calling client one question: a 2026-07-28 client through its
-   * `input_required` rounds, a 2025 client with a request on its session. A
-   * client that did not declare the capability is refused with -32021, as the
-   * spec requires, rather than an internal error.
-   */
-  async #ask(
-    call: DownstreamCall,
-    request: InputRequest,
-    signal: AbortSignal,
-    key?: string,
-  ): Promise<unknown> {
-    if (call.exchange) return call.exchange.ask(request, signal, key);
-    const { mcpReq } = call.ctx;
-    const params = (request as { params?: unknown }).params as never;
-    const method: string = request.method;
-    try {
-      if (request.method === 'elicitation/create') return await mcpReq.elicitInput(params, { signal });
-      if (request.method === 'sampling/createMessage')
-        return await mcpReq.requestSampling(params, { signal });
-      if (request.method === 'roots/list') return await mcpReq.send({ method: 'roots/list' }, { signal });
-    } catch (error) {
-      const capability = CAPABILITY_OF[method];
-      if (error instanceof SdkError && error.code === SdkErrorCode.CapabilityNotSupported && capability)
-        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { [capability]: {} } });
-      throw error;
-    }
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unsupported input request: ${method}`);
-  }
-
-  /**
-   * One request to an upstream on behalf of a client, with the 2026-07-28
-   * multi-round-trip in between: the upstream's `input_required` comes back here
-   * (manual mode, so it is this call's and no other's), its questions are asked
-   * of the calling client, and the request is sent again with the answers and
-   * the upstream's `requestState`. No upstream request stays open between rounds.
-   * A 2026-07-28 client's call hands the questions to the client instead, its
-   * state sealed (`call.stateless`), and its retry comes back here as `resume`
-   * on whichever instance it reaches: the result is then that `input_required`.
-   */
-  async #relay<T>(
-    call: DownstreamCall,
-    send: (round: InputRound | undefined) => Promise<unknown>,
-  ): Promise<T> {
-    const resume = call.stateless?.resume;
-    let round: InputRound | undefined = resume?.round;
-    for (let n = resume?.rounds ?? 0; n <= MAX_INPUT_ROUNDS; n++) {
-      const result = await send(round);
-      if (!isInputRequiredResult(result)) return result as T;
-      if (call.stateless && Object.keys(result.inputRequests ?? {}).length > 0)
-        return call.stateless.pass(result, n + 1) as T;
-      const signal = signalOf(call);
-      const answers = await Promise.all(
-        Object.entries(result.inputRequests ?? {}).map(
-          async ([key, request]) => [key, await this.#ask(call, request, signal, key)] as const,
-        ),
-      );
-      round = {
-        ...(answers.length > 0 ? { inputResponses: Object.fromEntries(answers) } : {}),
-        ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
-      };
-    }
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      `mcpx gateway: the server asked for input more than ${MAX_INPUT_ROUNDS} times in one call; it was stopped`,
-    );
+    return questionsFor(this.#callers, server, outsideCalls);
   }
 
   /**
@@ -724,19 +527,19 @@ export class GatewayHost {
     }
     call.onRoute?.(route);
     audited?.routed(route.server, route.name);
-    // What the policy lets run unasked goes on at once; anything else is settled by #consented.
+    // What the policy lets run unasked goes on at once; anything else is settled by consentBeforeCall.
     if (this.guard.refusal(route) === undefined) {
       const settled = this.guard.settled(route);
       if (settled) audited?.decided(settled);
     } else {
-      const unconsented = await this.#consented(route, args, call, (d) => audited?.decided(d));
+      const unconsented = await consentBeforeCall(this, route, args, call, (d) => audited?.decided(d));
       if (unconsented) return unconsented;
     }
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
-    const sent = this.#sent('tools/call', route.server, route.name);
+    const sent = timeUpstream(this.#metrics, 'tools/call', route.server, route.name);
     try {
-      const result = await this.#relay<CallToolResult>(call, (inputRound) =>
+      const result = await relayRounds<CallToolResult>(call, (inputRound) =>
         this.registry.callTool(route.server, route.name, args, {
           ...cancellationOf(call),
           ownSignal: true,
@@ -772,75 +575,6 @@ export class GatewayHost {
       throw toClientError(error, this.#carryErrors);
     } finally {
       end();
-    }
-  }
-
-  /** Time one upstream request for the metrics: the returned function records its end (and why it failed). */
-  #sent(method: string, server: string, tool?: string): (errorType?: string) => void {
-    const metrics = this.#metrics;
-    if (!metrics) return () => {};
-    const started = performance.now();
-    return (errorType) =>
-      metrics.sent({
-        method,
-        server,
-        ...(tool === undefined ? {} : { tool }),
-        seconds: (performance.now() - started) / 1000,
-        ...(errorType === undefined ? {} : { errorType }),
-      });
-  }
-
-  /**
-   * What to return instead of calling, or undefined when the call may go ahead. What the
-   * policy would put to a person goes to the calling client's person when the client
-   * declared form elicitation (never to an upstream); else it is refused with how to allow it.
-   * A 2026-07-28 client over HTTP is asked in sealed rounds, so nothing waits on one instance;
-   * a retry carrying the sealed state of an upstream's round of this very call (same client,
-   * tool and arguments) was let through before it reached the upstream: it is not asked again.
-   */
-  async #consented(
-    route: ToolRoute,
-    args: Record<string, unknown>,
-    call: DownstreamCall,
-    decided: (decision: AuditDecision) => void,
-  ): Promise<CallToolResult | undefined> {
-    const refused = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
-    const settled = this.guard.settled(route);
-    if (settled) decided(settled);
-    const refusal = this.guard.refusal(route);
-    if (refusal === undefined) return undefined;
-    const { consent, stateless } = call;
-    if (!consent || !canElicitForm(call.clientCapabilities)) {
-      if (!settled) decided({ result: 'denied', by: 'nobody', reason: refusal });
-      return refused(refusal);
-    }
-    if (this.guard.verdict(route).kind === 'deny') return refused(refusal);
-    // Let through in an earlier round of this very call, where its client's person said yes.
-    if ((stateless?.resume?.rounds ?? 0) > 0) {
-      decided({ result: 'confirmed', by: 'client', question: 'call' });
-      return undefined;
-    }
-    const sealed = call.ctx.http ? stateless : undefined;
-    const elicit: Elicit = sealed
-      ? replaying(sealed.resume?.answers ?? [])
-      : (request) => this.#ask(call, request, signalOf(call), CONSENT_INPUT_KEY);
-    try {
-      const answer = await consent.decide(
-        {
-          server: route.server,
-          tool: route.tool,
-          args,
-          serverTools: this.registry.status(route.server).tools as Tool[],
-          guard: this.guard,
-          decided,
-        },
-        elicit,
-      );
-      return answer === undefined ? undefined : refused(answer);
-    } catch (error) {
-      if (sealed && error instanceof AskLater)
-        return sealed.ask(CONSENT_INPUT_KEY, error.request, error.answers) as never;
-      throw error;
     }
   }
 
@@ -880,9 +614,9 @@ export class GatewayHost {
     send: (connection: ServerConnection, control: RequestControl) => Promise<unknown>,
   ): Promise<T> {
     const end = this.#callers.begin(server, call.client, call);
-    const sent = this.#sent(method, server);
+    const sent = timeUpstream(this.#metrics, method, server);
     try {
-      const result = await this.#relay<T>(call, (inputRound) =>
+      const result = await relayRounds<T>(call, (inputRound) =>
         this.#use(server, (c) =>
           send(c, {
             signal: signalOf(call),
