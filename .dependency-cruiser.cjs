@@ -18,7 +18,7 @@ const LAYERS = [
   // The audit log of tool calls: its records (which the permission engine's decisions fill in)
   // and its sinks, the owner-only file under the home among them.
   { name: 'audit', members: ['audit/'] },
-  // A config is loaded (with other hosts' dialects in config/hosts/); `mcpx exec`'s hand-over file.
+  // A config is loaded (with other client apps' dialects in config/client-apps/); `mcpx exec`'s hand-over file.
   { name: 'config', members: ['config/', 'handover/'] },
   { name: 'transport', members: ['transport/'] },
   { name: 'auth', members: ['auth/'] },
@@ -51,12 +51,12 @@ const DEEP_IMPORTS_ALLOWED = [
   // The light caller and the compile cache are bundled into mcpx.cjs, which answers a warm
   // daemon call without the ES module side: config/index.ts would bring the whole loader along.
   'config/discover.ts',
-  // Other hosts' dialects (nine of them and a TOML parser), kept off config/index.ts so that
-  // loading a config loads none of them until a file imports a host.
-  'config/hosts/index.ts',
-  // `mcpx config import`'s finder and planner, kept off config/hosts/index.ts, which the library
+  // Other client apps' dialects (nine of them and a TOML parser), kept off config/index.ts so that
+  // loading a config loads none of them until a file imports a client app.
+  'config/client-apps/index.ts',
+  // `mcpx config import`'s finder and planner, kept off config/client-apps/index.ts, which the library
   // and `mcpx exec` load for the dialects alone.
-  'config/hosts/import.ts',
+  'config/client-apps/import.ts',
   // The provider adapters are package entries of their own (mcpx/openai, mcpx/anthropic,
   // mcpx/ai-sdk), kept off tools/index.ts so that a program pays only for the one it uses.
   'tools/providers/openai.ts',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type CommonShape, mcpServersDialect } from '../common-shape.js';
-import type { HostDialect } from '../types.js';
+import type { ClientAppDialect } from '../types.js';
 
 const shape: CommonShape = {
   vars: 'env-colon',
@@ -8,11 +8,11 @@ const shape: CommonShape = {
   type: false,
   cwd: false,
   disabled: true,
-  hostKeys: ['disabledTools'],
+  appKeys: ['disabledTools'],
 };
 
 /** Windsurf: `~/.codeium/windsurf/mcp_config.json`, `mcpServers`, a remote server's `serverUrl`, `${env:VAR}`. */
-export const windsurf: HostDialect = mcpServersDialect(
+export const windsurf: ClientAppDialect = mcpServersDialect(
   {
     id: 'windsurf',
     label: 'Windsurf',

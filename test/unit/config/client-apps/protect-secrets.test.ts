@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are what is under test
 import { describe, expect, it } from 'vitest';
-import { protectSecrets } from '../../../../src/config/hosts/protect-secrets.js';
+import { protectSecrets } from '../../../../src/config/client-apps/protect-secrets.js';
 import { namesSecret } from '../../../../src/text/index.js';
 
 const protect = (entry: Record<string, unknown>, copyValues = false, chosen = new Map<string, string>()) =>

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { canonicalEntry, isRecord, stringList, stringRecord } from '../entry.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';
 import { xdgConfigDir } from '../locations.js';
-import type { HostDialect, McpxEntry } from '../types.js';
+import type { ClientAppDialect, McpxEntry } from '../types.js';
 
 const KNOWN = ['command', 'args', 'env', 'url', 'headers', 'source', 'settings', 'enabled'];
 
@@ -13,7 +13,7 @@ const KNOWN = ['command', 'args', 'env', 'url', 'headers', 'source', 'settings',
  * `{"command": "...", "args": [...], "env": {...}}`, or a remote `url` with
  * `headers`; `source` and `settings` are Zed's own.
  */
-export const zed: HostDialect = {
+export const zed: ClientAppDialect = {
   id: 'zed',
   label: 'Zed',
   files: (ctx) => [

@@ -1,16 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax these functions translate
 /**
- * How a host writes a reference to an environment variable:
+ * How a client app writes a reference to an environment variable:
  * - `dollar`: `${VAR}`, mcpx's own spelling (Claude Code, Gemini CLI);
  * - `env-colon`: `${env:VAR}` (VS Code, Cursor, Windsurf);
  * - `opencode`: `{env:VAR}`;
- * - `none`: the host expands nothing, so `${VAR}` stays as written.
+ * - `none`: the client app expands nothing, so `${VAR}` stays as written.
  */
 export type VariableStyle = 'dollar' | 'env-colon' | 'opencode' | 'none';
 
 const NAME = '[A-Za-z_][A-Za-z0-9_]*';
 
-/** A host's variable references in mcpx's `${VAR}` spelling. */
+/** A client app's variable references in mcpx's `${VAR}` spelling. */
 export function toMcpxVariables(text: string, style: VariableStyle): string {
   switch (style) {
     case 'env-colon':
@@ -22,7 +22,7 @@ export function toMcpxVariables(text: string, style: VariableStyle): string {
   }
 }
 
-/** mcpx's `${VAR}` references in a host's spelling (`${VAR:-default}` has no equivalent there and stays). */
+/** mcpx's `${VAR}` references in a client app's spelling (`${VAR:-default}` has no equivalent there and stays). */
 export function fromMcpxVariables(text: string, style: VariableStyle): string {
   const plain = new RegExp(`\\$\\{(${NAME})\\}`, 'g');
   switch (style) {

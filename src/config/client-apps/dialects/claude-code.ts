@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-shape.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';
-import type { HostDialect } from '../types.js';
+import type { ClientAppDialect } from '../types.js';
 
 const shape: CommonShape = {
   vars: 'dollar',
@@ -9,7 +9,7 @@ const shape: CommonShape = {
   type: true,
   cwd: false,
   disabled: false,
-  hostKeys: [],
+  appKeys: [],
 };
 
 /**
@@ -18,7 +18,7 @@ const shape: CommonShape = {
  * shared servers are in its `.mcp.json`. `${VAR}` and `${VAR:-default}` are
  * mcpx's own spelling.
  */
-export const claudeCode: HostDialect = {
+export const claudeCode: ClientAppDialect = {
   id: 'claude-code',
   label: 'Claude Code',
   files: (ctx) => [

@@ -4,7 +4,7 @@ import { entryFromServer } from './from-config.js';
 
 /**
  * The `mcpServers` object Claude Code reads (`--mcp-config`, `.mcp.json`),
- * written by its dialect (`hosts/claude-code.ts`) from the servers as they
+ * written by its dialect (`client apps/claude-code.ts`) from the servers as they
  * will run: values are the resolved ones (`${VAR}` filled in), unlike
  * `exportServers`, which keeps references. `mcpx exec` hands this to an
  * agent that shares neither mcpx's environment rules nor its interpolation,

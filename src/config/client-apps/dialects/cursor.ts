@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type CommonShape, mcpServersDialect } from '../common-shape.js';
-import type { HostDialect } from '../types.js';
+import type { ClientAppDialect } from '../types.js';
 
 const shape: CommonShape = {
   vars: 'env-colon',
@@ -8,11 +8,11 @@ const shape: CommonShape = {
   type: false,
   cwd: false,
   disabled: false,
-  hostKeys: ['envFile', 'auth'],
+  appKeys: ['envFile', 'auth'],
 };
 
 /** Cursor: `~/.cursor/mcp.json` and a project's `.cursor/mcp.json`, `mcpServers`, `${env:VAR}`. */
-export const cursor: HostDialect = mcpServersDialect(
+export const cursor: ClientAppDialect = mcpServersDialect(
   {
     id: 'cursor',
     label: 'Cursor',

@@ -6,17 +6,17 @@ import { parseJsonc } from '../parse-jsonc.js';
 import { runsMcpx } from '../runs-mcpx.js';
 import type { ConfigLayer } from '../types.js';
 import { canonicalEntry, isRecord, readableEntry, sameEntry } from './entry.js';
-import type { FoundHostFile } from './find-hosts.js';
-import { HOSTS } from './index.js';
+import type { FoundClientAppFile } from './find-client-apps.js';
+import { CLIENT_APPS } from './index.js';
 import { type ImportedSecret, protectSecrets } from './protect-secrets.js';
-import type { HostId, McpxEntry } from './types.js';
+import type { ClientAppId, McpxEntry } from './types.js';
 
 /** Where an imported server came from. */
 export interface ImportSource {
-  readonly host: HostId;
+  readonly app: ClientAppId;
   readonly file: string;
   readonly line?: number;
-  /** Its name in the host's file (before `--rename`). */
+  /** Its name in the client app's file (before `--rename`). */
   readonly name: string;
 }
 
@@ -36,17 +36,17 @@ export interface ImportItem {
 }
 
 export interface ImportOptions {
-  /** `--rename old=new`: import the host's `old` as `new`. */
+  /** `--rename old=new`: import the client app's `old` as `new`. */
   readonly rename?: ReadonlyMap<string, string>;
   /** `--overwrite`: replace an existing server of the same name. */
   readonly overwrite?: boolean;
   /**
    * The layer of the file written to. Into the user's own (global) file,
-   * only user-level host files are imported: a repository's file would
+   * only user-level client app files are imported: a repository's file would
    * otherwise become trusted by being copied.
    */
   readonly targetLayer: ConfigLayer;
-  /** `--copy-values`: write env, header, argument and URL values as the host had them (still named). */
+  /** `--copy-values`: write env, header, argument and URL values as the client app had them (still named). */
   readonly copyValues?: boolean;
   /** The running mcpx's script, so that an entry running it by path is known for mcpx too. */
   readonly selfScript?: string;
@@ -84,7 +84,7 @@ function existingServers(text: string | undefined, file: string) {
  * `copyValues` (see `protectSecrets`); the notes name each variable to set.
  */
 export function planImport(
-  found: readonly FoundHostFile[],
+  found: readonly FoundClientAppFile[],
   targetText: string | undefined,
   targetFile: string,
   options: ImportOptions,
@@ -95,12 +95,12 @@ export function planImport(
   const taken = new Map<string, ImportItem>();
   const chosen = new Map<string, string>();
   const repositoryTarget = options.targetLayer === 'project' || options.targetLayer === 'ancestor';
-  for (const { host, file, read } of found) {
+  for (const { app, file, read } of found) {
     if (!read) continue;
     notes.push(...read.notes);
     for (const server of read.servers) {
       const from: ImportSource = {
-        host,
+        app,
         file: file.path,
         name: server.name,
         ...(server.line ? { line: server.line } : {}),
@@ -152,8 +152,8 @@ export function planImport(
           item(
             'skip',
             sameEntry(earlier.entry, entry)
-              ? `same as the one from ${HOSTS[earlier.from.host].label}`
-              : `${HOSTS[earlier.from.host].label} has a different '${name}': use --rename ${server.name}=<new-name>`,
+              ? `same as the one from ${CLIENT_APPS[earlier.from.app].label}`
+              : `${CLIENT_APPS[earlier.from.app].label} has a different '${name}': use --rename ${server.name}=<new-name>`,
           ),
         );
         continue;
@@ -214,7 +214,7 @@ export function applyImport(
 
 /** `// imported from Cursor: /home/me/.cursor/mcp.json:3 ('fs')` */
 export function sourceComment(from: ImportSource): string {
-  return `// imported from ${HOSTS[from.host].label}: ${from.file}${from.line ? `:${from.line}` : ''}${
+  return `// imported from ${CLIENT_APPS[from.app].label}: ${from.file}${from.line ? `:${from.line}` : ''}${
     from.name ? ` ('${from.name}')` : ''
   }`;
 }

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { type CommonShape, mcpServersDialect } from '../common-shape.js';
 import { appDataDir } from '../locations.js';
-import type { HostDialect } from '../types.js';
+import type { ClientAppDialect } from '../types.js';
 
 // Local servers only: the desktop app's file has no remote servers (those are added as connectors in its UI).
-const shape: CommonShape = { vars: 'none', type: false, cwd: false, disabled: false, hostKeys: [] };
+const shape: CommonShape = { vars: 'none', type: false, cwd: false, disabled: false, appKeys: [] };
 
 /** Claude Desktop: `claude_desktop_config.json`, `mcpServers`, beside the app's own keys (`globalShortcut`). */
-export const claudeDesktop: HostDialect = mcpServersDialect(
+export const claudeDesktop: ClientAppDialect = mcpServersDialect(
   {
     id: 'claude-desktop',
     label: 'Claude Desktop',

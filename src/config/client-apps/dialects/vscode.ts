@@ -5,7 +5,7 @@ import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-
 import { isRecord } from '../entry.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';
 import { appDataDir } from '../locations.js';
-import type { HostDialect } from '../types.js';
+import type { ClientAppDialect } from '../types.js';
 
 const shape: CommonShape = {
   vars: 'env-colon',
@@ -13,7 +13,7 @@ const shape: CommonShape = {
   type: true,
   cwd: true,
   disabled: false,
-  hostKeys: ['envFile', 'dev', 'gallery', 'version'],
+  appKeys: ['envFile', 'dev', 'gallery', 'version'],
 };
 
 /**
@@ -23,7 +23,7 @@ const shape: CommonShape = {
  * becomes a reference to `MCPX_INPUT_<ID>` (see `inputVariable`), with a note
  * saying which variable to set.
  */
-export const vscode: HostDialect = {
+export const vscode: ClientAppDialect = {
   id: 'vscode',
   label: 'VS Code',
   files: (ctx) => [

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { canonicalEntry, stringList, stringRecord } from '../entry.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';
 import { xdgConfigDir } from '../locations.js';
-import type { HostDialect, McpxEntry } from '../types.js';
+import type { ClientAppDialect, McpxEntry } from '../types.js';
 import { fromMcpxVariables, toMcpxVariables } from '../variables.js';
 
 const KNOWN = ['type', 'command', 'environment', 'enabled', 'url', 'headers', 'timeout', 'oauth'];
@@ -15,7 +15,7 @@ const str = (s: string) => toMcpxVariables(s, 'opencode');
  * `headers`; `enabled`; `timeout` in milliseconds (for listing tools, so
  * mcpx's connect timeout); `{env:VAR}` references.
  */
-export const opencode: HostDialect = {
+export const opencode: ClientAppDialect = {
   id: 'opencode',
   label: 'OpenCode',
   files: (ctx) => [

@@ -2,16 +2,16 @@ import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, parseTr
 import { type ParsedDocument, parseJsonc } from '../parse-jsonc.js';
 import { suggest } from '../suggest.js';
 import { isRecord } from './entry.js';
-import type { HostServer, McpxEntry } from './types.js';
+import type { ClientAppServer, McpxEntry } from './types.js';
 
 type JsonPath = (string | number)[];
 
 const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
 
-/** What a host's reader makes of one raw entry. */
+/** What a client app's reader makes of one raw entry. */
 export interface MappedEntry {
   readonly entry: McpxEntry;
-  /** Keys the host itself does not know (typo candidates). */
+  /** Keys the client app itself does not know (typo candidates). */
   readonly unknownKeys: readonly string[];
   readonly notes?: readonly string[];
 }
@@ -29,7 +29,7 @@ export function readJsonSections(
   knownKeys: readonly string[],
 ) {
   const doc = parseJsonc(text, file);
-  const byName = new Map<string, HostServer>();
+  const byName = new Map<string, ClientAppServer>();
   const warnings: string[] = [];
   const notes: string[] = [];
   for (const section of sections) {
@@ -58,8 +58,8 @@ function valueAt(doc: ParsedDocument, path: readonly (string | number)[]): unkno
 }
 
 /**
- * Warnings for keys a host does not know that look like typos of one it does
- * (or of mcpx's); any other unknown key is the host's own business.
+ * Warnings for keys a client app does not know that look like typos of one it does
+ * (or of mcpx's); any other unknown key is the client app's own business.
  */
 export function typoWarnings(
   keys: readonly string[],

@@ -1,27 +1,27 @@
 import { canonicalEntry, stringList, stringRecord } from './entry.js';
 import { mergeJsonServers, readJsonSections } from './json-file.js';
-import type { HostDialect, HostWrite, McpxEntry } from './types.js';
+import type { ClientAppDialect, ClientAppWrite, McpxEntry } from './types.js';
 import { fromMcpxVariables, toMcpxVariables, type VariableStyle } from './variables.js';
 
 /**
- * The `mcpServers` dialect most hosts share (Claude Desktop, Claude Code,
+ * The `mcpServers` dialect most client apps share (Claude Desktop, Claude Code,
  * Cursor, Windsurf, VS Code): `command`, `args`, `env`, a URL under some key,
  * `headers`, sometimes `type`, `cwd` and `disabled`.
  */
 export interface CommonShape {
   readonly vars: VariableStyle;
-  /** Where the host writes a remote server's address (`serverUrl` for Windsurf); `undefined` when it has none. */
+  /** Where the client app writes a remote server's address (`serverUrl` for Windsurf); `undefined` when it has none. */
   readonly urlKey?: 'url' | 'serverUrl';
-  /** The host writes `"type": "stdio" | "http" | "sse"`. */
+  /** The client app writes `"type": "stdio" | "http" | "sse"`. */
   readonly type: boolean;
   readonly cwd: boolean;
-  /** The host switches a server off with `"disabled": true`. */
+  /** The client app switches a server off with `"disabled": true`. */
   readonly disabled: boolean;
-  /** Keys the host knows that mean nothing to mcpx (passed over in silence). */
-  readonly hostKeys: readonly string[];
+  /** Keys the client app knows that mean nothing to mcpx (passed over in silence). */
+  readonly appKeys: readonly string[];
 }
 
-/** Every key a host with this shape knows. */
+/** Every key a client app with this shape knows. */
 export function knownKeys(shape: CommonShape): string[] {
   return [
     'command',
@@ -32,11 +32,11 @@ export function knownKeys(shape: CommonShape): string[] {
     ...(shape.type ? ['type'] : []),
     ...(shape.cwd ? ['cwd'] : []),
     ...(shape.disabled ? ['disabled'] : []),
-    ...shape.hostKeys,
+    ...shape.appKeys,
   ];
 }
 
-/** One raw entry of a common-shape host in mcpx's spelling; `mapString` resolves the host's own placeholders. */
+/** One raw entry of a common-shape client app in mcpx's spelling; `mapString` resolves the client app's own placeholders. */
 export function readCommon(
   raw: Record<string, unknown>,
   shape: CommonShape,
@@ -58,8 +58,8 @@ export function readCommon(
   return { entry, unknownKeys: Object.keys(raw).filter((k) => !known.includes(k)) };
 }
 
-/** An mcpx entry in a common-shape host's spelling, and the settings it cannot say. */
-export function writeCommon(entry: McpxEntry, shape: CommonShape): HostWrite {
+/** An mcpx entry in a common-shape client app's spelling, and the settings it cannot say. */
+export function writeCommon(entry: McpxEntry, shape: CommonShape): ClientAppWrite {
   const str = (s: unknown) => (typeof s === 'string' ? fromMcpxVariables(s, shape.vars) : s);
   const map = (record: unknown) =>
     record && typeof record === 'object'
@@ -81,7 +81,7 @@ export function writeCommon(entry: McpxEntry, shape: CommonShape): HostWrite {
   if (shape.cwd && entry.cwd !== undefined) value.cwd = str(entry.cwd);
   if (entry.headers) value.headers = map(entry.headers);
   if (shape.disabled && entry.enabled === false) value.disabled = true;
-  // Without a type, the SSE transport cannot be said: the host will try Streamable HTTP.
+  // Without a type, the SSE transport cannot be said: the client app will try Streamable HTTP.
   const dropped = Object.keys(entry).filter(
     (k) => !handled.has(k) || (k === 'type' && !shape.type) || (k === 'enabled' && !shape.disabled),
   );
@@ -89,16 +89,16 @@ export function writeCommon(entry: McpxEntry, shape: CommonShape): HostWrite {
 }
 
 /**
- * A host whose file is `{"mcpServers": {...}}` of the common shape beside the
- * host's own keys (Claude Desktop, Cursor, Windsurf): only where it lives and
+ * A client app whose file is `{"mcpServers": {...}}` of the common shape beside the
+ * client app's own keys (Claude Desktop, Cursor, Windsurf): only where it lives and
  * how it spells things differ.
  */
 export function mcpServersDialect(
-  host: Pick<HostDialect, 'id' | 'label' | 'files'>,
+  app: Pick<ClientAppDialect, 'id' | 'label' | 'files'>,
   shape: CommonShape,
-): HostDialect {
+): ClientAppDialect {
   return {
-    ...host,
+    ...app,
     read(text, file) {
       const { servers, warnings, notes } = readJsonSections(
         text,

@@ -13,9 +13,9 @@ export interface ImportedSecret {
   readonly where: string;
   /** The variable the entry now references (unset when the value was copied). */
   readonly variable: string;
-  /** The host file (and line) the value was read from. */
+  /** The client app file (and line) the value was read from. */
   readonly source: string;
-  /** `--copy-values`: written in clear as the host had it. */
+  /** `--copy-values`: written in clear as the client app had it. */
   readonly copied: boolean;
 }
 
@@ -53,7 +53,7 @@ function literal(value: string): boolean {
 
 /**
  * The entry with every value in a place credentials sit replaced by a
- * `${VAR}` reference, and each named: every `env` and header value (a host's
+ * `${VAR}` reference, and each named: every `env` and header value (a client app's
  * file says nothing about which are secret, and `OPENAI_KEY=abc` has no shape
  * to recognise), credential flags in `args` (`--api-key=…`, `--token …`,
  * well-known token shapes) and URLs (`https://user:pass@…`, `?key=…`). An

@@ -63,7 +63,7 @@ export function sameEntry(a: McpxEntry, b: McpxEntry): boolean {
   return canonicalJson(canonicalEntry(a)) === canonicalJson(canonicalEntry(b));
 }
 
-/** A string map from a host's file: only string values count (others are the host's mistake, not ours to fix). */
+/** A string map from a client app's file: only string values count (others are the client app's mistake, not ours to fix). */
 export function stringRecord(value: unknown, mapValue: (s: string) => string = (s) => s) {
   if (!isRecord(value)) return undefined;
   const out: Record<string, string> = {};
@@ -71,7 +71,7 @@ export function stringRecord(value: unknown, mapValue: (s: string) => string = (
   return out;
 }
 
-/** A string list from a host's file. */
+/** A string list from a client app's file. */
 export function stringList(value: unknown, mapValue: (s: string) => string = (s) => s) {
   return Array.isArray(value)
     ? value.filter((v): v is string => typeof v === 'string').map(mapValue)

@@ -4,7 +4,7 @@ import { parse, stringify, TomlError } from 'smol-toml';
 import { ErrorCode, McpxError } from '../../../errors/index.js';
 import { canonicalEntry, isRecord, stringList, stringRecord } from '../entry.js';
 import { typoWarnings } from '../json-file.js';
-import type { HostDialect, HostServer, McpxEntry } from '../types.js';
+import type { ClientAppDialect, ClientAppServer, McpxEntry } from '../types.js';
 
 const KNOWN = [
   'command',
@@ -55,7 +55,7 @@ function lineOf(text: string, name: string): number | undefined {
  * variables (`bearer_token_env_var`, `env_http_headers`), which mcpx writes
  * as `${VAR}` references.
  */
-export const codex: HostDialect = {
+export const codex: ClientAppDialect = {
   id: 'codex',
   label: 'Codex',
   files: (ctx) => [
@@ -65,7 +65,7 @@ export const codex: HostDialect = {
   read(text, file) {
     const doc = parseToml(text, file.path);
     const tables = isRecord(doc.mcp_servers) ? doc.mcp_servers : {};
-    const servers: HostServer[] = [];
+    const servers: ClientAppServer[] = [];
     const warnings: string[] = [];
     for (const [name, raw] of Object.entries(tables)) {
       if (!isRecord(raw)) continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planHandOver } from '../../../../src/config/hosts/hand-over-args.js';
+import { planHandOver } from '../../../../src/config/client-apps/hand-over-args.js';
 
 const options = { flag: '--mcp-config', file: '/run/f.json', strict: true };
 const flags = ['--mcp-config=/run/f.json', '--strict-mcp-config'];

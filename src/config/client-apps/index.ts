@@ -1,5 +1,5 @@
 /**
- * Other hosts' config files: where each host keeps its servers (per OS and
+ * Other client apps' config files: where each client app keeps its servers (per OS and
  * per project), a reader from its dialect to mcpx's own spelling, and a
  * writer back. `mcpx config import` and `mcpx config export` are built on
  * these; `exportServers` hands servers to another agent (`mcpx exec`).
@@ -15,25 +15,25 @@ import { vscode } from './dialects/vscode.js';
 import { windsurf } from './dialects/windsurf.js';
 import { zed } from './dialects/zed.js';
 import { entryFromServer } from './from-config.js';
-import { HOST_IDS, type HostContext, type HostDialect, type HostId } from './types.js';
+import { CLIENT_APP_IDS, type ClientAppContext, type ClientAppDialect, type ClientAppId } from './types.js';
 
 export { inputVariable } from '../input-variable.js';
 export { canonicalEntry, sameEntry } from './entry.js';
 export { entryFromServer } from './from-config.js';
 export type {
-  HostContext,
-  HostDialect,
-  HostFile,
-  HostId,
-  HostRead,
-  HostServer,
-  HostWrite,
+  ClientAppContext,
+  ClientAppDialect,
+  ClientAppFile,
+  ClientAppId,
+  ClientAppRead,
+  ClientAppServer,
+  ClientAppWrite,
   McpxEntry,
 } from './types.js';
-export { HOST_IDS };
+export { CLIENT_APP_IDS };
 
-/** Every host's dialect, by id. */
-export const HOSTS: Readonly<Record<HostId, HostDialect>> = Object.freeze({
+/** Every client app's dialect, by id. */
+export const CLIENT_APPS: Readonly<Record<ClientAppId, ClientAppDialect>> = Object.freeze({
   'claude-desktop': claudeDesktop,
   'claude-code': claudeCode,
   cursor,
@@ -45,21 +45,21 @@ export const HOSTS: Readonly<Record<HostId, HostDialect>> = Object.freeze({
   zed,
 });
 
-export function isHostId(name: string): name is HostId {
-  return (HOST_IDS as readonly string[]).includes(name);
+export function isClientAppId(name: string): name is ClientAppId {
+  return (CLIENT_APP_IDS as readonly string[]).includes(name);
 }
 
-/** What `exportServers` made: the host's file text and what could not be said in its dialect. */
+/** What `exportServers` made: the client app's file text and what could not be said in its dialect. */
 export interface ExportResult {
   readonly text: string;
-  /** `server: setting` pairs left out, and servers the host cannot hold. */
+  /** `server: setting` pairs left out, and servers the client app cannot hold. */
   readonly notes: readonly string[];
-  /** The servers written, by name, in the host's spelling. */
+  /** The servers written, by name, in the client app's spelling. */
   readonly servers: Readonly<Record<string, unknown>>;
 }
 
 /**
- * `servers` as a file of `host`'s dialect, `${VAR}` references kept as
+ * `servers` as a file of `client app`'s dialect, `${VAR}` references kept as
  * written. For Claude Code this is `{"mcpServers": {...}}`, what
  * `claude --mcp-config <file>` reads. `base` is an existing file to merge
  * into (its other keys and comments kept).
@@ -67,12 +67,12 @@ export interface ExportResult {
  * @example exportServers('claude-code', config.servers.filter((s) => s.enabled), ctx).text
  */
 export function exportServers(
-  host: HostId,
+  app: ClientAppId,
   servers: readonly ServerConfig[],
-  ctx: HostContext,
+  ctx: ClientAppContext,
   base?: string,
 ): ExportResult {
-  const dialect = HOSTS[host];
+  const dialect = CLIENT_APPS[app];
   const written: Record<string, unknown> = {};
   const notes: string[] = [];
   for (const server of servers) {

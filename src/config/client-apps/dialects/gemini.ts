@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { canonicalEntry, stringList, stringRecord } from '../entry.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';
-import type { HostDialect, McpxEntry } from '../types.js';
+import type { ClientAppDialect, McpxEntry } from '../types.js';
 import { fromMcpxVariables } from '../variables.js';
 
 const KNOWN = [
@@ -31,7 +31,7 @@ const dollar = (s: string) => s.replace(/\$(?!\{)([A-Za-z_][A-Za-z0-9_]*)/g, '${
  * milliseconds, `includeTools`/`excludeTools`; `trust` (skip Gemini's own
  * confirmations) has no mcpx meaning and is left out.
  */
-export const gemini: HostDialect = {
+export const gemini: ClientAppDialect = {
   id: 'gemini',
   label: 'Gemini CLI',
   files: (ctx) => [
