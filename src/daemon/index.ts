@@ -16,8 +16,8 @@ export {
 export type { RemoteSession } from './gateway-session.js';
 export type { GatewayRequest } from './gateway-wire.js';
 export { configKey, contentAlias, type DaemonPaths, daemonKey, daemonPaths, RUN_DIR } from './paths.js';
-export type { RemoteTerminal } from './run-host.js';
 export type { CallerElicitation, RunRequest } from './run-wire.js';
+export type { RemoteTerminal } from './serve-run.js';
 export { type DaemonServer, type DaemonServerOptions, startDaemonServer } from './server.js';
 export { checkSocketSafe } from './socket-safety.js';
 export { DaemonSocketTransport } from './socket-transport.js';

@@ -19,7 +19,7 @@ import { controlLine } from './gateway-wire.js';
 import { type LinkedTransport, linkedPair } from './in-process-link.js';
 import { createInstancePool, type Instance, type InstanceSession } from './instance-pool.js';
 import { contentAlias, type DaemonPaths } from './paths.js';
-import { type RunCommand, serveRun } from './run-host.js';
+import { type RunCommand, serveRun } from './serve-run.js';
 import { ensureSocketFolder } from './socket-safety.js';
 import {
   DAEMON_PROTOCOL,

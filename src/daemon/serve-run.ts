@@ -1,3 +1,8 @@
+/**
+ * The daemon's side of a light caller's `run` (`run-wire.ts`): it runs the caller's command
+ * in the daemon, with the caller's terminal relayed over the socket (output, questions, a
+ * sign-in, Ctrl-C), and sends back its exit code, or `direct` when the caller must run it.
+ */
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { CallerElicitation, GivenAnswer, RunEvent, RunReply, RunRequest } from './run-wire.js';
