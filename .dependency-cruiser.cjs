@@ -20,7 +20,7 @@ const LAYERS = [
   // The audit log of tool calls: its records (which the permission engine's decisions fill in)
   // and its sinks, the owner-only file under the home among them.
   { name: 'audit', members: ['audit/'] },
-  // A config is loaded (with other hosts' dialects in config/hosts/); `mcpx exec`'s hand-over file.
+  // A config is loaded (with other client apps' dialects in config/client-apps/); `mcpx exec`'s hand-over file.
   { name: 'config', members: ['config/', 'handover/'] },
   { name: 'transport', members: ['transport/'] },
   { name: 'auth', members: ['auth/'] },
@@ -34,7 +34,7 @@ const LAYERS = [
   { name: 'metrics', members: ['metrics/'] },
   // The gateway and the daemon are servers a front end starts (`mcpx serve`, the keep-alive
   // daemon, both run from cli/), not front ends themselves: the daemon's instance pool serves
-  // through the gateway's GatewayHost, and the host routes calls through the daemon
+  // through the gateway's GatewayCore, and the host routes calls through the daemon
   // (daemon/route.ts), so the true order is gateway < daemon < host.
   { name: 'gateway', members: ['gateway/'] },
   { name: 'daemon', members: ['daemon/'] },
@@ -58,12 +58,12 @@ const DEEP_IMPORTS_ALLOWED = [
   // on before the rest of the CLI compiles) finds the home. config/index.ts would load the whole
   // loader with it: parsing, interpolation, trust, editing, and jsonc-parser.
   'config/discover.ts',
-  // Other hosts' dialects (nine of them and a TOML parser), kept off config/index.ts so that
-  // loading a config loads none of them until a file imports a host.
-  'config/hosts/index.ts',
-  // `mcpx config import`'s finder and planner, kept off config/hosts/index.ts, which the library
+  // Other client apps' dialects (nine of them and a TOML parser), kept off config/index.ts so that
+  // loading a config loads none of them until a file imports a client app.
+  'config/client-apps/index.ts',
+  // `mcpx config import`'s finder and planner, kept off config/client-apps/index.ts, which the library
   // and `mcpx exec` load for the dialects alone.
-  'config/hosts/import.ts',
+  'config/client-apps/import.ts',
   // The chat agent (agent/agent-loop.ts) speaks the OpenAI format. The provider adapters are
   // package entries of their own (mcpx/openai, mcpx/anthropic, mcpx/ai-sdk), kept off
   // tools/index.ts, which `import 'mcpx'` loads, so that a program pays only for the one it uses.
@@ -91,7 +91,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // server, the gateway and the SDK into it.
   'daemon/light.ts',
   // What the HTTP test server and the conformance backend (testing/) share with the gateway's
-  // server side: gateway/index.ts would load the gateway's host (registry, permissions, tools,
+  // server side: gateway/index.ts would load the gateway's core (registry, permissions, tools,
   // config) and the SDK's client into their start.
   'gateway/server-kit.ts',
   // `mcpx serve` checks its state key's length (cli/state-key.ts) before it loads the gateway:

@@ -41,7 +41,7 @@ const ALLOWED = {
     'src/cli/process-io.ts': 'isatty() only: whether stdin is a terminal',
     'src/cli/commands/auth.ts': 'reads a pasted URL from stdin (no output: input only)',
     'src/cli/commands/chat.ts': 'reads piped lines from stdin (no output: input only)',
-    'src/daemon/run-host.ts': "reads a light caller's lines from its socket (not a terminal)",
+    'src/daemon/serve-run.ts': "reads a light caller's lines from its socket (not a terminal)",
   },
   cast: {
     'src/text/safe-text.ts': 'where the brand is made (`vouched`), for the sanitiser and its kin',

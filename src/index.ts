@@ -55,22 +55,22 @@ export {
   samplingRefused,
   type TaskStatusEvent,
 } from './client/index.js';
-// Interop: mcpx's servers written in another host's config dialect.
+// Interop: mcpx's servers written in another client app's config dialect.
 export {
+  CLIENT_APP_IDS,
+  CLIENT_APPS,
+  type ClientAppContext,
+  type ClientAppDialect,
+  type ClientAppFile,
+  type ClientAppId,
+  type ClientAppRead,
+  type ClientAppServer,
+  type ClientAppWrite,
   type ExportResult,
   entryFromServer,
   exportServers,
-  HOST_IDS,
-  HOSTS,
-  type HostContext,
-  type HostDialect,
-  type HostFile,
-  type HostId,
-  type HostRead,
-  type HostServer,
-  type HostWrite,
   type McpxEntry,
-} from './config/hosts/index.js';
+} from './config/client-apps/index.js';
 // Config: find, parse, validate and merge the config files; an ad-hoc server from a command or URL.
 export {
   type AdhocStdioOptions,

@@ -14,7 +14,7 @@ import {
   type RunReply,
   type RunRequest,
   socketState,
-  thisHost,
+  thisMachine,
 } from '../daemon/light.js';
 import type { SafeText } from '../text/index.js';
 // Past text/index.ts, which would bring the prompts and the content renderer into mcpx.cjs.
@@ -94,10 +94,10 @@ export function findDaemon(
 } {
   const home = resolveMcpxHome(io.env, io.homedir);
   const files = configFiles(io.cwd, home, configFile);
-  const host = thisHost(io.env);
+  const machine = thisMachine(io.env);
   const paths = {
-    absolute: daemonSocket(home, daemonKey(files), host),
-    namedPipe: host.platform === 'win32',
+    absolute: daemonSocket(home, daemonKey(files), machine),
+    namedPipe: machine.platform === 'win32',
   };
   const state = socketState(paths, process.getuid?.());
   return { home, files, socket: paths.absolute.socket, state: typeof state === 'string' ? state : 'unsafe' };
@@ -109,7 +109,7 @@ function aliasedSocket(
   files: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): string | undefined {
-  if (thisHost(env).platform === 'win32') return undefined;
+  if (thisMachine(env).platform === 'win32') return undefined;
   let socket: unknown;
   try {
     socket = (

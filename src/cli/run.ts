@@ -440,10 +440,12 @@ function buildProgram(select: (action: Action) => void): Command {
     );
   config
     .command('import')
-    .description("copy other hosts' servers into mcpx (all hosts found, or those named), after a preview")
+    .description(
+      "copy other client apps' servers into mcpx (every client app found, or those named), after a preview",
+    )
     .argument(
       '[hosts...]',
-      'claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
+      'client apps: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
     )
     .option('--scope <scope>', 'global (~/.mcpx/mcp.json, default) or project (./.mcpx/mcp.json)')
     .option('--dry-run', 'show the preview only')
@@ -458,25 +460,25 @@ function buildProgram(select: (action: Action) => void): Command {
       '--copy-values',
       'copy env and header values and credentials in args and URLs in clear (default: variable references to set)',
     )
-    .action((hosts: string[], opts: import('./commands/config-import.js').ImportFlags) =>
-      select(async (s) => (await import('./commands/config-import.js')).runConfigImport(s, hosts, opts)),
+    .action((apps: string[], opts: import('./commands/config-import.js').ImportFlags) =>
+      select(async (s) => (await import('./commands/config-import.js')).runConfigImport(s, apps, opts)),
     );
   config
     .command('export')
-    .description("mcpx's trusted servers in another host's dialect, printed or written into its file")
+    .description("mcpx's trusted servers in another client app's dialect, printed or written into its file")
     .option(
       '--to <host>',
-      'claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
+      'the client app: claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, opencode, zed',
     )
     .option('--servers <names>', 'only these servers (comma-separated)')
-    .option('--write', "merge them into the host's own file instead of printing")
+    .option('--write', "merge them into the client app's own file instead of printing")
     .option(
       '--via-gateway',
       "one entry that runs mcpx serve (all of mcpx's servers) instead of a copy of each; --name N names it (default: mcpx)",
     )
     .option(
       '--remove-copies',
-      "take out of the host's file the copies of mcpx's servers an earlier export wrote (shown; done with --write)",
+      "take out of the client app's file the copies of mcpx's servers an earlier export wrote (shown; done with --write)",
     )
     .option('--profile <name>', 'with --via-gateway: the entry runs mcpx serve --profile <name>')
     .action((opts: import('./commands/config-export.js').ExportFlags) =>

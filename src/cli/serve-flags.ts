@@ -41,7 +41,7 @@ export type ServeSettings = Pick<
 
 // Safe in a header, a URL and an nginx regex, and short enough to leave the session id readable.
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
-// A list request waits this long for servers still starting: hosts give a request a few
+// A list request waits this long for servers still starting: client apps give a request a few
 // seconds (Claude Code's `claude mcp list` fails a tools/list it waited on for 5 s), and nine
 // `npx` servers take longer than that to start.
 const DEFAULT_LIST_WAIT_MS = 2_000;

@@ -1,6 +1,6 @@
 import type { McpxError } from '../errors/index.js';
+import { CLIENT_APP_IDS, type ClientAppId } from './client-apps/types.js';
 import { configProblem, describeValue, type ProblemSite } from './config-problem.js';
-import { HOST_IDS, type HostId } from './hosts/types.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
@@ -13,7 +13,7 @@ export interface CollectResult {
   /** Every server entry in the file, in file order. */
   readonly entries: readonly ServerEntry[];
   readonly problems: readonly McpxError[];
-  /** Another host's keys that look like typos of mcpx's own (lenient files only). */
+  /** Another client app's keys that look like typos of mcpx's own (lenient files only). */
   readonly warnings: readonly ConfigWarning[];
   /** The file's `roots`: directories servers may work in, as written. */
   readonly roots?: readonly string[];
@@ -23,8 +23,8 @@ export interface CollectResult {
   readonly demo?: { readonly enabled: boolean; readonly line?: number };
   /** The file's `audit_log`: where the audit log goes (as written), or `false` for none. */
   readonly auditLog?: string | false;
-  /** The file's `"import": ["cursor", …]`: hosts whose servers are read live, and where it says so. */
-  readonly imports?: { readonly hosts: readonly HostId[]; readonly line?: number };
+  /** The file's `"import": ["cursor", …]`: client apps whose servers are read live, and where it says so. */
+  readonly imports?: { readonly apps: readonly ClientAppId[]; readonly line?: number };
   /** The file's `"profiles": {...}`, each one valid (see `profiles.ts`). */
   readonly profiles?: readonly { readonly name: string; readonly layer: ProfileLayer }[];
 }
@@ -35,13 +35,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Find the server entries in a parsed file, whichever shape holds them:
- * `mcpServers` (Claude Desktop and most hosts), `servers` as an object or an
+ * `mcpServers` (Claude Desktop and most client apps), `servers` as an object or an
  * array of `{name, ...}` (NEXUS3, VS Code's mcp.json), and VS Code settings'
  * `{"mcp": {"servers": ...}}`. Several sections may coexist; one name in two
  * of them is an error, since either choice would silently drop the other.
  *
- * `lenient` (another host's file): a top-level key mcpx does not know belongs
- * to that host and is passed over, with a warning only when it looks like a
+ * `lenient` (another client app's file): a top-level key mcpx does not know belongs
+ * to that client app and is passed over, with a warning only when it looks like a
  * typo of one of mcpx's keys.
  * Long because it is one pass over the document's top-level keys, each kind of key a branch sharing
  * the problems and warnings.
@@ -152,28 +152,28 @@ export function collectEntries(doc: ParsedDocument, layer: ConfigLayer, lenient 
         );
       }
     } else if (key === 'import') {
-      const hosts = Array.isArray(value) ? value : [];
+      const apps = Array.isArray(value) ? value : [];
       const bad = Array.isArray(value)
-        ? hosts.findIndex((h) => typeof h !== 'string' || !(HOST_IDS as readonly string[]).includes(h))
+        ? apps.findIndex((h) => typeof h !== 'string' || !(CLIENT_APP_IDS as readonly string[]).includes(h))
         : -1;
       if (!Array.isArray(value) || bad !== -1) {
-        const wrong = bad === -1 ? value : hosts[bad];
-        const guess = typeof wrong === 'string' ? suggest(wrong, HOST_IDS) : undefined;
+        const wrong = bad === -1 ? value : apps[bad];
+        const guess = typeof wrong === 'string' ? suggest(wrong, CLIENT_APP_IDS) : undefined;
         problems.push(
           configProblem(
             site,
             bad === -1 ? ['import'] : ['import', bad],
-            `'import' lists hosts whose servers mcpx reads${typeof wrong === 'string' ? `; '${wrong}' is not one${guess ? ` — did you mean '${guess}'?` : ''}` : ''}`,
+            `'import' lists client apps whose servers mcpx reads${typeof wrong === 'string' ? `; '${wrong}' is not one${guess ? ` — did you mean '${guess}'?` : ''}` : ''}`,
             {
-              expected: `array of host names: ${HOST_IDS.join(', ')}`,
+              expected: `array of client app names: ${CLIENT_APP_IDS.join(', ')}`,
               received: describeValue(wrong),
-              fixes: [guess ? `write '${guess}'` : `hosts: ${HOST_IDS.join(', ')}`],
+              fixes: [guess ? `write '${guess}'` : `client apps: ${CLIENT_APP_IDS.join(', ')}`],
             },
           ),
         );
       } else {
         const line = doc.locate(['import'], 'key')?.line;
-        imports = { hosts: hosts as HostId[], ...(line ? { line } : {}) };
+        imports = { apps: apps as ClientAppId[], ...(line ? { line } : {}) };
       }
     } else if (key === 'profiles') {
       profiles = collectProfiles(site, value, problems);
@@ -266,9 +266,9 @@ function unknownKey(site: ProblemSite, path: JsonPath, known: readonly string[],
 }
 
 /**
- * A key of another host's file that is one edit or two away from one of
- * mcpx's (`mcpServer`, `comand`): worth a word, since the host may ignore it
- * as silently as mcpx does. Any other unknown key is that host's business.
+ * A key of another client app's file that is one edit or two away from one of
+ * mcpx's (`mcpServer`, `comand`): worth a word, since the client app may ignore it
+ * as silently as mcpx does. Any other unknown key is that client app's business.
  */
 export function typoWarning(
   site: ProblemSite,
@@ -281,7 +281,7 @@ export function typoWarning(
   const line = site.doc.locate(path, 'key')?.line;
   const subject = site.server === undefined ? '' : `server '${site.server}': `;
   return {
-    message: `${site.doc.file}${line ? `:${line}` : ''}: ${subject}unknown key '${key}' — did you mean '${guess}'? (ignored: this file is shared with another host)`,
+    message: `${site.doc.file}${line ? `:${line}` : ''}: ${subject}unknown key '${key}' — did you mean '${guess}'? (ignored: this file is shared with another client app)`,
     origin: { layer: site.layer, file: site.doc.file, ...(line ? { line } : {}) },
     ...(site.server === undefined ? {} : { server: site.server }),
   };

@@ -9,7 +9,7 @@ export interface ConfigCandidate {
   readonly layer: ConfigLayer;
   /**
    * `mcpx`: one of mcpx's own files, strict (unknown keys are errors with a
-   * did-you-mean). `foreign`: a file other hosts also read and write (Claude
+   * did-you-mean). `foreign`: a file other client apps also read and write (Claude
    * Code's `.mcp.json`): keys mcpx does not know are theirs, never an error.
    * `detect`: a `--config` file, judged by its content (see `fileDialect`).
    */

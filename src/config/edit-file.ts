@@ -153,7 +153,7 @@ export async function readProjectFile(file: string): Promise<string | undefined>
 
 /**
  * Read-modify-write a file outside the mcpx home (a project's `.mcpx/mcp.json`,
- * another host's config on export) under its lock (`.<name>.mcpx-lock` beside it,
+ * another client app's config on export) under its lock (`.<name>.mcpx-lock` beside it,
  * `home/file-lock.ts`): links refused, the file read afresh once the lock is
  * held, `change`d, written with `writeProjectFile`, the lock removed. A missing
  * folder is made only when there is something to write: `change` then runs once

@@ -121,7 +121,7 @@ export function editConfigText(
       result = { text: removeProperty(text, path), outcome: 'removed', path: existing.path };
     } else {
       let next = text;
-      // `disabled` is other hosts' spelling; one switch per entry, mcpx's own.
+      // `disabled` is other client apps' spelling; one switch per entry, mcpx's own.
       if ('disabled' in entry) next = removeProperty(next, [...path, 'disabled']);
       if (edit.kind === 'enable') {
         if ('enabled' in entry) next = removeProperty(next, [...path, 'enabled']);

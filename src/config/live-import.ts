@@ -1,9 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import type { McpxError } from '../errors/index.js';
+import { findClientAppFiles } from './client-apps/find-client-apps.js';
+import { CLIENT_APPS } from './client-apps/index.js';
+import type { ClientAppContext, ClientAppServer } from './client-apps/types.js';
 import type { CollectResult } from './collect-entries.js';
-import { findHostFiles } from './hosts/find-hosts.js';
-import { HOSTS } from './hosts/index.js';
-import type { HostContext, HostServer } from './hosts/types.js';
 import type { InputRequest } from './input-variable.js';
 import { normalizeServer, type ServerDraft } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
@@ -17,23 +17,23 @@ export interface Importer {
 }
 
 /**
- * The servers of the hosts an mcpx file imports, read now from the hosts'
- * own files, as drafts whose origin is the host's file and line.
+ * The servers of the client apps an mcpx file imports, read now from the client apps'
+ * own files, as drafts whose origin is the client app's file and line.
  *
- * Trust follows where the servers come from and who asked: a host's project
+ * Trust follows where the servers come from and who asked: a client app's project
  * file (a repository's `.vscode/mcp.json`) gives project-layer entries that
  * need approval, and so does everything a project or ancestor file imports
- * (a repository cannot make itself trusted by naming the user's hosts). Only
- * user-level host files imported from the user's own file are trusted.
+ * (a repository cannot make itself trusted by naming the user's client apps). Only
+ * user-level client app files imported from the user's own file are trusted.
  *
- * Another host's broken file is a warning, not a reason to refuse mcpx's own.
+ * Another client app's broken file is a warning, not a reason to refuse mcpx's own.
  */
 export async function importedDrafts(
   importer: Importer,
   options: LoadConfigOptions,
   skip: ReadonlySet<string>,
 ): Promise<{ drafts: ServerDraft[]; warnings: ConfigWarning[]; inputs: InputRequest[] }> {
-  const ctx: HostContext = {
+  const ctx: ClientAppContext = {
     homedir: options.homedir ?? dirname(resolve(options.home)),
     platform: options.platform ?? 'linux',
     env: options.env,
@@ -45,13 +45,13 @@ export async function importedDrafts(
   const inputs: InputRequest[] = [];
   const warn = (message: string, file: string, line?: number) =>
     warnings.push({ message, origin: { layer: importer.layer, file, ...(line ? { line } : {}) } });
-  const found = await findHostFiles(importer.imports.hosts, ctx);
-  for (const { host, file, read, error } of found) {
+  const found = await findClientAppFiles(importer.imports.apps, ctx);
+  for (const { app, file, read, error } of found) {
     // mcpx reads a project's `.mcp.json` itself; importing it again would define its servers twice.
     if (skip.has(resolve(file.path))) continue;
     if (error || !read) {
       warn(
-        `${HOSTS[host].label}'s ${file.path} was not read: ${error?.message ?? 'unknown error'}`,
+        `${CLIENT_APPS[app].label}'s ${file.path} was not read: ${error?.message ?? 'unknown error'}`,
         file.path,
       );
       continue;
@@ -62,7 +62,7 @@ export async function importedDrafts(
     for (const server of read.servers) {
       const result = normalizeServer(
         { name: server.name, value: server.entry, path: ['mcpServers', server.name] },
-        hostDocument(file.path, server),
+        appDocument(file.path, server),
         layer,
       );
       for (const problem of result.problems as McpxError[]) warn(problem.message, file.path, server.line);
@@ -76,11 +76,11 @@ export async function importedDrafts(
 }
 
 /**
- * A stand-in for the parsed host file: the entry in mcpx's spelling, located
- * at the server's line in the host's file, so every message and origin names
+ * A stand-in for the parsed client app file: the entry in mcpx's spelling, located
+ * at the server's line in the client app's file, so every message and origin names
  * the file the person wrote.
  */
-function hostDocument(file: string, server: HostServer): ParsedDocument {
+function appDocument(file: string, server: ClientAppServer): ParsedDocument {
   const position = { line: server.line ?? 1, column: 1 };
   return {
     file,

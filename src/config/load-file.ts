@@ -19,7 +19,7 @@ export interface FileLoad {
   readonly serverCount: number;
   readonly drafts: readonly ServerDraft[];
   readonly problems: readonly McpxError[];
-  /** Another host's keys that look like typos of mcpx's (lenient files only). */
+  /** Another client app's keys that look like typos of mcpx's (lenient files only). */
   readonly warnings?: readonly ConfigWarning[];
   /** The file's `roots`, made absolute against the file's directory. */
   readonly roots?: readonly string[];
@@ -32,7 +32,7 @@ export interface FileLoad {
   readonly demo?: { readonly enabled: boolean; readonly origin: ServerOrigin };
   /** VS Code's `inputs` (top level, or inside `"mcp"`): what to say when asking for a `${input:id}`. */
   readonly inputs?: readonly InputRequest[];
-  /** `"import": [...]`: hosts whose servers this file reads live. */
+  /** `"import": [...]`: client apps whose servers this file reads live. */
   readonly imports?: CollectResult['imports'];
   /** `"profiles": {...}`: this file's definitions. */
   readonly profiles?: CollectResult['profiles'];
@@ -45,7 +45,7 @@ export interface FileLoad {
  * can report all files at once.
  *
  * `dialect` says how strictly: mcpx's own files refuse unknown keys, other
- * hosts' files pass over them (see `ConfigCandidate.dialect`).
+ * client apps' files pass over them (see `ConfigCandidate.dialect`).
  */
 export async function loadConfigFile(
   path: string,
@@ -147,8 +147,8 @@ function declaredInputs(root: unknown, path: string): { inputs?: InputRequest[] 
  * whose top-level keys are all mcpx's, near misses of them (`mcpServer`) or
  * a server written without its section, which are mistakes to point out.
  * Anything else (`~/.claude.json` with `numStartups`, Claude Desktop's
- * `globalShortcut`, `.mcp.json`) is another host's, read leniently, so mcpx
- * never tells anyone to delete a host's own state.
+ * `globalShortcut`, `.mcp.json`) is another client app's, read leniently, so mcpx
+ * never tells anyone to delete a client app's own state.
  */
 function detectDialect(path: string, root: unknown): 'mcpx' | 'foreign' {
   if (basename(path) === '.mcp.json') return 'foreign';

@@ -110,9 +110,9 @@ async function gather(options: LoadConfigOptions): Promise<Gathered> {
         ...(load.permission ? { permission: load.permission } : {}),
       });
     }
-    // Imported hosts' servers come first: the importing file's own entries replace them by name.
+    // Imported client apps' servers come first: the importing file's own entries replace them by name.
     if (load.imports) {
-      // Loaded only for a file that imports: every host's reader and the TOML parser stay off the cold path.
+      // Loaded only for a file that imports: every client app's reader and the TOML parser stay off the cold path.
       const { importedDrafts } = await import('./live-import.js');
       const imported = await importedDrafts(
         { path: load.path, layer: load.layer, imports: load.imports },

@@ -78,7 +78,7 @@ const PROTOCOLS: readonly ProtocolPin[] = ['auto', 'legacy', 'modern'];
  * fields. Collects every problem in the entry (so `mcpx config validate`
  * shows them all at once) and returns a draft only when there are none.
  *
- * `lenient` (another host's file): keys mcpx does not know are that host's,
+ * `lenient` (another client app's file): keys mcpx does not know are that client app's,
  * never an error (a warning when one looks like a typo of mcpx's).
  * Long because it is one pass over an entry's fields collecting every problem, each field a few lines
  * of the same pattern.

@@ -29,7 +29,7 @@ const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allow
 
 /**
  * Parse JSON with comments and trailing commas (the dialect VS Code and most
- * MCP hosts write). Syntax errors become `ConfigInvalidJson` naming the file,
+ * MCP client apps write). Syntax errors become `ConfigInvalidJson` naming the file,
  * line and column with the offending line as an excerpt; a key given twice in
  * one object becomes `ConfigInvalid` naming both lines, because JSON parsers
  * silently keep the last one and the user then edits the wrong entry.

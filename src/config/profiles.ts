@@ -208,7 +208,7 @@ export function mergeProfiles(
 /**
  * The profile called `name`, checked against the config it belongs to: every server
  * it names must be configured, and a tool glob written `<server>__<tool>` or
- * `<server>/<tool>` (another host's spelling) is refused with the form mcpx reads.
+ * `<server>/<tool>` (another client app's spelling) is refused with the form mcpx reads.
  */
 export function findProfile(config: LoadedConfig, name: string): ProfileConfig {
   const profile = config.profiles.find((p) => p.name === name);
@@ -241,7 +241,7 @@ export function findProfile(config: LoadedConfig, name: string): ProfileConfig {
 
 /**
  * What is wrong with a profile against the servers `configured` (by name), if anything:
- * a server it names that is not one of them, or a tool glob in another host's spelling.
+ * a server it names that is not one of them, or a tool glob in another client app's spelling.
  */
 export function profileProblem(
   profile: ProfileConfig,
@@ -272,7 +272,7 @@ export function profileProblem(
         if (!split || glob.includes('.') || !configured.has(split[1] as string)) continue;
         return new McpxError(
           ErrorCode.UnknownProfile,
-          `${where}: profile '${name}': tool glob '${glob}' is written as another host names tools; mcpx reads <server>.<tool>`,
+          `${where}: profile '${name}': tool glob '${glob}' is written as another client app names tools; mcpx reads <server>.<tool>`,
           {
             origin: layer.origin,
             field: `profiles.${name}.${key === 'tools' ? 'tools' : 'exclude_tools'}[${i}]`,

@@ -4,12 +4,12 @@ import { dirname } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 
 /**
- * Largest config or host file mcpx reads. Generous on purpose: Claude Code's
+ * Largest config or client app file mcpx reads. Generous on purpose: Claude Code's
  * `~/.claude.json` keeps every project's history and grows to tens of MB.
  */
 export const MAX_CONFIG_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A config or host file's text, and where it really is when it was reached through a link. */
+/** A config or client app file's text, and where it really is when it was reached through a link. */
 export interface ConfigText {
   readonly text: string;
   /**
@@ -26,7 +26,7 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Reads a file mcpx did not write (its config layers, `--config`, another
- * host's file) the one safe way: a regular file only (never a FIFO, a device
+ * client app's file) the one safe way: a regular file only (never a FIFO, a device
  * or a directory), at most {@link MAX_CONFIG_FILE_BYTES}, and links noted.
  * Rejects with the `fs` error for a missing file (callers treat ENOENT as "no
  * such layer"), and with a `CONFIG_UNREADABLE` McpxError for a file that must

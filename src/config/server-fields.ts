@@ -1,4 +1,4 @@
-/** The mcpx meaning a server key maps to, whatever host spelled it. */
+/** The mcpx meaning a server key maps to, whatever client app spelled it. */
 export type CanonicalField =
   | 'command'
   | 'args'
@@ -30,11 +30,11 @@ export type CanonicalField =
 /**
  * Every key a server entry may hold, mapped to its meaning. mcpx's own
  * spellings come first (did-you-mean suggestions prefer them); the rest are
- * what other hosts write, so their files load unchanged:
+ * what other client apps write, so their files load unchanged:
  * - Claude Desktop/Code, Cursor: `type`, `disabled`, `autoApprove`, `alwaysAllow`
  * - Cline/Roo: `timeout` (seconds), `disabled`, `alwaysAllow`
  * - Gemini CLI: `includeTools`/`excludeTools`, `trust`, `httpUrl`, `description`
- * - Windsurf: `serverUrl`; VS Code: `type`; some hosts: `transport`
+ * - Windsurf: `serverUrl`; VS Code: `type`; some client apps: `transport`
  */
 export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.freeze({
   command: 'command',
@@ -85,7 +85,7 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
   httpUrl: 'url',
   disabled: 'disabled',
   name: 'name',
-  // Meaningful to other hosts only; accepted so shared files load.
+  // Meaningful to other client apps only; accepted so shared files load.
   autoApprove: 'ignored',
   alwaysAllow: 'ignored',
   description: 'ignored',
@@ -96,7 +96,7 @@ export const SERVER_FIELDS: Readonly<Record<string, CanonicalField>> = Object.fr
 /**
  * Whether a field changes what runs or where data goes. `fingerprinted`
  * fields are part of the trust fingerprint, so changing one in a project file
- * asks the person again; `harmless` ones (timeouts, tool filters, other hosts'
+ * asks the person again; `harmless` ones (timeouts, tool filters, other client apps'
  * keys mcpx ignores) do not. Typed over every canonical field: a field added
  * to {@link CanonicalField} without a verdict here does not compile.
  */

@@ -14,7 +14,7 @@ export interface ServerOrigin {
   readonly file?: string;
   /** 1-based line of the entry's key in that file. */
   readonly line?: number;
-  /** For a server read live from another host's file (`"import": [...]`): the mcpx file that imports it. */
+  /** For a server read live from another client app's file (`"import": [...]`): the mcpx file that imports it. */
   readonly importedBy?: string;
 }
 
@@ -116,9 +116,9 @@ export interface LoadConfigOptions {
    * registry and the connectors still refuse them). Default false.
    */
   readonly includeUnapproved?: boolean;
-  /** The user's home directory, where other hosts keep their files (`"import"`); default: the folder above `home`. */
+  /** The user's home directory, where other client apps keep their files (`"import"`); default: the folder above `home`. */
   readonly homedir?: string;
-  /** The OS, for other hosts' file locations; default: Linux's. */
+  /** The OS, for other client apps' file locations; default: Linux's. */
   readonly platform?: NodeJS.Platform;
   /**
    * Answers a `${input:id}` whose variable (`MCPX_INPUT_<ID>`) is not set: a
@@ -200,7 +200,7 @@ export interface LoadedConfig {
   readonly auditLog?: string | false;
   /** Settings of repository files that are not in force, for a notice and for `mcpx config trust`. */
   readonly heldSettings: readonly HeldSettings[];
-  /** Keys of other hosts' files that look like typos of mcpx's own, for a notice. */
+  /** Keys of other client apps' files that look like typos of mcpx's own, for a notice. */
   readonly warnings: readonly ConfigWarning[];
   /**
    * Named sets of servers and tools (`"profiles"`), for `--profile NAME`: the user's own
@@ -211,7 +211,7 @@ export interface LoadedConfig {
 
 /**
  * Something in a config file worth a word but not worth refusing the file:
- * a key in another host's file that looks like a typo of one of mcpx's.
+ * a key in another client app's file that looks like a typo of one of mcpx's.
  */
 export interface ConfigWarning {
   readonly message: string;

@@ -77,7 +77,7 @@ export function createAttach(
       serveOn: (transport) => {
         const handle = serveStdio(
           () => {
-            const server = createSessionServer(instance.host, {
+            const server = createSessionServer(instance.core, {
               client,
               pages: instance.pages,
               capabilities,

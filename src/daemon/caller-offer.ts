@@ -73,7 +73,7 @@ export function readOffer(value: unknown): CallerOffer {
 
 /**
  * The features a held server gets: of `relay` (which asks the caller whose call
- * is in flight, `GatewayHost.featuresFor`) only what `offer` declares, so the
+ * is in flight, `GatewayCore.featuresFor`) only what `offer` declares, so the
  * server is told what it would be told directly. Roots asked outside any one
  * caller's call (a server asks at start) are the offer's own: every caller of
  * the instance made the same offer.

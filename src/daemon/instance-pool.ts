@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { GatewayHost, LiveSessions, Paginator } from '../gateway/index.js';
+import { GatewayCore, LiveSessions, Paginator } from '../gateway/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
@@ -10,7 +10,7 @@ import { createInstanceKeys, type InstanceKey } from './instance-key.js';
 /**
  * One server process the daemon holds for one resolved entry: its own
  * registry (so no other caller's entry can ever replace what runs there) and
- * its own transparent host, with the figures `daemon status` shows.
+ * its own transparent gateway core, with the figures `daemon status` shows.
  */
 export interface Instance {
   readonly key: InstanceKey;
@@ -18,7 +18,7 @@ export interface Instance {
   /** What its server is told its client can answer: what each of its callers offered. */
   readonly offer: CallerOffer;
   readonly registry: ServerRegistry;
-  readonly host: GatewayHost;
+  readonly core: GatewayCore;
   /** Pages of its lists, shared by its clients (as the gateway's are). */
   readonly pages: Paginator;
   /** Its callers' session servers: a change of the server's lists is told to each of them. */
@@ -120,7 +120,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
       config,
       offer,
       registry,
-      host: new GatewayHost({
+      core: new GatewayCore({
         registry,
         servers: [config],
         transparent: config.name,
@@ -153,9 +153,9 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     };
     // Shared by every caller: a list the server changed is every caller's news (their own
     // sessions, gateways included, tell their clients in turn).
-    instance.host.onListChanged((kind) => instance.live.listChanged(kind));
+    instance.core.onListChanged((kind) => instance.live.listChanged(kind));
     // A log message outside any one caller's call is every caller's (as a gateway's is).
-    instance.host.onLog((message) => instance.live.log(message));
+    instance.core.onLog((message) => instance.live.log(message));
     instances.set(key.id, instance);
     // With a second environment about, the idle ones wait only the shorter time.
     for (const sibling of siblings(instance)) armIdle(sibling);
@@ -167,7 +167,7 @@ export function createInstancePool(options: InstancePoolOptions): InstancePool {
     instances.delete(instance.key.id);
     clearTimeout(instance.idle);
     instance.unsubscribe();
-    instance.host.dispose();
+    instance.core.dispose();
     const done = instance.registry.close().catch(() => {});
     stopping.add(done);
     void done.finally(() => stopping.delete(done));

@@ -5,7 +5,7 @@
  * loads the SDK, zod or the gateway, which daemon/index.ts would (through the daemon's server).
  */
 export { CONTROL, type GatewayEvent, type GatewayRequest } from './gateway-wire.js';
-export { configKey, contentAlias, daemonKey, daemonSocket, thisHost } from './paths.js';
+export { configKey, contentAlias, daemonKey, daemonSocket, thisMachine } from './paths.js';
 export {
   type CallerElicitation,
   DAEMON_PROTOCOL,

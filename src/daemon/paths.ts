@@ -21,7 +21,7 @@ export interface DaemonPaths {
 }
 
 /** The machine the daemon runs on: Windows has named pipes where others have Unix sockets. */
-export interface DaemonHost {
+export interface DaemonMachine {
   readonly platform: NodeJS.Platform;
   /** The user's login name: a named pipe is machine-wide, so its name says whose it is. */
   readonly user?: string;
@@ -34,7 +34,7 @@ export interface DaemonHost {
 export const RUN_DIR = 'run';
 
 /** This machine, for a command with environment `env`: on Windows the user's name goes into the named pipe's. */
-export function thisHost(env: Readonly<Record<string, string | undefined>>): DaemonHost {
+export function thisMachine(env: Readonly<Record<string, string | undefined>>): DaemonMachine {
   return process.platform === 'win32'
     ? { platform: 'win32', user: userInfo().username }
     : { platform: process.platform, env, ...(process.getuid ? { uid: process.getuid() } : {}) };
@@ -115,17 +115,17 @@ const SOCKET_PATH_MAX = 103 - 12;
 export function daemonSocket(
   mcpxHome: string,
   key: string,
-  host?: DaemonHost,
+  machine?: DaemonMachine,
 ): { dir: string; socket: string } {
   const runDir = join(mcpxHome, RUN_DIR);
-  if (host?.platform === 'win32') {
-    const user = (host.user ?? 'user').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'user';
+  if (machine?.platform === 'win32') {
+    const user = (machine.user ?? 'user').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'user';
     return { dir: runDir, socket: `\\\\.\\pipe\\mcpx-${user}-${key}` };
   }
   const name = `${daemonKey([mcpxHome, key])}.sock`;
   const fits = (dir: string) => Buffer.byteLength(join(dir, name)) <= SOCKET_PATH_MAX;
-  const uid = host?.uid ?? process.getuid?.() ?? 0;
-  const env = host?.env ?? {};
+  const uid = machine?.uid ?? process.getuid?.() ?? 0;
+  const env = machine?.env ?? {};
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && isAbsolute(runtime) && privateFolder(runtime, uid) && fits(join(runtime, 'mcpx')))
     return { dir: join(runtime, 'mcpx'), socket: join(runtime, 'mcpx', name) };
@@ -145,14 +145,14 @@ function privateFolder(path: string, uid: number): boolean {
   return info?.isDirectory() === true && info.uid === uid && (info.mode & 0o077) === 0;
 }
 
-export function daemonPaths(home: HomeFiles, key: string, host?: DaemonHost): DaemonPaths {
-  const namedPipe = host?.platform === 'win32';
+export function daemonPaths(home: HomeFiles, key: string, machine?: DaemonMachine): DaemonPaths {
+  const namedPipe = machine?.platform === 'win32';
   return {
     key,
     dir: RUN_DIR,
     pidFile: `${RUN_DIR}/${key}.pid`,
     lockFile: `${RUN_DIR}/${key}.lock`,
-    absolute: daemonSocket(home.root, key, host),
+    absolute: daemonSocket(home.root, key, machine),
     ...(namedPipe ? { namedPipe } : {}),
   };
 }

@@ -87,13 +87,13 @@ export class DaemonRoute {
    */
   async paths(): Promise<DaemonPaths> {
     const [
-      { configKey, contentAlias, daemonKey, daemonPaths, thisHost },
+      { configKey, contentAlias, daemonKey, daemonPaths, thisMachine },
       { createHomeFiles, isAlive, parseIdentity },
     ] = await Promise.all([import('./paths.js'), import('../home/index.js')]);
     const home = createHomeFiles(this.options.home);
     const files = await this.options.configFiles();
-    const host = thisHost(this.options.env);
-    const own = daemonPaths(home, daemonKey(files), host);
+    const machine = thisMachine(this.options.env);
+    const own = daemonPaths(home, daemonKey(files), machine);
     const alive = async (text: string | undefined) => {
       const identity = parseIdentity(text);
       return identity && (await isAlive(identity)) ? identity : undefined;
@@ -104,7 +104,7 @@ export class DaemonRoute {
     const socket = other?.socket;
     if (typeof key !== 'string' || !/^[0-9a-f]{16}$/.test(key) || key === own.key) return own;
     if (typeof socket !== 'string' || !isAbsolute(socket)) return own;
-    const theirs = daemonPaths(home, key, host);
+    const theirs = daemonPaths(home, key, machine);
     return theirs.namedPipe ? theirs : { ...theirs, absolute: { dir: dirname(socket), socket } };
   }
 

@@ -20,7 +20,7 @@ import {
   removeDaemonRecords,
   writeDaemonRecords,
 } from './records.js';
-import type { RunCommand } from './run-host.js';
+import type { RunCommand } from './serve-run.js';
 import { answerSocket } from './socket-requests.js';
 import { ensureSocketFolder } from './socket-safety.js';
 import { daemonStatus } from './status.js';
@@ -110,7 +110,7 @@ export interface DaemonServer {
 }
 
 /**
- * The keep-alive daemon: the gateway's core (`GatewayHost`, `createSessionServer`)
+ * The keep-alive daemon: the gateway's core (`GatewayCore`, `createSessionServer`)
  * on an owner-only Unix socket. Each connection asks for one server; the daemon
  * connects it through the registry (once; later callers find it warm) and then
  * re-serves it transparently over the socket, so the CLI is an ordinary MCP client
@@ -220,13 +220,13 @@ function servingFor(
       if (!instance) return {};
       const { offer } = instance;
       return offeredFeatures(
-        instance.host.featuresFor(config.name, { roots: () => offer.roots ?? [] }),
+        instance.core.featuresFor(config.name, { roots: () => offer.roots ?? [] }),
         offer,
       );
     },
     serverLog(event) {
       const held = pool.list().filter((instance) => instance.config.name === event.server);
-      if (held.length === 1) held[0]?.host.serverLog(event);
+      if (held.length === 1) held[0]?.core.serverLog(event);
     },
   };
 }

@@ -7,7 +7,7 @@ import type { Attach } from './attach.js';
 import { type CallerOffer, readOffer } from './caller-offer.js';
 import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
 import { controlLine } from './gateway-wire.js';
-import { type RunCommand, serveRun } from './run-host.js';
+import { type RunCommand, serveRun } from './serve-run.js';
 import {
   DAEMON_PROTOCOL,
   type DaemonCallerInfo,

@@ -11,7 +11,7 @@ export interface SettleOptions {
 
 /**
  * The served servers as a client's request finds them: up, or still on their way
- * (starting, or coming back after a crash). A host's patience is short (Claude Code
+ * (starting, or coming back after a crash). A client app's patience is short (Claude Code
  * gives a `tools/list` a few seconds, and nine `npx` servers take longer than that to
  * start), so a list request waits a little (`settle` with `waitMs`), is answered with
  * the servers up, and each server left out is *owed* that list: once it is up, the

@@ -5,7 +5,7 @@ import { createHomeFiles } from '../home/index.js';
 
 /**
  * The tools each server last listed, kept between runs of the gateway, so a client's first
- * `tools/list` can be whole while servers are still starting (a headless host such as
+ * `tools/list` can be whole while servers are still starting (a headless client app such as
  * `claude -p` works from its first list: a short run is over before a late server's list
  * change). Keyed by the entry's trust fingerprint: an entry
  * edited in any way that changes what runs (which would be approved afresh) never gets the

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { CallCancel } from '../client/index.js';
 import { MODERN_REVISION } from '../transport/index.js';
-import type { GatewayHost } from './host.js';
+import type { GatewayCore } from './core.js';
 import { withRequestCancel } from './input-rounds.js';
 import { type SessionToolCall, sessionToolCall } from './session-server.js';
 
@@ -223,7 +223,7 @@ function sessionContext(
 }
 
 export interface FastPathOptions {
-  readonly host: GatewayHost;
+  readonly core: GatewayCore;
   /** The session's SDK server, once the client has connected. */
   readonly server: () => Server | undefined;
   /** One message to the client. */
@@ -259,10 +259,10 @@ export class FastPath {
     if (message.method !== 'tools/call' || !calls.ready) return false;
     const call = plainCall(message);
     if (!call || calls.has(call.id)) return false;
-    const { host } = this.#options;
-    const route = host.knownTool(call.name);
-    if (!route || host.guard.refusal(route) !== undefined) return false;
-    const connection = host.registry.liveConnection(route.server);
+    const { core } = this.#options;
+    const route = core.knownTool(call.name);
+    if (!route || core.guard.refusal(route) !== undefined) return false;
+    const connection = core.registry.liveConnection(route.server);
     if (connection?.protocolVersion !== calls.protocolVersion) return false;
     void calls.run(call, true).then((reply) => {
       if (reply) return this.#options.send(reply).catch(() => {});

@@ -3,7 +3,7 @@ import type { ClientFeatures } from '../client/features.js';
 import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import type { NobodyApprover } from '../permissions/index.js';
-import type { GatewayHost } from './host.js';
+import type { GatewayCore } from './core.js';
 import { gatewayApprover } from './refusal.js';
 
 /**
@@ -28,11 +28,11 @@ export interface GatewayWiring {
   readonly serverLogs: { readonly listener: (event: ServerLogEvent) => void; readonly level: LoggingLevel };
 }
 
-const cores = new WeakMap<GatewayWiring, (core: GatewayHost) => void>();
+const cores = new WeakMap<GatewayWiring, (core: GatewayCore) => void>();
 
 /** A wiring for one gateway, bound to it by `createGateway(host, { wiring })`. */
 export function gatewayWiring(): GatewayWiring {
-  let core: GatewayHost | undefined;
+  let core: GatewayCore | undefined;
   const wiring: GatewayWiring = {
     ask: {
       who: "the gateway's client",
@@ -49,6 +49,6 @@ export function gatewayWiring(): GatewayWiring {
 }
 
 /** Bind `wiring` to the gateway's core (once: a wiring serves one gateway). */
-export function wire(wiring: GatewayWiring, core: GatewayHost): void {
+export function wire(wiring: GatewayWiring, core: GatewayCore): void {
   cores.get(wiring)?.(core);
 }

@@ -14,9 +14,9 @@ import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
 import { openCatalogueMemory } from './catalogue-memory.js';
+import { GatewayCore, type ReloadResult } from './core.js';
 import { FastPath } from './fast-path.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
-import { GatewayHost, type ReloadResult } from './host.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
 import { recordingRequests } from './request-metrics.js';
@@ -156,7 +156,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     base.home === undefined
       ? undefined
       : openCatalogueMemory(base.home, { onError: (error) => emit({ type: 'catalogue-unusable', error }) });
-  const core = new GatewayHost({
+  const core = new GatewayCore({
     registry,
     servers: served,
     guard,
@@ -262,7 +262,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
 }
 
 /** Report the served servers' connections, the sessions and the restarts to `metrics` until the returned function. */
-function measure(core: GatewayHost, listening: Listening, metrics: ServingMetrics | undefined): () => void {
+function measure(core: GatewayCore, listening: Listening, metrics: ServingMetrics | undefined): () => void {
   if (!metrics) return () => {};
   const stopRestarts = metrics.watchRestarts(core.registry);
   const stopObserving = metrics.observe({
@@ -296,7 +296,7 @@ interface Listening {
 }
 
 async function listenHttp(
-  core: GatewayHost,
+  core: GatewayCore,
   http: GatewayHttpListen,
   newServer: (client: string) => Server,
   metrics: ServingMetrics | undefined,
@@ -332,7 +332,7 @@ async function listenHttp(
 }
 
 function listenStdio(
-  core: GatewayHost,
+  core: GatewayCore,
   options: GatewayOptions,
   newServer: (client: string) => Server,
   drainMs: number,
@@ -350,7 +350,7 @@ function listenStdio(
   const fast =
     options.fastPath === false
       ? undefined
-      : new FastPath({ host: core, server: () => session, send: (m) => transport.send(m) });
+      : new FastPath({ core, server: () => session, send: (m) => transport.send(m) });
   if (fast) {
     transport.intercept = (message) => fast.take(message);
     // As the SDK server aborts its handlers when the client leaves.

@@ -1,6 +1,6 @@
 /**
  * The gateway: every configured server as one MCP server (`mcpx serve`), for
- * any MCP client. `GatewayHost` is the long-lived core over the registry
+ * any MCP client. `GatewayCore` is the long-lived core over the registry
  * (namespacing, filters, policy, routing); `createSessionServer` makes the SDK
  * server one client talks to; `startGatewayHttp` serves both protocol eras on
  * Streamable HTTP behind the guard. Stdio is the SDK's `serveStdio`. `createGateway`
@@ -15,6 +15,13 @@ export {
   openCatalogueMemory,
 } from './catalogue-memory.js';
 export {
+  type DownstreamCall,
+  GatewayCore,
+  type GatewayCoreOptions,
+  type LogMessage,
+  type ReloadResult,
+} from './core.js';
+export {
   createGateway,
   type Gateway,
   type GatewayBase,
@@ -24,13 +31,6 @@ export {
   servedServers,
 } from './gateway.js';
 export { type GatewayAsk, type GatewayWiring, gatewayWiring } from './gateway-wiring.js';
-export {
-  type DownstreamCall,
-  GatewayHost,
-  type GatewayHostOptions,
-  type LogMessage,
-  type ReloadResult,
-} from './host.js';
 export { createHttpGuard, type HttpGuardOptions } from './http/guard.js';
 export {
   DEFAULT_MAX_BODY_BYTES,

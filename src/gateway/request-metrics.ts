@@ -22,3 +22,25 @@ export function recordingRequests(
     next?.(event);
   };
 }
+
+/**
+ * Time one upstream request for `metrics` (`mcp.client.operation.duration`): the returned
+ * function records its end, and why it failed when given an error type.
+ */
+export function timeUpstream(
+  metrics: MetricsRecorder | undefined,
+  method: string,
+  server: string,
+  tool?: string,
+): (errorType?: string) => void {
+  if (!metrics) return () => {};
+  const started = performance.now();
+  return (errorType) =>
+    metrics.sent({
+      method,
+      server,
+      ...(tool === undefined ? {} : { tool }),
+      seconds: (performance.now() - started) / 1000,
+      ...(errorType === undefined ? {} : { errorType }),
+    });
+}

@@ -23,7 +23,7 @@ import {
 } from '../tracing/index.js';
 import { VERSION } from '../version.js';
 import { ClientConsent } from './consent.js';
-import type { DownstreamCall, GatewayHost } from './host.js';
+import type { DownstreamCall, GatewayCore } from './core.js';
 import {
   declaredCapabilities,
   declaredClientInfo,
@@ -95,8 +95,8 @@ export type SessionToolCall = (
 const toolCalls = new WeakMap<Server, SessionToolCall>();
 
 /** How a session server names itself: the transparent server's name, else the gateway's. */
-export function sessionServerInfo(host: Pick<GatewayHost, 'transparent'>): { name: string; version: string } {
-  return { name: host.transparent ?? 'mcpx-gateway', version: VERSION };
+export function sessionServerInfo(core: Pick<GatewayCore, 'transparent'>): { name: string; version: string } {
+  return { name: core.transparent ?? 'mcpx-gateway', version: VERSION };
 }
 
 /** The `tools/call` handler of a server made by `createSessionServer` (undefined without tools). */
@@ -114,22 +114,22 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
 
 /**
  * The MCP server one client talks to: an SDK `Server` whose handlers ask the
- * shared host. One per client session (2025-11-25, stdio) or per request
+ * shared gateway core. One per client session (2025-11-25, stdio) or per request
  * (2026-07-28 stateless HTTP), so clients never share request ids, progress
  * tokens or subscriptions.
  * Long because it registers every MCP method's handler on one SDK Server, each a few lines over the
  * same host and session.
  */
-export function createSessionServer(host: GatewayHost, options: SessionServerOptions): Server {
+export function createSessionServer(core: GatewayCore, options: SessionServerOptions): Server {
   const client = options.client ?? randomUUID();
   const { pages } = options;
   const capabilities = options.capabilities ?? GATEWAY_CAPABILITIES;
-  const server = new Server(sessionServerInfo(host), {
+  const server = new Server(sessionServerInfo(core), {
     capabilities,
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   // This session's person's answers: they live and end with this server. A 2026-07-28 client
-  // over HTTP has no session: its answers are kept by the host under its identity.
+  // over HTTP has no session: its answers are kept by the gateway core under its identity.
   const sessionConsent = new ClientConsent();
   const call = (ctx: ServerContext, client: string): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
@@ -156,8 +156,8 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   ) => {
     if (!isModernRequest(ctx)) return work(call(ctx, caller));
     const identity = httpClientIdentity(ctx);
-    const consent = identity === undefined ? sessionConsent : new ClientConsent(host.consents.of(identity));
-    return host.rounds.round(
+    const consent = identity === undefined ? sessionConsent : new ClientConsent(core.consents.of(identity));
+    return core.rounds.round(
       ctx,
       roundOwner(ctx, caller, target),
       (exchange, stateless) => {
@@ -236,7 +236,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     }
   };
   const routeOf = (publicName: string) => {
-    const target = host.namespace.parseUri(publicName);
+    const target = core.namespace.parseUri(publicName);
     return target?.server;
   };
 
@@ -256,7 +256,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       params,
       'tools/call',
       () => {
-        const route = routed ?? host.knownTool(name);
+        const route = routed ?? core.knownTool(name);
         return {
           ...(route ? { server: route.server, tool: route.name } : { tool: name }),
           arguments: args,
@@ -268,7 +268,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
           name,
           args,
           (c) =>
-            host.callTool(name, args, {
+            core.callTool(name, args, {
               ...c,
               ...(fast.relay ? { relay: true } : {}),
               onRoute: (route) => {
@@ -284,7 +284,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', async (request, ctx) =>
       timed(ctx, request.params, 'tools/list', {}, async () => {
-        const { items, nextCursor } = pages.page('tools', await host.tools(), request.params?.cursor);
+        const { items, nextCursor } = pages.page('tools', await core.tools(), request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
@@ -296,14 +296,14 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.prompts) {
     server.setRequestHandler('prompts/list', async (request, ctx) =>
       timed(ctx, request.params, 'prompts/list', {}, async () => {
-        const { items, nextCursor } = pages.page('prompts', await host.prompts(), request.params?.cursor);
+        const { items, nextCursor } = pages.page('prompts', await core.prompts(), request.params?.cursor);
         return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
     server.setRequestHandler('prompts/get', async (request, ctx) =>
       timed(ctx, request.params, 'prompts/get', { tool: request.params.name }, () =>
         asking(ctx, request.params.name, request.params.arguments ?? {}, (c) =>
-          host.getPrompt(request.params.name, request.params.arguments ?? {}, c),
+          core.getPrompt(request.params.name, request.params.arguments ?? {}, c),
         ),
       ),
     );
@@ -311,7 +311,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.resources) {
     server.setRequestHandler('resources/list', async (request, ctx) =>
       timed(ctx, request.params, 'resources/list', {}, async () => {
-        const { items, nextCursor } = pages.page('resources', await host.resources(), request.params?.cursor);
+        const { items, nextCursor } = pages.page('resources', await core.resources(), request.params?.cursor);
         return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );
@@ -319,7 +319,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       timed(ctx, request.params, 'resources/templates/list', {}, async () => {
         const { items, nextCursor } = pages.page(
           'resourceTemplates',
-          await host.resourceTemplates(),
+          await core.resourceTemplates(),
           request.params?.cursor,
         );
         return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
@@ -328,7 +328,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const upstream = routeOf(request.params.uri);
       return timed(ctx, request.params, 'resources/read', upstream ? { server: upstream } : {}, () =>
-        asking(ctx, request.params.uri, {}, (c) => host.readResource(request.params.uri, c)),
+        asking(ctx, request.params.uri, {}, (c) => core.readResource(request.params.uri, c)),
       );
     });
     if (capabilities.resources.subscribe) {
@@ -338,7 +338,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
       server.setRequestHandler('resources/subscribe', async (request) => {
         const uri = request.params.uri;
         if (!subscriptions.has(uri)) {
-          const pending = host.subscribe(uri, (changed) => {
+          const pending = core.subscribe(uri, (changed) => {
             void server.sendResourceUpdated({ uri: changed }).catch(() => {});
           });
           subscriptions.set(uri, pending);
@@ -365,7 +365,7 @@ export function createSessionServer(host: GatewayHost, options: SessionServerOpt
   if (capabilities.completions) {
     server.setRequestHandler('completion/complete', async (request, ctx) =>
       timed(ctx, request.params, 'completion/complete', {}, () =>
-        host.complete(
+        core.complete(
           request.params.ref.type === 'ref/prompt'
             ? { type: 'ref/prompt', name: request.params.ref.name }
             : { type: 'ref/resource', uri: request.params.ref.uri },

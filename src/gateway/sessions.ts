@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { ListKind } from '../client/index.js';
-import type { LogMessage } from './host.js';
+import type { LogMessage } from './core.js';
 
 /**
  * The downstream servers alive now (one per 2025 session or stdio client), so

@@ -20,10 +20,10 @@ export interface StandInsOptions {
 /**
  * What each served server listed last time (`catalogue-memory.ts`), standing in for its live
  * list until the server is up: a client's first `tools/list` is then whole at once, though some
- * servers take far longer to start than a host waits. A stand-in lasts until the server leaves
+ * servers take far longer to start than a client app waits. A stand-in lasts until the server leaves
  * `starting`. Once it is up, its live list replaces the stand-in, and clients hear of it only
  * when the two differ; once it failed, its remembered tools go, with a list change, and a
- * call of one gets the server's own failure (`GatewayHost.toolRoute`). Every listing of a
+ * call of one gets the server's own failure (`GatewayCore.toolRoute`). Every listing of a
  * served server is remembered for the next run.
  */
 export class StandIns {

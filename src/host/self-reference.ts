@@ -118,7 +118,9 @@ export function selfReference(server: ServerConfig, self: SelfContext): McpxErro
     `it runs mcpx itself (${how}), which would read this config and start another mcpx, without end`,
     {
       ...context,
-      causes: ['an entry meant for another host (Claude Code reads .mcp.json too) that mcpx reads as well'],
+      causes: [
+        'an entry meant for another client app (Claude Code reads .mcp.json too) that mcpx reads as well',
+      ],
       fixes: [
         'nothing to do for the other host: mcpx leaves the entry to it',
         'to run it from mcpx anyway, give its command line to --stdio (e.g. mcpx --stdio "mcpx serve --config other.json" tools)',

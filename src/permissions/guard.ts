@@ -398,7 +398,7 @@ function buildGuard(
 
 /**
  * A server's annotations are believed only where the user vouches for the
- * server: an entry of the user's own files (or of a user-level host file they
+ * server: an entry of the user's own files (or of a user-level client app file they
  * import) or a project entry approved in the trust store. Not an unapproved
  * entry (a repository's, or one a repository imports), not an ad-hoc server
  * named on a command line.

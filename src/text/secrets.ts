@@ -1,6 +1,6 @@
 /**
- * What looks like a credential, by its name or by its shape. An import of another host's file
- * turns such values into `${VAR}` references (`config/hosts/protect-secrets.ts`); the audit log
+ * What looks like a credential, by its name or by its shape. An import of another client app's file
+ * turns such values into `${VAR}` references (`config/client-apps/protect-secrets.ts`); the audit log
  * (`audit/call-arguments.ts`) and traces recorded with `--trace-content` (`tracing/content.ts`)
  * mask them with {@link maskSecrets}.
  */

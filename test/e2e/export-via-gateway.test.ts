@@ -1,6 +1,6 @@
 /**
  * Issue 25, item 2: `mcpx config export --to <host> --via-gateway` puts one
- * `mcpx serve` entry in the host's file instead of a copy of every server,
+ * `mcpx serve` entry in the client app's file instead of a copy of every server,
  * and `--remove-copies` takes out the copies an earlier export wrote.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTS, type HostContext, type HostId } from '../../src/config/hosts/index.js';
+import { CLIENT_APPS, type ClientAppContext, type ClientAppId } from '../../src/config/client-apps/index.js';
 import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
 const slow = { timeout: 120_000 };
@@ -30,22 +30,22 @@ async function workspace() {
     join(home, '.mcpx', 'mcp.json'),
     JSON.stringify({ mcpServers: { tests: { command: process.execPath, args: [testServerPath] } } }),
   );
-  const ctx: HostContext = { homedir: home, platform: process.platform, env: {}, cwd };
+  const ctx: ClientAppContext = { homedir: home, platform: process.platform, env: {}, cwd };
   const cli = (args: string[]) => runCli(args, { cwd, home, timeoutMs: 30_000 });
   return { cwd, home, ctx, cli };
 }
 
-/** The servers in the host's user file, read back as the host's dialect reads them. */
-async function hostServers(host: HostId, ctx: HostContext) {
-  const file = HOSTS[host].files(ctx).find((f) => f.scope === 'user');
-  if (!file) throw new Error(`${host} has no user file`);
+/** The servers in the client app's user file, read back as the client app's dialect reads them. */
+async function appServers(app: ClientAppId, ctx: ClientAppContext) {
+  const file = CLIENT_APPS[app].files(ctx).find((f) => f.scope === 'user');
+  if (!file) throw new Error(`${app} has no user file`);
   const text = await readFile(file.path, 'utf8');
-  return { path: file.path, text, servers: HOSTS[host].read(text, file, ctx).servers };
+  return { path: file.path, text, servers: CLIENT_APPS[app].read(text, file, ctx).servers };
 }
 
-/** Start the entry exactly as written, as the host would (in another folder, with the host's env), and list its tools. */
+/** Start the entry exactly as written, as the client app would (in another folder, with the client app's env), and list its tools. */
 async function toolsOf(entry: Record<string, unknown>, home: string, cwd: string): Promise<string[]> {
-  const client = new Client({ name: 'host', version: '1.0.0' });
+  const client = new Client({ name: 'client-app', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: entry.command as string,
     args: entry.args as string[],
@@ -63,25 +63,25 @@ async function toolsOf(entry: Record<string, unknown>, home: string, cwd: string
 }
 
 describe('config export --via-gateway', () => {
-  for (const host of ['claude-code', 'cursor', 'codex'] as const) {
-    it(`${host}: one mcpx serve entry replaces the copies, and it serves mcpx's servers`, slow, async () => {
+  for (const app of ['claude-code', 'cursor', 'codex'] as const) {
+    it(`${app}: one mcpx serve entry replaces the copies, and it serves mcpx's servers`, slow, async () => {
       const w = await workspace();
-      expect((await w.cli(['config', 'export', '--to', host, '--write'])).code).toBe(0);
-      expect((await hostServers(host, w.ctx)).servers.map((s) => s.name)).toEqual(['tests']);
+      expect((await w.cli(['config', 'export', '--to', app, '--write'])).code).toBe(0);
+      expect((await appServers(app, w.ctx)).servers.map((s) => s.name)).toEqual(['tests']);
 
       // Without --write: shown, nothing changed.
-      const before = (await hostServers(host, w.ctx)).text;
-      const dry = await w.cli(['config', 'export', '--to', host, '--via-gateway', '--remove-copies']);
+      const before = (await appServers(app, w.ctx)).text;
+      const dry = await w.cli(['config', 'export', '--to', app, '--via-gateway', '--remove-copies']);
       expect(dry.code).toBe(0);
       expect(dry.stderr).toContain('would remove 1 copy');
       expect(dry.stderr).toContain(': tests (add --write to do it)');
-      expect((await hostServers(host, w.ctx)).text).toBe(before);
+      expect((await appServers(app, w.ctx)).text).toBe(before);
 
       const run = await w.cli([
         'config',
         'export',
         '--to',
-        host,
+        app,
         '--via-gateway',
         '--remove-copies',
         '--write',
@@ -93,7 +93,7 @@ describe('config export --via-gateway', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain("wrote the 'mcpx' entry (mcpx serve)");
       expect(run.stdout).toContain('removed 1 copy mcpx exported before: tests');
-      const after = await hostServers(host, w.ctx);
+      const after = await appServers(app, w.ctx);
       expect(after.servers.map((s) => s.name)).toEqual(['mcpx']);
       const entry = after.servers[0]?.entry ?? {};
       expect(entry.command).toBe(process.execPath);
@@ -111,7 +111,7 @@ describe('config export --via-gateway', () => {
     slow,
     async () => {
       const w = await workspace();
-      const file = HOSTS.cursor.files(w.ctx)[0]?.path ?? '';
+      const file = CLIENT_APPS.cursor.files(w.ctx)[0]?.path ?? '';
       await mkdir(join(w.home, '.cursor'), { recursive: true });
       await writeFile(
         file,
@@ -133,7 +133,7 @@ describe('config export --via-gateway', () => {
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).not.toContain('removed');
-      expect((await hostServers('cursor', w.ctx)).servers.map((s) => s.name)).toEqual([
+      expect((await appServers('cursor', w.ctx)).servers.map((s) => s.name)).toEqual([
         'tests',
         'mine',
         'mcpx',
@@ -185,7 +185,7 @@ describe('config export --via-gateway', () => {
     expect(out.servers.gw?.args).toEqual([cliPath, 'serve', '--config', join(w.cwd, 'other.json')]);
   });
 
-  it('a config with project files pins the folder as cwd, or says the host cannot', slow, async () => {
+  it('a config with project files pins the folder as cwd, or says the client app cannot', slow, async () => {
     const w = await workspace();
     await mkdir(join(w.cwd, '.mcpx'), { recursive: true });
     await writeFile(join(w.cwd, '.mcpx', 'mcp.json'), JSON.stringify({ mcpServers: {} }));
@@ -217,7 +217,7 @@ describe('config export --via-gateway', () => {
         (await w.cli(['config', 'export', '--to', 'claude-code', '--via-gateway', '--write'])).code,
       ).toBe(0);
       // Claude Code's project file, which mcpx discovers too.
-      const { servers } = await hostServers('claude-code', w.ctx);
+      const { servers } = await appServers('claude-code', w.ctx);
       await writeFile(
         join(w.cwd, '.mcp.json'),
         JSON.stringify({ mcpServers: { gateway: servers[0]?.entry } }),

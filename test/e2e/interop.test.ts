@@ -1,13 +1,18 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax under test
 /**
- * Issue 14: other hosts' config files, through the built CLI in a temporary
+ * Issue 14: other client apps' config files, through the built CLI in a temporary
  * HOME and project, as a person moving to mcpx would use them.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_IDS, HOSTS, type HostContext, type HostId } from '../../src/config/hosts/index.js';
+import {
+  CLIENT_APP_IDS,
+  CLIENT_APPS,
+  type ClientAppContext,
+  type ClientAppId,
+} from '../../src/config/client-apps/index.js';
 import { repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
 
@@ -19,8 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => dir.remove());
 
-/** The fixture each host's file is made from, and the server in it the test calls. */
-const FIXTURES: Record<HostId, { file: string; server: string }> = {
+/** The fixture each client app's file is made from, and the server in it the test calls. */
+const FIXTURES: Record<ClientAppId, { file: string; server: string }> = {
   'claude-desktop': { file: 'claude_desktop_config.json', server: 'desktop-test' },
   'claude-code': { file: '.claude.json', server: 'code-test' },
   cursor: { file: 'mcp.json', server: 'cursor-test' },
@@ -42,7 +47,7 @@ async function workspace() {
   const home = join(root, 'home');
   await mkdir(cwd, { recursive: true });
   await mkdir(home, { recursive: true });
-  const ctx: HostContext = { homedir: home, platform: process.platform, env: {}, cwd };
+  const ctx: ClientAppContext = { homedir: home, platform: process.platform, env: {}, cwd };
   const cli = (args: string[], env: Record<string, string> = {}) =>
     runCli(args, { cwd, home, env: { ...INPUTS, ...env }, timeoutMs: 30_000 });
   const globalFile = join(home, '.mcpx', 'mcp.json');
@@ -59,31 +64,31 @@ type Workspace = Awaited<ReturnType<typeof workspace>>;
 const shown = (w: Workspace, path: string) =>
   path.startsWith(`${w.home}/`) ? `~${path.slice(w.home.length)}` : path;
 
-/** The host's documented file, pointed at the built test server, at the host's user location. */
-async function placeFixture(w: Workspace, host: HostId): Promise<string> {
-  const text = (await readFile(join(repoRoot, 'test/fixtures/hosts', host, FIXTURES[host].file), 'utf8'))
+/** The client app's documented file, pointed at the built test server, at the client app's user location. */
+async function placeFixture(w: Workspace, app: ClientAppId): Promise<string> {
+  const text = (await readFile(join(repoRoot, 'test/fixtures/client-apps', app, FIXTURES[app].file), 'utf8'))
     .replaceAll('TEST_SERVER_PATH', testServerPath)
     .replaceAll('PROJECT_PATH', w.cwd);
-  const path = HOSTS[host].files(w.ctx)[0]?.path ?? '';
+  const path = CLIENT_APPS[app].files(w.ctx)[0]?.path ?? '';
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, text);
   return path;
 }
 
-describe('config import → list → call, and export → import, for every host', () => {
-  for (const host of HOST_IDS) {
-    it(host, slow, async () => {
+describe('config import → list → call, and export → import, for every client app', () => {
+  for (const app of CLIENT_APP_IDS) {
+    it(app, slow, async () => {
       const w = await workspace();
-      const source = await placeFixture(w, host);
-      const { server } = FIXTURES[host];
-      const imported = await w.cli(['config', 'import', host, '--yes']);
+      const source = await placeFixture(w, app);
+      const { server } = FIXTURES[app];
+      const imported = await w.cli(['config', 'import', app, '--yes']);
       expect(imported.stderr).toBe('');
       expect(imported).toMatchObject({ code: 0 });
-      expect(imported.stdout).toContain(`+ ${server}  from ${HOSTS[host].label}: ${shown(w, source)}:`);
+      expect(imported.stdout).toContain(`+ ${server}  from ${CLIENT_APPS[app].label}: ${shown(w, source)}:`);
       const written = await readFile(w.globalFile, 'utf8');
-      expect(written).toContain(`// imported from ${HOSTS[host].label}: ${source}:`);
+      expect(written).toContain(`// imported from ${CLIENT_APPS[app].label}: ${source}:`);
 
-      // The host's env values are not copied: the preview names the variables, which are then set.
+      // The client app's env values are not copied: the preview names the variables, which are then set.
       const variables = Object.fromEntries(
         [...imported.stdout.matchAll(/ not copied — set (\w+) to it/g)].map((m) => [m[1] as string, 'set']),
       );
@@ -91,18 +96,18 @@ describe('config import → list → call, and export → import, for every host
       const list = await w.cli(['list'], variables);
       expect(list.code).toBe(0);
       expect(list.stdout).toMatch(new RegExp(`^${server}\\s+ready\\s+\\d+`, 'm'));
-      const call = await w.cli(['call', `${server}.echo`, `message=from ${host}`], variables);
-      expect(call).toMatchObject({ code: 0, stdout: `from ${host}\n` });
+      const call = await w.cli(['call', `${server}.echo`, `message=from ${app}`], variables);
+      expect(call).toMatchObject({ code: 0, stdout: `from ${app}\n` });
 
-      // Round trip: mcpx's servers in the host's dialect, read back in a fresh home, are the same servers.
+      // Round trip: mcpx's servers in the client app's dialect, read back in a fresh home, are the same servers.
       const before = await w.servers();
-      const exported = await w.cli(['config', 'export', '--to', host], variables);
+      const exported = await w.cli(['config', 'export', '--to', app], variables);
       expect(exported.code).toBe(0);
       const again = await workspace();
-      const path = HOSTS[host].files(again.ctx)[0]?.path ?? '';
+      const path = CLIENT_APPS[app].files(again.ctx)[0]?.path ?? '';
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, exported.stdout.replaceAll(w.cwd, again.cwd));
-      const reimported = await again.cli(['config', 'import', host, '--yes']);
+      const reimported = await again.cli(['config', 'import', app, '--yes']);
       expect(reimported.code).toBe(0);
       expect(JSON.stringify(await again.servers()).replaceAll(again.cwd, w.cwd)).toBe(JSON.stringify(before));
     });
@@ -189,7 +194,7 @@ describe('config import', () => {
     slow,
     async () => {
       const w = await workspace();
-      const path = HOSTS.cursor.files(w.ctx)[0]?.path ?? '';
+      const path = CLIENT_APPS.cursor.files(w.ctx)[0]?.path ?? '';
       await mkdir(dirname(path), { recursive: true });
       await writeFile(
         path,
@@ -219,7 +224,7 @@ describe('config import', () => {
     slow,
     async () => {
       const clear = ['plain-openai-1', 'stripe2', 'argkey3', 'argtoken4', 'urlpass5', 'urlkey6', 'hdr7'];
-      const hostFile = {
+      const appFile = {
         mcpServers: {
           ai: {
             command: 'node',
@@ -233,9 +238,9 @@ describe('config import', () => {
         },
       };
       const place = async (w: Workspace) => {
-        const path = HOSTS.cursor.files(w.ctx)[0]?.path ?? '';
+        const path = CLIENT_APPS.cursor.files(w.ctx)[0]?.path ?? '';
         await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, JSON.stringify(hostFile, null, 2));
+        await writeFile(path, JSON.stringify(appFile, null, 2));
         return path;
       };
       const w = await workspace();
@@ -267,7 +272,7 @@ describe('config import', () => {
         expect(run.stdout).toMatch(
           new RegExp(`${where} from ${shown(w, path)}:\\d+ not copied — set ${variable} to it`),
         );
-      // The variables set, the imported server runs with the host's values.
+      // The variables set, the imported server runs with the client app's values.
       const call = await w.cli(['call', 'ai.echo', 'message=hi'], {
         OPENAI_KEY: 'x',
         STRIPE_KEY: 'x',
@@ -276,7 +281,7 @@ describe('config import', () => {
       });
       expect(call).toMatchObject({ code: 0, stdout: 'hi\n' });
 
-      // --copy-values: copied as the host had them, still named; the JSON preview shows references only.
+      // --copy-values: copied as the client app had them, still named; the JSON preview shows references only.
       const c = await workspace();
       await place(c);
       const preview = await c.cli(['--json', 'config', 'import', 'cursor', '--copy-values', '--dry-run']);
@@ -294,7 +299,7 @@ describe('config import', () => {
 
   it("a repository's .vscode/mcp.json is untrusted until approved", slow, async () => {
     const w = await workspace();
-    const repoFile = HOSTS.vscode.files(w.ctx)[1]?.path ?? '';
+    const repoFile = CLIENT_APPS.vscode.files(w.ctx)[1]?.path ?? '';
     await mkdir(dirname(repoFile), { recursive: true });
     await writeFile(
       repoFile,
@@ -331,7 +336,7 @@ describe('config import', () => {
 });
 
 describe('config export --write', () => {
-  it("merges into the host's own file, keeping its other keys and comments", slow, async () => {
+  it("merges into the client app's own file, keeping its other keys and comments", slow, async () => {
     const w = await workspace();
     await placeFixture(w, 'cursor');
     expect((await w.cli(['config', 'import', 'cursor', '--yes'])).code).toBe(0);
@@ -341,39 +346,43 @@ describe('config export --write', () => {
     const text = await readFile(zedFile, 'utf8');
     expect(text).toContain('// Zed settings');
     expect(text).toContain('"theme": "One Dark"');
-    const read = HOSTS.zed.read(text, { path: zedFile, scope: 'user' }, w.ctx);
+    const read = CLIENT_APPS.zed.read(text, { path: zedFile, scope: 'user' }, w.ctx);
     expect(read.servers.map((s) => s.name)).toEqual(['zed-test', 'zed-flat', 'cursor-test']);
   });
 });
 
-describe('"import": [...] reads other hosts live', () => {
-  it("at every load, below the importing file, with the host's file and line as origin", slow, async () => {
-    const w = await workspace();
-    const source = await placeFixture(w, 'cursor');
-    await mkdir(join(w.home, '.mcpx'), { recursive: true });
-    await writeFile(w.globalFile, JSON.stringify({ import: ['cursor'] }));
-    const list = await w.cli(['list']);
-    expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(
-      new RegExp(`^cursor-test\\s+ready\\s+\\d+.*${shown(w, source)}:3 \\(global\\)`, 'm'),
-    );
-    expect((await w.cli(['call', 'cursor-test.echo', 'message=live'])).stdout).toBe('live\n');
+describe('"import": [...] reads other client apps live', () => {
+  it(
+    "at every load, below the importing file, with the client app's file and line as origin",
+    slow,
+    async () => {
+      const w = await workspace();
+      const source = await placeFixture(w, 'cursor');
+      await mkdir(join(w.home, '.mcpx'), { recursive: true });
+      await writeFile(w.globalFile, JSON.stringify({ import: ['cursor'] }));
+      const list = await w.cli(['list']);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(
+        new RegExp(`^cursor-test\\s+ready\\s+\\d+.*${shown(w, source)}:3 \\(global\\)`, 'm'),
+      );
+      expect((await w.cli(['call', 'cursor-test.echo', 'message=live'])).stdout).toBe('live\n');
 
-    // A change in Cursor's file counts at the next load; mcpx's own entry of the same name wins.
-    await writeFile(
-      w.globalFile,
-      JSON.stringify({
-        import: ['cursor'],
-        mcpServers: { 'cursor-test': { command: 'node', args: ['nowhere.js'] } },
-      }),
-    );
-    const own = await w.cli(['list', '--json']);
-    const rows = JSON.parse(own.stdout) as { name: string; file: string }[];
-    expect(rows.find((r) => r.name === 'cursor-test')?.file).toBe(w.globalFile);
-  });
+      // A change in Cursor's file counts at the next load; mcpx's own entry of the same name wins.
+      await writeFile(
+        w.globalFile,
+        JSON.stringify({
+          import: ['cursor'],
+          mcpServers: { 'cursor-test': { command: 'node', args: ['nowhere.js'] } },
+        }),
+      );
+      const own = await w.cli(['list', '--json']);
+      const rows = JSON.parse(own.stdout) as { name: string; file: string }[];
+      expect(rows.find((r) => r.name === 'cursor-test')?.file).toBe(w.globalFile);
+    },
+  );
 
   it(
-    "a project file's import, and a repository's host file, are untrusted until approved",
+    "a project file's import, and a repository's client app file, are untrusted until approved",
     slow,
     async () => {
       const w = await workspace();
@@ -385,7 +394,7 @@ describe('"import": [...] reads other hosts live', () => {
       expect(refused.stderr).toContain('mcpx config trust');
 
       const v = await workspace();
-      const repoFile = HOSTS.vscode.files(v.ctx)[1]?.path ?? '';
+      const repoFile = CLIENT_APPS.vscode.files(v.ctx)[1]?.path ?? '';
       await mkdir(dirname(repoFile), { recursive: true });
       await writeFile(
         repoFile,
@@ -400,13 +409,30 @@ describe('"import": [...] reads other hosts live', () => {
     },
   );
 
-  it('an unknown host in "import" is an error with a did-you-mean', slow, async () => {
+  it('an unknown client app in "import" is an error with a did-you-mean', slow, async () => {
     const w = await workspace();
     await mkdir(join(w.home, '.mcpx'), { recursive: true });
     await writeFile(w.globalFile, JSON.stringify({ import: ['cursr'] }));
     const run = await w.cli(['list']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("'cursr' is not one — did you mean 'cursor'?");
+    expect(run.stderr).toContain(
+      "'import' lists client apps whose servers mcpx reads; 'cursr' is not one — did you mean 'cursor'?",
+    );
+  });
+});
+
+describe('a client app named on the command line', () => {
+  it('that mcpx does not know is an error naming the client apps, with a did-you-mean', slow, async () => {
+    const w = await workspace();
+    const known = `client apps: ${CLIENT_APP_IDS.join(', ')}`;
+    const imported = await w.cli(['config', 'import', 'cursr', '--dry-run']);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain("unknown client app 'cursr' — did you mean 'cursor'?");
+    expect(imported.stderr).toContain(known);
+    const exported = await w.cli(['config', 'export', '--to', 'vscod']);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toContain("unknown client app 'vscod' — did you mean 'vscode'?");
+    expect(exported.stderr).toContain(known);
   });
 });
 

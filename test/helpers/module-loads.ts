@@ -52,7 +52,7 @@ process.on('exit', () => {
 }
 
 /** What marks the SDK, zod, ajv and the gateway in the built chunks. */
-const HEAVY = ['LATEST_PROTOCOL_VERSION', 'ZodError', 'ajv', 'GatewayHost'];
+const HEAVY = ['LATEST_PROTOCOL_VERSION', 'ZodError', 'ajv', 'GatewayCore'];
 
 /** Which of `files` hold the SDK, zod, ajv or the gateway, each as `mark in file`. */
 export async function heavyIn(files: readonly string[]): Promise<string[]> {

@@ -104,7 +104,7 @@ function definesMember(source: string, name: string): boolean {
 const defines = (source: string, name: string) => declares(source, name) || definesMember(source, name);
 
 /**
- * Source paths a document names in inline code (`config/load.ts`, `gateway/host.ts#GatewayHost`,
+ * Source paths a document names in inline code (`config/load.ts`, `gateway/core.ts#GatewayCore`,
  * `transport/stdio/`): each must exist (and define the name after `#`) under src/, or under one
  * of its folders (the notes name `http/guard.ts` inside the gateway's room), or at the
  * repository's root (`test/…`, `bench/…`). A bare file name (`codes.ts`, `say.ts#say`) must be

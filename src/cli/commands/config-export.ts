@@ -1,4 +1,4 @@
-import { exportServers, HOSTS, type HostId } from '../../config/hosts/index.js';
+import { CLIENT_APPS, type ClientAppId, exportServers } from '../../config/client-apps/index.js';
 import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
 import { ExitCode } from '../exit-codes.js';
@@ -6,8 +6,8 @@ import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import type { CliSession } from '../session.js';
+import { clientAppContext, clientAppId } from './client-app-context.js';
 import { exportedCopies, gatewayEntry } from './gateway-entry.js';
-import { hostContext, hostId } from './host-context.js';
 
 export interface ExportFlags {
   readonly to?: string;
@@ -15,7 +15,7 @@ export interface ExportFlags {
   readonly write?: boolean;
   /** One `mcpx serve` entry instead of a copy of every server. */
   readonly viaGateway?: boolean;
-  /** Take the copies an earlier plain export wrote out of the host's file. */
+  /** Take the copies an earlier plain export wrote out of the client app's file. */
   readonly removeCopies?: boolean;
   /** With `--via-gateway`: the entry serves this profile of the config. */
   readonly profile?: string;
@@ -23,11 +23,11 @@ export interface ExportFlags {
 
 /**
  * `mcpx config export --to <host> [--servers a,b] [--via-gateway [--name N]]
- * [--remove-copies] [--write]`: mcpx's servers in that host's dialect, printed,
- * or merged into the host's own file. Only trusted servers go: a repository's
- * entry nobody approved stays behind. With `--via-gateway` the host gets one
+ * [--remove-copies] [--write]`: mcpx's servers in that client app's dialect, printed,
+ * or merged into the client app's own file. Only trusted servers go: a repository's
+ * entry nobody approved stays behind. With `--via-gateway` the client app gets one
  * entry that runs `mcpx serve` instead, so it sees mcpx's servers, filters
- * and policy, and a change to mcpx's config reaches every host at once.
+ * and policy, and a change to mcpx's config reaches every client app at once.
  * Long because each flag's step (dialect, gateway entry, merge, copies, write) reads the ones before
  * it, in order; not yet split.
  */
@@ -50,10 +50,10 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     );
   const name = given ?? 'mcpx';
   if (name.trim() === '') throw usageError('--name is empty', 'e.g. --name mcpx');
-  const host = hostId(flags.to);
-  const dialect = HOSTS[host];
+  const app = clientAppId(flags.to);
+  const dialect = CLIENT_APPS[app];
   const config = await session.config();
-  // Checked now: a host that starts `mcpx serve --profile P` shows no error the person would see.
+  // Checked now: a client app that starts `mcpx serve --profile P` shows no error the person would see.
   if (flags.profile !== undefined) findProfile(config, flags.profile);
   const wanted = flags.servers
     ?.split(',')
@@ -76,7 +76,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     return false;
   });
   if (trusted.length === 0 && !flags.viaGateway) io.stderr.write(say`note: no trusted servers to export\n`);
-  const ctx = hostContext(session);
+  const ctx = clientAppContext(session);
   const file = dialect.files(ctx).find((f) => f.scope === 'user');
   const base = file
     ? await readConfigText(file.path).then(
@@ -88,7 +88,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
       )
     : undefined;
 
-  // The servers to put in (or, with `undefined`, take out of) the host's file.
+  // The servers to put in (or, with `undefined`, take out of) the client app's file.
   let result: ReturnType<typeof exportServers>;
   if (flags.viaGateway) {
     const entry = gatewayEntry(config, {
@@ -114,13 +114,13 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
         : [],
     };
   } else {
-    result = exportServers(host, trusted, ctx);
+    result = exportServers(app, trusted, ctx);
   }
   const writing = flags.write === true && file !== undefined;
-  // What goes into the host's file, from its text: the copies to take out are found in it too.
+  // What goes into the client app's file, from its text: the copies to take out are found in it too.
   const merged = (text: string | undefined) => {
     const removed = flags.removeCopies
-      ? copiesIn(host, text, file, trusted, ctx).filter((n) => n !== name)
+      ? copiesIn(app, text, file, trusted, ctx).filter((n) => n !== name)
       : [];
     const changes: Record<string, unknown> = { ...result.servers };
     for (const gone of removed) changes[gone] = undefined;
@@ -137,14 +137,15 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
           : say`no copies of mcpx's servers in ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}\n`,
       );
     if (session.options.json)
+      // `host` in the JSON (the client app written for), which scripts read.
       io.stdout.write(
-        toJson({ host, file: file?.path, written: false, servers: result.servers, removed, text }, 0),
+        toJson({ host: app, file: file?.path, written: false, servers: result.servers, removed, text }, 0),
       );
-    // The host's file as it would be written: exact into a pipe or a file, shown safe on a terminal.
+    // The client app's file as it would be written: exact into a pipe or a file, shown safe on a terminal.
     else io.stdout.write(io.stdoutIsTTY ? forTerminal(text) : Buffer.from(text, 'utf8'));
     return ExitCode.Ok;
   }
-  if (host === 'codex' && base !== undefined)
+  if (app === 'codex' && base !== undefined)
     io.stderr.write(
       say`note: ${session.forPerson(file.path)} was rewritten; TOML comments in it are not kept\n`,
     );
@@ -160,7 +161,9 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
     { signal: io.signal },
   );
   if (session.options.json) {
-    io.stdout.write(toJson({ host, file: file.path, written: true, servers: result.servers, removed }, 0));
+    io.stdout.write(
+      toJson({ host: app, file: file.path, written: true, servers: result.servers, removed }, 0),
+    );
     return ExitCode.Ok;
   }
   const what = flags.viaGateway
@@ -174,16 +177,16 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
   return ExitCode.Ok;
 }
 
-/** The names of the copies of `servers` that a plain export put in the host's file. */
+/** The names of the copies of `servers` that a plain export put in the client app's file. */
 function copiesIn(
-  host: HostId,
+  app: ClientAppId,
   base: string | undefined,
   file: { path: string; scope: 'user' | 'project' } | undefined,
   servers: readonly ServerConfig[],
-  ctx: ReturnType<typeof hostContext>,
+  ctx: ReturnType<typeof clientAppContext>,
 ): string[] {
   if (base === undefined || file === undefined) return [];
-  const dialect = HOSTS[host];
+  const dialect = CLIENT_APPS[app];
   // Export writes the user-level section only: a same-named server elsewhere in the
   // file (Claude Code's per-project servers) is not one of its copies, and stays.
   const unchanged = dialect.merge(base, {}, ctx);

@@ -1,11 +1,11 @@
 import {
   applyImport,
-  findHostFiles,
+  findClientAppFiles,
   type ImportItem,
   planImport,
   sourceComment,
-} from '../../config/hosts/import.js';
-import { HOST_IDS, HOSTS } from '../../config/hosts/index.js';
+} from '../../config/client-apps/import.js';
+import { CLIENT_APP_IDS, CLIENT_APPS } from '../../config/client-apps/index.js';
 import { readProjectFile, scopeFile, updateConfigFile } from '../../config/index.js';
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
@@ -16,7 +16,7 @@ import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { writeError } from '../report.js';
 import type { CliSession } from '../session.js';
-import { hostContext, hostId } from './host-context.js';
+import { clientAppContext, clientAppId } from './client-app-context.js';
 
 export interface ImportFlags {
   readonly scope?: string;
@@ -70,7 +70,7 @@ function describe(item: ImportItem): string {
 }
 
 /**
- * `mcpx config import [host…]`: the servers of every host found (or those
+ * `mcpx config import [hosts…]`: the servers of every client app found (or those
  * named) copied into mcpx's global file (`--scope project`: `./.mcpx/mcp.json`),
  * after a preview of what is added, replaced or skipped and why.
  */
@@ -79,12 +79,12 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   const scope = flags.scope ?? 'global';
   if (scope !== 'global' && scope !== 'project')
     throw usageError(`--scope is global or project, not '${scope}'`);
-  const hosts = names.length ? names.map(hostId) : [...HOST_IDS];
-  const ctx = hostContext(session);
-  const found = await findHostFiles(hosts, ctx);
+  const apps = names.length ? names.map(clientAppId) : [...CLIENT_APP_IDS];
+  const ctx = clientAppContext(session);
+  const found = await findClientAppFiles(apps, ctx);
   for (const f of found) {
     if (f.error)
-      io.stderr.write(say`warning: ${HOSTS[f.host].label}: ${session.forPerson(f.error.message)}\n`);
+      io.stderr.write(say`warning: ${CLIENT_APPS[f.app].label}: ${session.forPerson(f.error.message)}\n`);
     for (const w of f.read?.warnings ?? []) io.stderr.write(say`warning: ${session.forPerson(w)}\n`);
   }
   const target = scopeFile(scope, io.cwd, session.home);
@@ -103,16 +103,22 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   const writing = plan.items.filter((i) => i.action !== 'skip');
   if (options.json) {
     // The preview never prints a value: each entry as it reads with references (`secrets` says which were copied).
-    const items = plan.items.map(({ shown, ...item }) => ({ ...item, entry: shown }));
+    // The client app a server came from stays `from.host` in the JSON, which scripts read.
+    const items = plan.items.map(({ name, from: { app, ...from }, shown, ...item }) => ({
+      name,
+      from: { host: app, ...from },
+      ...item,
+      entry: shown,
+    }));
     io.stdout.write(toJson({ target, dryRun: flags.dryRun === true, items, notes: plan.notes }));
   } else {
     const files = found
       .filter((f) => f.read)
-      .map((f) => `${HOSTS[f.host].label}: ${displayPath(f.file.path, io.homedir)}`);
+      .map((f) => `${CLIENT_APPS[f.app].label}: ${displayPath(f.file.path, io.homedir)}`);
     io.stdout.write(
       files.length
         ? say`read ${plural(files.length, 'file')}:\n${files.map((f) => `  ${forTerminal(f)}`).join('\n')}\n`
-        : say`no config file of ${hosts.length === HOST_IDS.length ? 'any host' : hosts.join(', ')} was found\n`,
+        : say`no config file of ${apps.length === CLIENT_APP_IDS.length ? 'any client app' : apps.join(', ')} was found\n`,
     );
     if (plan.items.length)
       io.stdout.write(say`${session.forPerson(`into ${target}:\n${plan.items.map(describe).join('\n')}`)}\n`);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { basename } from 'node:path';
-import { claudeCodeServers, HOSTS, planHandOver } from '../../config/hosts/index.js';
+import { CLIENT_APPS, claudeCodeServers, planHandOver } from '../../config/client-apps/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
@@ -103,7 +103,7 @@ async function profileEntry(session: CliSession, profile: string): Promise<Recor
     script: process.argv[1] ?? '',
     profile,
   });
-  return { mcpx: HOSTS['claude-code'].write(entry).value };
+  return { mcpx: CLIENT_APPS['claude-code'].write(entry).value };
 }
 
 /**

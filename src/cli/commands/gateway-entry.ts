@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { entryFromServer, type HostRead, type McpxEntry } from '../../config/hosts/index.js';
+import { type ClientAppRead, entryFromServer, type McpxEntry } from '../../config/client-apps/index.js';
 import type { LoadedConfig, ServerConfig } from '../../config/index.js';
 
 /** What the `mcpx serve` entry needs to know of this run of mcpx. */
@@ -17,14 +17,14 @@ export interface GatewayEntryContext {
 
 /**
  * The one entry `config export --via-gateway` writes: this very mcpx, started
- * as `node <script> serve`. A host may start it with another PATH (a desktop
+ * as `node <script> serve`. A client app may start it with another PATH (a desktop
  * app does not read the shell's profile) and `npx -y` would fetch whatever
  * version is newest, so the absolute node and script paths of the running
- * mcpx are what starts the same mcpx from any host.
+ * mcpx are what starts the same mcpx from any client app.
  *
- * The host must also make it read the same config. `--config` pins one file;
+ * The client app must also make it read the same config. `--config` pins one file;
  * without it mcpx discovers the global file (from `MCPX_HOME`, carried when
- * set) and the project files from its working folder, which a host chooses:
+ * set) and the project files from its working folder, which a client app chooses:
  * so a config with project layers gets this folder as the entry's `cwd`
  * (a dialect without `cwd` says so in a note).
  */
@@ -43,16 +43,16 @@ export function gatewayEntry(config: LoadedConfig, ctx: GatewayEntryContext): Mc
 }
 
 /**
- * The host's servers that are copies a plain `config export` wrote: the name
+ * The client app's servers that are copies a plain `config export` wrote: the name
  * of one of mcpx's servers and the same command line (or URL). Anything else
- * in the host's file is the person's own and stays.
+ * in the client app's file is the person's own and stays.
  */
-export function exportedCopies(read: HostRead, servers: readonly ServerConfig[]): string[] {
+export function exportedCopies(read: ClientAppRead, servers: readonly ServerConfig[]): string[] {
   const ours = new Map(servers.map((s) => [s.name, entryFromServer(s)]));
   return read.servers
-    .filter((host) => {
-      const mine = ours.get(host.name);
-      return mine !== undefined && sameLaunch(host.entry, mine);
+    .filter((theirs) => {
+      const mine = ours.get(theirs.name);
+      return mine !== undefined && sameLaunch(theirs.entry, mine);
     })
     .map((s) => s.name);
 }

@@ -101,7 +101,7 @@ function configRow(name: string, transport: string, origin: Parameters<typeof or
   };
 }
 
-/** A server read live from another host's file is shown with its line there (the mcpx file only names the host). */
+/** A server read live from another client app's file is shown with its line there (the mcpx file only names the client app). */
 function originFile(origin: {
   layer: string;
   file?: string | undefined;

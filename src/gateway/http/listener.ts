@@ -15,7 +15,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ListKind } from '../../client/index.js';
-import type { LogMessage } from '../host.js';
+import type { LogMessage } from '../core.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
@@ -82,10 +82,10 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
   readonly sessionIdleMs?: number;
   /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
   readonly newServer: (client: string) => Server;
-  /** Subscribe to upstream list changes (the host's `onListChanged`). */
+  /** Subscribe to upstream list changes (the gateway core's `onListChanged`). */
   readonly onListChanged: (listener: (kind: ListKind) => void) => () => void;
   /**
-   * Watch a resource by its public URI (the host's `subscribe`): a 2026-07-28
+   * Watch a resource by its public URI (the gateway core's `subscribe`): a 2026-07-28
    * client's `subscriptions/listen` names the URIs, and the stream lives as
    * long as its HTTP response.
    */
@@ -99,7 +99,7 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    */
   readonly toolInputSchema?: (name: string) => Promise<unknown>;
   /**
-   * Subscribe to upstream log messages for every session (the host's `onLog`); `audience`
+   * Subscribe to upstream log messages for every session (the gateway core's `onLog`); `audience`
    * says whether there is a session to tell (2026-07-28 requests have none).
    */
   readonly onLog?: (listener: (message: LogMessage) => void, audience: () => boolean) => () => void;

@@ -11,7 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { connectServer } from '../../../src/client/server-connection.js';
 import { createServerTransport } from '../../../src/client/transport-factory.js';
 import type { ServerConfig } from '../../../src/config/types.js';
-import { daemonPaths, thisHost } from '../../../src/daemon/paths.js';
+import { daemonPaths, thisMachine } from '../../../src/daemon/paths.js';
 import { DAEMON_PROTOCOL } from '../../../src/daemon/run-wire.js';
 import { type DaemonServer, startDaemonServer } from '../../../src/daemon/server.js';
 import { createHomeFiles, type HomeFiles } from '../../../src/home/index.js';
@@ -57,7 +57,7 @@ it('serves a caller that dials before startDaemonServer resolves with the featur
   const published = new Promise<void>((resolve) => {
     publish = resolve;
   });
-  const paths = daemonPaths(files, '0123456789abcdef', thisHost({}));
+  const paths = daemonPaths(files, '0123456789abcdef', thisMachine({}));
   const home: HomeFiles = {
     ...files,
     path: (p) => files.path(p),

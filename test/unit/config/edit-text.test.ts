@@ -53,7 +53,7 @@ describe('editConfigText', () => {
     );
   });
 
-  it('takes other hosts\' "disabled" as the switch: enable removes it, disable writes mcpx\'s own', () => {
+  it('takes other client apps\' "disabled" as the switch: enable removes it, disable writes mcpx\'s own', () => {
     const source =
       '{\n  "mcpServers": {\n    "a": {\n      "command": "x",\n      "disabled": true\n    }\n  }\n}\n';
     expect(JSON.parse(edit(source, { kind: 'enable', name: 'a' }))).toEqual({

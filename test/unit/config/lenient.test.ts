@@ -18,7 +18,7 @@ const claudeJson = JSON.stringify(
   2,
 );
 
-describe("other hosts' files are read leniently", () => {
+describe("other client apps' files are read leniently", () => {
   it('loads ~/.claude.json given with --config despite numStartups and friends, without a word', async () => {
     const config = await loadText(claudeJson);
     expect(config.servers.map((s) => s.name)).toEqual(['fs']);
@@ -35,7 +35,7 @@ describe("other hosts' files are read leniently", () => {
     expect(messages).toHaveLength(2);
     expect(messages[0]).toContain(":3: unknown key 'mcpServer' — did you mean 'mcpServers'?");
     expect(messages[1]).toContain(":5: server 'fs': unknown key 'argz' — did you mean 'args'?");
-    // autoStart is nobody's typo: another host's business, passed over in silence.
+    // autoStart is nobody's typo: another client app's business, passed over in silence.
     expect(messages.join('\n')).not.toContain('autoStart');
   });
 

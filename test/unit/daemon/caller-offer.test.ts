@@ -4,7 +4,7 @@ import { NO_OFFER, offeredFeatures, offerOf, readOffer } from '../../../src/daem
 
 const declined = async () => ({ action: 'decline' as const });
 
-/** What a gateway host relays to the caller in a call: every capability, as `GatewayHost.featuresFor` gives. */
+/** What a gateway core relays to the caller in a call: every capability, as `GatewayCore.featuresFor` gives. */
 const relay: ClientFeatures = {
   roots: { list: () => [{ uri: 'file:///asked/of/the/caller' }], subscribe: () => () => {} },
   sampling: { createMessage: () => Promise.reject(new Error('not in this test')) },

@@ -72,11 +72,13 @@ describe("the daemon's socket path", () => {
       expect(paths.pidFile).toBe('run/0123abcd.pid');
     }
     // Two homes never share a socket for the same key; one home always gets the same.
-    const host = { platform: 'linux' as const, uid: 1000, env: {} };
-    expect(daemonPaths(home, 'k', host).absolute.socket).not.toBe(
-      daemonPaths(long, 'k', host).absolute.socket,
+    const machine = { platform: 'linux' as const, uid: 1000, env: {} };
+    expect(daemonPaths(home, 'k', machine).absolute.socket).not.toBe(
+      daemonPaths(long, 'k', machine).absolute.socket,
     );
-    expect(daemonPaths(home, 'k', host).absolute.socket).toBe(daemonPaths(home, 'k', host).absolute.socket);
+    expect(daemonPaths(home, 'k', machine).absolute.socket).toBe(
+      daemonPaths(home, 'k', machine).absolute.socket,
+    );
   });
 
   it('is under $XDG_RUNTIME_DIR when it is a private folder of the user, else in $TMPDIR (or /tmp when that is long)', async () => {

@@ -4,7 +4,7 @@ import type { ListKind } from '../../../src/client/server-connection.js';
 import type { ServerConnection } from '../../../src/client/types.js';
 import type { ServerConfig } from '../../../src/config/index.js';
 import type { CatalogueMemory } from '../../../src/gateway/catalogue-memory.js';
-import { GatewayHost } from '../../../src/gateway/host.js';
+import { GatewayCore } from '../../../src/gateway/core.js';
 import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 import { ServerRegistry } from '../../../src/registry/index.js';
 import { testServer } from '../../helpers/servers.js';
@@ -44,7 +44,7 @@ function memory(lists: Record<string, Tool[]>): CatalogueMemory & { remembered: 
 }
 
 /**
- * A gateway host over `fast` (up at once) and `slow` (up when `arrive()` is called, listing
+ * A gateway core over `fast` (up at once) and `slow` (up when `arrive()` is called, listing
  * `slowLists`), with `memory`; `announced` records the list changes it tells clients.
  */
 function world(options: {
@@ -66,7 +66,7 @@ function world(options: {
     },
   });
   const guard = createPermissionGuard({ level: 'yolo', approver: denyingApprover('a test') });
-  const host = new GatewayHost({
+  const core = new GatewayCore({
     registry,
     servers,
     guard,
@@ -74,21 +74,21 @@ function world(options: {
     ...(options.listWaitMs === undefined ? {} : { listWaitMs: options.listWaitMs }),
   });
   const announced: ListKind[] = [];
-  host.onListChanged((kind) => announced.push(kind));
+  core.onListChanged((kind) => announced.push(kind));
   const start = async () => {
-    await host.recalled;
+    await core.recalled;
     void registry.connectAll();
     await registry.connect('fast');
   };
-  const names = async () => (await host.tools()).map((t) => t.name);
+  const names = async () => (await core.tools()).map((t) => t.name);
   const close = async () => {
-    host.dispose();
+    core.dispose();
     await registry.close();
   };
-  return { host, registry, announced, arrive, start, names, close };
+  return { core, registry, announced, arrive, start, names, close };
 }
 
-describe('GatewayHost with remembered tool lists', () => {
+describe('GatewayCore with remembered tool lists', () => {
   it('lists a server still starting with its remembered tools, without waiting for it', async () => {
     const w = world({
       memory: memory({ slow: [tool('echo'), tool('add')] }),
@@ -111,11 +111,11 @@ describe('GatewayHost with remembered tool lists', () => {
     });
     await w.start();
     expect(await w.names()).toContain('slow__echo');
-    expect(w.host.knownTool('slow__echo')).toBeUndefined();
-    const routed = w.host.toolRoute('slow__echo');
+    expect(w.core.knownTool('slow__echo')).toBeUndefined();
+    const routed = w.core.toolRoute('slow__echo');
     w.arrive();
     expect((await routed).tool.description).toBe('echo, as the server says today');
-    expect(w.host.knownTool('slow__echo')?.tool.description).toBe('echo, as the server says today');
+    expect(w.core.knownTool('slow__echo')?.tool.description).toBe('echo, as the server says today');
     await w.close();
   });
 

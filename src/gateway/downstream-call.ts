@@ -1,0 +1,83 @@
+/**
+ * A client's request as the gateway core relays it upstream: the client it came from, the
+ * request its progress and cancellation belong to now, what the client can answer, and the
+ * trace context it carried. Shared by the call path (`core.ts`), the questions an upstream
+ * asks back (`client-questions.ts`) and the consent asked before a call (`call-consent.ts`).
+ */
+import type { ClientCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { CallCancel } from '../client/index.js';
+import { inboundTraceContext } from '../tracing/index.js';
+import type { ClientConsent } from './consent.js';
+import { type InputExchange, requestCancelOf, type StatelessRound } from './input-rounds.js';
+import type { Qualified } from './namespace.js';
+
+/** A client's request, as the gateway core needs to know it. */
+export interface DownstreamCall {
+  /** The client (its session), for routing the server's questions back to it. */
+  readonly client: string;
+  readonly ctx: ServerContext;
+  /**
+   * A 2026-07-28 client's call: that client takes no requests from a server, so
+   * the upstream's questions go here, to become `input_required` rounds.
+   */
+  readonly exchange?: InputExchange;
+  /**
+   * A 2026-07-28 client's call that takes a 2026-07-28 upstream's rounds
+   * statelessly: they pass to the client sealed rather than through `exchange`.
+   */
+  readonly stateless?: StatelessRound;
+  /** What the client declared it can answer; an upstream on 2026-07-28 is told only that. */
+  readonly clientCapabilities?: ClientCapabilities;
+  /** How the client named itself (`initialize`, or a 2026-07-28 request's `_meta`), for the audit log. */
+  readonly clientInfo?: { readonly name: string; readonly version?: string };
+  /**
+   * The consent this client's person gave, kept per client session: a call the
+   * policy would put to a person is asked through the client when it declared
+   * form elicitation. Without it, such a call is refused with how to allow it.
+   */
+  readonly consent?: ClientConsent;
+  /** Told where a `tools/call` goes once its public name is resolved (the access log and metrics name it so). */
+  readonly onRoute?: (route: Qualified) => void;
+  /** Taken by the fast path (`fast-path.ts`): the upstream hop may be a plain line relay too. */
+  readonly relay?: boolean;
+}
+
+/** The request a call's progress and cancellation belong to now (a multi-round call moves on). */
+export const currentCtx = (call: DownstreamCall): ServerContext => call.exchange?.ctx ?? call.ctx;
+export const signalOf = (call: DownstreamCall): AbortSignal =>
+  call.exchange?.signal ?? call.ctx.mcpReq.signal;
+/**
+ * How the upstream request learns that `call` was cancelled: through the `CallCancel` of its
+ * round or of its fast path where it has one (no `AbortSignal` made for it), else its signal.
+ */
+export function cancellationOf(call: DownstreamCall): { signal: AbortSignal } | { cancel: CallCancel } {
+  const cancel = call.exchange?.cancel ?? requestCancelOf(call.ctx);
+  return cancel ? { cancel } : { signal: call.ctx.mcpReq.signal };
+}
+
+/** The questions a call's client can answer, for the upstream request's envelope. */
+export function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
+  const declared = call.clientCapabilities;
+  if (!declared) return {};
+  const { sampling, elicitation, roots } = declared;
+  return {
+    inputCapabilities: {
+      ...(sampling ? { sampling } : {}),
+      ...(elicitation ? { elicitation } : {}),
+      ...(roots ? { roots } : {}),
+    },
+  };
+}
+
+/**
+ * The W3C trace context the client's request carried, for the upstream request: passed on as
+ * it came (an mcpx that does not trace must not cut the client's trace); when mcpx traces, the
+ * upstream request's own span replaces it (`client/trace-requests.ts`).
+ */
+export function traceContextOf(call: DownstreamCall): { traceContext?: Readonly<Record<string, string>> } {
+  const traceContext = inboundTraceContext(call.ctx.mcpReq._meta);
+  return traceContext ? { traceContext } : {};
+}
+
+/** Where one public tool name goes, and the upstream's definition of it. */
+export type ToolRoute = Qualified & { readonly tool: Tool };
