@@ -171,7 +171,7 @@ const INSTANCES: Record<string, string> = { host: 'Host', ask: 'Ask', registry: 
 /**
  * Symbols a document names in inline code, each checked against src/: a type or a function
  * (`SafeText`, `forTerminal`, `decide()`) is declared in some source file; a member
- * (`ServerRegistry.toolsSettled()`, `GatewayHost.#outOfProfile`, `host.guard()`) is defined in
+ * (`ServerRegistry.toolsSettled()`, `GatewayCore.#outOfProfile`, `host.guard()`) is defined in
  * the file that declares its owner; an error code (`SERVER_CRASHED`) is in `errors/codes.ts`.
  * Command lines, flags, config fields and protocol words (`mcpx call`, `keep_alive`, `list`)
  * are none of these and are not checked.
@@ -251,15 +251,15 @@ describe('the docs', () => {
   it('report a symbol, a member or an error code the source does not define', () => {
     const planted = [
       'The host (`createHost`, `HostOptions.profile`, `host.guard()`) keeps `ServerRegistry.toolsSettled()`',
-      'and `GatewayHost.#outOfProfile`; `decide()` is pure; `say.ts#say` and `sanitize.ts#forTerminal` make',
+      'and `GatewayCore.#outOfProfile`; `decide()` is pure; `say.ts#say` and `sanitize.ts#forTerminal` make',
       'text; the SDK `Client` and `serveStdio`; `mcpx call`, `keep_alive` and `list` are not symbols.',
       'Not so: `createGhost`, `HostOptions.colour`, `host.unguard()`, `ServerRegistry.toolsUnsettled()`,',
-      '`GatewayHost.#inProfile`, `undecide()`, `say.ts#shout`, `SERVER_EXPLODED`, `NoSuchThing`, `gone.ts`,',
+      '`GatewayCore.#inProfile`, `undecide()`, `say.ts#shout`, `SERVER_EXPLODED`, `NoSuchThing`, `gone.ts`,',
       'and `load.ts#loadConfig` is a file that exists, but `codes.ts#ErrorCodes` names a symbol it lacks.',
     ].join('\n');
     expect(missingSymbols(planted).sort()).toEqual(
       [
-        'GatewayHost.#inProfile',
+        'GatewayCore.#inProfile',
         'HostOptions.colour',
         'NoSuchThing',
         'SERVER_EXPLODED',
