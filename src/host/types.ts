@@ -56,6 +56,11 @@ export interface HostOptions {
   readonly listChanges?: boolean;
   /** Leave out the built-in `demo` server when the config has servers of its own. */
   readonly omitBuiltinWhenConfigured?: boolean;
+  /**
+   * Offer every server the config's `roots` (those of trusted files; none for `adhoc`), beside
+   * what `ask.features` offers; roots are not declared at all when the config names none.
+   */
+  readonly offerConfigRoots?: boolean;
   /** Wins over every server's connect and request timeouts. */
   readonly timeoutMs?: number | undefined;
   /** Every server's log messages from `level` up (default `info`). */
@@ -116,8 +121,11 @@ export interface HostCatalogueOptions {
 }
 
 export interface HostDaemonOptions {
-  /** This process is the daemon holding these servers (more as callers ask): it starts them itself. */
-  readonly held?: readonly ServerConfig[];
+  /**
+   * This process is the daemon holding these servers (more as callers ask): it starts them
+   * itself. `usable`: every server `servers()` chooses.
+   */
+  readonly held?: readonly ServerConfig[] | 'usable';
   /** This command runs inside the daemon for a light caller: only servers the daemon holds are used. */
   readonly caller?: DaemonCaller;
   /** What this process is, as `mcpx daemon status` lists the sessions of each warm server (`mcpx serve`). */
