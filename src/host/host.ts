@@ -536,4 +536,3 @@ class McpxHost implements Host {
     return this.close();
   }
 }
-

@@ -1,11 +1,11 @@
 import { exportServers, HOSTS, type HostId } from '../../config/hosts/index.js';
 import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import type { CliSession } from '../session.js';
 import { exportedCopies, gatewayEntry } from './gateway-entry.js';
 import { hostContext, hostId } from './host-context.js';
 
@@ -29,7 +29,7 @@ export interface ExportFlags {
  * entry that runs `mcpx serve` instead, so it sees mcpx's servers, filters
  * and policy, and a change to mcpx's config reaches every host at once.
  */
-export async function runConfigExport(session: CliSession, flags: ExportFlags): Promise<number> {
+export async function runConfigExport(session: CliContext, flags: ExportFlags): Promise<number> {
   const { io } = session;
   if (flags.to === undefined) throw usageError('config export needs --to <host>', 'e.g. --to claude-code');
   // `--name` is the global option (it names an ad-hoc server too): here it names the entry.
@@ -50,7 +50,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
   if (name.trim() === '') throw usageError('--name is empty', 'e.g. --name mcpx');
   const host = hostId(flags.to);
   const dialect = HOSTS[host];
-  const config = await session.config();
+  const config = await session.host.config();
   // Checked now: a host that starts `mcpx serve --profile P` shows no error the person would see.
   if (flags.profile !== undefined) findProfile(config, flags.profile);
   const wanted = flags.servers

@@ -1,10 +1,10 @@
 import { HOST_IDS, type HostContext, type HostId, isHostId } from '../../config/hosts/index.js';
 import { suggest } from '../../config/index.js';
+import type { CliContext } from '../context.js';
 import { usageError } from '../global-options.js';
-import type { CliSession } from '../session.js';
 
 /** Where the hosts' files are, for this user on this machine. */
-export function hostContext(session: CliSession): HostContext {
+export function hostContext(session: CliContext): HostContext {
   const { io } = session;
   return { homedir: io.homedir, platform: process.platform, env: io.env, cwd: io.cwd };
 }
