@@ -78,8 +78,8 @@ class McpxHost implements Host {
   #roots: Promise<ClientFeatures['roots']> | undefined;
 
   constructor(options: HostOptions) {
-    // Kept, not copied: the knobs are read when what they shape is first made.
-    this.#o = options;
+    // A frozen copy: what the host was made with is what it is (a front end settles everything first).
+    this.#o = frozenOptions(options);
     this.#env = options.env ?? process.env;
     this.#cwd = options.cwd ?? process.cwd();
     this.#homedir = options.homedir ?? osHomedir();
@@ -535,4 +535,34 @@ class McpxHost implements Host {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/**
+ * A frozen copy of `options`, with the plain settings under it frozen too: assigning to one
+ * later throws in strict mode. Functions, the signal, sinks and providers stay the caller's.
+ */
+function frozenOptions(options: HostOptions): HostOptions {
+  const { policy, daemon, audit, serverLogs } = options;
+  return Object.freeze({
+    ...options,
+    ...(policy
+      ? {
+          policy: Object.freeze({
+            ...policy,
+            ...(policy.allowServers ? { allowServers: Object.freeze([...policy.allowServers]) } : {}),
+            ...(policy.excludeTools ? { excludeTools: Object.freeze([...policy.excludeTools]) } : {}),
+          }),
+        }
+      : {}),
+    ...(daemon
+      ? {
+          daemon: Object.freeze({
+            ...daemon,
+            ...(Array.isArray(daemon.held) ? { held: Object.freeze([...daemon.held]) } : {}),
+          }),
+        }
+      : {}),
+    ...(audit ? { audit: Object.freeze({ ...audit }) } : {}),
+    ...(serverLogs ? { serverLogs: Object.freeze({ ...serverLogs }) } : {}),
+  });
 }

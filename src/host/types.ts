@@ -15,8 +15,8 @@ import type { HostListener } from './events.js';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * What a host is made of. The knobs that shape servers and the registry are
- * read when those are first made (a front end may settle them until then).
+ * What a host is made of, settled before it is made: `createHost` keeps a frozen copy, so
+ * every field (and the plain settings under it) is read-only, in the types and at run time.
  */
 export interface HostOptions {
   /** Where the project config is looked for. Default: `process.cwd()`. */
