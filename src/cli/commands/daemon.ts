@@ -246,7 +246,7 @@ async function run(door: CliDoor, options: DaemonOptions): Promise<number> {
   const paths = await route(session).paths();
   if (options.key !== undefined && options.key !== paths.key)
     throw usageError(`this folder's config is not the one daemon ${options.key} was started for`);
-  const held = options.all ? await session.host.servers() : [];
+  const held = options.all ? [...(await session.host.servers())] : [];
   const configFiles = createConfigFileCache();
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
