@@ -11,6 +11,11 @@ import { terminalAsk } from './terminal-ask.js';
  * (each is a knob of `HostOptions`; a command leaves out what it does not need).
  */
 export interface CommandSettings {
+  /**
+   * The command reads `--env`, `--url`, `--name` as its own (`config add`, `config export`):
+   * no ad-hoc server is made of them, nor are they checked as one's.
+   */
+  readonly ownsAdhocFlags?: boolean;
   /** The command, for a refusal with nobody to ask ("mcpx chat has no terminal to ask on"). */
   readonly command?: string;
   /** `--permission`, checked (see `permissionFlag`); absent: the config's level. */
@@ -53,7 +58,7 @@ export function hostOptionsFor(
   io: CliIo,
   notice: (line: string) => void,
 ): HostOptions {
-  const adhoc = adhocServer(flags, io.cwd);
+  const adhoc = settings.ownsAdhocFlags ? undefined : adhocServer(flags, io.cwd);
   const timeout = timeoutMs(flags);
   const verbose = flags.verbose === true;
   const { features } = settings;

@@ -489,7 +489,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--profile <name>', 'with --via-gateway: the entry runs mcpx serve --profile <name>')
     .action((opts: import('./commands/config-export.js').ExportFlags) =>
       select(async (door) =>
-        (await import('./commands/config-export.js')).runConfigExport(door.open(), opts),
+        (await import('./commands/config-export.js')).runConfigExport(
+          door.open({ ownsAdhocFlags: true }),
+          opts,
+        ),
       ),
     );
 
@@ -513,7 +516,12 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--overwrite', 'replace a server of that name instead of refusing')
     .action((name: string, command: string[], opts: import('./commands/config-edit.js').ConfigAddFlags) =>
       select(async (door) =>
-        (await import('./commands/config-edit.js')).runConfigAdd(door.open(), name, command, opts),
+        (await import('./commands/config-edit.js')).runConfigAdd(
+          door.open({ ownsAdhocFlags: true }),
+          name,
+          command,
+          opts,
+        ),
       ),
     );
   for (const [kind, what] of [
