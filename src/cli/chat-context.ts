@@ -18,11 +18,11 @@ import {
 } from '../tools/index.js';
 import { cliArgumentSources } from './arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from './arguments/type-arguments.js';
+import type { CliContext } from './context.js';
 import { plural } from './output/plural.js';
-import type { CliSession } from './session.js';
 
 export interface ChatContextOptions {
-  readonly session: CliSession;
+  readonly session: CliContext;
   readonly registry: ServerRegistry;
   readonly agentId: string;
   /** The conversation: what the commands put in is appended. */
@@ -47,7 +47,7 @@ export function chatContextCommands(options: ChatContextOptions): {
   const { session, registry, agentId, history } = options;
   const say = (line: string) => session.notice(line);
   const serverNames = () => registry.list(agentId).map((s) => s.name);
-  const serverOf = async (name: string) => (await session.server(name)).name;
+  const serverOf = async (name: string) => (await session.host.server(name)).name;
 
   const attach: ChatCommand = {
     usage: '<server> <uri>',

@@ -10,14 +10,16 @@
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { type ClientFeatures, createRoots, rootsForDirectories } from '../host/index.js';
+import type { ClientFeatures } from '../host/index.js';
 import { redrawLine, type SafeText } from '../text/index.js';
-import type { CliSession } from './session.js';
+import type { CliContext } from './context.js';
+import type { CliIo } from './io.js';
 
 /**
  * The directories every front end offers servers as roots: the config's `roots` where trusted,
- * else none, and then roots are not declared at all. The one place this is decided (commands,
- * the shell, chat, the keep-alive daemon's held servers).
+ * else none, and then roots are not declared at all. The host offers them to a command's servers
+ * (`HostOptions.offerConfigRoots`); this is what the keep-alive daemon tells a server it holds
+ * from the start, as a plain command's host would offer them.
  *
  * Why not the working directory: a server that takes roots replaces its own configured folders
  * with them (server-filesystem does, modelcontextprotocol/servers#3602, #3929), so a folder in
@@ -27,10 +29,10 @@ import type { CliSession } from './session.js';
  * server answers to callers in many folders: with the folder as a root, each folder would
  * need a server process of its own.
  */
-export async function sessionRoots(session: CliSession): Promise<readonly string[] | undefined> {
-  if (session.adhoc()) return undefined;
+export async function sessionRoots(session: CliContext): Promise<readonly string[] | undefined> {
+  if (session.adhoc) return undefined;
   // `roots` of an untrusted repository file are held back by loadConfig (see heldSettings).
-  return (await session.config()).roots;
+  return (await session.host.config()).roots;
 }
 
 /**
@@ -99,16 +101,13 @@ function isCancelled(error: unknown): boolean {
 export type TerminalTurns = ReturnType<typeof createTerminalTurns>;
 
 /**
- * The config's roots for every server, and elicitation when a person is at this
- * process's terminal: what `Ask.features` answers for a person's own command.
+ * Elicitation when a person is at this process's terminal: what `Ask.features` answers for a
+ * person's own command (the host adds the config's roots, `offerConfigRoots`).
  */
 export async function commandFeatures(
-  session: CliSession,
+  io: CliIo,
   turns?: TerminalTurns,
 ): Promise<(server: ServerConfig) => ClientFeatures> {
-  const { io } = session;
-  const directories = await sessionRoots(session);
-  const roots = directories ? createRoots(rootsForDirectories(directories)) : undefined;
   // A light caller's command runs inside the daemon: its questions are asked at the caller's
   // terminal (`io.elicit`), with the same prompts, so the server is told the same.
   const { elicit } = io;
@@ -120,7 +119,6 @@ export async function commandFeatures(
     : undefined;
   const hold = turns?.hold ?? (<T>(ask: () => Promise<T>) => ask());
   return (server) => ({
-    ...(roots ? { roots } : {}),
     ...(atCaller
       ? {
           elicitation: {
@@ -151,16 +149,11 @@ async function answered(
   return answer as ElicitResult;
 }
 
-/** Offer `commandFeatures` to the servers of `session`. Must be called before the registry is first used. */
-export async function useCommandFeatures(session: CliSession, turns?: TerminalTurns): Promise<void> {
-  session.useFeatures(await commandFeatures(session, turns));
-}
-
 /**
  * A server's request this command could not answer, said in the command's
  * terms: why nobody was asked, and what to do. Any other error is returned as it is.
  */
-export function explainUnanswered(error: unknown, session: CliSession, command: string): unknown {
+export function explainUnanswered(error: unknown, session: CliContext, command: string): unknown {
   if (!(error instanceof McpxError) || error.code !== ErrorCode.ClientCapabilityMissing) return error;
   const server = error.context.server ?? 'the server';
   const needs = error.context.capabilities ?? [];
@@ -174,7 +167,7 @@ export function explainUnanswered(error: unknown, session: CliSession, command: 
   }
   if (needs.includes('roots')) {
     // Roots are offered only where the config names them (see sessionRoots).
-    const adhoc = session.adhoc() !== undefined;
+    const adhoc = session.adhoc !== undefined;
     return new McpxError(
       ErrorCode.ClientCapabilityMissing,
       adhoc

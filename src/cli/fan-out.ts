@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { ServerConnection } from '../host/index.js';
-import type { CliSession } from './session.js';
+import type { CliContext } from './context.js';
 
 export type ServerOutcome<T> =
   | {
@@ -19,17 +19,17 @@ export type ServerOutcome<T> =
  * the user asked for it alone.
  */
 export async function forServers<T>(
-  session: CliSession,
+  session: CliContext,
   name: string | undefined,
   work: (connection: ServerConnection) => Promise<T>,
 ): Promise<ServerOutcome<T>[]> {
-  const adhoc = session.adhoc();
+  const adhoc = session.adhoc;
   if (name !== undefined || adhoc) {
-    const server = name === undefined ? (adhoc as ServerConfig) : await session.server(name);
-    const connection = await session.connect(server);
+    const server = name === undefined ? (adhoc as ServerConfig) : await session.host.server(name);
+    const connection = await session.host.connect(server);
     return [{ server, ok: true, value: await work(connection), connection }];
   }
-  const registry = await session.registry();
+  const registry = await session.host.registry();
   const statuses = await registry.connectAll({ signal: session.io.signal });
   return Promise.all(
     statuses.map(async (status): Promise<ServerOutcome<T>> => {

@@ -1,22 +1,25 @@
 import type { PermissionLevel } from '../permissions/index.js';
 import { usageError } from './global-options.js';
-import type { CliSession } from './session.js';
+import type { CliIo } from './io.js';
 
 const LEVELS: readonly PermissionLevel[] = ['yolo', 'trusted', 'sandboxed'];
 
 /**
- * Set the level an agent command runs at from `--permission` (the session's
- * host then guards at it), else leave the host's (the config's level, as
- * `Host.permissionLevel` resolves it); resolves to the level in force.
- * `command` names it in a refusal when there is no terminal to ask on.
+ * The level an agent command runs at from `--permission`, checked; absent, the host's
+ * (the config's level, as `Host.permissionLevel` resolves it).
+ *
+ * @throws McpxError(Usage) for a level that is not one of `yolo`, `trusted`, `sandboxed`.
  */
-export async function usePermissionFlag(
-  session: CliSession,
-  flag: string | undefined,
-  command: string,
-): Promise<PermissionLevel> {
+export function permissionFlag(flag: string | undefined): PermissionLevel | undefined {
   if (flag !== undefined && !LEVELS.includes(flag as PermissionLevel))
     throw usageError(`--permission must be one of ${LEVELS.join(', ')}, not '${flag}'`);
-  session.usePermission(flag as PermissionLevel | undefined, command);
-  return session.permissionLevel();
+  return flag as PermissionLevel | undefined;
+}
+
+/**
+ * The config's profile a command is limited to: `--profile NAME`, else `MCPX_PROFILE`
+ * (serve, chat, exec, the shell); undefined for none.
+ */
+export function profileFlag(flag: string | undefined, io: Pick<CliIo, 'env'>): string | undefined {
+  return flag ?? (io.env.MCPX_PROFILE || undefined);
 }

@@ -1,12 +1,12 @@
 import { errorToJson, formatError, type McpxError } from '../errors/index.js';
 import { forTerminal, type SafeText, say } from '../text/index.js';
+import type { CliContext } from './context.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { ServerOutcome } from './fan-out.js';
 import { toJson } from './output/json.js';
-import type { CliSession } from './session.js';
 
 /** Print each failed server's error on stderr; the exit code of the first failure, or 0. */
-export function reportFailures(session: CliSession, outcomes: readonly ServerOutcome<unknown>[]): number {
+export function reportFailures(session: CliContext, outcomes: readonly ServerOutcome<unknown>[]): number {
   const errors = outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.error]));
   writeErrors(session, errors);
   const first = errors[0];
@@ -18,7 +18,7 @@ export function reportFailures(session: CliSession, outcomes: readonly ServerOut
  * promised for stderr: `error` is the first (what a one-failure reader expects)
  * and `errors` lists them all when there is more than one (see `json-stderr.ts`).
  */
-export function writeErrors(session: Pick<CliSession, 'io' | 'options'>, errors: readonly McpxError[]): void {
+export function writeErrors(session: Pick<CliContext, 'io' | 'options'>, errors: readonly McpxError[]): void {
   const [first] = errors;
   if (!first) return;
   if (session.io.jsonStderr || !session.options.json || errors.length === 1) {
@@ -39,7 +39,7 @@ export function renderError(error: McpxError, verbose: boolean, home: string): S
 }
 
 /** The one place the CLI renders an error: JSON with --json, full with --verbose, else one line. */
-export function writeError(session: Pick<CliSession, 'io' | 'options'>, error: McpxError): void {
+export function writeError(session: Pick<CliContext, 'io' | 'options'>, error: McpxError): void {
   const { io, options } = session;
   if (io.jsonStderr) {
     io.jsonStderr.error(error);

@@ -2,14 +2,14 @@ import { Command, CommanderError, Option } from 'commander';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { forTerminal, say } from '../text/index.js';
 import { VERSION } from '../version.js';
+import type { CliDoor } from './context.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import type { CliIo } from './io.js';
 import { JsonStderr } from './json-stderr.js';
 import { writeError } from './report.js';
-import type { CliSession } from './session.js';
 
-type Action = (session: CliSession) => Promise<number>;
+type Action = (door: CliDoor) => Promise<number>;
 
 /**
  * The whole CLI as a function: parse `argv`, run one command, return the exit
@@ -81,20 +81,20 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
       io,
     ));
   // Loaded only when a command runs: `--version` and `--help` need none of it.
-  const { CliSession } = await import('./session.js');
-  const session = new CliSession(io, options);
+  const { commandDoor } = await import('./context.js');
+  const door = commandDoor(io, options);
   const selected = action;
   try {
-    return await (tracing ? tracing.run(commandName, () => selected(session)) : selected(session));
+    return await (tracing ? tracing.run(commandName, () => selected(door)) : selected(door));
   } catch (error) {
     const failure =
       io.signal.aborted && !(error instanceof McpxError && error.code !== ErrorCode.Cancelled)
         ? new McpxError(ErrorCode.Cancelled, 'cancelled', { cause: error })
         : toMcpxError(error);
-    writeError(session, failure);
+    writeError(door, failure);
     return exitCodeFor(failure.code);
   } finally {
-    await session.close();
+    await door.close();
     if (tracing) await tracing.end();
   }
 }
@@ -194,7 +194,7 @@ function buildProgram(select: (action: Action) => void): Command {
         once?: string;
         resources?: boolean;
         profile?: string;
-      }) => select(async (s) => (await import('./commands/chat.js')).runChat(s, opts)),
+      }) => select(async (door) => (await import('./commands/chat.js')).runChat(door, opts)),
     );
 
   program
@@ -209,7 +209,7 @@ function buildProgram(select: (action: Action) => void): Command {
       'only the servers and tools of this profile of the config (default: $MCPX_PROFILE)',
     )
     .action((opts: { permission?: string; profile?: string }) =>
-      select(async (s) => (await import('./commands/shell.js')).runShellCommand(s, opts)),
+      select(async (door) => (await import('./commands/shell.js')).runShellCommand(door, opts)),
     );
 
   program
@@ -218,7 +218,7 @@ function buildProgram(select: (action: Action) => void): Command {
     .argument('<server>')
     .option('--no-browser', 'print the URL instead, and accept the redirected URL pasted on stdin')
     .action((server: string, opts: { browser?: boolean }) =>
-      select(async (s) => (await import('./commands/auth.js')).runAuth(s, server, opts)),
+      select(async (door) => (await import('./commands/auth.js')).runAuth(door.open(), server, opts)),
     );
 
   program
@@ -226,13 +226,13 @@ function buildProgram(select: (action: Action) => void): Command {
     .description("forget a remote server's OAuth tokens")
     .argument('<server>')
     .action((server: string) =>
-      select(async (s) => (await import('./commands/auth.js')).runLogout(s, server)),
+      select(async (door) => (await import('./commands/auth.js')).runLogout(door.open(), server)),
     );
 
   program
     .command('list')
     .description('servers with their origin, state, protocol and tool count')
-    .action(() => select(async (s) => (await import('./commands/list.js')).runList(s)));
+    .action(() => select(async (door) => (await import('./commands/list.js')).runList(door.open())));
 
   program
     .command('tools')
@@ -240,7 +240,9 @@ function buildProgram(select: (action: Action) => void): Command {
     .argument('[server | server.tool]')
     .option('--schema', 'print each input schema in full')
     .action((server: string | undefined, opts: { schema?: boolean }) =>
-      select(async (s) => (await import('./commands/tools.js')).runTools(s, server, opts.schema === true)),
+      select(async (door) =>
+        (await import('./commands/tools.js')).runTools(door.open(), server, opts.schema === true),
+      ),
     );
 
   program
@@ -253,7 +255,7 @@ function buildProgram(select: (action: Action) => void): Command {
       'write images, audio and binary resources of the result to files in this directory',
     )
     .action((target: string, args: string[], opts: { save?: string }) =>
-      select(async (s) => (await import('./commands/call.js')).runCall(s, target, args, opts)),
+      select(async (door) => (await import('./commands/call.js')).runCall(door, target, args, opts)),
     );
 
   program
@@ -261,7 +263,7 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('list resources')
     .argument('[server]')
     .action((server?: string) =>
-      select(async (s) => (await import('./commands/resources.js')).runResources(s, server)),
+      select(async (door) => (await import('./commands/resources.js')).runResources(door.open(), server)),
     );
 
   program
@@ -269,7 +271,7 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('list resource templates')
     .argument('[server]')
     .action((server?: string) =>
-      select(async (s) => (await import('./commands/resources.js')).runTemplates(s, server)),
+      select(async (door) => (await import('./commands/resources.js')).runTemplates(door.open(), server)),
     );
 
   program
@@ -280,8 +282,8 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('-w, --watch', 'read it again each time the server says it changed, until Ctrl-C')
     .option('--raw', "write the resource's bytes to stdout exactly (blobs decoded), for a file or a pipe")
     .action((server: string, uri: string, flags: { watch?: boolean; raw?: boolean }) =>
-      select(async (s) =>
-        (await import('./commands/read.js')).runRead(s, server, uri, {
+      select(async (door) =>
+        (await import('./commands/read.js')).runRead(door, server, uri, {
           watch: flags.watch === true,
           raw: flags.raw === true,
         }),
@@ -293,7 +295,7 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('list prompts')
     .argument('[server]')
     .action((server?: string) =>
-      select(async (s) => (await import('./commands/prompts.js')).runPrompts(s, server)),
+      select(async (door) => (await import('./commands/prompts.js')).runPrompts(door.open(), server)),
     );
 
   program
@@ -302,7 +304,7 @@ function buildProgram(select: (action: Action) => void): Command {
     .argument('<server.prompt>')
     .argument('[arguments...]')
     .action((target: string, args: string[]) =>
-      select(async (s) => (await import('./commands/prompts.js')).runPrompt(s, target, args)),
+      select(async (door) => (await import('./commands/prompts.js')).runPrompt(door, target, args)),
     );
 
   program
@@ -310,20 +312,20 @@ function buildProgram(select: (action: Action) => void): Command {
     .description('health and latency of one or every server')
     .argument('[server]')
     .action((server?: string) =>
-      select(async (s) => (await import('./commands/ping.js')).runPing(s, server)),
+      select(async (door) => (await import('./commands/ping.js')).runPing(door.open(), server)),
     );
 
   program
     .command('doctor')
     .description('check every configured server and explain what is wrong')
-    .action(() => select(async (s) => (await import('./commands/doctor.js')).runDoctor(s)));
+    .action(() => select(async (door) => (await import('./commands/doctor.js')).runDoctor(door.open())));
 
   program
     .command('retry')
     .description("list a server's tools again (after a failed listing)")
     .argument('<server>')
     .action((server: string) =>
-      select(async (s) => (await import('./commands/retry.js')).runRetry(s, server)),
+      select(async (door) => (await import('./commands/retry.js')).runRetry(door.open(), server)),
     );
 
   program
@@ -347,7 +349,7 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option('-q, --quiet', 'say nothing on stderr about which servers are handed over (nor with --json)')
     .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
-      select(async (s) => (await import('./commands/exec.js')).runExec(s, command, opts)),
+      select(async (door) => (await import('./commands/exec.js')).runExec(door, command, opts)),
     );
 
   // A repeatable option: every occurrence, in order.
@@ -402,7 +404,7 @@ function buildProgram(select: (action: Action) => void): Command {
       'with --http: end a 2025-11-25 session unused this long, no stream open (default 1800)',
     )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
-      select(async (s) => (await import('./commands/serve.js')).runServe(s, opts)),
+      select(async (door) => (await import('./commands/serve.js')).runServe(door, opts)),
     );
 
   program
@@ -415,28 +417,34 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--idle <seconds>', 'with start: end the daemon after this long with no client (default 1800)')
     .addOption(new Option('--key <key>').hideHelp())
     .action((action: string, opts: import('./commands/daemon.js').DaemonOptions) =>
-      select(async (s) => (await import('./commands/daemon.js')).runDaemon(s, action, opts)),
+      select(async (door) => (await import('./commands/daemon.js')).runDaemon(door, action, opts)),
     );
 
   const config = program.command('config').description('inspect, validate and trust config files');
   config
     .command('path')
     .description('the files mcpx reads, in precedence order')
-    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigPath(s)));
+    .action(() => select(async (door) => (await import('./commands/config.js')).runConfigPath(door.open())));
   config
     .command('validate')
     .description('check every config file and report every problem')
-    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigValidate(s)));
+    .action(() =>
+      select(async (door) => (await import('./commands/config.js')).runConfigValidate(door.open())),
+    );
   config
     .command('profiles')
     .description('the profiles of the config (--profile NAME), and the files that define or narrow them')
-    .action(() => select(async (s) => (await import('./commands/config.js')).runConfigProfiles(s)));
+    .action(() =>
+      select(async (door) => (await import('./commands/config.js')).runConfigProfiles(door.open())),
+    );
   config
     .command('trust')
     .description('approve project config entries so their servers may start')
     .addOption(new Option('-y, --yes', 'approve every pending entry without asking'))
     .action((opts: { yes?: boolean }) =>
-      select(async (s) => (await import('./commands/config.js')).runConfigTrust(s, opts.yes === true)),
+      select(async (door) =>
+        (await import('./commands/config.js')).runConfigTrust(door.open(), opts.yes === true),
+      ),
     );
   config
     .command('import')
@@ -461,7 +469,9 @@ function buildProgram(select: (action: Action) => void): Command {
       'copy env and header values and credentials in args and URLs in clear (default: variable references to set)',
     )
     .action((apps: string[], opts: import('./commands/config-import.js').ImportFlags) =>
-      select(async (s) => (await import('./commands/config-import.js')).runConfigImport(s, apps, opts)),
+      select(async (door) =>
+        (await import('./commands/config-import.js')).runConfigImport(door.open(), apps, opts),
+      ),
     );
   config
     .command('export')
@@ -482,7 +492,12 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option('--profile <name>', 'with --via-gateway: the entry runs mcpx serve --profile <name>')
     .action((opts: import('./commands/config-export.js').ExportFlags) =>
-      select(async (s) => (await import('./commands/config-export.js')).runConfigExport(s, opts)),
+      select(async (door) =>
+        (await import('./commands/config-export.js')).runConfigExport(
+          door.open({ ownsAdhocFlags: true }),
+          opts,
+        ),
+      ),
     );
 
   const scopeHelp = 'global (~/.mcpx/mcp.json, the default) or project (./.mcpx/mcp.json)';
@@ -504,7 +519,14 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--type <type>', 'with --url: http or sse (default: Streamable HTTP, falling back to HTTP+SSE)')
     .option('--overwrite', 'replace a server of that name instead of refusing')
     .action((name: string, command: string[], opts: import('./commands/config-edit.js').ConfigAddFlags) =>
-      select(async (s) => (await import('./commands/config-edit.js')).runConfigAdd(s, name, command, opts)),
+      select(async (door) =>
+        (await import('./commands/config-edit.js')).runConfigAdd(
+          door.open({ ownsAdhocFlags: true }),
+          name,
+          command,
+          opts,
+        ),
+      ),
     );
   for (const [kind, what] of [
     ['remove', 'remove a server from a config file'],
@@ -522,8 +544,8 @@ function buildProgram(select: (action: Action) => void): Command {
     command.option('--scope <scope>', scopeHelp).action((name: string, ...rest: unknown[]) => {
       const tools = kind === 'remove' ? [] : (rest[0] as string[]);
       const opts = (kind === 'remove' ? rest[0] : rest[1]) as { scope?: string };
-      return select(async (s) =>
-        (await import('./commands/config-edit.js')).runConfigSwitch(s, kind, name, opts, tools),
+      return select(async (door) =>
+        (await import('./commands/config-edit.js')).runConfigSwitch(door.open(), kind, name, opts, tools),
       );
     });
   }

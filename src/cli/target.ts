@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../config/index.js';
+import type { CliContext } from './context.js';
 import { usageError } from './global-options.js';
-import type { CliSession } from './session.js';
 import { splitTarget } from './split-target.js';
 
 /**
@@ -8,11 +8,11 @@ import { splitTarget } from './split-target.js';
  * the server's config and the tool or prompt name.
  */
 export async function resolveTarget(
-  session: CliSession,
+  session: CliContext,
   target: string,
   noun: 'tool' | 'prompt',
 ): Promise<{ server: ServerConfig; name: string }> {
-  const adhoc = session.adhoc();
+  const adhoc = session.adhoc;
   if (adhoc) {
     const split = splitTarget(target);
     if (split && split.server === adhoc.name) return { server: adhoc, name: split.name };
@@ -25,5 +25,5 @@ export async function resolveTarget(
       `e.g. mcpx ${noun === 'tool' ? 'call demo.echo message=hi' : 'prompt demo.greeting name=Ada'}`,
     );
   }
-  return { server: await session.server(split.server), name: split.name };
+  return { server: await session.host.server(split.server), name: split.name };
 }

@@ -15,7 +15,7 @@ export function terminalAsk(
   io: CliIo,
   notice: (line: string) => void,
   features: (server: ServerConfig) => ClientFeatures,
-  command: () => string,
+  command: string,
 ): Ask {
   const { confirm, ask, interactive, terminal } = io;
   return {
@@ -59,15 +59,13 @@ function approverLater(make: (permissions: Permissions) => Promise<Approver>): A
 }
 
 /** Nobody at a terminal: every question is answered no, and `reason` (read by the guard as it refuses) says why. */
-function refusingApprover(command: () => string): Approver & { readonly reason: string } {
+function refusingApprover(command: string): Approver & { readonly reason: string } {
   const deny = async () => 'deny' as const;
   return {
     askConnect: deny,
     askCall: deny,
     askChanged: deny,
-    get reason() {
-      return `${command()} has no terminal to ask on (run it in a terminal, or pass --permission yolo)`;
-    },
+    reason: `${command} has no terminal to ask on (run it in a terminal, or pass --permission yolo)`,
   };
 }
 

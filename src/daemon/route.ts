@@ -71,7 +71,9 @@ export interface DaemonRouteOptions {
    * This process's roots, sampling and elicitation for a server (its `Ask`'s): the held server is
    * told it can answer exactly these, as it would be told directly (see `caller-offer.ts`).
    */
-  readonly features?: (server: ServerConfig) => ClientFeatures | undefined;
+  readonly features?: (
+    server: ServerConfig,
+  ) => ClientFeatures | undefined | Promise<ClientFeatures | undefined>;
 }
 
 export class DaemonRoute {
@@ -290,8 +292,8 @@ export class DaemonRoute {
   }
 
   /** What this process can answer for `server`, asked when each connection opens (roots may change). */
-  #offer(server: ServerConfig): Promise<CallerOffer> {
-    return offerOf(this.options.features?.(server));
+  async #offer(server: ServerConfig): Promise<CallerOffer> {
+    return offerOf(await this.options.features?.(server));
   }
 
   #platform(): NodeJS.Platform {

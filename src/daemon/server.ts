@@ -33,7 +33,7 @@ import type { DaemonCallerInfo } from './wire.js';
 export interface DaemonServerOptions {
   /**
    * A registry for one held entry, from the composition root (the daemon's own
-   * `CliSession`: its connector, lazy reconnects on). Each instance has its own,
+   * host, `createHost`: its connector, lazy reconnects on). Each instance has its own,
    * so one caller's entry never replaces what another caller's call runs on.
    */
   readonly createRegistry: (config: ServerConfig) => Promise<ServerRegistry>;

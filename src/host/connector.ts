@@ -36,7 +36,9 @@ export interface ConnectorOptions {
   readonly logLevel?: LoggingLevel;
   readonly onSdkDiagnostic?: (diagnostic: SdkDiagnostic) => void;
   /** Roots, sampling and elicitation for one server (capabilities are declared only for these). */
-  readonly features?: (server: ServerConfig) => ClientFeatures | undefined;
+  readonly features?: (
+    server: ServerConfig,
+  ) => ClientFeatures | undefined | Promise<ClientFeatures | undefined>;
   /** False: no list-changed notifications are listened for (a one-shot command). */
   readonly listChanges?: boolean;
   /** The connect's signal when the registry passes none. */
@@ -75,7 +77,7 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
       // A routed server speaks the daemon's 2025 MCP whatever its own era: no probe, nothing to remember.
       eraCache ??= openEraCache(options.eraCache);
       const cache = routed ? undefined : await eraCache;
-      const features = options.features?.(server);
+      const features = await options.features?.(server);
       const connection = await connectServer(server, {
         createTransport: () => {
           if (routed) return routed();

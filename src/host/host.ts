@@ -14,6 +14,7 @@ import {
   defaultAuditPath,
   openAuditFile,
 } from '../audit/index.js';
+import { type ClientFeatures, createRoots, rootsForDirectories } from '../client/features.js';
 import type {
   EraCache,
   ManagedTransport,
@@ -74,10 +75,11 @@ class McpxHost implements Host {
   /** The registry of a `sandboxed` agent's tools: no server at all. */
   #noServers: Promise<ServerRegistry> | undefined;
   #toldSandboxed = false;
+  #roots: Promise<ClientFeatures['roots']> | undefined;
 
   constructor(options: HostOptions) {
-    // Kept, not copied: the knobs are read when what they shape is first made.
-    this.#o = options;
+    // A frozen copy: what the host was made with is what it is (a front end settles everything first).
+    this.#o = frozenOptions(options);
     this.#env = options.env ?? process.env;
     this.#cwd = options.cwd ?? process.cwd();
     this.#homedir = options.homedir ?? osHomedir();
@@ -165,7 +167,7 @@ class McpxHost implements Host {
 
   servers(): Promise<ServerConfig[]> {
     const held = this.#o.daemon?.held;
-    if (held) return Promise.resolve([...held]);
+    if (held && held !== 'usable') return Promise.resolve([...held]);
     this.#usable ??= this.#selectServers();
     return this.#usable;
   }
@@ -261,7 +263,6 @@ class McpxHost implements Host {
 
   #connector(): RoutableConnector {
     const { verbose, serverLogs } = this.#o;
-    const features = this.#ask.features;
     const onLog =
       serverLogs?.listener ??
       (verbose ? (event: ServerLogEvent) => this.#verbose(formatLog(event)) : undefined);
@@ -274,7 +275,7 @@ class McpxHost implements Host {
       ...(onLog ? { onLog } : {}),
       ...(logLevel ? { logLevel } : {}),
       ...(verbose ? { onSdkDiagnostic: (d) => this.#verbose(formatSdkDiagnostic(d)) } : {}),
-      ...(features ? { features } : {}),
+      features: (server) => this.#features(server),
       ...(this.#o.listChanges === false ? { listChanges: false } : {}),
       ...(this.#o.signal ? { signal: this.#o.signal } : {}),
       ...(this.#o.tracerProvider ? { tracer: mcpxTracer(this.#o.tracerProvider) } : {}),
@@ -287,6 +288,24 @@ class McpxHost implements Host {
   }
 
   /** Opened once, however many registries (the daemon makes one per server instance). */
+  /** What a server is offered: the config's roots when `offerConfigRoots`, then `ask.features`'s own. */
+  async #features(server: ServerConfig): Promise<ClientFeatures | undefined> {
+    const own = this.#ask.features?.(server);
+    const roots = this.#o.offerConfigRoots ? await this.#configRoots() : undefined;
+    return roots ? { roots, ...own } : own;
+  }
+
+  /** The config's trusted `roots` as one provider, for every server; none for an ad-hoc server. */
+  #configRoots(): Promise<ClientFeatures['roots']> {
+    this.#roots ??= (async () => {
+      if (this.#o.adhoc) return undefined;
+      // `roots` of an untrusted repository file are held back by loadConfig (see heldSettings).
+      const { roots } = await this.config();
+      return roots ? createRoots(rootsForDirectories(roots)) : undefined;
+    })();
+    return this.#roots;
+  }
+
   #openEraCache(): Promise<EraCache | undefined> {
     this.#eraCache ??= import('../client/era-cache.js').then(({ openFileEraCache }) =>
       openFileEraCache(this.home),
@@ -317,7 +336,6 @@ class McpxHost implements Host {
       ...(this.#o.configFile ? { configFile: this.#o.configFile } : {}),
       configFiles: async () => (await this.config()).files.map((f) => f.path),
       isDaemon: () => this.#o.daemon?.held !== undefined,
-      // Read when a connection opens: a front end names itself after the host is made.
       label: () => this.#o.daemon?.label,
       ...(options.caller ? { caller: options.caller } : {}),
       adhoc: () => this.#o.adhoc !== undefined,
@@ -327,8 +345,7 @@ class McpxHost implements Host {
         ? { onSdkDiagnostic: (d) => this.#verbose(formatSdkDiagnostic(d)), verbose: true }
         : {}),
       notice: (line) => this.#notice(line),
-      // Read when a connection opens: a front end sets its features after the host is made.
-      features: (server) => this.#ask.features?.(server),
+      features: (server) => this.#features(server),
     });
   }
 
@@ -518,4 +535,34 @@ class McpxHost implements Host {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/**
+ * A frozen copy of `options`, with the plain settings under it frozen too: assigning to one
+ * later throws in strict mode. Functions, the signal, sinks and providers stay the caller's.
+ */
+function frozenOptions(options: HostOptions): HostOptions {
+  const { policy, daemon, audit, serverLogs } = options;
+  return Object.freeze({
+    ...options,
+    ...(policy
+      ? {
+          policy: Object.freeze({
+            ...policy,
+            ...(policy.allowServers ? { allowServers: Object.freeze([...policy.allowServers]) } : {}),
+            ...(policy.excludeTools ? { excludeTools: Object.freeze([...policy.excludeTools]) } : {}),
+          }),
+        }
+      : {}),
+    ...(daemon
+      ? {
+          daemon: Object.freeze({
+            ...daemon,
+            ...(Array.isArray(daemon.held) ? { held: Object.freeze([...daemon.held]) } : {}),
+          }),
+        }
+      : {}),
+    ...(audit ? { audit: Object.freeze({ ...audit }) } : {}),
+    ...(serverLogs ? { serverLogs: Object.freeze({ ...serverLogs }) } : {}),
+  });
 }

@@ -15,8 +15,8 @@ import type { HostListener } from './events.js';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * What a host is made of. The knobs that shape servers and the registry are
- * read when those are first made (a front end may settle them until then).
+ * What a host is made of, settled before it is made: `createHost` keeps a frozen copy, so
+ * every field (and the plain settings under it) is read-only, in the types and at run time.
  */
 export interface HostOptions {
   /** Where the project config is looked for. Default: `process.cwd()`. */
@@ -56,6 +56,11 @@ export interface HostOptions {
   readonly listChanges?: boolean;
   /** Leave out the built-in `demo` server when the config has servers of its own. */
   readonly omitBuiltinWhenConfigured?: boolean;
+  /**
+   * Offer every server the config's `roots` (those of trusted files; none for `adhoc`), beside
+   * what `ask.features` offers; roots are not declared at all when the config names none.
+   */
+  readonly offerConfigRoots?: boolean;
   /** Wins over every server's connect and request timeouts. */
   readonly timeoutMs?: number | undefined;
   /** Every server's log messages from `level` up (default `info`). */
@@ -116,8 +121,11 @@ export interface HostCatalogueOptions {
 }
 
 export interface HostDaemonOptions {
-  /** This process is the daemon holding these servers (more as callers ask): it starts them itself. */
-  readonly held?: readonly ServerConfig[];
+  /**
+   * This process is the daemon holding these servers (more as callers ask): it starts them
+   * itself. `usable`: every server `servers()` chooses.
+   */
+  readonly held?: readonly ServerConfig[] | 'usable';
   /** This command runs inside the daemon for a light caller: only servers the daemon holds are used. */
   readonly caller?: DaemonCaller;
   /** What this process is, as `mcpx daemon status` lists the sessions of each warm server (`mcpx serve`). */

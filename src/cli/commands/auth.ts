@@ -3,13 +3,13 @@ import { machineCredentials, signIn, TokenStore } from '../../auth/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
-import type { CliSession } from '../session.js';
 import { showSignIn } from '../sign-in-prompt.js';
 
-async function remoteServer(session: CliSession, name: string): Promise<ServerConfig & { url: string }> {
-  const server = await session.server(name);
+async function remoteServer(session: CliContext, name: string): Promise<ServerConfig & { url: string }> {
+  const server = await session.host.server(name);
   if (!server.url) {
     throw new McpxError(ErrorCode.Usage, `'${name}' is a local (stdio) server: only remote servers sign in`, {
       server: name,
@@ -41,7 +41,7 @@ function refuseMachineServer(server: ServerConfig & { url: string }): void {
  * headless machines).
  */
 export async function runAuth(
-  session: CliSession,
+  session: CliContext,
   name: string,
   options: { browser?: boolean },
 ): Promise<number> {
@@ -65,7 +65,7 @@ export async function runAuth(
   let outcome: Awaited<ReturnType<typeof signIn>>;
   try {
     outcome = await signIn(server, {
-      store: new TokenStore(session.home),
+      store: new TokenStore(session.host.home),
       ...(pasted ? { pasted } : {}),
       present: (url) => presentSignIn(session, server.name, url, useBrowser, pasted !== undefined),
       ...(session.options.verbose ? { onSdkDiagnostic: (d) => session.sdkNotice(d) } : {}),
@@ -87,7 +87,7 @@ export async function runAuth(
  * for a wider scope in the middle of a command.
  */
 export async function presentSignIn(
-  session: CliSession,
+  session: CliContext,
   serverName: string,
   url: URL,
   useBrowser: boolean,
@@ -97,9 +97,9 @@ export async function presentSignIn(
 }
 
 /** `mcpx logout <server>`: forget a server's tokens. */
-export async function runLogout(session: CliSession, name: string): Promise<number> {
+export async function runLogout(session: CliContext, name: string): Promise<number> {
   const server = await remoteServer(session, name);
-  const removed = await new TokenStore(session.home).remove(server.name, server.url);
+  const removed = await new TokenStore(session.host.home).remove(server.name, server.url);
   if (session.options.json) session.io.stdout.write(toJson({ server: server.name, removed }, 0));
   else
     session.io.stdout.write(

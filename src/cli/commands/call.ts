@@ -13,17 +13,17 @@ import {
   readArgumentSources,
   typeArguments,
 } from '../arguments/type-arguments.js';
-import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
+import { commandFeatures, createTerminalTurns, explainUnanswered } from '../command-features.js';
+import type { CliContext, CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { writeError } from '../report.js';
-import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
 import { unknownToolError } from '../tool-help/unknown-tool.js';
 
-type Connection = Awaited<ReturnType<CliSession['connect']>>;
+type Connection = Awaited<ReturnType<CliContext['host']['connect']>>;
 
 /** Flags of `mcpx call`. */
 export interface CallFlags {
@@ -33,12 +33,20 @@ export interface CallFlags {
 
 /** `mcpx call <server>.<tool> [k=v ...|JSON] [--save DIR]` */
 export async function runCall(
-  session: CliSession,
+  door: CliDoor,
   target: string,
   rawArgs: readonly string[],
   flags: CallFlags = {},
 ): Promise<number> {
-  const { io, options } = session;
+  const { io, options } = door;
+  // The progress bar and a server's questions share stderr: a question clears the bar and holds it.
+  const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
+  const session = door.open({
+    features: await commandFeatures(io, turns),
+    offerConfigRoots: true,
+    // A one-shot call hears no list changes.
+    listChanges: false,
+  });
   const { server, name } = await resolveTarget(session, target, 'tool');
   // Files and stdin are read before the server starts: a typo in a path fails at once.
   const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
@@ -46,11 +54,7 @@ export async function runCall(
   // JSON arguments go as they are and the list is fetched only to explain a failed call.
   const needsSchema = resolved.pairs.length > 0;
   refuseSwitchedOff(server, name);
-  session.ignoreListChanges();
-  // The progress bar and a server's questions share stderr: a question clears the bar and holds it.
-  const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
-  await useCommandFeatures(session, turns);
-  const connection = await session.connect(server, { listTools: needsSchema });
+  const connection = await session.host.connect(server, { listTools: needsSchema });
   const tool = needsSchema ? await findTool(session, connection, server, name) : undefined;
   const typed = typeArguments(resolved, tool?.inputSchema);
   if (!typed.ok)
@@ -60,7 +64,9 @@ export async function runCall(
   const onTaskStatus = taskStatusReporter(session, bar);
   let result: CallToolResult;
   // A person's own call: nothing to decide, but recorded as agents' calls are.
-  const audited = session.audit().begin({ who: { client: 'cli' }, server: server.name, tool: name, args });
+  const audited = session.host
+    .audit()
+    .begin({ who: { client: 'cli' }, server: server.name, tool: name, args });
   audited.decided({ result: 'allowed', by: 'person' });
   try {
     result = await connection.callTool(name, args, {
@@ -103,7 +109,7 @@ export async function runCall(
 }
 
 /** `--save`: the files go where the person said, each named here, and each is reported on stderr. */
-async function saveResult(session: CliSession, dir: string, tool: string, result: CallToolResult) {
+async function saveResult(session: CliContext, dir: string, tool: string, result: CallToolResult) {
   const { saveBinaryContent } = await import('../output/save-content.js');
   // Against the command's folder, not the process's: inside the daemon they differ (a light caller's call).
   const saved = await saveBinaryContent(resolve(session.io.cwd, dir), tool, result.content ?? []);
@@ -119,7 +125,7 @@ async function saveResult(session: CliSession, dir: string, tool: string, result
  * change with --verbose elsewhere, nothing otherwise (stdout stays the result's alone).
  */
 function taskStatusReporter(
-  session: CliSession,
+  session: CliContext,
   bar: ReturnType<typeof createProgressBar> | undefined,
 ): ((event: TaskStatusEvent) => void) | undefined {
   const describe = (event: TaskStatusEvent) =>
@@ -151,14 +157,14 @@ function serverCatalogue(config: ServerConfig, tools: readonly Tool[]) {
  * server), the call still goes ahead with arguments typed by the rule without a schema.
  */
 async function findTool(
-  session: CliSession,
+  session: CliContext,
   connection: Connection,
   config: ServerConfig,
   name: string,
 ): Promise<Tool | undefined> {
   const server = config.name;
   // The registry listed the tools when it connected: no second round trip in the common case.
-  const registry = await session.registry();
+  const registry = await session.host.registry();
   await registry.toolsSettled(server);
   const listed = serverCatalogue(config, registry.status(server).tools).resolve(name);
   if (listed) return listed.item;
@@ -203,7 +209,7 @@ function refuseSwitchedOff(config: ServerConfig, name: string): void {
 }
 
 /** How to show one tool's help, for this invocation (ad-hoc servers need their flag again). */
-function helpCommand(session: CliSession, server: string, tool: string): string {
+function helpCommand(session: CliContext, server: string, tool: string): string {
   const { stdio, url } = session.options;
   const adhoc = stdio ? ` --stdio ${JSON.stringify(stdio)}` : url ? ` --url ${url}` : '';
   return `mcpx${adhoc} tools ${server}.${tool}`;
@@ -215,7 +221,7 @@ function helpCommand(session: CliSession, server: string, tool: string): string 
  * arguments error. Undefined when the list explains nothing (the failure stands as it is).
  */
 async function explainFailedCall(
-  session: CliSession,
+  session: CliContext,
   connection: Connection,
   config: ServerConfig,
   name: string,

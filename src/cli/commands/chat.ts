@@ -23,14 +23,14 @@ import {
 import { type ChatCommand, chatContextCommands } from '../chat-context.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
-import { sessionRoots } from '../command-features.js';
+import type { CliContext, CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
+import { noticeHeldSettings } from '../held-settings.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { usePermissionFlag } from '../permission-level.js';
+import { permissionFlag, profileFlag } from '../permission-level.js';
 import { writeError } from '../report.js';
-import type { CliSession } from '../session.js';
 import { parseLine } from '../shell/parse-line.js';
 import { retryInConsole, runShell } from '../shell/shell.js';
 
@@ -59,13 +59,10 @@ const SYSTEM_PROMPT =
  * Long because it wires the chat's pieces (model, tools, approver, sampling, line reader,
  * reconnects), which share the session's lifetime; not yet split.
  */
-export async function runChat(session: CliSession, options: ChatOptions): Promise<number> {
-  const { io } = session;
+export async function runChat(door: CliDoor, options: ChatOptions): Promise<number> {
+  const { io } = door;
   const stdin = io.stdin ?? process.stdin;
-  session.useProfile(options.profile);
-  // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
-  await session.noticeHeldSettings();
-  const level = await usePermissionFlag(session, options.permission, 'mcpx chat');
+  const permission = permissionFlag(options.permission);
   const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
@@ -80,24 +77,29 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
   });
   // `--once --json`: one JSON object on stdout (see chat-json.ts for its shape).
   const record =
-    options.once !== undefined && session.options.json ? createChatJsonRecorder(model.model) : undefined;
-  const roots = await sessionRoots(session);
-  session.useFeatures(
-    chatFeatures({
+    options.once !== undefined && door.options.json ? createChatJsonRecorder(model.model) : undefined;
+  const session = door.open({
+    command: 'mcpx chat',
+    profile: profileFlag(options.profile, io),
+    permission,
+    features: chatFeatures({
       model,
-      ...(roots ? { roots } : {}),
       ...(io.interactive && io.terminal ? { terminal: io.terminal } : {}),
-      notice: (line) => session.notice(line),
+      notice: (line) => door.notice(line),
       ...(io.cancel ? { onInterrupt: io.cancel } : {}),
     }),
-  );
-  // The built-in demo is for trying mcpx out; beside the person's own servers it only distracts the model.
-  session.omitBuiltinWhenConfigured();
-  // A chat lives long: a server that crashes comes back on the model's next call to it.
-  session.reconnectLazily();
-  // On a terminal chat is the console, whose advice names its own commands.
-  if (io.interactive && io.terminal) session.useRetryAdvice(retryInConsole);
-  const registry = await session.registry();
+    offerConfigRoots: true,
+    // The built-in demo is for trying mcpx out; beside the person's own servers it only distracts the model.
+    omitBuiltinWhenConfigured: true,
+    // A chat lives long: a server that crashes comes back on the model's next call to it.
+    reconnect: 'lazy',
+    // On a terminal chat is the console, whose advice names its own commands.
+    ...(io.interactive && io.terminal ? { retryAdvice: retryInConsole } : {}),
+  });
+  // A repository's file can only lower the level, and only once trusted (see LoadedConfig.heldSettings).
+  await noticeHeldSettings(session);
+  const level = await session.host.permissionLevel();
+  const registry = await session.host.registry();
   if (level !== 'sandboxed') {
     await registry.connectAll({ signal: io.signal });
     for (const status of registry.list()) {
@@ -111,12 +113,12 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
     }
   }
   // The terminal Ask's approver: the person at this terminal, or a refusal that says there is none.
-  const guard = await session.guard();
+  const guard = await session.host.guard();
   const denied = io.interactive ? await askConsent(session, registry, guard) : new Set<string>();
   const tools = await createAgentTools(registry, {
     agentId: 'chat',
     guard,
-    audit: { trail: session.audit(), who: { client: 'chat' } },
+    audit: { trail: session.host.audit(), who: { client: 'chat' } },
     // Resource reads are decided by the guard like tool calls; sandboxed has no MCP access at all.
     resources: options.resources === true && level !== 'sandboxed',
     ...(level === 'sandboxed'
@@ -310,7 +312,7 @@ export async function runChat(session: CliSession, options: ChatOptions): Promis
  * with the reason, which the model is told.)
  */
 async function askConsent(
-  session: CliSession,
+  session: CliContext,
   registry: ServerRegistry,
   guard: PermissionGuard,
 ): Promise<Set<string>> {

@@ -5,11 +5,11 @@ import {
   isClientAppId,
 } from '../../config/client-apps/index.js';
 import { suggest } from '../../config/index.js';
+import type { CliContext } from '../context.js';
 import { usageError } from '../global-options.js';
-import type { CliSession } from '../session.js';
 
 /** Where the client apps' files are, for this user on this machine. */
-export function clientAppContext(session: CliSession): ClientAppContext {
+export function clientAppContext(session: CliContext): ClientAppContext {
   const { io } = session;
   return { homedir: io.homedir, platform: process.platform, env: io.env, cwd: io.cwd };
 }

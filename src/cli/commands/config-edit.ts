@@ -6,10 +6,10 @@ import {
   type ServerEdit,
 } from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
-import type { CliSession } from '../session.js';
 
 /** The flags of `mcpx config add`, as commander hands them over. */
 export interface ConfigAddFlags {
@@ -23,7 +23,7 @@ export interface ConfigAddFlags {
 
 /** `mcpx config add <name> [flags] -- <command> [args…]` or `--url URL`. */
 export async function runConfigAdd(
-  session: CliSession,
+  session: CliContext,
   name: string,
   command: readonly string[],
   flags: ConfigAddFlags,
@@ -47,7 +47,7 @@ export async function runConfigAdd(
  * disable switch those tools of the server instead of the server itself.
  */
 export async function runConfigSwitch(
-  session: CliSession,
+  session: CliContext,
   kind: 'remove' | 'enable' | 'disable',
   name: string,
   flags: { readonly scope?: string },
@@ -78,7 +78,7 @@ function checkedTool(tool: string): void {
     );
 }
 
-async function edit(session: CliSession, scope: string | undefined, change: ServerEdit): Promise<number> {
+async function edit(session: CliContext, scope: string | undefined, change: ServerEdit): Promise<number> {
   const { io, options } = session;
   if (options.config !== undefined)
     throw usageError(
@@ -88,7 +88,7 @@ async function edit(session: CliSession, scope: string | undefined, change: Serv
   const result = await editConfigFile({
     scope: scopeOf(scope),
     cwd: io.cwd,
-    home: session.home,
+    home: session.host.home,
     edit: change,
     signal: io.signal,
   });

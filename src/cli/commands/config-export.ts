@@ -1,11 +1,11 @@
 import { CLIENT_APPS, type ClientAppId, exportServers } from '../../config/client-apps/index.js';
 import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import type { CliSession } from '../session.js';
 import { clientAppContext, clientAppId } from './client-app-context.js';
 import { exportedCopies, gatewayEntry } from './gateway-entry.js';
 
@@ -31,7 +31,7 @@ export interface ExportFlags {
  * Long because each flag's step (dialect, gateway entry, merge, copies, write) reads the ones before
  * it, in order; not yet split.
  */
-export async function runConfigExport(session: CliSession, flags: ExportFlags): Promise<number> {
+export async function runConfigExport(session: CliContext, flags: ExportFlags): Promise<number> {
   const { io } = session;
   if (flags.to === undefined) throw usageError('config export needs --to <host>', 'e.g. --to claude-code');
   // `--name` is the global option (it names an ad-hoc server too): here it names the entry.
@@ -52,7 +52,7 @@ export async function runConfigExport(session: CliSession, flags: ExportFlags): 
   if (name.trim() === '') throw usageError('--name is empty', 'e.g. --name mcpx');
   const app = clientAppId(flags.to);
   const dialect = CLIENT_APPS[app];
-  const config = await session.config();
+  const config = await session.host.config();
   // Checked now: a client app that starts `mcpx serve --profile P` shows no error the person would see.
   if (flags.profile !== undefined) findProfile(config, flags.profile);
   const wanted = flags.servers

@@ -10,12 +10,12 @@ import { readProjectFile, scopeFile, updateConfigFile } from '../../config/index
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { writeError } from '../report.js';
-import type { CliSession } from '../session.js';
 import { clientAppContext, clientAppId } from './client-app-context.js';
 
 export interface ImportFlags {
@@ -74,7 +74,7 @@ function describe(item: ImportItem): string {
  * named) copied into mcpx's global file (`--scope project`: `./.mcpx/mcp.json`),
  * after a preview of what is added, replaced or skipped and why.
  */
-export async function runConfigImport(session: CliSession, names: readonly string[], flags: ImportFlags) {
+export async function runConfigImport(session: CliContext, names: readonly string[], flags: ImportFlags) {
   const { io, options } = session;
   const scope = flags.scope ?? 'global';
   if (scope !== 'global' && scope !== 'project')
@@ -87,9 +87,9 @@ export async function runConfigImport(session: CliSession, names: readonly strin
       io.stderr.write(say`warning: ${CLIENT_APPS[f.app].label}: ${session.forPerson(f.error.message)}\n`);
     for (const w of f.read?.warnings ?? []) io.stderr.write(say`warning: ${session.forPerson(w)}\n`);
   }
-  const target = scopeFile(scope, io.cwd, session.home);
+  const target = scopeFile(scope, io.cwd, session.host.home);
   const layer = scope === 'global' ? 'global' : 'project';
-  const home = createHomeFiles(session.home);
+  const home = createHomeFiles(session.host.home);
   const current = scope === 'global' ? await home.readText('mcp.json') : await readProjectFile(target);
   const planFor = (text: string | undefined) =>
     planImport(found, text, target, {
@@ -150,7 +150,7 @@ export async function runConfigImport(session: CliSession, names: readonly strin
   }
   // The preview was of the file as it was; under the lock it is read again, and another
   // command's edit made meanwhile is kept, unless it changed what this import would do.
-  await updateConfigFile(scope, target, session.home, { signal: io.signal }, (now) => {
+  await updateConfigFile(scope, target, session.host.home, { signal: io.signal }, (now) => {
     if (now === current) return applyImport(now, target, layer, plan);
     const replanned = planFor(now);
     if (!samePlan(replanned, plan)) throw changedMeanwhile(target);

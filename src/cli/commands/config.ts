@@ -9,19 +9,19 @@ import {
 } from '../../config/index.js';
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { renderTable } from '../output/table.js';
 import { renderError, writeError } from '../report.js';
-import type { CliSession } from '../session.js';
 
-function loadOptions(session: CliSession) {
+function loadOptions(session: CliContext) {
   const { io, options } = session;
   return {
     cwd: io.cwd,
     env: io.env,
-    home: session.home,
+    home: session.host.home,
     homedir: io.homedir,
     platform: process.platform,
     ...(options.config ? { configFile: options.config } : {}),
@@ -29,7 +29,7 @@ function loadOptions(session: CliSession) {
 }
 
 /** `mcpx config path`: every file mcpx reads, in precedence order (later wins). */
-export async function runConfigPath(session: CliSession): Promise<number> {
+export async function runConfigPath(session: CliContext): Promise<number> {
   const { io, options } = session;
   const paths = await configPaths(loadOptions(session));
   if (options.json) io.stdout.write(toJson(paths));
@@ -44,7 +44,7 @@ export async function runConfigPath(session: CliSession): Promise<number> {
 }
 
 /** `mcpx config validate`: every problem in every file, not just the first. */
-export async function runConfigValidate(session: CliSession): Promise<number> {
+export async function runConfigValidate(session: CliContext): Promise<number> {
   const { io, options } = session;
   const result = await validateConfig(loadOptions(session));
   for (const warning of result.warnings)
@@ -71,10 +71,10 @@ export async function runConfigValidate(session: CliSession): Promise<number> {
 }
 
 /** `mcpx config trust [--yes]`: approve the project entries and host-wide settings that are not trusted yet. */
-export async function runConfigTrust(session: CliSession, yes: boolean): Promise<number> {
+export async function runConfigTrust(session: CliContext, yes: boolean): Promise<number> {
   const { io } = session;
-  const config = await session.config();
-  const store = await loadTrustStore(session.home);
+  const config = await session.host.config();
+  const store = await loadTrustStore(session.host.home);
   const pending = config.unapproved;
   const settings = config.heldSettings.filter((held) => held.reason === 'untrusted');
   for (const held of config.heldSettings.filter((h) => h.reason === 'raises')) {
@@ -124,7 +124,7 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
     }
   }
   if (approved.length || approvedSettings.length)
-    await trustServers(session.home, approved, approvedSettings);
+    await trustServers(session.host.home, approved, approvedSettings);
   const total = pending.length + settings.length;
   const done = approved.length + approvedSettings.length;
   io.stdout.write(
@@ -137,9 +137,9 @@ export async function runConfigTrust(session: CliSession, yes: boolean): Promise
  * `mcpx config profiles`: every profile of the config (`--profile NAME`), each with the
  * file that defines it and every repository file that narrows it.
  */
-export async function runConfigProfiles(session: CliSession): Promise<number> {
+export async function runConfigProfiles(session: CliContext): Promise<number> {
   const { io, options } = session;
-  const config = await session.config();
+  const config = await session.host.config();
   const rows = config.profiles.flatMap((profile) =>
     profile.layers.map((layer, i) => ({
       name: profile.name,

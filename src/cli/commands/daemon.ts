@@ -3,14 +3,20 @@ import { createConfigFileCache, type ServerConfig } from '../../config/index.js'
 import type { CallerOffer, DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
-import { claimConsole } from '../../host/index.js';
+import {
+  type ClientFeatures,
+  claimConsole,
+  createRoots,
+  type Host,
+  rootsForDirectories,
+} from '../../host/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import { commandFeatures } from '../command-features.js';
+import { commandFeatures, sessionRoots } from '../command-features.js';
+import type { CliContext, CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
-import type { CliSession } from '../session.js';
 
 export interface DaemonOptions {
   readonly all?: boolean;
@@ -24,11 +30,9 @@ const DEFAULT_DAEMON_IDLE_S = 1800;
 const DEFAULT_SERVER_IDLE_S = 600;
 
 /** `mcpx daemon start|stop|status|metrics|restart|run`: a thin front end over `src/daemon/`. */
-export async function runDaemon(
-  session: CliSession,
-  action: string,
-  options: DaemonOptions,
-): Promise<number> {
+export async function runDaemon(door: CliDoor, action: string, options: DaemonOptions): Promise<number> {
+  if (action === 'run') return run(door, options);
+  const session = door.open();
   switch (action) {
     case 'start':
       return start(session, options);
@@ -42,8 +46,6 @@ export async function runDaemon(
       await stop(session, true);
       return start(session, options);
     }
-    case 'run':
-      return run(session, options);
     default:
       throw usageError(
         `unknown daemon action '${action}'`,
@@ -52,11 +54,18 @@ export async function runDaemon(
   }
 }
 
-async function connection(session: CliSession) {
+/** The host's route to the daemon: a CLI host always has one (`hostOptionsFor` gives it `daemon`). */
+function route(session: CliContext): NonNullable<Host['daemon']> {
+  const { daemon } = session.host;
+  if (!daemon) throw new McpxError(ErrorCode.Internal, 'this command was given no daemon route');
+  return daemon;
+}
+
+async function connection(session: CliContext) {
   const daemon = await import('../../daemon/caller.js');
-  const paths = await session.daemonPaths();
+  const paths = await route(session).paths();
   const base = {
-    home: createHomeFiles(session.home),
+    home: createHomeFiles(session.host.home),
     paths,
     pid: process.pid,
     uid: process.getuid?.(),
@@ -65,7 +74,7 @@ async function connection(session: CliSession) {
 }
 
 /** The running daemon's status, or undefined when none runs. */
-async function currentStatus(session: CliSession): Promise<DaemonStatus | undefined> {
+async function currentStatus(session: CliContext): Promise<DaemonStatus | undefined> {
   const { daemon, base } = await connection(session);
   try {
     const { socket, reply } = await daemon.openDaemon({ op: 'status' }, base);
@@ -77,7 +86,7 @@ async function currentStatus(session: CliSession): Promise<DaemonStatus | undefi
   }
 }
 
-async function start(session: CliSession, options: DaemonOptions): Promise<number> {
+async function start(session: CliContext, options: DaemonOptions): Promise<number> {
   const idle = idleSeconds(options.idle);
   const running = await currentStatus(session);
   if (running) {
@@ -95,7 +104,7 @@ async function start(session: CliSession, options: DaemonOptions): Promise<numbe
     {
       ...base,
       start: () =>
-        session.spawnDaemon(paths.key, {
+        route(session).spawnDaemon(paths.key, {
           ...(options.all ? { all: true } : {}),
           ...(idle !== undefined ? { idleSeconds: String(idle) } : {}),
         }),
@@ -106,7 +115,7 @@ async function start(session: CliSession, options: DaemonOptions): Promise<numbe
   return ExitCode.Ok;
 }
 
-async function stop(session: CliSession, quiet = false): Promise<number> {
+async function stop(session: CliContext, quiet = false): Promise<number> {
   const { daemon, paths, base } = await connection(session);
   const recorded = daemon.parseIdentity(await base.home.readText(paths.pidFile).catch(() => undefined));
   try {
@@ -124,9 +133,9 @@ async function stop(session: CliSession, quiet = false): Promise<number> {
   return ExitCode.Ok;
 }
 
-async function status(session: CliSession): Promise<number> {
+async function status(session: CliContext): Promise<number> {
   const current = await currentStatus(session);
-  const paths = await session.daemonPaths();
+  const paths = await route(session).paths();
   if (session.options.json) {
     session.io.stdout.write(
       say`${toJson(current ? { running: true, socket: paths.absolute.socket, ...current } : { running: false })}\n`,
@@ -171,7 +180,7 @@ async function status(session: CliSession): Promise<number> {
  * a look); no daemon is a failure that says how to start one. Label values were cleaned
  * when recorded, and pass `forTerminal` once more on their way to the terminal.
  */
-async function printMetrics(session: CliSession): Promise<number> {
+async function printMetrics(session: CliContext): Promise<number> {
   const { daemon, base } = await connection(session);
   const { socket } = await daemon.openDaemon({ op: 'metrics' }, base);
   const chunks: Buffer[] = [];
@@ -202,9 +211,33 @@ function sessionRows(status: DaemonStatus): string[][] {
 /** The daemon itself (started detached by `start` or on demand): serves until stopped or idle. */
 // Long because it starts the daemon process in order (console, metrics, registry, socket, signals),
 // each step using the ones before.
-async function run(session: CliSession, options: DaemonOptions): Promise<number> {
+async function run(door: CliDoor, options: DaemonOptions): Promise<number> {
   // This process is the daemon's alone: no per-call console capture (see claimConsole).
   claimConsole();
+  // Bound before its first caller arrives (`bind`), which may be before startDaemonServer resolves.
+  let server: Omit<DaemonServer, 'close'> | undefined;
+  const session = door.open({
+    // --all holds every usable server; untrusted ones are skipped, since the daemon never asks anyone.
+    daemon: { held: options.all ? 'usable' : [] },
+    // The built-in demo is held only when nothing else is configured (as the gateway serves it).
+    ...(options.all ? { omitBuiltinWhenConfigured: true } : {}),
+    reconnect: 'lazy',
+    // `yolo` here is not "no policy": the policy is the caller's. The daemon only serves the
+    // person's own mcpx commands (its socket is theirs alone, 0600 in a private folder), and
+    // each of them passes its own guard before a call reaches the socket: chat asks at its
+    // terminal or refuses without one, a gateway refuses without `--allow` (see
+    // test/e2e/daemon-consent.test.ts), `mcpx call` is the person's own call. The caller's level
+    // cannot stand in here: one instance serves many callers at different levels, consent
+    // answers live in the caller's session, and the daemon has nobody to ask, so `trusted`
+    // would refuse every call a person approved. The entry's allow_tools / deny_tools still
+    // hold (the engine checks them before the level).
+    permission: 'yolo',
+    // A server's questions (roots, elicitation, sampling) go to the CLI whose call is in flight on
+    // that instance, declared as that instance's callers offered them.
+    features: (config) => server?.featuresFor(config) ?? {},
+    // Its servers' log messages go to their callers, as `mcpx serve`'s go to its clients.
+    serverLogs: { listener: (event) => server?.serverLog(event) },
+  });
   // Its figures are kept from the start, for `mcpx daemon metrics` and an OTLP push when asked.
   const [{ startDaemonServer, offerOf }, { identify, configKey }, metrics] = await Promise.all([
     import('../../daemon/index.js'),
@@ -212,33 +245,11 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
     import('../../metrics/index.js').then((m) => m.createMetrics({ env: session.io.env })),
   ]);
   const idle = idleSeconds(options.idle ?? session.io.env.MCPX_DAEMON_IDLE) ?? DEFAULT_DAEMON_IDLE_S;
-  const paths = await session.daemonPaths();
+  const paths = await route(session).paths();
   if (options.key !== undefined && options.key !== paths.key)
     throw usageError(`this folder's config is not the one daemon ${options.key} was started for`);
-  // --all holds every usable server; untrusted ones are skipped, since the daemon never asks anyone.
-  // The built-in demo is held only when nothing else is configured (as the gateway serves it).
-  if (options.all) session.omitBuiltinWhenConfigured();
-  const held = options.all ? await session.usableServers() : [];
-  session.runAsDaemon(held);
-  session.reconnectLazily();
-  // `yolo` here is not "no policy": the policy is the caller's. The daemon only serves the
-  // person's own mcpx commands (its socket is theirs alone, 0600 in a private folder), and
-  // each of them passes its own guard before a call reaches the socket: chat asks at its
-  // terminal or refuses without one, a gateway refuses without `--allow` (see
-  // test/e2e/daemon-consent.test.ts), `mcpx call` is the person's own call. The caller's level
-  // cannot stand in here: one instance serves many callers at different levels, consent
-  // answers live in the caller's session, and the daemon has nobody to ask, so `trusted`
-  // would refuse every call a person approved. The entry's allow_tools / deny_tools still
-  // hold (the engine checks them before the level).
-  session.usePermission('yolo');
-  // Bound before its first caller arrives (`bind`), which may be before startDaemonServer resolves.
-  let server: Omit<DaemonServer, 'close'> | undefined;
+  const held = options.all ? [...(await session.host.servers())] : [];
   const configFiles = createConfigFileCache();
-  // A server's questions (roots, elicitation, sampling) go to the CLI whose call is in flight on
-  // that instance, declared as that instance's callers offered them.
-  session.useFeatures((config) => server?.featuresFor(config) ?? {});
-  // Its servers' log messages go to their callers, as `mcpx serve`'s go to its clients.
-  session.useServerLogs((event) => server?.serverLog(event));
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -265,17 +276,17 @@ async function run(session: CliSession, options: DaemonOptions): Promise<number>
   try {
     daemon = await startDaemonServer({
       // One registry per instance (one per distinct environment of a server), closed by the daemon.
-      createRegistry: (config) => session.createRegistry([config]),
-      createGuard: (config) => session.createGuard([config]),
-      home: createHomeFiles(session.home),
+      createRegistry: (config) => session.host.createRegistry([config]),
+      createGuard: (config) => session.host.createGuard([config]),
+      home: createHomeFiles(session.host.home),
       paths,
-      contentKey: configKey((await session.config()).files.map((f) => f.path)),
+      contentKey: configKey((await session.host.config()).files.map((f) => f.path)),
       identity: await identify(process.pid),
       all: options.all === true,
       servers: held,
       // A server held from the start is told what a plain `mcpx call` can answer: the command
       // most of its callers run (a caller that answers more gets an instance of its own).
-      heldOffer: async (config) => offerOf((await commandFeatures(session))(config)),
+      heldOffer: async (config) => offerOf(await heldFeatures(session, config)),
       idleMs: idle * 1000,
       serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
       metrics,
@@ -332,3 +343,13 @@ function duration(ms: number): string {
 }
 
 export type { DaemonPaths };
+
+/**
+ * What a plain `mcpx call` offers `config`: the config's roots (as its host offers them) and
+ * its own features.
+ */
+async function heldFeatures(session: CliContext, config: ServerConfig): Promise<ClientFeatures> {
+  const directories = await sessionRoots(session);
+  const own = (await commandFeatures(session.io))(config);
+  return directories ? { roots: createRoots(rootsForDirectories(directories)), ...own } : own;
+}

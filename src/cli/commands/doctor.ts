@@ -1,11 +1,11 @@
 import { displayPath, ErrorCode, type McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode, exitCodeFor } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { renderWaterfall, serverWaterfall, type WaterfallSpan } from '../output/waterfall.js';
 import { renderError } from '../report.js';
-import type { CliSession } from '../session.js';
 import { commandTracing } from '../tracing.js';
 
 interface Check {
@@ -33,15 +33,15 @@ interface Check {
  * Long because it is one report in order (connect, table, failures, trace waterfall) over the same
  * results.
  */
-export async function runDoctor(session: CliSession): Promise<number> {
+export async function runDoctor(session: CliContext): Promise<number> {
   const { io, options } = session;
-  const registry = await session.registry();
+  const registry = await session.host.registry();
   await registry.connectAll({ signal: io.signal });
   // Resources and prompts a server declares must list too: a failure there is a failure of the server.
   await Promise.all(registry.list().map((s) => registry.checkListings(s.name)));
   const statuses = registry.list();
   const { TokenStore } = await import('../../auth/index.js');
-  const store = new TokenStore(session.home);
+  const store = new TokenStore(session.host.home);
   const signedIn = new Set<string>();
   for (const s of statuses) {
     if (s.config.url && (await store.load(s.name, s.config.url).catch(() => undefined))?.tokens)
@@ -86,8 +86,8 @@ export async function runDoctor(session: CliSession): Promise<number> {
       : {}),
     ...(s.listingError || s.error ? { error: s.listingError ?? s.error } : {}),
   }));
-  if (!session.adhoc()) {
-    for (const [name, error] of (await session.config()).unusable) {
+  if (!session.adhoc) {
+    for (const [name, error] of (await session.host.config()).unusable) {
       checks.push({
         server: name,
         healthy: false,

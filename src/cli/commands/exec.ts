@@ -6,9 +6,10 @@ import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
 import { forTerminal } from '../../text/index.js';
+import type { CliContext, CliDoor } from '../context.js';
 import { usageError } from '../global-options.js';
 import { plural } from '../output/plural.js';
-import type { CliSession } from '../session.js';
+import { profileFlag } from '../permission-level.js';
 import { gatewayEntry } from './gateway-entry.js';
 
 export interface ExecFlags {
@@ -36,11 +37,7 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * (128+n when a signal ended it). The file is removed however the command ends.
  * A subcommand that takes no hand-over runs as given, after a notice saying so.
  */
-export async function runExec(
-  session: CliSession,
-  command: readonly string[],
-  flags: ExecFlags,
-): Promise<number> {
+export async function runExec(door: CliDoor, command: readonly string[], flags: ExecFlags): Promise<number> {
   const [executable, ...args] = command;
   if (executable === undefined)
     throw usageError('exec needs the command to run after --', 'e.g. mcpx exec -- claude');
@@ -48,7 +45,8 @@ export async function runExec(
   if (!/^-{1,2}[A-Za-z0-9][A-Za-z0-9-]*$/.test(flag))
     throw usageError(`--config-flag takes a flag such as --mcp-config, got '${flag}'`);
   const strict = flags.strict !== false;
-  const profile = session.useProfile(flags.profile);
+  const profile = profileFlag(flags.profile, door.io);
+  const session = door.open(profile !== undefined ? { profile } : {});
   if (profile !== undefined && flags.servers !== undefined)
     throw usageError(
       `--servers and --profile ${profile} both choose servers`,
@@ -67,14 +65,14 @@ export async function runExec(
     return await runChild(session, executable, args);
   }
   // A killed mcpx left its file (resolved secrets) behind: clear those first.
-  await removeStaleHandovers(session.home, isAlive);
+  await removeStaleHandovers(session.host.home, isAlive);
   const chosen = profile === undefined ? await chosenServers(session, flags.servers) : [];
   const mcpServers = profile === undefined ? claudeCodeServers(chosen) : await profileEntry(session, profile);
   for (const line of await handOverReport(session, executable, { chosen, profile, named: flags.servers }))
     say(line);
   const text = `${JSON.stringify({ mcpServers }, null, 2)}\n`;
   const handover = await writeHandoverFile(
-    session.home,
+    session.host.home,
     await processIdentity(process.pid),
     'mcp-config.json',
     text,
@@ -92,10 +90,10 @@ export async function runExec(
  * none of mcpx's tool filters, so a tool the profile hides would reach it in a server's copy.
  * The profile is checked here first (the agent would only show a server that failed).
  */
-async function profileEntry(session: CliSession, profile: string): Promise<Record<string, unknown>> {
-  await session.usableServers();
+async function profileEntry(session: CliContext, profile: string): Promise<Record<string, unknown>> {
+  await session.host.servers();
   const { io } = session;
-  const entry = gatewayEntry(await session.config(), {
+  const entry = gatewayEntry(await session.host.config(), {
     configFile: session.options.config,
     cwd: io.cwd,
     env: io.env,
@@ -115,14 +113,14 @@ async function profileEntry(session: CliSession, profile: string): Promise<Recor
  * // mcpx exec: left out: db (disabled), repo (not trusted yet: review it, then `mcpx config trust`)
  */
 async function handOverReport(
-  session: CliSession,
+  session: CliContext,
   executable: string,
   given: { readonly chosen: readonly ServerConfig[]; readonly profile?: string; readonly named?: string },
 ): Promise<string[]> {
-  const config = await session.config();
-  const usable = await session.usableServers();
-  const untrusted = new Set((await session.untrustedServers()).map((s) => s.name));
-  const selfSkipped = await session.selfSkippedServers();
+  const config = await session.host.config();
+  const usable = await session.host.servers();
+  const untrusted = new Set((await session.host.untrusted()).map((s) => s.name));
+  const selfSkipped = await session.host.selfSkipped();
   const { profile } = given;
   // Under a profile the agent gets one `mcpx serve --profile` entry, serving the profile's servers.
   const handed = profile === undefined ? given.chosen : usable;
@@ -156,9 +154,9 @@ async function handOverReport(
 }
 
 /** Every enabled, trusted server of the config, or the ones named (each must be usable). */
-async function chosenServers(session: CliSession, names: string | undefined): Promise<ServerConfig[]> {
+async function chosenServers(session: CliContext, names: string | undefined): Promise<ServerConfig[]> {
   if (names === undefined) {
-    const usable = await session.usableServers();
+    const usable = await session.host.servers();
     // The built-in demo is mcpx's own test server: handed over only when named.
     return usable.filter((s) => s.origin.layer !== 'builtin');
   }
@@ -166,11 +164,11 @@ async function chosenServers(session: CliSession, names: string | undefined): Pr
   if (wanted.length === 0)
     throw usageError('--servers takes server names separated by commas', 'e.g. --servers fs,github');
   const out: ServerConfig[] = [];
-  for (const name of wanted) out.push(await session.server(name));
+  for (const name of wanted) out.push(await session.host.server(name));
   return out;
 }
 
-function runChild(session: CliSession, executable: string, args: readonly string[]): Promise<number> {
+function runChild(session: CliContext, executable: string, args: readonly string[]): Promise<number> {
   const { io } = session;
   return new Promise((resolve, reject) => {
     let child: ChildProcess;

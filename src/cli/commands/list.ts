@@ -1,10 +1,10 @@
 import { displayPath, type McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { writeErrors } from '../report.js';
-import type { CliSession } from '../session.js';
 
 interface ListRow {
   readonly name: string;
@@ -20,9 +20,9 @@ interface ListRow {
 }
 
 /** `mcpx list`: every server with its origin, state, protocol and tool count, connected in parallel. */
-export async function runList(session: CliSession): Promise<number> {
+export async function runList(session: CliContext): Promise<number> {
   const { io, options } = session;
-  const registry = await session.registry();
+  const registry = await session.host.registry();
   const statuses = await registry.connectAll({ signal: io.signal });
   const rows: ListRow[] = statuses.map((s) => ({
     name: s.name,
@@ -34,14 +34,14 @@ export async function runList(session: CliSession): Promise<number> {
     file: originFile(s.config.origin),
     error: s.listingError ?? s.error,
   }));
-  if (!session.adhoc()) {
-    const config = await session.config();
+  if (!session.adhoc) {
+    const config = await session.host.config();
     // Not started, but there: a person should see the repository's servers waiting for `config trust`.
-    for (const s of await session.untrustedServers()) {
+    for (const s of await session.host.untrusted()) {
       rows.push({ ...configRow(s.name, s.transport, s.origin), state: 'untrusted', error: undefined });
     }
     // Left out on purpose, so not a failure of the command: the reason says why.
-    for (const [name, why] of await session.selfSkippedServers()) {
+    for (const [name, why] of await session.host.selfSkipped()) {
       const s = [...config.servers, ...config.unapproved].find((server) => server.name === name);
       if (!s) continue;
       rows.push({

@@ -1,12 +1,12 @@
 import { say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { reportFailures } from '../report.js';
-import type { CliSession } from '../session.js';
 
 /** `mcpx ping [server]`: connect time and ping round trip per server. */
-export async function runPing(session: CliSession, name: string | undefined): Promise<number> {
+export async function runPing(session: CliContext, name: string | undefined): Promise<number> {
   const outcomes = await forServers(session, name, (c) => c.ping({ signal: session.io.signal }));
   const { io, options } = session;
   const rows = outcomes.flatMap((o) =>

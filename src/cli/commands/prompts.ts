@@ -1,18 +1,18 @@
 import { forTerminal, renderContentBlock, say } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
-import { explainUnanswered, useCommandFeatures } from '../command-features.js';
+import { commandFeatures, explainUnanswered } from '../command-features.js';
+import type { CliContext, CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
 import { reportFailures } from '../report.js';
-import type { CliSession } from '../session.js';
 import { resolveTarget } from '../target.js';
 
 /** `mcpx prompts [server]` */
-export async function runPrompts(session: CliSession, name: string | undefined): Promise<number> {
+export async function runPrompts(session: CliContext, name: string | undefined): Promise<number> {
   const outcomes = await forServers(session, name, (c) => c.listPrompts());
   const { io, options } = session;
   if (options.json) {
@@ -34,19 +34,18 @@ export async function runPrompts(session: CliSession, name: string | undefined):
 }
 
 /** `mcpx prompt <server>.<name> [k=v ...]`: renders the prompt's messages. */
-export async function runPrompt(
-  session: CliSession,
-  target: string,
-  rawArgs: readonly string[],
-): Promise<number> {
-  const { io, options } = session;
+export async function runPrompt(door: CliDoor, target: string, rawArgs: readonly string[]): Promise<number> {
+  const { io, options } = door;
+  // A prompt may ask its questions (elicitation) while it renders.
+  const session = door.open({
+    features: await commandFeatures(io),
+    offerConfigRoots: true,
+  });
   const { server, name } = await resolveTarget(session, target, 'prompt');
   const resolved = await readArgumentSources(parseArgumentWords(rawArgs), cliArgumentSources(io));
   const args = promptArguments(resolved);
-  // A prompt may ask its questions (elicitation) while it renders.
-  await useCommandFeatures(session);
   // Rendering a prompt needs no tool definitions: no tools/list round trip.
-  const connection = await session.connect(server, { listTools: false });
+  const connection = await session.host.connect(server, { listTools: false });
   const result = await connection.getPrompt(name, args, { signal: io.signal }).catch((error: unknown) => {
     throw explainUnanswered(error, session, 'mcpx prompt');
   });

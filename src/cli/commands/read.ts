@@ -2,12 +2,12 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { ServerConnection } from '../../host/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import { explainUnanswered, useCommandFeatures } from '../command-features.js';
+import { commandFeatures, explainUnanswered } from '../command-features.js';
+import type { CliContext, CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import type { CliSession } from '../session.js';
 
 /**
  * `mcpx read <server> <uri> [--watch]`: text contents as is, binary contents described.
@@ -15,23 +15,23 @@ import type { CliSession } from '../session.js';
  * (with --json, one JSON line per read).
  */
 export async function runRead(
-  session: CliSession,
+  door: CliDoor,
   serverName: string,
   uri: string,
   flags: { readonly watch?: boolean; readonly raw?: boolean } = {},
 ): Promise<number> {
-  const { io } = session;
-  if (flags.raw && (flags.watch || session.options.json)) {
+  const { io } = door;
+  if (flags.raw && (flags.watch || door.options.json)) {
     throw usageError(
       `--raw writes one resource's bytes; it does not go with ${flags.watch ? '--watch' : '--json'}`,
       `e.g. mcpx read ${serverName} ${uri} --raw > file`,
     );
   }
-  const server = await session.server(serverName);
   // A server may ask its questions (elicitation) while it reads.
-  await useCommandFeatures(session);
+  const session = door.open({ features: await commandFeatures(io), offerConfigRoots: true });
+  const server = await session.host.server(serverName);
   // Reading a resource needs no tool definitions: no tools/list round trip.
-  const connection = await session.connect(server, { listTools: false });
+  const connection = await session.host.connect(server, { listTools: false });
   if (flags.watch) {
     session.io.jsonStderr?.writeEachLine(); // it runs until Ctrl-C: notices as they come
     return watch(session, connection, uri);
@@ -49,7 +49,7 @@ export async function runRead(
 }
 
 /** Subscribe first, then read, so a change between the two is not missed; updates that come while reading make one more read. */
-async function watch(session: CliSession, connection: ServerConnection, uri: string): Promise<number> {
+async function watch(session: CliContext, connection: ServerConnection, uri: string): Promise<number> {
   const { io } = session;
   let dirty = false;
   let wake: (() => void) | undefined;
@@ -115,7 +115,7 @@ function stoppedWatching(
   );
 }
 
-function print(session: CliSession, result: ReadResourceResult, jsonIndent: number): void {
+function print(session: CliContext, result: ReadResourceResult, jsonIndent: number): void {
   const { io, options } = session;
   if (options.json) {
     io.stdout.write(toJson(result, jsonIndent));
@@ -140,7 +140,7 @@ function print(session: CliSession, result: ReadResourceResult, jsonIndent: numb
  * be garbage, and a server's bytes may steer the terminal); text on a terminal
  * is shown cleaned, as without --raw.
  */
-function writeRaw(session: CliSession, server: string, uri: string, result: ReadResourceResult): void {
+function writeRaw(session: CliContext, server: string, uri: string, result: ReadResourceResult): void {
   const { io } = session;
   const hasBlob = result.contents.some((c) => 'blob' in c && typeof c.blob === 'string');
   if (io.stdoutIsTTY && hasBlob) {

@@ -1,12 +1,12 @@
 import { say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { renderTable, truncate } from '../output/table.js';
 import { reportFailures } from '../report.js';
-import type { CliSession } from '../session.js';
 
 /** `mcpx resources [server]` */
-export async function runResources(session: CliSession, name: string | undefined): Promise<number> {
+export async function runResources(session: CliContext, name: string | undefined): Promise<number> {
   const outcomes = await forServers(session, name, (c) => c.listResources());
   const { io, options } = session;
   if (options.json) {
@@ -25,7 +25,7 @@ export async function runResources(session: CliSession, name: string | undefined
 }
 
 /** `mcpx templates [server]` */
-export async function runTemplates(session: CliSession, name: string | undefined): Promise<number> {
+export async function runTemplates(session: CliContext, name: string | undefined): Promise<number> {
   const outcomes = await forServers(session, name, (c) => c.listResourceTemplates());
   const { io, options } = session;
   if (options.json) {

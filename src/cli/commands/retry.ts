@@ -1,13 +1,13 @@
 import { say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import type { CliSession } from '../session.js';
 
 /** `mcpx retry <server>`: connect and list the server's tools again, failing loudly if listing fails. */
-export async function runRetry(session: CliSession, name: string): Promise<number> {
-  const server = await session.server(name);
-  const registry = await session.registry();
+export async function runRetry(session: CliContext, name: string): Promise<number> {
+  const server = await session.host.server(name);
+  const registry = await session.host.registry();
   const tools = await registry.retry(server.name);
   if (session.options.json)
     session.io.stdout.write(toJson({ server: server.name, tools: tools.map((t) => t.name) }));

@@ -3,11 +3,12 @@ import type { GatewayEvent } from '../../gateway/index.js';
 import { claimConsole } from '../../host/index.js';
 import type { Metrics } from '../../metrics/index.js';
 import { openAccessLog } from '../access-log.js';
+import type { CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
+import { noticeHeldSettings } from '../held-settings.js';
 import type { CliIo } from '../io.js';
-import { usePermissionFlag } from '../permission-level.js';
+import { permissionFlag, profileFlag } from '../permission-level.js';
 import { checkServeFlags, readServeSettings, type ServeOptions, servePolicy } from '../serve-flags.js';
-import type { CliSession } from '../session.js';
 
 export type { ServeOptions } from '../serve-flags.js';
 
@@ -17,31 +18,35 @@ export type { ServeOptions } from '../serve-flags.js';
  * calls in flight finish and every upstream is closed. The gateway is
  * `createGateway` over the session's host; this is its flags and its words.
  */
-export async function runServe(session: CliSession, options: ServeOptions): Promise<number> {
-  const { io } = session;
+export async function runServe(door: CliDoor, options: ServeOptions): Promise<number> {
+  const { io } = door;
   // This process is the gateway's alone: no per-call console capture (see claimConsole).
   claimConsole();
   const token = checkServeFlags(options);
   // It runs until stopped: a script waits on its notices (where it listens) as they come.
   io.jsonStderr?.writeEachLine();
   const settings = readServeSettings(options, token);
-  session.useProfile(options.profile);
-  // A repository's file can only lower the level, and only once trusted, as for chat and the shell.
-  await session.noticeHeldSettings();
-  await usePermissionFlag(session, options.permission, 'mcpx serve');
-  session.usePolicy(servePolicy(options));
-  const [{ createGateway, gatewayWiring, servedServers }, metrics] = await Promise.all([
-    import('../../gateway/index.js'),
-    startMetrics(io.env, settings.http !== undefined),
-  ]);
+  const permission = permissionFlag(options.permission);
+  const { createGateway, gatewayWiring, servedServers } = await import('../../gateway/index.js');
   // The gateway's client answers what servers and the permission engine ask; trust stays here.
   const wiring = gatewayWiring();
-  session.answerWith(wiring.ask);
-  session.useServerLogs(wiring.serverLogs.listener);
-  // The built-in demo is offered only when nothing else is configured (as agents get it).
-  session.omitBuiltinWhenConfigured();
-  session.nameForDaemon('mcpx serve');
-  session.reconnectLazily();
+  const session = door.open({
+    command: 'mcpx serve',
+    profile: profileFlag(options.profile, io),
+    permission,
+    policy: servePolicy(options),
+    answers: wiring.ask,
+    serverLogs: { listener: wiring.serverLogs.listener },
+    // The built-in demo is offered only when nothing else is configured (as agents get it).
+    omitBuiltinWhenConfigured: true,
+    daemon: { label: 'mcpx serve' },
+    reconnect: 'lazy',
+  });
+  // A repository's file can only lower the level, and only once trusted, as for chat and the shell.
+  await noticeHeldSettings(session);
+  // A profile asking for more than the level in force fails here, before anything is served.
+  await session.host.permissionLevel();
+  const metrics = await startMetrics(io.env, settings.http !== undefined);
   // Inside the daemon for a thin serve (cli/thin-serve.ts): the session is the daemon's only when
   // every server it serves is held there; else it goes back, unread, to a full `mcpx serve`.
   const caller = io.daemonCaller;
@@ -61,7 +66,7 @@ export async function runServe(session: CliSession, options: ServeOptions): Prom
           notice: (message) => session.notice(message),
         });
   // The gateway's tool calls reach the access log as the audit log records them.
-  const unhook = log ? session.audit().add(log) : undefined;
+  const unhook = log ? session.host.audit().add(log) : undefined;
   const gateway = await createGateway(session.host, {
     ...settings,
     wiring,

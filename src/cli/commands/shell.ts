@@ -1,9 +1,10 @@
 import { say } from '../../text/index.js';
-import { createTerminalTurns, explainUnanswered, useCommandFeatures } from '../command-features.js';
+import { commandFeatures, createTerminalTurns, explainUnanswered } from '../command-features.js';
+import type { CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
-import { usePermissionFlag } from '../permission-level.js';
-import type { CliSession } from '../session.js';
+import { noticeHeldSettings } from '../held-settings.js';
+import { permissionFlag, profileFlag } from '../permission-level.js';
 import { retryInConsole, runShell } from '../shell/shell.js';
 
 /** The console's agent id: servers it connects without --shared are its own. */
@@ -15,29 +16,35 @@ const AGENT_ID = 'shell';
  * connected until `/mcp disconnect` or the end of the session.
  */
 export async function runShellCommand(
-  session: CliSession,
+  door: CliDoor,
   options: { readonly permission?: string; readonly profile?: string } = {},
 ): Promise<number> {
-  const { io } = session;
+  const { io } = door;
   if (!io.interactive || !io.terminal) {
     throw usageError(
       'mcpx shell needs a terminal (stdin and stderr)',
       'run it in a terminal; scripts use `mcpx call <server>.<tool> key=value`',
     );
   }
-  session.useProfile(options.profile);
-  // The level as chat takes it; a repository's file may only lower it, and is told when it tried.
-  await session.noticeHeldSettings();
-  await usePermissionFlag(session, options.permission, 'mcpx shell');
-  // A console lives long: a server that crashes comes back on its next use.
-  session.reconnectLazily();
-  session.useRetryAdvice(retryInConsole);
   // Roots, and a server's questions asked here; a progress bar gives way to them.
   const turns = createTerminalTurns((s) => io.stderr.write(s), io.signal);
-  await useCommandFeatures(session, turns);
-  const registry = await session.registry();
+  const session = door.open({
+    command: 'mcpx shell',
+    profile: profileFlag(options.profile, io),
+    permission: permissionFlag(options.permission),
+    features: await commandFeatures(io, turns),
+    offerConfigRoots: true,
+    // A console lives long: a server that crashes comes back on its next use.
+    reconnect: 'lazy',
+    retryAdvice: retryInConsole,
+  });
+  // The level as chat takes it; a repository's file may only lower it, and is told when it tried.
+  await noticeHeldSettings(session);
+  // A profile asking for more than the level in force fails here, before the console opens.
+  await session.host.permissionLevel();
+  const registry = await session.host.registry();
   // Asks at this terminal (the terminal Ask's approver), for the servers as the registry holds them.
-  const guard = await session.guard();
+  const guard = await session.host.guard();
   const names = registry.list().map((s) => s.name);
   await runShell({
     session,

@@ -1,10 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { forTerminal, say } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { forServers } from '../fan-out.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { reportFailures } from '../report.js';
-import type { CliSession } from '../session.js';
 import { splitTarget } from '../split-target.js';
 import { resolveTarget } from '../target.js';
 import { renderToolHelp } from '../tool-help/render-tool-help.js';
@@ -13,14 +13,14 @@ import { unknownToolError } from '../tool-help/unknown-tool.js';
 
 /** `mcpx tools [server | server.tool] [--schema]` */
 export async function runTools(
-  session: CliSession,
+  session: CliContext,
   name: string | undefined,
   schema: boolean,
 ): Promise<number> {
   if (name !== undefined && splitTarget(name)) return runToolHelp(session, name);
   // Connecting listed the tools (filtered by the config's allowed_tools / disabled_tools);
   // the registry keeps that list, so asking the server again would be a second round trip.
-  const registry = await session.registry();
+  const registry = await session.host.registry();
   const outcomes = await forServers(session, name, async (c) => {
     const { tools, listingError } = registry.status(c.server.name);
     // A listing that failed is that server's failure (its reason on stderr, a non-zero exit), not "0 tools".
@@ -49,11 +49,11 @@ export async function runTools(
 }
 
 /** `mcpx tools server.tool`: one tool's full signature (its definition with --json). */
-async function runToolHelp(session: CliSession, target: string): Promise<number> {
+async function runToolHelp(session: CliContext, target: string): Promise<number> {
   const { io, options } = session;
   const { server, name } = await resolveTarget(session, target, 'tool');
-  await session.connect(server);
-  const tools = (await session.registry()).status(server.name).tools;
+  await session.host.connect(server);
+  const tools = (await session.host.registry()).status(server.name).tools;
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
     throw unknownToolError(

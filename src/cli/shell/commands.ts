@@ -12,16 +12,16 @@ import {
   readArgumentSources,
   typeArguments,
 } from '../arguments/type-arguments.js';
+import type { CliContext } from '../context.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { writeError } from '../report.js';
-import type { CliSession } from '../session.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';
 import { parseJsonArguments, type ShellLine } from './parse-line.js';
 import { renderServers, renderToolHelp, renderToolList } from './render.js';
 
 /** What a console command works with; one per session. */
 export interface ShellContext {
-  readonly session: CliSession;
+  readonly session: CliContext;
   readonly registry: ServerRegistry;
   /** The model's permission guard: `/mcp connect --allow-all` approves a server on it. */
   readonly guard: PermissionGuard;
@@ -145,7 +145,7 @@ async function runMcp(ctx: ShellContext, args: readonly string[], signal: AbortS
   const needServer = async (): Promise<string> => {
     const name = operands[0];
     if (!name) throw usage(`/mcp ${sub} needs a server name`, `e.g. /mcp ${sub} demo`);
-    return (await ctx.session.server(name)).name;
+    return (await ctx.session.host.server(name)).name;
   };
   switch (sub) {
     case 'connect': {
@@ -290,7 +290,7 @@ async function runAt(
   signal: AbortSignal,
 ): Promise<void> {
   if (parsed.server === '') throw usage('name a server after @', 'e.g. @demo ? (Tab completes server names)');
-  const server = (await ctx.session.server(parsed.server)).name;
+  const server = (await ctx.session.host.server(parsed.server)).name;
   const tools = await toolsOf(ctx, server);
   if (parsed.tool === undefined) {
     if (parsed.help) {
@@ -321,7 +321,7 @@ async function runAt(
   const bar = ctx.terminal ? createProgressBar(ctx.status ?? ((s) => ctx.err(s))) : undefined;
   let result: Awaited<ReturnType<ServerRegistry['callTool']>>;
   // The person's own call, recorded as `mcpx call` records it.
-  const audited = ctx.session.audit().begin({ who: { client: 'cli' }, server, tool: tool.name, args });
+  const audited = ctx.session.host.audit().begin({ who: { client: 'cli' }, server, tool: tool.name, args });
   audited.decided({ result: 'allowed', by: 'person' });
   try {
     await connected(ctx, server);

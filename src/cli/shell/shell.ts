@@ -11,8 +11,8 @@ import {
   say,
   type Terminal,
 } from '../../text/index.js';
+import type { CliContext } from '../context.js';
 import { writeError } from '../report.js';
-import type { CliSession } from '../session.js';
 import { commandNames, completeExtra, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';
@@ -39,7 +39,7 @@ export interface ShellTerminal {
 export type TextHandler = (text: string, signal: AbortSignal) => Promise<void>;
 
 export interface ShellOptions {
-  readonly session: CliSession;
+  readonly session: CliContext;
   readonly registry: ServerRegistry;
   readonly guard: PermissionGuard;
   readonly agentId: string;
@@ -66,7 +66,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
   const { session, registry, terminal } = options;
   const { io } = session;
   const notice = (line: SafeText) => io.stderr.write(say`${line}\n`);
-  const history = await loadHistory(createHomeFiles(session.home), (error) =>
+  const history = await loadHistory(createHomeFiles(session.host.home), (error) =>
     notice(say`history not kept: ${toMcpxError(error).message}`),
   );
   const ctx: ShellContext = {

@@ -195,3 +195,43 @@ it('fills input variables from ask.input, asked once however many entries use th
   expect(servers.map((s) => s.env?.API_KEY)).toEqual(['the-key', 'the-key']);
   expect(asked).toEqual(['api_key']);
 });
+
+describe('options are settled when the host is made', () => {
+  it('refuses changes: the type forbids them, and a later write to the given object never reaches the host', async () => {
+    const allowServers = ['planted'];
+    const options: HostOptions = { permission: 'sandboxed', policy: { allowServers } };
+    // @ts-expect-error HostOptions is read-only: a knob is settled before createHost.
+    options.permission = 'yolo';
+    // @ts-expect-error its nested settings too.
+    options.policy.allowServers = [];
+    const given = { cwd: repo, homedir: dir.path, permission: 'sandboxed', policy: { allowServers } } as {
+      cwd: string;
+      homedir: string;
+      permission: HostOptions['permission'];
+      policy: { allowServers: string[] };
+    };
+    // The object itself, not a copy of it, is handed over.
+    const host = createHost(given);
+    given.permission = 'yolo';
+    given.policy.allowServers = [];
+    allowServers.push('other');
+    expect(await host.permissionLevel()).toBe('sandboxed');
+    await host.close();
+  });
+
+  it('reads each option once, when it is made (a getter is not consulted again)', async () => {
+    let reads = 0;
+    const host = createHost({
+      cwd: repo,
+      homedir: dir.path,
+      get permission() {
+        reads += 1;
+        return reads === 1 ? ('sandboxed' as const) : ('yolo' as const);
+      },
+    });
+    expect(await host.permissionLevel()).toBe('sandboxed');
+    expect(await host.permissionLevel()).toBe('sandboxed');
+    expect(reads).toBe(1);
+    await host.close();
+  });
+});
