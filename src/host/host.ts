@@ -6,8 +6,9 @@
  */
 import { homedir as osHomedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import {
+  type AuditClient,
   type AuditSink,
   type AuditTrail,
   createAuditTrail,
@@ -25,7 +26,7 @@ import type {
 import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon/route.js';
-import type { McpxError } from '../errors/index.js';
+import { formatOrigin, type McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
@@ -37,7 +38,14 @@ import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } fro
 import { hasServer, narrowedLevel, outsideProfile, profileForHost } from './profile.js';
 import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
 import { transportHooks } from './transport-hooks.js';
-import type { Env, Host, HostCatalogueOptions, HostDaemonOptions, HostOptions } from './types.js';
+import type {
+  Env,
+  Host,
+  HostCallOptions,
+  HostCatalogueOptions,
+  HostDaemonOptions,
+  HostOptions,
+} from './types.js';
 
 /**
  * Make a host; nothing is read or started until asked for.
@@ -489,9 +497,86 @@ class McpxHost implements Host {
       ...(this.#o.signal ? { signal: this.#o.signal } : {}),
       ...(options.servers ? { only: options.servers } : {}),
     });
+    const denied = await this.#askConsent(registry, guard, options);
+    const servers =
+      denied.size > 0
+        ? (options.servers ?? registry.list().map((s) => s.name)).filter((name) => !denied.has(name))
+        : options.servers;
+    return createAgentTools(registry, {
+      audit: { trail: this.audit(), who: { client: this.#auditClient() } },
+      ...options,
+      ...(servers ? { servers } : {}),
+      guard,
+    });
+  }
+
+  /** The front end this host's calls are recorded as: `audit.client`, else `library`. */
+  #auditClient(): AuditClient {
     const audit = this.#o.audit;
-    const who = { client: (audit ? audit.client : undefined) ?? 'library' };
-    return createAgentTools(registry, { audit: { trail: this.audit(), who }, ...options, guard });
+    return (audit ? audit.client : undefined) ?? 'library';
+  }
+
+  /**
+   * Seed 004's consent, before an agent gets any tool: each connected server, where it is
+   * configured and its tools, put to `ask.approver` when someone answers it (see `asksSomeone`).
+   * A denied server is closed and its name returned, so that its tools are never offered. With
+   * nobody to ask, nothing is asked here: each call is refused with the reason the model is told.
+   */
+  async #askConsent(
+    registry: ServerRegistry,
+    guard: PermissionGuard,
+    options: Pick<AgentToolsOptions, 'agentId' | 'servers'>,
+  ): Promise<Set<string>> {
+    const denied = new Set<string>();
+    const approver = this.#o.ask?.approver;
+    if (!approver) return denied;
+    const { asksSomeone } = await import('../permissions/approver.js');
+    if (!asksSomeone(approver)) return denied;
+    for (const status of registry.list()) {
+      if (status.state !== 'ready' || (options.servers && !options.servers.includes(status.name))) continue;
+      const decision = await guard.consent({
+        ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+        server: status.name,
+        origin: formatOrigin(status.config.origin, this.#homedir),
+        tools: status.tools,
+      });
+      if (decision !== 'deny') continue;
+      denied.add(status.name);
+      await registry.disconnect(status.name);
+      this.#notice(`'${status.name}' denied: closed, and its tools are not offered`);
+    }
+    return denied;
+  }
+
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: HostCallOptions = {},
+  ): Promise<CallToolResult> {
+    const registry = await this.registry();
+    const { signal, onProgress, onTaskStatus, client } = options;
+    // Nothing to decide: the call is the person's (or the program's) own, not an agent's.
+    const audited = this.audit().begin({
+      who: { client: client ?? this.#auditClient() },
+      server,
+      tool,
+      args,
+    });
+    audited.decided({ result: 'allowed', by: 'person' });
+    try {
+      // Through the registry: the server connected on first use, marked busy while it runs.
+      const result = await registry.callTool(server, tool, args, {
+        ...(signal ? { signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
+        ...(onTaskStatus ? { onTaskStatus } : {}),
+      });
+      audited.returned(result);
+      return result;
+    } catch (error) {
+      audited.failed(error);
+      throw error;
+    }
   }
 
   async catalogue(options: HostCatalogueOptions = {}): Promise<Catalogue<Tool>> {

@@ -41,6 +41,7 @@ export type {
   Env,
   Host,
   HostAuditOptions,
+  HostCallOptions,
   HostCatalogueOptions,
   HostDaemonOptions,
   HostOptions,

@@ -1,8 +1,8 @@
 /** What a host is given, and what it offers its front end. */
-import type { LoggingLevel, Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
-import type { ServerConnection, ServerLogEvent } from '../client/index.js';
+import type { ProgressEvent, ServerConnection, ServerLogEvent, TaskStatusEvent } from '../client/index.js';
 import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
 import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
 import type { McpxError } from '../errors/index.js';
@@ -112,6 +112,18 @@ export interface HostAuditOptions {
   readonly client?: AuditClient;
 }
 
+/** How `Host.callTool()` makes one call, and what it tells along the way. */
+export interface HostCallOptions {
+  /** Cancels the call: the server is told (`notifications/cancelled`) and the call rejects. */
+  readonly signal?: AbortSignal;
+  /** The server's progress notifications for this call. */
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Status changes of a tool that runs as a task. */
+  readonly onTaskStatus?: (event: TaskStatusEvent) => void;
+  /** The front end the audit log records the call as (default `audit.client`, else `library`). */
+  readonly client?: AuditClient;
+}
+
 /** Which tools `Host.catalogue()` lists, and under which names. */
 export interface HostCatalogueOptions {
   /** Default `prefixed` (as `agentTools()`); `transparent` is for one server. */
@@ -184,10 +196,30 @@ export interface Host {
   /**
    * The servers' tools for an agent, behind `guard()`: every server (or `options.servers`)
    * connected first; one that fails is left out, told by a `failure` event and in `failures()`.
+   * When someone answers `ask.approver` (not a refusing or nobody approver), each connected
+   * server is put to it first (seed 004's consent: where it is configured and its tools, before
+   * the agent sees any of them); a server denied is closed, its tools never offered, and a
+   * `notice` says so. With nobody to ask, each call is refused instead, in words the model is told.
    * At `sandboxed` no server is started and no MCP tool is offered (a `notice` says so);
    * `options.extraSources` are still offered.
    */
   agentTools(options?: Omit<AgentToolsOptions, 'guard'>): Promise<AgentToolSet>;
+  /**
+   * One call of `tool` of `server` that the host's own user makes (a person's `mcpx call` or
+   * shell line, a program's direct call), not an agent's: it is not put to `guard()`, and
+   * `audit()` records it as allowed by the person, with how it ended. The server is connected
+   * on first use. A tool that fails is a result (`isError`); a server that cannot be reached,
+   * or a cancelled call, rejects.
+   *
+   * @example
+   * const result = await host.callTool('demo', 'echo', { message: 'hi' });
+   */
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: HostCallOptions,
+  ): Promise<CallToolResult>;
   /**
    * The tools of `servers()` (or `options.servers`) under one set of public names, behind
    * `guard()`: a tool the policy does not offer is neither listed nor resolvable. The names

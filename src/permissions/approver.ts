@@ -143,6 +143,16 @@ export function isNobodyApprover(approver: Approver): approver is NobodyApprover
   return typeof (approver as Partial<NobodyApprover>).refusal === 'function';
 }
 
+/**
+ * Whether someone answers this approver's questions: not a {@link nobodyApprover}, nor one
+ * that refuses every question with a `reason` ({@link denyingApprover}, a command without a
+ * terminal). Only then is a server's consent asked up front, before an agent gets its tools;
+ * with nobody to ask, each call is refused in words the model is told.
+ */
+export function asksSomeone(approver: Approver): boolean {
+  return !isNobodyApprover(approver) && !('reason' in approver);
+}
+
 const show = forTerminal;
 
 /** How a call is shown to a person: server, tool, description with hidden characters revealed, arguments. */

@@ -1,5 +1,6 @@
 export {
   type Approver,
+  asksSomeone,
   type CallQuestion,
   type ChangedQuestion,
   type ConnectQuestion,

@@ -63,20 +63,15 @@ export async function runCall(
   const bar = io.stderrIsTTY && !options.json ? createProgressBar(turns.draw) : undefined;
   const onTaskStatus = taskStatusReporter(session, bar);
   let result: CallToolResult;
-  // A person's own call: nothing to decide, but recorded as agents' calls are.
-  const audited = session.host
-    .audit()
-    .begin({ who: { client: 'cli' }, server: server.name, tool: name, args });
-  audited.decided({ result: 'allowed', by: 'person' });
   try {
-    result = await connection.callTool(name, args, {
+    // A person's own call, as the shell's `@server tool` makes it: recorded, never put to the guard.
+    result = await session.host.callTool(server.name, name, args, {
+      client: 'cli',
       signal: io.signal,
       ...(bar ? { onProgress: (event) => bar.update(event) } : {}),
       ...(onTaskStatus ? { onTaskStatus } : {}),
     });
-    audited.returned(result);
   } catch (error) {
-    audited.failed(error);
     if (error instanceof McpxError && error.code === ErrorCode.ServerRejected) {
       throw (await explainFailedCall(session, connection, server, name, resolved)) ?? error;
     }

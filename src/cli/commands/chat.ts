@@ -7,14 +7,11 @@ import {
   openAICompatibleModel,
   runAgentTurn,
 } from '../../agent/index.js';
-import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../../errors/index.js';
-import type { PermissionGuard } from '../../permissions/index.js';
-import type { ServerRegistry } from '../../registry/index.js';
+import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import { forTerminal, say } from '../../text/index.js';
 import {
   type AgentToolSet,
   CALL_TOOL,
-  createAgentTools,
   LIST_RESOURCES_TOOL,
   READ_RESOURCE_TOOL,
   SEARCH_THRESHOLD,
@@ -23,7 +20,7 @@ import {
 import { type ChatCommand, chatContextCommands } from '../chat-context.js';
 import { chatFeatures } from '../chat-features.js';
 import { createChatJsonRecorder } from '../chat-json.js';
-import type { CliContext, CliDoor } from '../context.js';
+import type { CliDoor } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { usageError } from '../global-options.js';
 import { noticeHeldSettings } from '../held-settings.js';
@@ -100,38 +97,25 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
   await noticeHeldSettings(session);
   const level = await session.host.permissionLevel();
   const registry = await session.host.registry();
-  if (level !== 'sandboxed') {
-    await registry.connectAll({ signal: io.signal });
-    for (const status of registry.list()) {
-      if (status.error) {
-        session.notice(forTerminal(`${status.name}: not available — ${status.error.message}`));
-        record?.addError(status.error);
-      } else if (status.listingError) {
-        session.notice(forTerminal(`${status.name}: no tools offered — ${status.listingError.message}`));
-        record?.addError(status.listingError);
-      }
-    }
-  }
-  // The terminal Ask's approver: the person at this terminal, or a refusal that says there is none.
-  const guard = await session.host.guard();
-  const denied = io.interactive ? await askConsent(session, registry, guard) : new Set<string>();
-  const tools = await createAgentTools(registry, {
+  // Each server connected and, on a terminal, put to the person before the model sees its tools
+  // (seed 004's consent, the host's for every agent); with no terminal each call is refused instead.
+  const tools = await session.host.agentTools({
     agentId: 'chat',
-    guard,
     audit: { trail: session.host.audit(), who: { client: 'chat' } },
     // Resource reads are decided by the guard like tool calls; sandboxed has no MCP access at all.
     resources: options.resources === true && level !== 'sandboxed',
-    ...(level === 'sandboxed'
-      ? { servers: [] }
-      : denied.size > 0
-        ? {
-            servers: registry
-              .list()
-              .map((s) => s.name)
-              .filter((name) => !denied.has(name)),
-          }
-        : {}),
   });
+  for (const status of registry.list()) {
+    if (status.error) {
+      session.notice(forTerminal(`${status.name}: not available — ${status.error.message}`));
+      record?.addError(status.error);
+    } else if (status.listingError) {
+      session.notice(forTerminal(`${status.name}: no tools offered — ${status.listingError.message}`));
+      record?.addError(status.listingError);
+    }
+  }
+  // The console's `/mcp connect --allow-all` approves a server on the model's guard.
+  const guard = await session.host.guard();
   // Above the search threshold the model sees two tools instead of every schema: the person is told,
   // at the start and whenever a changed catalogue crosses the threshold either way.
   let announcedMode: AgentToolSet['mode'] = 'all';
@@ -302,35 +286,6 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
     tools.close();
   }
   return ExitCode.Ok;
-}
-
-/**
- * Seed 004's consent, before any tool reaches the model: each connected
- * server, where it is configured and its tools, allowed, confirmed per call
- * or denied. A denied server is closed; its name is returned so its tools are
- * never offered. (Without a terminal nobody is asked: each call is denied
- * with the reason, which the model is told.)
- */
-async function askConsent(
-  session: CliContext,
-  registry: ServerRegistry,
-  guard: PermissionGuard,
-): Promise<Set<string>> {
-  const denied = new Set<string>();
-  for (const status of registry.list()) {
-    if (status.state !== 'ready') continue;
-    const decision = await guard.consent({
-      agentId: 'chat',
-      server: status.name,
-      origin: formatOrigin(status.config.origin, session.io.homedir),
-      tools: status.tools,
-    });
-    if (decision !== 'deny') continue;
-    denied.add(status.name);
-    await registry.disconnect(status.name);
-    session.notice(`'${status.name}' denied: closed, and its tools are not offered`);
-  }
-  return denied;
 }
 
 /** A line naming one of the chat's commands, ready to run; anything else is for the model. */

@@ -320,19 +320,13 @@ async function runAt(
     : await typedArguments(ctx, server, tool, parsed.pairs);
   const bar = ctx.terminal ? createProgressBar(ctx.status ?? ((s) => ctx.err(s))) : undefined;
   let result: Awaited<ReturnType<ServerRegistry['callTool']>>;
-  // The person's own call, recorded as `mcpx call` records it.
-  const audited = ctx.session.host.audit().begin({ who: { client: 'cli' }, server, tool: tool.name, args });
-  audited.decided({ result: 'allowed', by: 'person' });
   try {
-    await connected(ctx, server);
-    result = await ctx.registry.callTool(server, tool.name, args, {
+    // The person's own call, made as `mcpx call` makes it (recorded, never put to the guard).
+    result = await ctx.session.host.callTool(server, tool.name, args, {
+      client: 'cli',
       signal,
       ...(bar ? { onProgress: (event) => bar.update(event) } : {}),
     });
-    audited.returned(result);
-  } catch (error) {
-    audited.failed(error);
-    throw error;
   } finally {
     bar?.clear();
   }
