@@ -120,6 +120,7 @@ export {
   type Env,
   type Host,
   type HostAuditOptions,
+  type HostCallOptions,
   type HostCatalogueOptions,
   type HostEvent,
   type HostListener,
