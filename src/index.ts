@@ -1,10 +1,14 @@
 /**
- * mcpx as a library: load configs, connect many MCP servers, and give their
- * tools to an agent under a permission policy. The library never prints;
- * every failure is an `McpxError` with a stable `code`, rendered by
- * `formatError`. The provider formats are `mcpx/openai`, `mcpx/anthropic`
- * and `mcpx/ai-sdk`; transports, the connector, OAuth and the sanitizers are
- * `mcpx/low-level`.
+ * mcpx as a library: `createHost` loads the configs (with their trust),
+ * connects many MCP servers, and gives their tools to an agent under a
+ * permission policy. This entry is what a `createHost` user needs: the host,
+ * its options and events, the types its methods take and return, who can be
+ * asked (`Ask`, the approvers, client features), and the errors. The library
+ * never prints; every failure is an `McpxError` with a stable `code`,
+ * rendered by `formatError`. The provider formats are `mcpx/openai`,
+ * `mcpx/anthropic` and `mcpx/ai-sdk`; the pieces under the host (the
+ * registry, the guard, the config loader, the connector, transports, OAuth,
+ * the sanitizers) are `mcpx/low-level`.
  *
  * Every export added here becomes public API, checked against
  * `api/mcpx.api.md` by `npm run api`: named exports only, never `export *`.
@@ -20,27 +24,26 @@
 
 // The audit log: one record per tool call (who asked, the decision, the outcome), to the
 // owner-only file and to sinks of a program's own (`createHost({ audit: { sink } })`).
-export {
-  type AuditAnswerer,
-  type AuditCaller,
-  type AuditCallStart,
-  type AuditClient,
-  type AuditDecision,
-  type AuditedCall,
-  type AuditOutcome,
-  type AuditRecord,
-  type AuditSink,
-  type AuditTrail,
-  maskArguments,
+export type {
+  AuditAnswerer,
+  AuditCaller,
+  AuditCallStart,
+  AuditClient,
+  AuditDecision,
+  AuditedCall,
+  AuditOutcome,
+  AuditRecord,
+  AuditSink,
+  AuditTrail,
 } from './audit/index.js';
-// Client features: what a server may ask of the host (roots, sampling, elicitation), and a connection.
+// Client features: what a server may ask of the host (roots, sampling, elicitation), and a
+// connection as `host.connect()` returns it.
 export {
   type CallToolOptions,
   type ClientFeatures,
   createRoots,
   type ElicitationHandlers,
   type InputRound,
-  type ListKind,
   type ProgressEvent,
   type ProtocolEra,
   type RequestControl,
@@ -55,47 +58,25 @@ export {
   samplingRefused,
   type TaskStatusEvent,
 } from './client/index.js';
-// Interop: mcpx's servers written in another client app's config dialect.
-export {
-  CLIENT_APP_IDS,
-  CLIENT_APPS,
-  type ClientAppContext,
-  type ClientAppDialect,
-  type ClientAppFile,
-  type ClientAppId,
-  type ClientAppRead,
-  type ClientAppServer,
-  type ClientAppWrite,
-  type ExportResult,
-  entryFromServer,
-  exportServers,
-  type McpxEntry,
-} from './config/client-apps/index.js';
-// Config: find, parse, validate and merge the config files; an ad-hoc server from a command or URL.
+// Config: what `host.config()` and `host.servers()` return; an ad-hoc server for `adhoc`.
 export {
   type AdhocStdioOptions,
   adhocHttpServer,
   adhocStdioServer,
   type ConfigFileInfo,
   type ConfigLayer,
-  type ConfigPathInfo,
   type ConfigWarning,
   type HeldSettings,
   type InputRequest,
-  type LoadConfigOptions,
   type LoadedConfig,
-  loadConfig,
   type PermissionName,
   type ProfileConfig,
   type ProfileLayer,
   type ProtocolPin,
-  resolveMcpxHome,
   type ServerConfig,
   type ServerOrigin,
   type ShadowedServer,
   type TransportKind,
-  type ValidationResult,
-  validateConfig,
 } from './config/index.js';
 // Errors: one class, a stable code per kind, one formatter.
 export {
@@ -130,49 +111,30 @@ export {
   type TrustQuestion,
 } from './host/index.js';
 
-// Permissions: one guard decides every call an agent makes; an approver answers its questions.
+// Permissions: the level a host runs at, and the approver `ask.approver` is, with its questions.
 export {
   type Approver,
+  type CallDecision,
   type CallQuestion,
   type ChangedQuestion,
   type ConfirmHint,
+  type ConnectDecision,
   type ConnectQuestion,
   type ConsentRequest,
-  createPermissionGuard,
   denyingApprover,
   type NobodyApprover,
   nobodyApprover,
   type PermissionAnswers,
-  type PermissionGuard,
-  type PermissionGuardOptions,
   type PermissionLevel,
   type QuestionOptions,
   scriptedApprover,
-  type ToolCallCheckOptions,
-  type ToolCallGuard,
-  type ToolCallRequest,
-  type UnaskedQuestion,
-  type VerdictRequest,
 } from './permissions/index.js';
 
-// Registry: many servers at once, their lifecycle and events.
-export {
-  type ConnectOptions,
-  type Connector,
-  DEFAULT_RECONNECT_POLICY,
-  type ReconnectMode,
-  type ReconnectPolicy,
-  type RegistryEvent,
-  type ServerCondition,
-  ServerRegistry,
-  type ServerRegistryOptions,
-  type ServerState,
-  type ServerStatus,
-  type Visibility,
-} from './registry/index.js';
+// What `host.connect()` takes and how `reconnect` behaves.
+export type { ConnectOptions, ReconnectMode } from './registry/index.js';
 
-// Agent tools: MCP tools (and the host's own functions) for a model, validated, guarded, converted;
-// resources (the opt-in tool pair) and prompts (`promptMessages`) for a model's context.
+// Agent tools: what `host.agentTools()` and `host.catalogue()` return, and a program's own tools
+// beside the servers' (`extraSources`).
 export {
   type AgentTool,
   type AgentToolResult,
@@ -183,17 +145,10 @@ export {
   type Catalogue,
   type CatalogueEntry,
   type CatalogueNaming,
-  type ChatMessage,
-  type ChatPart,
-  type ChatPartsOptions,
-  createAgentTools,
   type InProcessTool,
   inProcessToolSource,
   LIST_RESOURCES_TOOL,
   type NamingStyle,
-  type PromptMessages,
-  type PromptMessagesOptions,
-  promptMessages,
   READ_RESOURCE_TOOL,
   type RoutedTool,
   SEARCH_TOOL,

@@ -3,8 +3,7 @@
 // `node library-call.mjs CONFIG SERVER TOOL MESSAGE` prints the text and exits.
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import { loadConfig, resolveMcpxHome, ServerRegistry } from 'mcpx';
-import { defaultConnector } from 'mcpx/low-level';
+import { defaultConnector, loadConfig, resolveMcpxHome, ServerRegistry } from 'mcpx/low-level';
 
 const [configFile, server, tool, message] = process.argv.slice(2);
 const config = await loadConfig({

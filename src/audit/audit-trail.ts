@@ -18,6 +18,7 @@ export interface AuditedCall {
   dropped(): void;
 }
 
+/** A tool call as it begins, for `AuditTrail.begin`: who asked, and which tool with which arguments. */
 export interface AuditCallStart {
   readonly who: AuditCaller;
   readonly server?: string;

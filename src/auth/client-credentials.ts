@@ -61,6 +61,7 @@ export function machineCredentials(server: ServerConfig): MachineCredentials | u
   };
 }
 
+/** What `ClientCredentialsAuth` signs in with: the remote server, the machine's credentials, and where tokens are kept. */
 export interface ClientCredentialsAuthOptions {
   readonly server: ServerConfig & { readonly url: string };
   readonly credentials: MachineCredentials;

@@ -53,6 +53,7 @@ export function oauthSettings(server: ServerConfig): OAuthSettings {
   return Object.fromEntries(Object.entries(read).filter(([, v]) => v !== undefined));
 }
 
+/** What `McpxOAuthProvider` needs: the remote server, the token store, and for an interactive sign-in where to send the person. */
 export interface McpxOAuthProviderOptions {
   readonly server: ServerConfig & { readonly url: string };
   readonly store: TokenStore;

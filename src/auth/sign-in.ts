@@ -2,6 +2,7 @@ import type { ServerConfig } from '../config/index.js';
 import type { Resolver, SdkDiagnostic } from '../transport/index.js';
 import type { TokenStore } from './token-store.js';
 
+/** How `signIn` runs a browser sign-in: where tokens go, how the person is shown the URL, and how long to wait. */
 export interface SignInOptions {
   readonly store: TokenStore;
   /** Take the person to the authorization URL (the browser, or printing it for --no-browser). */

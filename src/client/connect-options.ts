@@ -27,6 +27,7 @@ export interface ManagedTransport extends Transport {
   readonly relayedProtocolVersion?: string;
 }
 
+/** How `connectServer` connects one server: its transport, timeouts, the era cache, and the callbacks for the server's logs and list changes. */
 export interface ConnectServerOptions {
   /** Builds a fresh transport; called again when a connect has to be retried. */
   readonly createTransport: () => ManagedTransport | Promise<ManagedTransport>;
@@ -51,4 +52,5 @@ export interface ConnectServerOptions {
   readonly tracer?: Tracer;
 }
 
+/** Which of a server's lists changed: its tools, resources or prompts. */
 export type ListKind = 'tools' | 'resources' | 'prompts';

@@ -9,7 +9,9 @@ import type { ServerConfig } from '../config/index.js';
 import type { ConnectServerOptions } from './server-connection.js';
 import type { ServerConnection } from './types.js';
 
+/** How long a connect (spawn or request, then the handshake) may take, unless the server or the caller says otherwise. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** How long one request to a server may take, unless the server or the caller says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /**

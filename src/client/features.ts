@@ -17,6 +17,7 @@ import type {
   Root,
 } from '@modelcontextprotocol/client';
 
+/** The folders (roots) a server may work in, and word when they change. */
 export interface RootsProvider {
   /** May be asked of someone else (the gateway asks its calling client). */
   list(): readonly Root[] | Promise<readonly Root[]>;
@@ -46,6 +47,7 @@ export function rootsForDirectories(directories: readonly string[]): Root[] {
   return directories.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir }));
 }
 
+/** Answers a server's sampling requests (a model completion asked for by the server), within a token cap. */
 export interface SamplingHandler {
   /** Asks the person first (the host's consent), then the model; a refusal throws (see `samplingRefused`). */
   createMessage(
@@ -61,6 +63,7 @@ export interface SamplingHandler {
   readonly tools?: boolean;
 }
 
+/** Answers a server's elicitation requests: a form filled in, or a URL shown; each mode is declared only when its handler exists. */
 export interface ElicitationHandlers {
   /** Form mode: a flat object of primitive fields; answer accept (with content), decline or cancel. */
   form?(params: ElicitRequestFormParams, options: { signal: AbortSignal }): Promise<ElicitResult>;
@@ -68,6 +71,7 @@ export interface ElicitationHandlers {
   url?(params: ElicitRequestURLParams, options: { signal: AbortSignal }): Promise<ElicitResult>;
 }
 
+/** What a host offers one server (each capability is declared only when its handler is here): roots, sampling, elicitation. */
 export interface ClientFeatures {
   readonly roots?: RootsProvider;
   readonly sampling?: SamplingHandler;

@@ -8,6 +8,7 @@ import {
 } from '../transport/index.js';
 import type { ManagedTransport } from './server-connection.js';
 
+/** What `createServerTransport` builds a transport with: the host's environment, and callbacks for what a server says outside the protocol. */
 export interface TransportHooks {
   /** The host's environment; only safe keys and `env_passthrough` names reach a stdio server. */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;

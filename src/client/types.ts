@@ -35,6 +35,7 @@ export interface ProgressEvent {
   readonly message?: string;
 }
 
+/** What every request to a server takes: cancellation and a timeout of its own. */
 export interface RequestControl {
   /** Cancels the request; the server is sent `notifications/cancelled`. */
   readonly signal?: AbortSignal;
@@ -92,6 +93,7 @@ export interface InputRound {
   readonly requestState?: string;
 }
 
+/** How one tool call is made: cancellation, timeouts, and progress reports. */
 export interface CallToolOptions extends RequestControl {
   readonly onProgress?: (event: ProgressEvent) => void;
   /**

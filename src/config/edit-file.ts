@@ -12,6 +12,7 @@ import type { ConfigLayer } from './types.js';
 /** Which file an edit goes to: the user's global `mcp.json` or the project's `.mcpx/mcp.json`. */
 export type ConfigScope = 'global' | 'project';
 
+/** Which config file `editConfigFile` changes, and the change: add, replace or remove one server entry. */
 export interface EditConfigFileOptions {
   readonly scope: ConfigScope;
   /** The project folder (for `project`, and to find the server in other layers for an error). */
@@ -23,6 +24,7 @@ export interface EditConfigFileOptions {
   readonly signal?: AbortSignal;
 }
 
+/** The file `editConfigFile` changed, and what it did to it. */
 export interface EditConfigFileResult extends TextEditResult {
   readonly file: string;
   readonly scope: ConfigScope;

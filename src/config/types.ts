@@ -18,6 +18,7 @@ export interface ServerOrigin {
   readonly importedBy?: string;
 }
 
+/** How mcpx reaches a server: a child process (`stdio`), Streamable HTTP (`http`), or the older SSE transport (`sse`). */
 export type TransportKind = 'stdio' | 'http' | 'sse';
 
 /** Which protocol era to speak: negotiate, force the 2025 handshake, or require 2026-07-28. */

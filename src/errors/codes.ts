@@ -87,4 +87,5 @@ export const ErrorCode = {
   Internal: 'INTERNAL',
 } as const;
 
+/** One of the stable codes: what `McpxError.code` holds. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -2,6 +2,7 @@ import { ErrorCode } from './codes.js';
 import { displayPath, displayPaths } from './display-path.js';
 import { type ErrorContext, McpxError } from './mcpx-error.js';
 
+/** How `formatError` renders an error: one line or the full block, with or without the stack, paths under the home shown as `~/…`. */
 export interface FormatOptions {
   /** Full block (context, causes, fixes, stderr tail) instead of one line. */
   readonly verbose?: boolean;

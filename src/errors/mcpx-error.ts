@@ -46,6 +46,7 @@ export interface ErrorContext {
   readonly signIn?: { readonly scope?: string };
 }
 
+/** What an `McpxError` is made with: its context (server, file, …), likely causes and fixes, and the error under it. */
 export interface McpxErrorOptions extends ErrorContext {
   /** Likely causes, most likely first. */
   readonly causes?: readonly string[];

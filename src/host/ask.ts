@@ -17,6 +17,10 @@ export interface TrustQuestion {
   readonly description: readonly string[];
 }
 
+/**
+ * Who can be asked, handed to `createHost`: each question a repository or a server raises goes to
+ * its member, and what is absent gets the safe default (skip, refuse, decline).
+ */
 export interface Ask {
   /**
    * Who answers, for messages that say why something was not asked

@@ -155,6 +155,7 @@ async function askForLogs(connection: ServerConnection, level: LoggingLevel): Pr
   await connection.setLoggingLevel(level).catch(() => {});
 }
 
+/** How `defaultConnector` connects servers: the transport hooks, the era cache, timeouts, server logs and client features. */
 export interface DefaultConnectorOptions extends TransportHooks {
   /** Remembers which protocol era each server speaks (`openFileEraCache(home)`), so later starts skip the probe. */
   readonly eraCache?: EraCache;

@@ -30,6 +30,7 @@ export type HostEvent =
   /** Only with `verbose: true`: servers' stderr and logs, retries, the SDK's diagnostics. */
   | { readonly type: 'verbose'; readonly message: string };
 
+/** Told each `HostEvent`; given to `host.on()`. */
 export type HostListener = (event: HostEvent) => void;
 
 /** A line of a server's output, shortened. */

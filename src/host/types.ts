@@ -12,6 +12,7 @@ import type { AgentToolSet, AgentToolsOptions, Catalogue, CatalogueNaming } from
 import type { Ask } from './ask.js';
 import type { HostListener } from './events.js';
 
+/** Environment variables, as `process.env` holds them. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -144,6 +145,7 @@ export interface HostDaemonOptions {
   readonly label?: string;
 }
 
+/** What `createHost` returns: the config, the servers and their connections, the permission guard, and the tools for an agent, with events and one `close()`. */
 export interface Host {
   /** The mcpx home (MCPX_HOME, or `~/.mcpx`). */
   readonly home: string;

@@ -33,6 +33,7 @@ export interface CallQuestion {
   readonly args: Readonly<Record<string, unknown>>;
 }
 
+/** "May the agent call this tool, whose definition changed since it was approved?" */
 export interface ChangedQuestion extends CallQuestion {
   /** What differs from the definition approved before, in words. */
   readonly changes: readonly string[];

@@ -9,6 +9,7 @@ import { toolExclusions } from './tool-exclusions.js';
 import { describeToolChange, fingerprintCache } from './tool-fingerprint.js';
 import type { PermissionLevel, ToolCallCheckOptions, ToolCallGuard, ToolCallRequest } from './types.js';
 
+/** What `createPermissionGuard` decides with: the level, who is asked, the servers' allow and deny lists, and the tools left out. */
 export interface PermissionGuardOptions {
   readonly level: PermissionLevel;
   readonly approver: Approver;
@@ -42,6 +43,7 @@ export interface ConsentRequest {
   readonly tools: readonly Tool[];
 }
 
+/** The one permission engine (`host.guard()`): decides every call an agent makes, asks the approver when the policy says so, and remembers the answers for the session. */
 export interface PermissionGuard extends ToolCallGuard {
   /** The session's decisions so far (for display and tests). */
   readonly state: PermissionState;

@@ -20,6 +20,7 @@ export interface PermissionState {
   readonly ranUnasked?: ReadonlyMap<string, { readonly fingerprint: string; readonly tool: Tool }>;
 }
 
+/** What `decide` is asked about: one tool of one server, with the config's lists and the session's choices. */
 export interface PolicyRequest {
   readonly server: string;
   readonly tool: Tool;
@@ -39,6 +40,7 @@ export interface PolicyRequest {
   readonly believeAnnotations?: boolean;
 }
 
+/** What `decide` answers: allow, deny (with why and how to fix it), or ask a question first. */
 export type Verdict =
   /** `because`: allowed by a believed `readOnlyHint` rather than by a person's answer or the level. */
   | { readonly kind: 'allow'; readonly because?: 'read-only' }

@@ -28,6 +28,7 @@ export interface ToolCallGuard {
   check(request: ToolCallRequest, options?: ToolCallCheckOptions): Promise<void>;
 }
 
+/** How one `check()` runs: cancellation, and a callback told how the call was decided. */
 export interface ToolCallCheckOptions {
   readonly signal?: AbortSignal;
   /**

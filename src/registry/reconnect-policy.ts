@@ -1,6 +1,7 @@
 /** How a dead connection comes back. */
 export type ReconnectMode = 'never' | 'lazy' | 'eager';
 
+/** How a lost connection comes back: when, how many attempts, and the backoff between them. */
 export interface ReconnectPolicy {
   /** never: stay in error until asked; lazy: on next use (default); eager: in the background. */
   readonly mode: ReconnectMode;
@@ -10,6 +11,7 @@ export interface ReconnectPolicy {
   readonly maxDelayMs: number;
 }
 
+/** A lost connection comes back on next use, after up to 5 attempts with backoff from 0.5 to 30 seconds. */
 export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = {
   mode: 'lazy',
   maxAttempts: 5,

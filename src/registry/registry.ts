@@ -20,6 +20,7 @@ export type Connector = (
   hooks: { readonly onListChanged: (kind: ListKind) => void; readonly signal?: AbortSignal },
 ) => Promise<ServerConnection>;
 
+/** What a registry tells its listeners: a server's state changed, its tools changed, or it has something to say (a warning, a failed listing). */
 export type RegistryEvent =
   | {
       readonly type: 'state';
@@ -46,6 +47,7 @@ export type RegistryEvent =
       readonly listing?: ListKind;
     };
 
+/** How a `ServerRegistry` connects and reconnects its servers: the connector, how many at once, the reconnect policy. */
 export interface ServerRegistryOptions {
   readonly connector: Connector;
   /** Servers connected at once by `connectAll()`. */

@@ -32,6 +32,7 @@ export interface AgentTool {
   readonly tool?: Tool;
 }
 
+/** Which tools an agent is offered and how: naming, servers, the program's own tools, search mode, resources, the guard. */
 export interface AgentToolsOptions {
   /** The agent these tools are for: it sees shared servers and its own. */
   readonly agentId?: string;
@@ -76,6 +77,7 @@ export interface AgentToolsOptions {
   readonly onWarning?: (warning: AgentToolWarning) => void;
 }
 
+/** The tools given to a model, and how to run the calls it makes of them (validated, guarded, converted). */
 export interface AgentToolSet {
   /** What to give the model (the search pair in search mode). */
   readonly tools: readonly AgentTool[];

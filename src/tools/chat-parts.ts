@@ -19,6 +19,7 @@ export interface ChatMessage {
   readonly parts: readonly ChatPart[];
 }
 
+/** How content becomes chat parts: the longest text of one part. */
 export interface ChatPartsOptions {
   /** Longest text of one part, in characters (default 100,000); longer text is cut with a notice. */
   readonly maxTextLength?: number;

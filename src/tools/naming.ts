@@ -9,6 +9,7 @@ import { stripHidden, stripTerminalControls } from '../text/index.js';
  */
 export type NamingStyle = 'prefixed' | 'dotted' | 'namespaced';
 
+/** A tool by the source it comes from and its own name, before public names are given. */
 export interface QualifiedTool {
   /** The tool source (an MCP server's name, or an in-process source's id). */
   readonly source: string;

@@ -17,6 +17,7 @@ export const PROMPT_ACTION = {
   inputSchema: { type: 'object' },
 } as const satisfies Tool;
 
+/** How `promptMessages` fills in a prompt: cancellation, the agent asking, the longest text of a part. */
 export interface PromptMessagesOptions extends ChatPartsOptions {
   readonly signal?: AbortSignal;
   /** With a registry: the agent asking (it sees shared servers and its own). */

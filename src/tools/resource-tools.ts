@@ -11,7 +11,9 @@ import { resourceContentBlocks } from './chat-parts.js';
 import { type AgentToolResult, convertToolResult, DEFAULT_MAX_TEXT_LENGTH, truncateText } from './result.js';
 import type { ToolCallOptions } from './tool-source.js';
 
+/** The agent tool that lists servers' resources (offered with `resources: true`). */
 export const LIST_RESOURCES_TOOL = 'list_resources';
+/** The agent tool that reads one server's resource (offered with `resources: true`). */
 export const READ_RESOURCE_TOOL = 'read_resource';
 
 /** Entries of one `list_resources` answer. */

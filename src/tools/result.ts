@@ -23,6 +23,7 @@ export type ToolResultPart =
       readonly description?: string;
     };
 
+/** A tool's result for a model: typed parts, bounded and sanitized text, whether it failed, and its checked `structuredContent`. */
 export interface AgentToolResult {
   readonly parts: readonly ToolResultPart[];
   /** Everything as text a model or person can read, sanitized, within the size limit. */
@@ -34,6 +35,7 @@ export interface AgentToolResult {
   readonly structuredContent?: unknown;
 }
 
+/** How `convertToolResult` turns a tool result into an `AgentToolResult`: which tool, its output schema, the text limit. */
 export interface ConvertOptions {
   readonly server: string;
   readonly tool: string;
@@ -45,6 +47,7 @@ export interface ConvertOptions {
   readonly onUncheckedSchema?: (reason: string) => void;
 }
 
+/** The longest text of a tool result a model is given, in characters, unless `maxTextLength` says otherwise. */
 export const DEFAULT_MAX_TEXT_LENGTH = 100_000;
 
 function toPart(block: ContentBlock): ToolResultPart {

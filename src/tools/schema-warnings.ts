@@ -1,5 +1,6 @@
 import type { RoutedTool } from './router.js';
 
+/** A tool offered with a flaw the model should not pay for (a schema that cannot be compiled, so its calls go unchecked). */
 export interface AgentToolWarning {
   readonly server: string;
   readonly tool: string;

@@ -11,7 +11,9 @@ import { searchTools } from './tool-search.js';
 /** Above this many tools, `auto` mode offers the search pair instead of every schema. */
 export const SEARCH_THRESHOLD = 40;
 
+/** The agent tool that searches every server's tools, in search mode. */
 export const SEARCH_TOOL = 'search_tools';
+/** The agent tool that calls a tool found by `search_tools`, in search mode. */
 export const CALL_TOOL = 'call_tool';
 
 /** The two tools offered in search mode, as agent tools (no server behind them). */

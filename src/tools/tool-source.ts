@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { ProgressEvent } from '../client/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 
+/** How one agent tool call runs: cancellation, and progress reports. */
 export interface ToolCallOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
@@ -47,6 +48,7 @@ export function mcpToolSource(registry: ServerRegistry, server: string, agentId?
   };
 }
 
+/** A program's own tool, offered to an agent beside the servers' (`inProcessToolSource`). */
 export interface InProcessTool {
   readonly definition: ToolDescriptor;
   /** Returns a full result, or just text. A thrown error becomes an `isError` result. */

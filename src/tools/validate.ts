@@ -1,12 +1,14 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
+/** One way a value fails its JSON Schema: where, and what is wrong. */
 export interface SchemaProblem {
   /** JSON pointer of the offending value (`/count`), empty for the whole object. */
   readonly path: string;
   readonly message: string;
 }
 
+/** Whether a value matched a JSON Schema: yes, no (with the problems), or unchecked (the schema cannot be compiled). */
 export type SchemaCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly problems: readonly SchemaProblem[] }

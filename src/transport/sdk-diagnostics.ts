@@ -23,6 +23,7 @@ export interface SdkDiagnostic {
   readonly message: string;
 }
 
+/** The console level the SDK wrote a diagnostic at. */
 export type SdkDiagnosticLevel = 'debug' | 'info' | 'log' | 'warn' | 'error';
 
 const LEVELS: readonly SdkDiagnosticLevel[] = ['debug', 'info', 'log', 'warn', 'error'];

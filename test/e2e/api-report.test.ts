@@ -35,15 +35,23 @@ it('the built declarations match the checked-in reports', async () => {
   expect(result).toEqual({ code: 0, stdout: 'api: 5 entry points match their reports\n', stderr: '' });
 }, 60_000);
 
-it('fails on an export planted in the declarations, a public type left private, and an entry without a report', async () => {
-  // The package as the check sees it: package.json and the declarations, with this repository's
-  // dependencies (the SDK's types) beside them.
-  const copy = dir.path;
+/**
+ * The package as the check sees it, in `name` under the temporary folder: package.json and the
+ * declarations, with this repository's dependencies (the SDK's types) beside them.
+ */
+async function copyPackage(name: string): Promise<string> {
+  const copy = join(dir.path, name);
   await cp(join(repoRoot, 'dist'), join(copy, 'dist'), {
     recursive: true,
     filter: (source) => !/\.[cm]?js$|\.map$|\.md$/.test(source),
   });
   await symlink(join(repoRoot, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  await cp(join(repoRoot, 'package.json'), join(copy, 'package.json'));
+  return copy;
+}
+
+it('fails on an export planted in the declarations, a public type left private, and an entry without a report', async () => {
+  const copy = await copyPackage('planted');
   const packageJson = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8'));
   packageJson.exports['./suggest'] = { types: './dist/config/suggest.d.ts' };
   await writeFile(join(copy, 'package.json'), JSON.stringify(packageJson));
@@ -71,4 +79,21 @@ it('fails on an export planted in the declarations, a public type left private, 
   expect(result.stderr).toContain("api: 'mcpx/suggest' has no report");
   // The other entry points are untouched, and say nothing.
   expect(result.stderr).not.toContain("'mcpx/openai'");
+}, 60_000);
+
+it('fails on an export without a doc comment, naming it and where it is declared', async () => {
+  const copy = await copyPackage('undocumented');
+  const host = join(copy, 'dist', 'host', 'host.d.ts');
+  const declarations = await readFile(host, 'utf8');
+  const stripped = declarations.replace(/\/\*\*[\s\S]*?\*\/\n(export declare function createHost)/, '$1');
+  expect(stripped).not.toBe(declarations);
+  await writeFile(host, stripped);
+
+  const result = await check('--project', copy);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(
+    /^api: \S*undocumented\/dist\/host\/host\.d\.ts:\d+: Missing documentation for "createHost"\. \(ae-undocumented, in 'mcpx'\)$/m,
+  );
+  // Only the export whose comment went is named: every other one has its comment.
+  expect(result.stderr.match(/ae-undocumented/g)).toHaveLength(1);
 }, 60_000);

@@ -1,13 +1,13 @@
 /** The README's library example, run against the built-in demo server. */
 import { afterEach, expect, it } from 'vitest';
+import { scriptedApprover } from '../../src/index.js';
 import {
   createAgentTools,
   createPermissionGuard,
+  defaultConnector,
   loadConfig,
   ServerRegistry,
-  scriptedApprover,
-} from '../../src/index.js';
-import { defaultConnector } from '../../src/low-level.js';
+} from '../../src/low-level.js';
 import { runOpenAIChatToolCall, toOpenAIChatTools } from '../../src/tools/providers/openai.js';
 import { tempDir } from '../helpers/cli.js';
 

@@ -16,6 +16,7 @@ export const CLIENT_APP_IDS = [
   'zed',
 ] as const;
 
+/** An MCP client app whose config dialect mcpx reads and writes (`mcpx config export`). */
 export type ClientAppId = (typeof CLIENT_APP_IDS)[number];
 
 /** What locating a client app's files needs; passed in, since the library never reads `process`. */

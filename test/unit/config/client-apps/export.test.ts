@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the syntax under test
 import { describe, expect, it } from 'vitest';
-import { exportServers } from '../../../../src/index.js';
+import { exportServers } from '../../../../src/low-level.js';
 import { loadText } from '../helpers.js';
 
 describe('exportServers (the library hand-over, e.g. for claude --mcp-config)', () => {
