@@ -65,7 +65,7 @@ function peakRssBytes(pid: number): number {
 }
 
 describe('mcpx serve --http bounds its work per request', () => {
-  it('answers /healthz within 1 s while eight 4 MB nesting bombs arrive, and refuses them cheaply', async () => {
+  it('answers /healthz within 2 s while eight 4 MB nesting bombs arrive, and refuses them cheaply', async () => {
     const bomb = nestingBomb(1_990_000);
     expect(bomb.length).toBeLessThan(4 * 1024 * 1024);
     const pid = gateway.child.pid as number;
@@ -90,7 +90,10 @@ describe('mcpx serve --http bounds its work per request', () => {
     }
     expect.soft([...statuses]).toEqual([200]);
     // Soft, so the memory and the refusals are checked (and reported) too when the latency fails.
-    expect.soft(Math.max(...latencies)).toBeLessThan(1000);
+    // Parsing the bombs unbounded stalled /healthz for several seconds (and grew RSS by ~800 MB,
+    // checked below); bounded, it answers in well under a second on an idle machine, and in up to
+    // 1.4 s on two cores shared with the rest of the suite: the bound leaves room for that.
+    expect.soft(Math.max(...latencies)).toBeLessThan(2000);
     const answers = await bombs;
     if (process.platform === 'linux') expect.soft(peakRssBytes(pid) - before).toBeLessThan(100 * 1024 * 1024);
     for (const result of answers) {
