@@ -32,14 +32,19 @@ const LAYERS = [
   // What the serving processes count (the gateway and the daemon record into it; its
   // OpenTelemetry SDK is loaded only by the front end that starts one, lazily).
   { name: 'metrics', members: ['metrics/'] },
-  // The gateway and the daemon are servers a front end starts (`mcpx serve`, the keep-alive
-  // daemon, both run from cli/), not front ends themselves: the daemon's instance pool serves
-  // through the gateway's GatewayCore, and the host routes calls through the daemon
-  // (daemon/route.ts), so the true order is gateway < daemon < host.
-  { name: 'gateway', members: ['gateway/'] },
-  { name: 'daemon', members: ['daemon/'] },
+  // The keep-alive daemon's callers' side: where its socket is and whether it is safe to dial,
+  // the socket client and transport, the wire formats, and the route the host's connector is
+  // decorated with (daemon-client/route.ts). It sits below the host, which imports its route;
+  // the daemon's own server (daemon/, above) reads the wire formats from it.
+  { name: 'daemon-client', members: ['daemon-client/'] },
   // The one composition root: config → trust → servers → policy → catalogue → features.
   { name: 'host', members: ['host/'] },
+  // The servers a front end starts (`mcpx serve`, the keep-alive daemon, both run from cli/), not
+  // front ends themselves. Each stands on the host's layers, and the host imports neither. The
+  // daemon's instance pool serves through the gateway's GatewayCore, so the daemon sits above
+  // the gateway rather than beside it (siblings may not import each other).
+  { name: 'gateway', members: ['gateway/'] },
+  { name: 'daemon', members: ['daemon/'] },
   // The front doors, which never import each other: the CLI (with its console in cli/shell/),
   // the shipped test servers (programs of their own), and the library's entry files at src/.
   { name: 'front', members: ['cli/', 'testing/', '(?!version\\.ts$)[^/]+\\.ts$'] },
@@ -73,23 +78,25 @@ const DEEP_IMPORTS_ALLOWED = [
   // into every cold `mcpx call`.
   'tools/catalogue.ts',
   // Roots, sampling and elicitation handlers: host/index.ts hands them to the front ends
-  // (createRoots, rootsForDirectories, samplingRefused), and daemon/caller-offer.ts, which every
-  // command loads through daemon/route.ts, tells a held server what its caller can answer
-  // (capabilitiesFor). client/index.ts loads no SDK, but would add connect.ts, era-cache.ts,
+  // (createRoots, rootsForDirectories, samplingRefused), and daemon-client/caller-offer.ts, which
+  // every command loads through daemon-client/route.ts, tells a held server what its caller can
+  // answer (capabilitiesFor). client/index.ts loads no SDK, but would add connect.ts, era-cache.ts,
   // locate.ts, throttle.ts and call-cancel.ts to every cold command (the host imports the era
   // cache with `await import`, host/host.ts).
   'client/features.ts',
-  // The keep-alive route the host's connector is decorated with (host/host.ts): daemon/index.ts
-  // would load the daemon's own server, the gateway under it and the SDK into every cold command.
-  'daemon/route.ts',
+  // The keep-alive route the host's connector is decorated with (host/host.ts), loaded by every
+  // command at its start: daemon-client/index.ts would add the socket client and the socket
+  // transport, and with it the SDK's client package, before the early spawn (the route loads them
+  // with `await import` only when a call goes to the daemon).
+  'daemon-client/route.ts',
   // The one connector (host/connector.ts) builds a server's transport and spawns it before the
   // protocol stack loads. client/index.ts loads no SDK either, but would add connect.ts,
   // era-cache.ts, locate.ts, throttle.ts and call-cancel.ts to every cold command.
   'client/transport-factory.ts',
   // What the light caller and the thin serve need of the daemon (paths, socket check, the run and
-  // gateway wires): they are bundled into mcpx.cjs, and daemon/index.ts would bring the daemon's
-  // server, the gateway and the SDK into it.
-  'daemon/light.ts',
+  // gateway wires): they are bundled into mcpx.cjs, and daemon-client/index.ts would bring the
+  // socket transport with the SDK's client package, the error model and the home into it.
+  'daemon-client/light.ts',
   // What the HTTP test server and the conformance backend (testing/) share with the gateway's
   // server side: gateway/index.ts would load the gateway's core (registry, permissions, tools,
   // config) and the SDK's client into their start.
@@ -128,9 +135,6 @@ const LAZY_IMPORTS_ALLOWED = [
   'permissions/guard.ts',
   'permissions/approver.ts',
   'tools/agent-tools.ts',
-  // The daemon as a caller needs it (`mcpx daemon status|stop`): daemon/index.ts would load the
-  // daemon's own server and the gateway under it.
-  'daemon/caller.ts',
   // The OpenTelemetry SDK and the OTLP exporter, loaded only when tracing is switched on.
   'tracing/start.ts',
 ];

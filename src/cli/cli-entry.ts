@@ -1,4 +1,4 @@
-import type { CallerElicitation } from '../daemon/light.js';
+import type { CallerElicitation } from '../daemon-client/light.js';
 import { startCompileCache } from './compile-cache.js';
 import type { CliIo } from './io.js';
 

@@ -1,10 +1,5 @@
-import type {
-  CallerElicitation,
-  GatewayRequest,
-  RemoteSession,
-  RemoteTerminal,
-  RunRequest,
-} from '../daemon/index.js';
+import type { RemoteSession, RemoteTerminal } from '../daemon/index.js';
+import type { CallerElicitation, GatewayRequest, RunRequest } from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { CliIo } from './io.js';
 

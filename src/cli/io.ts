@@ -1,5 +1,5 @@
-import type { CallerElicitation } from '../daemon/light.js';
-import type { DaemonCaller } from '../daemon/route.js';
+import type { CallerElicitation } from '../daemon-client/light.js';
+import type { DaemonCaller } from '../daemon-client/route.js';
 import type { SafeText, Terminal } from '../text/index.js';
 
 /**

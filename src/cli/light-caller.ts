@@ -15,7 +15,7 @@ import {
   type RunRequest,
   socketState,
   thisMachine,
-} from '../daemon/light.js';
+} from '../daemon-client/light.js';
 import type { SafeText } from '../text/index.js';
 // Past text/index.ts, which would bring the prompts and the content renderer into mcpx.cjs.
 import { relayed, say } from '../text/say.js';
@@ -25,7 +25,7 @@ import type { CliIo } from './io.js';
 /**
  * The warm call's light path: `mcpx call|tools|read|prompt <server…>` handed to
  * a running keep-alive daemon as a command line, its output and exit code
- * taken back (src/daemon/run-wire.ts). Bundled into the CommonJS entry
+ * taken back (src/daemon-client/run-wire.ts). Bundled into the CommonJS entry
  * (main.ts): this module and what it imports must stay free of the SDK, zod,
  * the error classes and the CLI's own command code (reached only through
  * cli-entry.ts, the ES module side), since that load is what a warm call would

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { CONTROL, type GatewayEvent } from '../daemon/light.js';
+import { CONTROL, type GatewayEvent } from '../daemon-client/light.js';
 // Past text/index.ts, which would bring the prompts and the content renderer into mcpx.cjs.
 import { relayed, say } from '../text/say.js';
 import type { CliIo } from './io.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { DAEMON_PROTOCOL, type GatewayRequest } from '../daemon/light.js';
+import { DAEMON_PROTOCOL, type GatewayRequest } from '../daemon-client/light.js';
 import { tracingWanted } from '../tracing/switch.js';
 import type { CliIo } from './io.js';
 import { dialDaemon, findDaemon, splitInline, VALUE_OPTIONS } from './light-caller.js';
@@ -8,7 +8,7 @@ import { bridge } from './thin-bridge.js';
 
 /**
  * `mcpx serve` on stdio as a thin bridge: when a keep-alive daemon runs for this
- * config, the session is offered to it (src/daemon/gateway-wire.ts). The daemon
+ * config, the session is offered to it (src/daemon-client/gateway-wire.ts). The daemon
  * runs `mcpx serve` itself, with this process's command line, folder and
  * environment, on the servers it holds; this process only pipes its client's
  * bytes to the socket and the socket's to its stdout, and shows the session's

@@ -1,12 +1,11 @@
 import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ServerConfig } from '../config/index.js';
+import type { CallerOffer, DaemonCallerInfo } from '../daemon-client/index.js';
 import { toMcpxError } from '../errors/index.js';
 import { createSessionServer, recordingRequests } from '../gateway/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
-import type { CallerOffer } from './caller-offer.js';
 import type { InstancePool, InstanceSession } from './instance-pool.js';
-import type { DaemonCallerInfo } from './wire.js';
 
 /** A caller joined to an instance: what it is told, and its session server on a transport (ended by the returned function). */
 export interface Attached {

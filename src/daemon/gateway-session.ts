@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { controlLine, type GatewayRequest } from './gateway-wire.js';
+import { controlLine, type GatewayRequest } from '../daemon-client/index.js';
 
 /**
  * A thin `mcpx serve`'s session as the daemon runs it (`op: 'gateway'`, see

@@ -1,17 +1,12 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import type { ManagedTransport } from '../client/index.js';
+import {
+  type CallerSignIn,
+  CallerSignInRelay,
+  daemonFailure,
+  type LinkedTransport,
+} from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { inArrivalOrder } from '../transport/index.js';
-import { type CallerSignIn, CallerSignInRelay, daemonFailure } from './caller-sign-in.js';
-
-/** The CLI's end of the link. */
-export interface LinkedTransport extends ManagedTransport {
-  /**
-   * The caller can sign in (a terminal): a request the held server refuses for
-   * want of a sign-in is sent again after it, as over the socket (`CallerSignInRelay`).
-   */
-  useSignIn(signIn: CallerSignIn): void;
-}
 
 /**
  * Two transports joined in memory: a command the daemon runs for a light

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalJson, type ServerConfig } from '../config/index.js';
-import { type CallerOffer, NO_OFFER } from './caller-offer.js';
+import { type CallerOffer, NO_OFFER } from '../daemon-client/index.js';
 
 /**
  * Who one held server process is: the entry as its caller resolved it, and what

@@ -1,10 +1,10 @@
 import type { ServerConfig } from '../config/index.js';
+import { type CallerOffer, NO_OFFER } from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { GatewayCore, LiveSessions, Paginator } from '../gateway/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
-import { type CallerOffer, NO_OFFER } from './caller-offer.js';
 import { createInstanceKeys, type InstanceKey } from './instance-key.js';
 
 /**

@@ -1,6 +1,6 @@
 import { chmod, rename, rm } from 'node:fs/promises';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import type { DaemonPaths } from './paths.js';
+import type { DaemonPaths } from '../daemon-client/index.js';
 
 /**
  * Listen on the daemon's socket, owner-only from the moment a caller can see it: listened on

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
+import { contentAlias, type DaemonPaths } from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type HomeFiles, isAlive, type ProcessIdentity, parseIdentity } from '../home/index.js';
-import { contentAlias, type DaemonPaths } from './paths.js';
 
 // A daemon's records: its pid file (and the alias under its config's text), by which callers find
 // its socket and `mcpx daemon stop` finds it; written once it listens, removed when it stops.

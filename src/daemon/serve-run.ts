@@ -5,8 +5,14 @@
  */
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { CallerElicitation, GivenAnswer, RunEvent, RunReply, RunRequest } from './run-wire.js';
-import { writeLine } from './wire.js';
+import type {
+  CallerElicitation,
+  GivenAnswer,
+  RunEvent,
+  RunReply,
+  RunRequest,
+} from '../daemon-client/index.js';
+import { writeLine } from '../daemon-client/index.js';
 
 /**
  * The caller's terminal as the daemon sees it during one `run`: what the

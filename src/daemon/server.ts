@@ -2,17 +2,17 @@ import type { Socket } from 'node:net';
 import type { ClientFeatures } from '../client/features.js';
 import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
+import type { DaemonCallerInfo, DaemonLink, DaemonPaths } from '../daemon-client/index.js';
+import { type CallerOffer, ensureSocketFolder, NO_OFFER, offeredFeatures } from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { HomeFiles, ProcessIdentity } from '../home/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
 import type { PermissionGuard } from '../permissions/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 import { type Attach, createAttach } from './attach.js';
-import { type CallerOffer, NO_OFFER, offeredFeatures } from './caller-offer.js';
 import type { GatewayCommand } from './gateway-session.js';
-import { type LinkedTransport, linkedPair } from './in-process-link.js';
+import { linkedPair } from './in-process-link.js';
 import { createInstancePool, type Instance, type InstancePool } from './instance-pool.js';
-import type { DaemonPaths } from './paths.js';
 import { listenPrivately } from './private-socket.js';
 import {
   assertNoOtherDaemon,
@@ -22,9 +22,7 @@ import {
 } from './records.js';
 import type { RunCommand } from './serve-run.js';
 import { answerSocket } from './socket-requests.js';
-import { ensureSocketFolder } from './socket-safety.js';
 import { daemonStatus } from './status.js';
-import type { DaemonCallerInfo } from './wire.js';
 
 // The daemon in pieces, each in its own module: callers joining instances (`attach.ts`), the
 // socket's requests (`socket-requests.ts`), `daemon status` (`status.ts`), the owner-only socket
@@ -75,14 +73,6 @@ export interface DaemonServerOptions {
    */
   readonly bind?: (serving: Omit<DaemonServer, 'close'>) => void;
   readonly now?: () => number;
-}
-
-/** A command the daemon runs for a light caller, joined to a held server in memory (see `link`). */
-export interface DaemonLink {
-  readonly transport: LinkedTransport;
-  /** For the caller's terminal: the server crashed since the last call and was started again. */
-  readonly notice?: string;
-  readonly protocolVersion?: string;
 }
 
 export interface DaemonServer {

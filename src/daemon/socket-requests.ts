@@ -1,14 +1,8 @@
 import type { Socket } from 'node:net';
 import type { ServerConfig } from '../config/index.js';
-import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
-import type { ServingMetrics } from '../metrics/index.js';
-import { ServingStdioTransport } from '../transport/index.js';
-import type { Attach } from './attach.js';
-import { type CallerOffer, readOffer } from './caller-offer.js';
-import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
-import { controlLine } from './gateway-wire.js';
-import { type RunCommand, serveRun } from './serve-run.js';
 import {
+  type CallerOffer,
+  controlLine,
   DAEMON_PROTOCOL,
   type DaemonCallerInfo,
   type DaemonReply,
@@ -16,8 +10,15 @@ import {
   type DaemonStatus,
   errorToWire,
   readLine,
+  readOffer,
   writeLine,
-} from './wire.js';
+} from '../daemon-client/index.js';
+import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
+import type { ServingMetrics } from '../metrics/index.js';
+import { ServingStdioTransport } from '../transport/index.js';
+import type { Attach } from './attach.js';
+import { type GatewayCommand, serveGatewaySession } from './gateway-session.js';
+import { type RunCommand, serveRun } from './serve-run.js';
 
 // Requests wait this long for their first line; a client that says nothing is dropped.
 const REQUEST_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
+import type { DaemonStatus, WarmServerStatus } from '../daemon-client/index.js';
 import type { InstancePool } from './instance-pool.js';
-import type { DaemonStatus, WarmServerStatus } from './wire.js';
 
 /** What `mcpx daemon status` is told: the daemon, and each instance it holds with its sessions. */
 export function daemonStatus(

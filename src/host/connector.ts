@@ -2,7 +2,7 @@
  * The one connector: a server's config in, a live connection out, over mcpx's
  * own transports (stdio, Streamable HTTP with the SSE fallback) and the era
  * negotiation. The host, the library's `defaultConnector` and (decorated by
- * `daemon/route.ts`) the daemon's route all connect through it.
+ * `daemon-client/route.ts`) the daemon's route all connect through it.
  *
  * A stdio server is spawned before the protocol stack loads, so it boots
  * meanwhile: the SDK and its schemas are most of a cold start.

@@ -25,7 +25,7 @@ import type {
 } from '../client/index.js';
 import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
-import { DaemonRoute, viaDaemon } from '../daemon/route.js';
+import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
 import { formatOrigin, type McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';

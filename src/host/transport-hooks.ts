@@ -24,7 +24,7 @@ export function transportHooks(server: ServerConfig, options: TransportHooksOpti
   const verbose = (message: string) => emit({ type: 'verbose', message: forTerminal(message) });
   // A signed-in server that asks for a wider scope (or moved to another authorization server)
   // midway gets a new sign-in shown by whoever can be asked, then the request again. The daemon
-  // asks no one: its callers sign in at their own terminals (daemon/route.ts).
+  // asks no one: its callers sign in at their own terminals (daemon-client/route.ts).
   const signIn: TransportHooks['signIn'] =
     present && !isDaemon ? { present: (url) => present(server.name, url.href) } : undefined;
   const hooks: TransportHooks = {

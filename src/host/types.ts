@@ -4,7 +4,7 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
 import type { ProgressEvent, ServerConnection, ServerLogEvent, TaskStatusEvent } from '../client/index.js';
 import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
-import type { DaemonCaller, DaemonRoute } from '../daemon/route.js';
+import type { DaemonCaller, DaemonRoute } from '../daemon-client/route.js';
 import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ReconnectMode, ServerRegistry } from '../registry/index.js';

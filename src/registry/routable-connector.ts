@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config/index.js';
 import type { Connector } from './registry.js';
 
 /**
- * A connector a decorator can re-route (the daemon's route, src/daemon/route.ts,
+ * A connector a decorator can re-route (the daemon's route, src/daemon-client/route.ts,
  * around the host's connector, src/host/connector.ts). Any such is a registry's
  * `Connector`. Here, below both, so neither imports the other.
  */

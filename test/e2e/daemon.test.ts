@@ -141,7 +141,7 @@ describe('mcpx daemon', () => {
     expect((await mcpx(['daemon', 'start'])).code).toBe(0);
     const { Client } = await import('@modelcontextprotocol/client');
     const { openDaemon, daemonPaths, daemonKey, DaemonSocketTransport } = await import(
-      '../../src/daemon/index.js'
+      '../../src/daemon-client/index.js'
     );
     const { createHomeFiles } = await import('../../src/home/index.js');
     const { loadConfig, loadTrustStore } = await import('../../src/config/index.js');

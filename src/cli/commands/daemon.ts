@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createConfigFileCache, type ServerConfig } from '../../config/index.js';
-import type { CallerOffer, DaemonPaths, DaemonServer, DaemonStatus } from '../../daemon/index.js';
+import type { DaemonServer } from '../../daemon/index.js';
+import type { CallerOffer, DaemonPaths, DaemonStatus } from '../../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import {
@@ -62,7 +63,7 @@ function route(session: CliContext): NonNullable<Host['daemon']> {
 }
 
 async function connection(session: CliContext) {
-  const daemon = await import('../../daemon/caller.js');
+  const daemon = await import('../../daemon-client/index.js');
   const paths = await route(session).paths();
   const base = {
     home: createHomeFiles(session.host.home),
@@ -239,9 +240,9 @@ async function run(door: CliDoor, options: DaemonOptions): Promise<number> {
     serverLogs: { listener: (event) => server?.serverLog(event) },
   });
   // Its figures are kept from the start, for `mcpx daemon metrics` and an OTLP push when asked.
-  const [{ startDaemonServer, offerOf }, { identify, configKey }, metrics] = await Promise.all([
+  const [{ startDaemonServer }, { identify, configKey, offerOf }, metrics] = await Promise.all([
     import('../../daemon/index.js'),
-    import('../../daemon/caller.js'),
+    import('../../daemon-client/index.js'),
     import('../../metrics/index.js').then((m) => m.createMetrics({ env: session.io.env })),
   ]);
   const idle = idleSeconds(options.idle ?? session.io.env.MCPX_DAEMON_IDLE) ?? DEFAULT_DAEMON_IDLE_S;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
-import type { CallerOffer } from '../../../src/daemon/caller-offer.js';
 import { createInstanceKeys } from '../../../src/daemon/instance-key.js';
 import { createInstancePool, type InstancePool } from '../../../src/daemon/instance-pool.js';
-import { withCallerEnv } from '../../../src/daemon/passthrough.js';
+import type { CallerOffer } from '../../../src/daemon-client/caller-offer.js';
+import { withCallerEnv } from '../../../src/daemon-client/passthrough.js';
 import { ErrorCode, McpxError } from '../../../src/errors/index.js';
 import { createPermissionGuard, denyingApprover } from '../../../src/permissions/index.js';
 import { ServerRegistry } from '../../../src/registry/index.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { linkedPair } from '../../../src/daemon/in-process-link.js';
-import { DaemonSocketTransport } from '../../../src/daemon/socket-transport.js';
+import { DaemonSocketTransport } from '../../../src/daemon-client/socket-transport.js';
 import { tempDir } from '../../helpers/cli.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

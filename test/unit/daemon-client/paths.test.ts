@@ -2,8 +2,12 @@ import { lstatSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configKey, daemonKey, daemonPaths, daemonSocket } from '../../../src/daemon/paths.js';
-import { checkSocketSafe, ensureSocketFolder, socketState } from '../../../src/daemon/socket-safety.js';
+import { configKey, daemonKey, daemonPaths, daemonSocket } from '../../../src/daemon-client/paths.js';
+import {
+  checkSocketSafe,
+  ensureSocketFolder,
+  socketState,
+} from '../../../src/daemon-client/socket-safety.js';
 import { createHomeFiles } from '../../../src/home/index.js';
 import { tempDir } from '../../helpers/cli.js';
 

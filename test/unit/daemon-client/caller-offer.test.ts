@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ClientFeatures, capabilitiesFor, createRoots } from '../../../src/client/features.js';
-import { NO_OFFER, offeredFeatures, offerOf, readOffer } from '../../../src/daemon/caller-offer.js';
+import { NO_OFFER, offeredFeatures, offerOf, readOffer } from '../../../src/daemon-client/caller-offer.js';
 
 const declined = async () => ({ action: 'decline' as const });
 

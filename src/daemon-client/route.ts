@@ -15,9 +15,25 @@ import type { RoutableConnector } from '../registry/index.js';
 import { forTerminal } from '../text/index.js';
 import type { SdkDiagnostic } from '../transport/index.js';
 import { type CallerOffer, offerOf } from './caller-offer.js';
+import type { CallerSignIn } from './caller-sign-in.js';
 import type { DaemonPaths } from './paths.js';
-import type { DaemonLink } from './server.js';
-import type { CallerSignIn } from './socket-transport.js';
+
+/** The CLI's end of the daemon's in-process link to a held server (daemon/in-process-link.ts). */
+export interface LinkedTransport extends ManagedTransport {
+  /**
+   * The caller can sign in (a terminal): a request the held server refuses for
+   * want of a sign-in is sent again after it, as over the socket (`CallerSignInRelay`).
+   */
+  useSignIn(signIn: CallerSignIn): void;
+}
+
+/** A command the daemon runs for a light caller, joined to a held server in memory (see `link`). */
+export interface DaemonLink {
+  readonly transport: LinkedTransport;
+  /** For the caller's terminal: the server crashed since the last call and was started again. */
+  readonly notice?: string;
+  readonly protocolVersion?: string;
+}
 
 /**
  * A light caller's command run inside the keep-alive daemon
@@ -220,7 +236,7 @@ export class DaemonRoute {
     signIn: CallerSignIn | undefined,
   ): Promise<() => Promise<ManagedTransport>> {
     const [{ openDaemon, DaemonSocketTransport, withCallerEnv }, { createHomeFiles }] = await Promise.all([
-      import('./caller.js'),
+      import('./index.js'),
       import('../home/index.js'),
     ]);
     const { env, home } = this.options;

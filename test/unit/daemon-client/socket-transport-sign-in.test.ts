@@ -2,7 +2,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DaemonSocketTransport } from '../../../src/daemon/socket-transport.js';
+import { DaemonSocketTransport } from '../../../src/daemon-client/socket-transport.js';
 import { carriedError, carryError, ErrorCode, McpxError } from '../../../src/errors/index.js';
 import { tempDir } from '../../helpers/cli.js';
 
