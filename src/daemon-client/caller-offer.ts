@@ -5,7 +5,7 @@
  * (server-everything lists a tool per capability; server-filesystem takes
  * roots in place of its configured folders): a held server is therefore told
  * exactly what its callers' front ends declare when they start it directly,
- * and the daemon keeps one instance per distinct offer (`instance-pool.ts`).
+ * and the daemon keeps one instance per distinct offer (`daemon/instance-pool.ts`).
  */
 import type { ClientCapabilities, Root } from '@modelcontextprotocol/client';
 import { type ClientFeatures, capabilitiesFor } from '../client/features.js';

@@ -52,7 +52,7 @@ export function thisMachine(env: Readonly<Record<string, string | undefined>>): 
  * names a socket. It is no secret and guards nothing: a caller whose files
  * happened to share a key would reach a daemon that runs the command with the
  * caller's own config, trust and environment, and shares a server only when the
- * caller's entry for it is the same (the instance key, instance-key.ts).
+ * caller's entry for it is the same (the instance key, daemon/instance-key.ts).
  */
 export function daemonKey(configFiles: readonly string[]): string {
   let hash = FNV_OFFSET;
@@ -84,7 +84,7 @@ export function configKey(configFiles: readonly string[]): string {
  * with its pid, key and socket: a caller whose files say the same at other paths,
  * and for whose own key no daemon runs, uses that daemon instead of starting its
  * own. What differs between the two (a relative path, a `${VAR}`) makes their
- * resolved entries differ, and so their server instances (instance-key.ts).
+ * resolved entries differ, and so their server instances (daemon/instance-key.ts).
  */
 export function contentAlias(contentKey: string): string {
   return `${RUN_DIR}/content-${contentKey}.json`;

@@ -4,7 +4,7 @@ import { controlLine, type GatewayRequest } from '../daemon-client/index.js';
 
 /**
  * A thin `mcpx serve`'s session as the daemon runs it (`op: 'gateway'`, see
- * `gateway-wire.ts`): the caller's stdin and stdout are the socket, its stderr
+ * `daemon-client/gateway-wire.ts`): the caller's stdin and stdout are the socket, its stderr
  * is CONTROL lines on it.
  */
 export interface RemoteSession {

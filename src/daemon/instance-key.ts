@@ -42,7 +42,7 @@ export function createInstanceKeys(
 
 /**
  * Everything of an entry but what a caller's environment fills in: its
- * `env_passthrough` values (in `env` once resolved, see `passthrough.ts`) and
+ * `env_passthrough` values (in `env` once resolved, see `daemon-client/passthrough.ts`) and
  * its `${VAR}`s (in env, headers, command, args, cwd and url, and so in the
  * fingerprint and variables made from them). Those fields count as written.
  */

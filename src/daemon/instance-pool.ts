@@ -93,7 +93,7 @@ export const DEFAULT_EXTRA_IDLE_MS = 120_000;
  * the other's values and neither's arrival restarts what the other is using;
  * callers with the same values share one. So do callers whose front ends
  * answer the same questions: a server shaped by what its client declared
- * (`caller-offer.ts`) is never shown to a caller that declares something else.
+ * (`daemon-client/caller-offer.ts`) is never shown to a caller that declares something else.
  * Long because the pool's methods share its instances, their idle timers and the per-server limit in
  * one closure.
  */

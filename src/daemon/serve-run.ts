@@ -1,18 +1,18 @@
 /**
- * The daemon's side of a light caller's `run` (`run-wire.ts`): it runs the caller's command
+ * The daemon's side of a light caller's `run` (`daemon-client/run-wire.ts`): it runs the caller's command
  * in the daemon, with the caller's terminal relayed over the socket (output, questions, a
  * sign-in, Ctrl-C), and sends back its exit code, or `direct` when the caller must run it.
  */
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import type {
-  CallerElicitation,
-  GivenAnswer,
-  RunEvent,
-  RunReply,
-  RunRequest,
+import {
+  type CallerElicitation,
+  type GivenAnswer,
+  type RunEvent,
+  type RunReply,
+  type RunRequest,
+  writeLine,
 } from '../daemon-client/index.js';
-import { writeLine } from '../daemon-client/index.js';
 
 /**
  * The caller's terminal as the daemon sees it during one `run`: what the

@@ -2,8 +2,15 @@ import type { Socket } from 'node:net';
 import type { ClientFeatures } from '../client/features.js';
 import type { ServerLogEvent } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
-import type { DaemonCallerInfo, DaemonLink, DaemonPaths } from '../daemon-client/index.js';
-import { type CallerOffer, ensureSocketFolder, NO_OFFER, offeredFeatures } from '../daemon-client/index.js';
+import {
+  type CallerOffer,
+  type DaemonCallerInfo,
+  type DaemonLink,
+  type DaemonPaths,
+  ensureSocketFolder,
+  NO_OFFER,
+  offeredFeatures,
+} from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { HomeFiles, ProcessIdentity } from '../home/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
