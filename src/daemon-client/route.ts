@@ -27,7 +27,10 @@ export interface LinkedTransport extends ManagedTransport {
   useSignIn(signIn: CallerSignIn): void;
 }
 
-/** A command the daemon runs for a light caller, joined to a held server in memory (`DaemonServer#link`, daemon/server.ts). */
+/**
+ * A command the daemon runs for a light caller, joined to a held server in memory
+ * (`DaemonServer#link`, daemon/server.ts).
+ */
 export interface DaemonLink {
   readonly transport: LinkedTransport;
   /** For the caller's terminal: the server crashed since the last call and was started again. */
