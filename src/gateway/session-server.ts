@@ -287,9 +287,10 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', async (request, ctx) =>
       timed(ctx, request.params, 'tools/list', {}, async () => {
-        // A client that shows no Apps has no App to call an app-only tool; its model must not see one.
+        // A client that shows no Apps has no App to call an app-only tool; its model must not see
+        // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
         const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
-        const tools = await core.tools({ apps: declaresApps(declared) });
+        const tools = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
         const { items, nextCursor } = pages.page('tools', tools, request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
