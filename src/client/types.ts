@@ -68,9 +68,10 @@ export interface RequestControl {
    * Which questions (sampling, elicitation, roots) whoever answers this request's
    * `input_required` can take (a gateway's client): on 2026-07-28 the request declares
    * these rather than everything this connection could answer, so the server asks
-   * only what will be answered. No effect on a 2025 connection.
+   * only what will be answered; likewise the extensions it supports (MCP Apps), of those the
+   * connection declared. No effect on a 2025 connection.
    */
-  readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots'>;
+  readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots' | 'extensions'>;
   /**
    * `false`: this request asks for no log messages, though the connection asked for a level
    * (a gateway's call whose logs nobody would read). On 2026-07-28 the level rides on each
