@@ -33,6 +33,7 @@ export type {
   ResourceSubscription,
   ServerConnection,
   ServerLogEvent,
+  ServerSkills,
   SubscriptionEnd,
   TaskStatusEvent,
 } from './types.js';
