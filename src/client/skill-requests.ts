@@ -28,7 +28,9 @@ export function serverSkills(server: string, client: () => Client, run: RunReque
     async list(control) {
       const { SkillsClient } = await sdkSkills();
       // Asked only of a server that declared the extension: the SDK's list() of any other logs to the console.
-      return run('skills/list', control, (o) => new SkillsClient(client(), { skipInvalid: true }).list({}, o));
+      return run('skills/list', control, (o) =>
+        new SkillsClient(client(), { skipInvalid: true }).list({}, o),
+      );
     },
     async read(skill, ref, control) {
       const { SkillsClient, SkillVerificationError } = await sdkSkills();

@@ -29,6 +29,7 @@ import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
 import { formatOrigin, type McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
+import { createHostSkills, type HostSkills } from '../skills/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { mcpxTracer } from '../tracing/index.js';
@@ -84,6 +85,7 @@ class McpxHost implements Host {
   #noServers: Promise<ServerRegistry> | undefined;
   #toldSandboxed = false;
   #roots: Promise<ClientFeatures['roots']> | undefined;
+  #skills: HostSkills | undefined;
 
   constructor(options: HostOptions) {
     // A frozen copy: what the host was made with is what it is (a front end settles everything first).
@@ -603,6 +605,34 @@ class McpxHost implements Host {
       naming: options.naming ?? 'prefixed',
       offers: (server, tool) => guard.offers(server, tool),
     });
+  }
+
+  skills(): HostSkills {
+    this.#skills ??= createHostSkills({
+      connectAll: async ({ servers, signal }) => {
+        if (servers) {
+          return Promise.all(
+            servers.map(async (server) => ({ server, connection: await this.#connectNamed(server) })),
+          );
+        }
+        const registry = await this.registry();
+        const statuses = await registry.connectAll({
+          ...((signal ?? this.#o.signal) ? { signal: signal ?? this.#o.signal } : {}),
+        });
+        return statuses.map((s) => ({
+          server: s.name,
+          ...(s.connection ? { connection: s.connection } : {}),
+          ...(s.error ? { error: s.error } : {}),
+        }));
+      },
+      connect: (server) => this.#connectNamed(server),
+    });
+    return this.#skills;
+  }
+
+  /** One server by name (unknown, untrusted or outside the profile: thrown), connected without a tools/list. */
+  async #connectNamed(name: string): Promise<ServerConnection> {
+    return this.connect(await this.server(name), { listTools: false });
   }
 
   async close(): Promise<void> {
