@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, repoRoot, runCli, tempDir } from '../helpers/cli.js';
+import { runInPty } from '../helpers/pty.js';
 
 // Skills (SEP-2640) through the built CLI, against the SDK's server side (skills-server.ts):
 // an honest SkillCatalog ('docs', and 'mirror', which serves the same skill names) and a
@@ -229,5 +230,27 @@ describe('skills and trust', () => {
     expect(JSON.parse(after.stdout).skills.map((s: { id: string }) => s.id)).toContain(
       'local.pdf-processing',
     );
+  });
+});
+
+describe('mcpx shell /skills', () => {
+  it('lists skills, shows one and reads one of its files, at a terminal, with controls cleaned', async () => {
+    const term = runInPty(['--config', join(dir.path, 'mcp.json'), 'shell'], { cwd: work, home });
+    try {
+      await term.waitFor('mcpx> ');
+      await term.type('/skills evil\r');
+      await term.waitFor('sneaky  Harmless');
+      await term.type('/skills docs.pdf-processing references/FORMS.md\r');
+      await term.waitFor('Fill each field in order.');
+      await term.type('/skills evil.tampered references/GUIDE.md\r');
+      await term.waitFor("refused skill://tampered/references/GUIDE.md of skill 'tampered' on 'evil'");
+      await term.type('\x04');
+      expect(await term.exited).toBe(0);
+      expect(term.raw()).not.toContain(`${ESC}]0;pwned`);
+      expect(term.raw()).not.toContain('\u202e');
+    } finally {
+      term.kill();
+      await term.exited;
+    }
   });
 });

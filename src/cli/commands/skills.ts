@@ -8,16 +8,21 @@ import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
 import { writeErrors } from '../report.js';
+import type { ExtraCommand } from '../shell/commands.js';
 import { splitTarget } from '../split-target.js';
 
 /**
  * `mcpx skills [server]`: every usable server's skills (or one's) with their descriptions, from
  * the servers' manifests alone (no skill file is read). Entries mcpx refused are said on stderr.
  */
-export async function runSkills(session: CliContext, name: string | undefined): Promise<number> {
+export async function runSkills(
+  session: CliContext,
+  name: string | undefined,
+  signal: AbortSignal = session.io.signal,
+): Promise<number> {
   const { io, options } = session;
   const servers = name !== undefined ? [name] : session.adhoc ? [session.adhoc.name] : undefined;
-  const listing = await session.host.skills().list({ ...(servers ? { servers } : {}), signal: io.signal });
+  const listing = await session.host.skills().list({ ...(servers ? { servers } : {}), signal });
   if (options.json) {
     io.stdout.write(
       toJson({
@@ -50,19 +55,40 @@ export async function runSkills(session: CliContext, name: string | undefined): 
  * `mcpx skill <server>.<skill> [file]`: loads the skill (its `SKILL.md`, verified) and shows it
  * with its file list; with `file`, that file of the skill, verified, after its `SKILL.md`.
  */
-export async function runSkill(door: CliDoor, target: string, file: string | undefined): Promise<number> {
-  const session = door.open();
-  const { io, options } = session;
+export function runSkill(door: CliDoor, target: string, file: string | undefined): Promise<number> {
+  return showSkill(door.open(), target, file);
+}
+
+async function showSkill(
+  session: CliContext,
+  target: string,
+  file: string | undefined,
+  signal: AbortSignal = session.io.signal,
+): Promise<number> {
   const { server, name } = await skillTarget(session, target);
   const skills = session.host.skills();
   if (file !== undefined) {
-    const content = await skills.readFile(server.name, name, file, { signal: io.signal });
-    printFile(session, content);
+    printFile(session, await skills.readFile(server.name, name, file, { signal }));
     return ExitCode.Ok;
   }
-  const loaded = await skills.get(server.name, name, { signal: io.signal });
-  printSkill(session, loaded);
+  printSkill(session, await skills.get(server.name, name, { signal }));
   return ExitCode.Ok;
+}
+
+/**
+ * The console's `/skills` (mcpx shell): `/skills [server]` lists, `/skills <server>.<skill> [file]`
+ * shows one skill or reads one of its files, as `mcpx skills` and `mcpx skill` do.
+ */
+export function skillsShellCommand(session: CliContext): ExtraCommand {
+  return {
+    help: 'skills: list them, show one, or read one of its files',
+    usage: '[server] | <server>.<skill> [file]',
+    run: async (args, signal) => {
+      const [first, file] = args;
+      if (first !== undefined && splitTarget(first)) await showSkill(session, first, file, signal);
+      else await runSkills(session, first, signal);
+    },
+  };
 }
 
 /** `server.skill` (a skill name never holds a dot), or a bare name with one ad-hoc server. */
