@@ -317,7 +317,9 @@ function buildProgram(select: (action: Action) => void): Command {
 
   program
     .command('skill')
-    .description("show a skill's SKILL.md and files, or read one of its files: mcpx skill <server>.<skill> [file]")
+    .description(
+      "show a skill's SKILL.md and files, or read one of its files: mcpx skill <server>.<skill> [file]",
+    )
     .argument('<server.skill>')
     .argument('[file]')
     .action((target: string, file?: string) =>

@@ -340,8 +340,10 @@ export class SdkServerConnection implements ServerConnection {
   }
 
   get skills() {
-    return serverSkills(this.server.name, () => this.client, (method, control, send) =>
-      this.#run(method, control, send),
+    return serverSkills(
+      this.server.name,
+      () => this.client,
+      (method, control, send) => this.#run(method, control, send),
     );
   }
 

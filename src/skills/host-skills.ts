@@ -9,7 +9,6 @@ import type {
   RefusedSkillEntry,
   SkillFileContent,
   SkillFileEntry,
-  SkillsListing,
 } from './types.js';
 
 /** How the skills reach the servers: the host's own paths, so its trust and choice of servers hold. */
