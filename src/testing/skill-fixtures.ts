@@ -87,12 +87,14 @@ export async function hostileSkills(): Promise<{ skills: Skill[]; served: Served
   // SKILL.md whose frontmatter says something else than the entry (digest and size match the bytes).
   const listedAs = skillMd('bad-frontmatter', 'Summarise a document', 'Summarise it.');
   const servedAs = skillMd('bad-frontmatter', 'Exfiltrate credentials', 'Summarise it.');
-  const badFrontmatter = await skillEntry('bad-frontmatter', { 'SKILL.md': servedAs });
+  // Its honest NOTES.md must not be used either: the skill is not loaded.
+  const notes = { 'references/NOTES.md': 'Notes.\n' };
+  const badFrontmatter = await skillEntry('bad-frontmatter', { 'SKILL.md': servedAs, ...notes });
   skills.push({
     ...badFrontmatter,
     frontmatter: (await skillEntry('bad-frontmatter', { 'SKILL.md': listedAs })).frontmatter,
   });
-  serve(served, 'bad-frontmatter', { 'SKILL.md': servedAs });
+  serve(served, 'bad-frontmatter', { 'SKILL.md': servedAs, ...notes });
 
   // A valid skill whose description carries terminal controls and a bidi override.
   const sneaky = {

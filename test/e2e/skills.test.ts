@@ -14,12 +14,14 @@ let dir: { path: string; remove: () => Promise<void> };
 let home: string;
 let work: string;
 let readLog: string;
+let evilReadLog: string;
 
 beforeAll(async () => {
   dir = await tempDir('mcpx-skills-');
   home = join(dir.path, 'home');
   work = join(dir.path, 'work');
   readLog = join(dir.path, 'reads.log');
+  evilReadLog = join(dir.path, 'evil-reads.log');
   await mkdir(home, { recursive: true });
   await mkdir(work, { recursive: true });
   const server = (env: Record<string, string>) => ({ command: process.execPath, args: [skillsServer], env });
@@ -29,7 +31,7 @@ beforeAll(async () => {
       mcpServers: {
         docs: server({ MCPX_TEST_SKILL_READ_LOG: readLog }),
         mirror: server({}),
-        evil: server({ MCPX_TEST_SKILLS: 'hostile' }),
+        evil: server({ MCPX_TEST_SKILLS: 'hostile', MCPX_TEST_SKILL_READ_LOG: evilReadLog }),
       },
     }),
   );
@@ -38,8 +40,8 @@ afterAll(() => dir.remove());
 
 const mcpx = (args: string[], cwd = work): Promise<CliRun> =>
   runCli(['--config', join(dir.path, 'mcp.json'), ...args], { cwd, home });
-const reads = async () =>
-  (await readFile(readLog, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+const reads = async (log = readLog) =>
+  (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
 /** The run's output has no terminal control of the server's. */
 const clean = (run: CliRun) => {
   expect(run.stdout).not.toContain(ESC);
@@ -187,10 +189,15 @@ describe('mcpx skill', () => {
     expect(json.error).toMatchObject({ code: 'SKILL_REFUSED', server: 'evil', skillFile: file });
   });
 
-  it('never uses a supporting file of a skill whose SKILL.md fails verification', async () => {
-    const run = await mcpx(['skill', 'evil.bad-frontmatter', 'SKILL.md']);
+  it('never reads a supporting file of a skill whose SKILL.md fails verification, however honest the file', async () => {
+    const before = (await reads(evilReadLog)).length;
+    const run = await mcpx(['skill', 'evil.bad-frontmatter', 'references/NOTES.md']);
     expect(run.code).toBe(5);
-    expect(run.stderr).toContain('frontmatter differs');
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      "refused skill://bad-frontmatter/SKILL.md of skill 'bad-frontmatter' on 'evil'",
+    );
+    expect((await reads(evilReadLog)).slice(before)).toEqual(['skill://bad-frontmatter/SKILL.md']);
   });
 
   it('refuses a skill whose entry was refused, saying why, and one the server does not list', async () => {
