@@ -170,7 +170,9 @@ async function find(
       server,
       skill: name,
       ...(skills.length ? { causes: [`its skills: ${skills.map((s) => s.name).join(', ')}`] } : {}),
-      fixes: [`list its skills: mcpx skills ${server}`],
+      fixes: connection.skills.supported
+        ? [`list its skills: mcpx skills ${server}`]
+        : ['mcpx skills lists the skills of every server that serves some'],
     },
   );
 }
