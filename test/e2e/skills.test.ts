@@ -261,3 +261,29 @@ describe('mcpx shell /skills', () => {
     }
   });
 });
+
+describe('skills and the keep-alive daemon', () => {
+  it('refuses to answer "no skills" for a server the daemon holds, and lists them reached directly', async () => {
+    const config = join(dir.path, 'keep-alive.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: { warm: { command: process.execPath, args: [skillsServer], keep_alive: true } },
+      }),
+    );
+    const held = await runCli(['--config', config, 'skills', 'warm'], { cwd: work, home });
+    expect(held.code).toBe(2);
+    expect(held.stdout).toBe('');
+    expect(held.stderr).toContain(
+      "'warm' is reached through the keep-alive daemon, which does not pass skills on yet",
+    );
+    expect(held.stderr).toContain('MCPX_DAEMON=off mcpx skills warm');
+    const direct = await runCli(['--config', config, 'skills', 'warm'], {
+      cwd: work,
+      home,
+      env: { MCPX_DAEMON: 'off' },
+    });
+    expect(direct.code).toBe(0);
+    expect(direct.stdout).toContain('warm (2 skills)');
+  });
+});
