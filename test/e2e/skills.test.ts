@@ -32,6 +32,8 @@ beforeAll(async () => {
         docs: server({ MCPX_TEST_SKILL_READ_LOG: readLog }),
         mirror: server({}),
         evil: server({ MCPX_TEST_SKILLS: 'hostile', MCPX_TEST_SKILL_READ_LOG: evilReadLog }),
+        // The same hostile catalogue on the 2025-11-25 wire (the others negotiate 2026-07-28).
+        old: { ...server({ MCPX_TEST_SKILLS: 'hostile' }), protocol: 'legacy' },
       },
     }),
   );
@@ -187,6 +189,23 @@ describe('mcpx skill', () => {
     expect(run.stderr).toMatch(why);
     const json = JSON.parse((await mcpx(['skill', ...args, '--json'])).stderr);
     expect(json.error).toMatchObject({ code: 'SKILL_REFUSED', server: 'evil', skillFile: file });
+  });
+
+  it('verifies the same on the 2025-11-25 wire', async () => {
+    const listed = JSON.parse((await mcpx(['skills', 'old', '--json'])).stdout);
+    expect(listed.skills.map((s: { id: string }) => s.id)).toContain('old.tampered');
+    expect(listed.refused).toHaveLength(5);
+    expect((await mcpx(['skill', 'old.pdf-processing', 'references/FORMS.md'])).code).toBe(0);
+    const tampered = await mcpx(['skill', 'old.tampered', 'references/GUIDE.md']);
+    expect(tampered.code).toBe(5);
+    expect(tampered.stderr).toContain(
+      "refused skill://tampered/references/GUIDE.md of skill 'tampered' on 'old'",
+    );
+    const servers = JSON.parse((await mcpx(['list', '--json'])).stdout);
+    expect(servers.find((s: { name: string }) => s.name === 'old')).toMatchObject({ protocol: '2025-11-25' });
+    expect(servers.find((s: { name: string }) => s.name === 'evil')).toMatchObject({
+      protocol: '2026-07-28',
+    });
   });
 
   it('never reads a supporting file of a skill whose SKILL.md fails verification, however honest the file', async () => {
