@@ -27,6 +27,10 @@ const LAYERS = [
   { name: 'client', members: ['client/'] },
   { name: 'registry', members: ['registry/'] },
   { name: 'permissions', members: ['permissions/'] },
+  // Skills (SEP-2640) under the host rules, over the registry's connections: above the
+  // permissions (an approval refers to a manifest's fingerprint), below the tools and the agent,
+  // which will offer skills to a model.
+  { name: 'skills', members: ['skills/'] },
   { name: 'tools', members: ['tools/'] },
   { name: 'agent', members: ['agent/'] },
   // What the serving processes count (the gateway and the daemon record into it; its

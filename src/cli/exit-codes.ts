@@ -25,6 +25,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.UnknownTool]: ExitCode.Usage,
   [Codes.UnknownProfile]: ExitCode.Usage,
   [Codes.UnknownPrompt]: ExitCode.Usage,
+  [Codes.UnknownSkill]: ExitCode.Usage,
   [Codes.InvalidArguments]: ExitCode.Usage,
   [Codes.ConfigNotFound]: ExitCode.Config,
   [Codes.ConfigUnreadable]: ExitCode.Config,
@@ -55,6 +56,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.RequestTimeout]: ExitCode.Unreachable,
   [Codes.MessageTooLarge]: ExitCode.Unreachable,
   [Codes.InvalidServerOutput]: ExitCode.Unreachable,
+  // The server's skill, not the command, is at fault: as a tool's error.
+  [Codes.SkillRefused]: ExitCode.ToolError,
   [Codes.MalformedReply]: ExitCode.Unreachable,
   [Codes.ConnectionClosed]: ExitCode.Unreachable,
   [Codes.UnsupportedTransport]: ExitCode.Config,

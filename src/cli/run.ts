@@ -308,6 +308,25 @@ function buildProgram(select: (action: Action) => void): Command {
     );
 
   program
+    .command('skills')
+    .description("list skills (SEP-2640) with their descriptions; no skill's file is read")
+    .argument('[server]')
+    .action((server?: string) =>
+      select(async (door) => (await import('./commands/skills.js')).runSkills(door.open(), server)),
+    );
+
+  program
+    .command('skill')
+    .description(
+      "show a skill's SKILL.md and files, or read one of its files: mcpx skill <server>.<skill> [file]",
+    )
+    .argument('<server.skill>')
+    .argument('[file]')
+    .action((target: string, file?: string) =>
+      select(async (door) => (await import('./commands/skills.js')).runSkill(door, target, file)),
+    );
+
+  program
     .command('ping')
     .description('health and latency of one or every server')
     .argument('[server]')

@@ -42,6 +42,7 @@ export type {
   ResourceSubscription,
   ServerConnection,
   ServerLogEvent,
+  ServerSkills,
   SubscriptionEnd,
   TaskStatusEvent,
 } from './types.js';

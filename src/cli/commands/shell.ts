@@ -6,6 +6,7 @@ import { usageError } from '../global-options.js';
 import { noticeHeldSettings } from '../held-settings.js';
 import { permissionFlag, profileFlag } from '../permission-level.js';
 import { retryInConsole, runShell } from '../shell/shell.js';
+import { skillsShellCommand } from './skills.js';
 
 /** The console's agent id: servers it connects without --shared are its own. */
 const AGENT_ID = 'shell';
@@ -54,6 +55,7 @@ export async function runShellCommand(
     terminal: { terminal: io.terminal, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
     status: turns.draw,
     explain: (error) => explainUnanswered(error, session, 'mcpx shell'),
+    extra: { skills: skillsShellCommand(session) },
     banner: say`mcpx shell — ${names.length} server${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}). /help for commands, Tab completes, Ctrl-D leaves.`,
     onText: async () => {
       session.notice(
