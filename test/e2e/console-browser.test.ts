@@ -118,9 +118,7 @@ describe('mcpx console in chromium', () => {
     expect(await page.locator('#tools img, #tools script, #tools b').count()).toBe(0);
     // The page's own one script, and nothing the server sent ran.
     expect(await page.locator('script').count()).toBe(1);
-    expect(
-      await page.evaluate(() => (window as unknown as { __mcpxPwned?: number }).__mcpxPwned),
-    ).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __mcpxPwned?: number }).__mcpxPwned)).toBeUndefined();
 
     // A result carrying the markup is text too.
     await poison.getByRole('button', { name: 'Call' }).click();
@@ -129,8 +127,6 @@ describe('mcpx console in chromium', () => {
     expect(
       await page.locator('#calls img, #calls script, .tool-result img, .tool-result script').count(),
     ).toBe(0);
-    expect(
-      await page.evaluate(() => (window as unknown as { __mcpxPwned?: number }).__mcpxPwned),
-    ).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __mcpxPwned?: number }).__mcpxPwned)).toBeUndefined();
   });
 });
