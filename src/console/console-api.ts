@@ -1,5 +1,6 @@
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
+import type { AuditView } from './audit-view.js';
 import type { CallHistory } from './call-history.js';
 import type { PageQuestions } from './page-questions.js';
 
@@ -7,6 +8,7 @@ import type { PageQuestions } from './page-questions.js';
 export interface ConsoleApiDeps {
   readonly host: Host;
   readonly calls: CallHistory;
+  readonly audit: AuditView;
   readonly questions: PageQuestions;
   readonly signal?: AbortSignal;
 }
@@ -17,7 +19,10 @@ export interface ApiAnswer {
   readonly body: unknown;
 }
 
-/** `GET /api/state`: every server with its state, era and error, its tools, the calls, the questions. */
+/**
+ * `GET /api/state`: every server with its state, era and error, its tools, the calls, this
+ * session's audit records (argument names only, as the file keeps them by default), the questions.
+ */
 export async function consoleState(deps: ConsoleApiDeps): Promise<unknown> {
   const { host } = deps;
   const registry = await host.registry();
@@ -35,7 +40,8 @@ export async function consoleState(deps: ConsoleApiDeps): Promise<unknown> {
     };
   });
   const untrusted = (await host.untrusted()).map((s) => s.name);
-  return { servers, untrusted, calls: deps.calls.list(), questions: deps.questions.pending() };
+  const audit = deps.audit.list().map(({ arguments: _values, ...record }) => record);
+  return { servers, untrusted, calls: deps.calls.list(), audit, questions: deps.questions.pending() };
 }
 
 /** `POST /api/call`: one call through `Host.callTool`, the path `mcpx call` takes; recorded in the history. */

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
+import { createAuditView } from './audit-view.js';
 import { createCallHistory } from './call-history.js';
 import {
   type ApiAnswer,
@@ -78,8 +79,11 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
   };
   const questions = options.questions ?? createPageQuestions();
   const unhear = questions.on(changed);
+  const audit = createAuditView(changed);
+  const unhookAudit = host.audit().add(audit.sink);
   const deps: ConsoleApiDeps = {
     host,
+    audit,
     calls: createCallHistory(changed),
     questions,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -109,6 +113,7 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
     async close() {
       unlisten();
       unhear();
+      unhookAudit();
       questions.denyAll();
       for (const stream of streams) stream.end();
       streams.clear();

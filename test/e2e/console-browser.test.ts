@@ -85,6 +85,13 @@ describe('mcpx console in chromium', () => {
     expect(await calls.nth(0).locator('strong').textContent()).toBe('test.add');
     expect(await calls.nth(1).locator('strong').textContent()).toBe('test.echo');
     expect(await calls.nth(1).locator('pre.text').textContent()).toBe('hello from the page');
+
+    // The host's audit trail recorded both, as the person's own calls, as the audit file gets them.
+    const audit = page.locator('#audit tbody tr');
+    await expect.poll(() => audit.count()).toBe(2);
+    const cells = await audit.nth(1).locator('td').allTextContents();
+    expect(cells.slice(2, 5)).toEqual(['test.echo', 'allowed by person', 'ok']);
+    expect(cells[6]).toBe('message');
   });
 
   it('reads a resource and renders JSON pretty-printed', async () => {
@@ -102,6 +109,23 @@ describe('mcpx console in chromium', () => {
     expect(() => JSON.parse(text)).not.toThrow();
     await page.locator('#load-prompts').click();
     await expect.poll(() => page.locator('[data-prompt="test.greeting"]').count()).toBe(1);
+  });
+
+  it('shows an image result as a picture, and binary content of another type only as its size', async () => {
+    const page = await openPage({
+      test: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_MEDIA: '1' } },
+    });
+    const media = page.locator('details[data-tool="test.media"]');
+    await media.locator('summary').click({ timeout: 15_000 });
+    await media.getByRole('button', { name: 'Call' }).click();
+    const image = media.locator('.tool-result img.content');
+    await expect.poll(() => image.count()).toBe(1);
+    expect(await image.getAttribute('src')).toMatch(/^data:image\/png;base64,iVBOR/);
+    await expect
+      .poll(() => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBe(1);
+    // The blob whose MIME type is a path with escapes: not an image, shown as its size, never as a picture.
+    expect(await media.locator('.tool-result').textContent()).toContain('256 bytes (not shown)');
   });
 
   it("shows a hostile server's HTML as text and runs none of its script", async () => {

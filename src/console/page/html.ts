@@ -23,6 +23,7 @@ export function pageHtml(token: string): string {
     '<section><h2>Resources</h2><button type="button" id="load-resources">List resources</button><div id="resources"></div><div id="resource-view"></div></section>',
     '<section><h2>Prompts</h2><button type="button" id="load-prompts">List prompts</button><div id="prompts"></div></section>',
     '<section><h2>Calls this session</h2><ol id="calls" reversed></ol></section>',
+    '<section><h2>Audit log (this session)</h2><table id="audit"><thead><tr><th>Time</th><th>Client</th><th>Tool</th><th>Decision</th><th>Outcome</th><th>ms</th><th>Arguments</th></tr></thead><tbody></tbody></table></section>',
     '</body>',
     '</html>',
     '',

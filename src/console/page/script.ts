@@ -38,6 +38,11 @@ export const PAGE_SCRIPT = `'use strict';
     return (error.code ? error.code + ': ' : '') + (error.message || '');
   }
 
+  function base64Bytes(data) {
+    var padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+    return Math.floor(data.length * 3 / 4) - padding;
+  }
+
   function imageUrl(mimeType, data) {
     if (IMAGE_TYPES.indexOf(mimeType) < 0 || typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return undefined;
     return 'data:' + mimeType + ';base64,' + data;
@@ -66,7 +71,7 @@ export const PAGE_SCRIPT = `'use strict';
     if (typeof contents.blob === 'string') {
       var url = imageUrl(mime, contents.blob);
       if (url) return el('img', { className: 'content', src: url, alt: contents.uri });
-      return el('p', { className: 'muted', text: 'binary ' + (mime || 'data') + ', ' + Math.floor(contents.blob.length * 3 / 4) + ' bytes (not shown)' });
+      return el('p', { className: 'muted', text: 'binary ' + (mime || 'data') + ', ' + base64Bytes(contents.blob) + ' bytes (not shown)' });
     }
     return el('pre', { className: 'content json', text: pretty(contents) });
   }
@@ -207,6 +212,29 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  function decisionText(decision) {
+    if (!decision) return '';
+    if (decision.result === 'allowed') return 'allowed by ' + decision.by;
+    if (decision.result === 'confirmed') return 'confirmed by ' + decision.by + ' (' + decision.question + ')';
+    return decision.result + ' by ' + decision.by + (decision.reason ? ': ' + decision.reason : '');
+  }
+
+  function renderAudit(records) {
+    var body = document.querySelector('#audit tbody');
+    body.replaceChildren();
+    records.slice().reverse().forEach(function (r) {
+      body.appendChild(el('tr', { data: { audit: (r.server || '') + '.' + r.tool } }, [
+        el('td', { text: r.time }),
+        el('td', { text: r.client }),
+        el('td', { text: (r.server ? r.server + '.' : '') + r.tool }),
+        el('td', { text: decisionText(r.decision) }),
+        el('td', { className: r.outcome === 'ok' ? '' : 'error', text: r.outcome + (r.error ? ': ' + r.error.message : '') }),
+        el('td', { text: String(r.durationMs) }),
+        el('td', { text: (r.argumentKeys || []).join(', ') }),
+      ]));
+    });
+  }
+
   function renderQuestions(questions) {
     document.getElementById('questions-section').hidden = questions.length === 0;
     var box = document.getElementById('questions');
@@ -233,6 +261,7 @@ export const PAGE_SCRIPT = `'use strict';
       renderServers(answer.body.servers, answer.body.untrusted);
       renderTools(answer.body.servers);
       renderCalls(answer.body.calls);
+      renderAudit(answer.body.audit);
       renderQuestions(answer.body.questions);
       document.body.dataset.loaded = 'true';
     });
