@@ -215,6 +215,7 @@ function listen(server: ReturnType<typeof createServer>, port: number): Promise<
       reject(
         new McpxError(ErrorCode.Usage, `the console cannot listen on 127.0.0.1:${port}: ${error.message}`, {
           cause: error,
+          fixes: ['give another --port, or leave --port out for one the system picks'],
         }),
       ),
     );

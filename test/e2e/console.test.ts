@@ -4,8 +4,9 @@
  * Origin; the page's security headers; and the process gone, servers with it, on SIGTERM/SIGINT.
  */
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testServerPath } from '../helpers/cli.js';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { type RunningConsolePage, startConsole } from '../helpers/console.js';
 import { descendantPids, waitForExit } from '../helpers/processes.js';
 
@@ -102,6 +103,27 @@ describe('mcpx console over HTTP', () => {
       state: 'done',
       result: { content: [{ type: 'text', text: 'x' }] },
     });
+  });
+
+  it('refuses a --port that is not a port, or is taken, saying which and why', async () => {
+    const dir = await tempDir();
+    const taken = createServer();
+    try {
+      const port = await new Promise<number>((resolve) =>
+        taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)),
+      );
+      const options = { cwd: dir.path, home: dir.path };
+      const bad = await runCli(['console', '--no-open', '--port', 'eighty'], options);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('--port eighty is not a port');
+      const busy = await runCli(['console', '--no-open', '--port', String(port)], options);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain(`the console cannot listen on 127.0.0.1:${port}`);
+      expect(busy.stdout).toBe('');
+    } finally {
+      taken.close();
+      await dir.remove();
+    }
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 on %s, its servers stopped with it', async (signal) => {
