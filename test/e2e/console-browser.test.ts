@@ -60,6 +60,22 @@ describe('mcpx console in chromium', () => {
     );
   });
 
+  it("shows a server that cannot start with its error, and a tool's MCP App named as text", async () => {
+    const page = await openPage({
+      test: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_APPS: '1' } },
+      missing: { command: 'mcpx-no-such-command-anywhere' },
+    });
+    const missing = page.locator('#servers tr[data-server="missing"]');
+    await expect.poll(() => missing.locator('td').nth(1).textContent(), { timeout: 15_000 }).toBe('error');
+    expect(await missing.locator('td').nth(4).textContent()).toMatch(
+      /^COMMAND_NOT_FOUND: .*mcpx-no-such-command-anywhere/,
+    );
+    const app = page.locator('details[data-tool="test.show_dashboard"] p.app');
+    await expect
+      .poll(() => app.textContent())
+      .toBe('has an MCP App: ui://dashboard/view.html (not shown here yet)');
+  });
+
   it('calls a tool from its form and shows the result, and the call in the session list', async () => {
     const page = await openPage({ test: { command: process.execPath, args: [testServerPath] } });
     const echo = page.locator('details[data-tool="test.echo"]');

@@ -193,6 +193,7 @@ export const PAGE_SCRIPT = `'use strict';
         box.appendChild(el('details', { className: 'tool', data: { tool: s.name + '.' + tool.name } }, [
           el('summary', {}, [el('strong', { text: s.name + '.' + tool.name })]),
           el('div', { className: 'description', text: tool.description || '' }),
+          tool.app ? el('p', { className: 'muted app', text: 'has an MCP App: ' + tool.app + ' (not shown here yet)' }) : null,
           toolForm(s.name, tool),
         ]));
       });
