@@ -49,6 +49,10 @@ const LAYERS = [
   // the gateway rather than beside it (siblings may not import each other).
   { name: 'gateway', members: ['gateway/'] },
   { name: 'daemon', members: ['daemon/'] },
+  // The local console (`mcpx console`): a page on loopback over one host, run from cli/ as the
+  // gateway is. Above the gateway and the daemon, so that showing a running `mcpx serve` or the
+  // daemon's sessions (issue 41) may read their wires; neither imports it.
+  { name: 'console', members: ['console/'] },
   // The front doors, which never import each other: the CLI (with its console in cli/shell/),
   // the shipped test servers (programs of their own), and the library's entry files at src/.
   { name: 'front', members: ['cli/', 'testing/', '(?!version\\.ts$)[^/]+\\.ts$'] },

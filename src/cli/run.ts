@@ -427,6 +427,17 @@ function buildProgram(select: (action: Action) => void): Command {
     );
 
   program
+    .command('console')
+    .description(
+      'a page on 127.0.0.1 showing the servers, their tools (call them from a form), resources, prompts and the calls made; opened in the browser',
+    )
+    .option('--no-open', 'print the URL only; open no browser')
+    .option('--port <port>', 'the loopback port (default: one the system picks)')
+    .action((opts: import('./commands/console.js').ConsoleFlags) =>
+      select(async (door) => (await import('./commands/console.js')).runConsole(door, opts)),
+    );
+
+  program
     .command('daemon')
     .description(
       'keep servers marked "keep_alive" running between commands: start [--all] | stop | status | metrics | restart',

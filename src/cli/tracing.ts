@@ -37,7 +37,7 @@ const EXPORT_GRACE_MS = 2_000;
 
 let active: CliTracing | undefined;
 
-const LONG_RUNNING = new Set(['serve', 'daemon', 'shell']);
+const LONG_RUNNING = new Set(['serve', 'daemon', 'shell', 'console']);
 
 /** The tracing this command runs with (`mcpx doctor --trace` reads its spans). */
 export function commandTracing(): CliTracing | undefined {
