@@ -199,7 +199,7 @@ function buildProgram(select: (action: Action) => void): Command {
 
   program
     .command('shell')
-    .description('interactive console: /mcp commands, @server tool calls, completion and history')
+    .description('interactive shell: /mcp commands, @server tool calls, completion and history')
     .option(
       '--permission <level>',
       "what /mcp connect --allow-all may allow a model: yolo, trusted or sandboxed; default: the config's",

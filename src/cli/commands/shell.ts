@@ -12,7 +12,7 @@ import { skillsShellCommand } from './skills.js';
 const AGENT_ID = 'shell';
 
 /**
- * `mcpx shell`: the interactive console over the same session as every
+ * `mcpx shell`: the interactive shell over the same session as every
  * command (config → trust → registry). Servers connect on first use and stay
  * connected until `/mcp disconnect` or the end of the session.
  */

@@ -56,7 +56,7 @@ export interface ShellOptions {
 }
 
 /**
- * The interactive console: a line editor with completion and history, each
+ * The interactive shell: a line editor with completion and history, each
  * line run as a `/` command, an `@server` call or text for the agent. The
  * editor is closed while a line runs, so a consent menu or a progress bar has
  * the terminal to itself and Ctrl-C reaches the process (which cancels the
