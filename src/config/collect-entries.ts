@@ -1,13 +1,12 @@
 import type { McpxError } from '../errors/index.js';
-import { CLIENT_APP_IDS, type ClientAppId } from './client-apps/types.js';
-import { configProblem, describeValue, type ProblemSite } from './config-problem.js';
+import { configProblem, describeValue, type ProblemSite, typoWarning } from './config-problem.js';
 import type { JsonPath } from './json-path.js';
 import type { ServerEntry } from './normalize-server.js';
 import type { ParsedDocument } from './parse-jsonc.js';
 import { collectProfiles, type ProfileLayer } from './profiles.js';
 import { MCP_SECTION_KEYS, TOP_LEVEL_KEYS } from './server-fields.js';
 import { suggest } from './suggest.js';
-import type { ConfigLayer, ConfigWarning } from './types.js';
+import { CLIENT_APP_IDS, type ClientAppId, type ConfigLayer, type ConfigWarning } from './types.js';
 
 export interface CollectResult {
   /** Every server entry in the file, in file order. */
@@ -263,26 +262,4 @@ function unknownKey(site: ProblemSite, path: JsonPath, known: readonly string[],
     ? `'${key}' looks like a server but is not inside "mcpServers" or "servers"`
     : `unknown key '${key}'${guess ? ` — did you mean '${guess}'?` : ''}`;
   return configProblem(site, path, text, { target: 'key', fixes });
-}
-
-/**
- * A key of another client app's file that is one edit or two away from one of
- * mcpx's (`mcpServer`, `comand`): worth a word, since the client app may ignore it
- * as silently as mcpx does. Any other unknown key is that client app's business.
- */
-export function typoWarning(
-  site: ProblemSite,
-  path: JsonPath,
-  known: readonly string[],
-): ConfigWarning | undefined {
-  const key = String(path.at(-1));
-  const guess = suggest(key, known);
-  if (guess === undefined) return undefined;
-  const line = site.doc.locate(path, 'key')?.line;
-  const subject = site.server === undefined ? '' : `server '${site.server}': `;
-  return {
-    message: `${site.doc.file}${line ? `:${line}` : ''}: ${subject}unknown key '${key}' — did you mean '${guess}'? (ignored: this file is shared with another client app)`,
-    origin: { layer: site.layer, file: site.doc.file, ...(line ? { line } : {}) },
-    ...(site.server === undefined ? {} : { server: site.server }),
-  };
 }

@@ -1,7 +1,8 @@
 import { ErrorCode as Codes, type ErrorCode, McpxError } from '../errors/index.js';
 import { formatJsonPath, type JsonPath } from './json-path.js';
 import type { ParsedDocument } from './parse-jsonc.js';
-import type { ConfigLayer } from './types.js';
+import { suggest } from './suggest.js';
+import type { ConfigLayer, ConfigWarning } from './types.js';
 
 /** Where in which file a problem sits: the document, its layer and (if any) the server entry. */
 export interface ProblemSite {
@@ -78,4 +79,26 @@ export function describeValue(value: unknown): string {
     default:
       return typeof value;
   }
+}
+
+/**
+ * A key of another client app's file that is one edit or two away from one of
+ * mcpx's (`mcpServer`, `comand`): worth a word, since the client app may ignore it
+ * as silently as mcpx does. Any other unknown key is that client app's business.
+ */
+export function typoWarning(
+  site: ProblemSite,
+  path: JsonPath,
+  known: readonly string[],
+): ConfigWarning | undefined {
+  const key = String(path.at(-1));
+  const guess = suggest(key, known);
+  if (guess === undefined) return undefined;
+  const line = site.doc.locate(path, 'key')?.line;
+  const subject = site.server === undefined ? '' : `server '${site.server}': `;
+  return {
+    message: `${site.doc.file}${line ? `:${line}` : ''}: ${subject}unknown key '${key}' — did you mean '${guess}'? (ignored: this file is shared with another client app)`,
+    origin: { layer: site.layer, file: site.doc.file, ...(line ? { line } : {}) },
+    ...(site.server === undefined ? {} : { server: site.server }),
+  };
 }

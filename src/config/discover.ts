@@ -1,7 +1,7 @@
 // node:fs, not fs/promises: the light caller (a warm call through the daemon) loads this module.
 import { realpathSync, stat } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { ConfigLayer, ConfigPathInfo, LoadConfigOptions } from './types.js';
+import type { ConfigLayer, ConfigPathInfo, FileDialect, LoadConfigOptions } from './types.js';
 
 /** A file that may hold servers, and the layer it would belong to. */
 export interface ConfigCandidate {
@@ -15,9 +15,6 @@ export interface ConfigCandidate {
    */
   readonly dialect: FileDialect;
 }
-
-/** How strictly a config file is read: see {@link ConfigCandidate.dialect}. */
-export type FileDialect = 'mcpx' | 'foreign' | 'detect';
 
 /**
  * The mcpx home directory: `MCPX_HOME` when set (and not empty), otherwise

@@ -1,8 +1,8 @@
 import { lstatSync, statSync } from 'node:fs';
-import { type FileDialect, realPathOrResolved } from './discover.js';
+import { realPathOrResolved } from './discover.js';
 import { type FileLoad, loadConfigFile } from './load-file.js';
 import { type TrustStore, trustStorePath } from './trust.js';
-import type { ConfigLayer } from './types.js';
+import type { ConfigLayer, FileDialect } from './types.js';
 
 /**
  * Parsed, validated config files kept between loads by a long-lived process

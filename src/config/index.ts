@@ -12,7 +12,6 @@ export {
   type ConfigCandidate,
   configCandidates,
   configPaths,
-  type FileDialect,
   globalConfigPath,
   resolveMcpxHome,
 } from './discover.js';
@@ -67,6 +66,7 @@ export type {
   ConfigLayer,
   ConfigPathInfo,
   ConfigWarning,
+  FileDialect,
   HeldSettings,
   LoadConfigOptions,
   LoadedConfig,

@@ -2,14 +2,13 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { type CollectResult, collectEntries } from './collect-entries.js';
-import type { FileDialect } from './discover.js';
 import { type InputRequest, inputRequests } from './input-variable.js';
 import { type NormalizeResult, normalizeServer, type ServerDraft } from './normalize-server.js';
 import { parseJsonc } from './parse-jsonc.js';
 import { type ConfigText, hideLinkedContent, readConfigText } from './read-config-text.js';
 import { TOP_LEVEL_KEYS } from './server-fields.js';
 import { suggest } from './suggest.js';
-import type { ConfigLayer, ConfigWarning, ServerOrigin } from './types.js';
+import type { ConfigLayer, ConfigWarning, FileDialect, ServerOrigin } from './types.js';
 
 /** One file read and validated: its valid entries as drafts, and every problem found. */
 export interface FileLoad {

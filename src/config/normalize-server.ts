@@ -1,7 +1,12 @@
 import { ErrorCode, type McpxError } from '../errors/index.js';
 import { urlProblem } from './check-url.js';
-import { typoWarning } from './collect-entries.js';
-import { configProblem, describeValue, type ProblemOptions, type ProblemSite } from './config-problem.js';
+import {
+  configProblem,
+  describeValue,
+  type ProblemOptions,
+  type ProblemSite,
+  typoWarning,
+} from './config-problem.js';
 import { createReaders, type Fail, fieldLabel, type Given, isRecord } from './field-readers.js';
 import { canonicalJson, fingerprintEntry } from './fingerprint.js';
 import type { JsonPath } from './json-path.js';

@@ -4,6 +4,28 @@ import type { InputRequest } from './input-variable.js';
 import type { ProfileConfig } from './profiles.js';
 import type { TrustStore } from './trust.js';
 
+/**
+ * The client apps whose config files mcpx reads and writes: other MCP client applications
+ * (Claude Desktop, Cursor, VS Code, …), not MCP Apps (a server's UI).
+ */
+export const CLIENT_APP_IDS = [
+  'claude-desktop',
+  'claude-code',
+  'cursor',
+  'vscode',
+  'windsurf',
+  'codex',
+  'gemini',
+  'opencode',
+  'zed',
+] as const;
+
+/** An MCP client app whose config dialect mcpx reads and writes (`mcpx config export`). */
+export type ClientAppId = (typeof CLIENT_APP_IDS)[number];
+
+/** How strictly a config file is read: see `ConfigCandidate.dialect` (config/discover.ts). */
+export type FileDialect = 'mcpx' | 'foreign' | 'detect';
+
 /** The layers a server definition can come from, in increasing precedence. */
 export type ConfigLayer = 'builtin' | 'global' | 'ancestor' | 'project' | 'explicit' | 'adhoc';
 
