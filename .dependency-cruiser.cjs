@@ -62,7 +62,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // socket by the files' paths, and the compile cache (the ES module side's first chunk, turned
   // on before the rest of the CLI compiles) finds the home. config/index.ts would load the whole
   // loader with it: parsing, interpolation, trust, editing, and jsonc-parser.
-  'config/discover.ts',
+  'config/load/discover.ts',
   // Other client apps' dialects (nine of them and a TOML parser), kept off config/index.ts so that
   // loading a config loads none of them until a file imports a client app.
   'config/client-apps/index.ts',

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
-import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/discover.js';
+import { configCandidates, realPathOrResolved, resolveMcpxHome } from '../config/load/discover.js';
 import {
   configKey,
   contentAlias,

@@ -1,8 +1,8 @@
 import type { McpxError } from '../errors/index.js';
-import type { ConfigFileCache } from './file-cache.js';
-import type { InputRequest } from './input-variable.js';
-import type { ProfileConfig } from './profiles.js';
-import type { TrustStore } from './trust.js';
+import type { ProfileConfig } from './file/profiles.js';
+import type { ConfigFileCache } from './load/file-cache.js';
+import type { InputRequest } from './resolve/input-variable.js';
+import type { TrustStore } from './trust/trust.js';
 
 /**
  * The client apps whose config files mcpx reads and writes: other MCP client applications
@@ -23,7 +23,7 @@ export const CLIENT_APP_IDS = [
 /** An MCP client app whose config dialect mcpx reads and writes (`mcpx config export`). */
 export type ClientAppId = (typeof CLIENT_APP_IDS)[number];
 
-/** How strictly a config file is read: see `ConfigCandidate.dialect` (config/discover.ts). */
+/** How strictly a config file is read: see `ConfigCandidate.dialect` (config/load/discover.ts). */
 export type FileDialect = 'mcpx' | 'foreign' | 'detect';
 
 /** The layers a server definition can come from, in increasing precedence. */

@@ -47,8 +47,8 @@ describe('the layer rule on a planted tree', () => {
       'src/errors/index.ts': 'export const e = 1;\n',
       // Clean: down through an index.ts, and down past one through the allow-list.
       'src/config/index.ts': "import { e } from '../errors/index.js';\nexport const c = e;\n",
-      'src/config/load.ts': 'export const load = 1;\n',
-      'src/config/discover.ts': 'export const discover = 1;\n',
+      'src/config/load/load.ts': 'export const load = 1;\n',
+      'src/config/load/discover.ts': 'export const discover = 1;\n',
       'src/client/era-cache.ts': 'export const cache = 1;\n',
       'src/client/server-connection.ts': 'export type Connection = number;\nexport const connection = 1;\n',
       // (a) a folder cycle: registry and permissions import each other.
@@ -58,7 +58,7 @@ describe('the layer rule on a planted tree', () => {
       // (b) an upward import, with no cycle: home is below agent.
       'src/agent/index.ts': 'export const a = 1;\n',
       'src/home/upward.ts': "import { a } from '../agent/index.js';\nexport const u = a;\n",
-      // (c) a new import past another folder's index.ts, beside allowed ones: config/discover.ts
+      // (c) a new import past another folder's index.ts, beside allowed ones: config/load/discover.ts
       // (on the allow-list) and client/era-cache.ts (on the lazy list: by `await import` only, so
       // the static import of server-connection.ts, on the same list, is reported). A type-only
       // import loads nothing, so it needs no exception: config/types.ts, client/types.ts.
@@ -66,8 +66,8 @@ describe('the layer rule on a planted tree', () => {
       'src/client/types.ts': 'export type Era = string;\n',
       'src/tools/index.ts': [
         "import { c } from '../config/index.js';",
-        "import { load } from '../config/load.js';",
-        "import { discover } from '../config/discover.js';",
+        "import { load } from '../config/load/load.js';",
+        "import { discover } from '../config/load/discover.js';",
         "import { connection } from '../client/server-connection.js';",
         "import type { Shape } from '../config/types.js';",
         "import type { Era } from '../client/types.js';",
@@ -117,7 +117,7 @@ describe('the layer rule on a planted tree', () => {
   });
 
   it("reports a new import past a folder's index.ts, not one on the allow-lists", () => {
-    expect(found).toContain('not-through-index: src/tools/index.ts → src/config/load.ts');
+    expect(found).toContain('not-through-index: src/tools/index.ts → src/config/load/load.ts');
     expect(found).toContain('not-through-index: src/tools/index.ts → src/client/server-connection.ts');
     expect(found.join('\n')).not.toContain('discover');
     expect(found.join('\n')).not.toContain('era-cache');
@@ -164,7 +164,7 @@ describe('the layer rule on a planted tree', () => {
       'no-upward-import: src/registry/index.ts → src/permissions/index.ts',
       'not-through-index: src/testing/server.ts → src/cli/output/table.ts',
       'not-through-index: src/tools/index.ts → src/client/server-connection.ts',
-      'not-through-index: src/tools/index.ts → src/config/load.ts',
+      'not-through-index: src/tools/index.ts → src/config/load/load.ts',
       'undeclared-folder: src/extras/a.ts → src/errors/index.ts',
     ]);
   });

@@ -1,4 +1,4 @@
-import type { InputRequest } from '../input-variable.js';
+import type { InputRequest } from '../resolve/input-variable.js';
 import type { ClientAppId } from '../types.js';
 
 // Declared in config/types.ts: a config file's `"import"` names these ids, and the reader of a config
