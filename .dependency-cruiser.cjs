@@ -101,7 +101,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // server side: gateway/index.ts would load the gateway's core (registry, permissions, tools,
   // config) and the SDK's client into their start.
   'gateway/server-kit.ts',
-  // `mcpx serve` checks its state key's length (cli/state-key.ts) before it loads the gateway:
+  // `mcpx serve` checks its state key's length (cli/serve/state-key.ts) before it loads the gateway:
   // gateway/index.ts would load the gateway and the SDK at the command's start, before its usage
   // errors.
   'gateway/sealed-state.ts',

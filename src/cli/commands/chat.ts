@@ -17,19 +17,19 @@ import {
   SEARCH_THRESHOLD,
   SEARCH_TOOL,
 } from '../../tools/index.js';
-import { type ChatCommand, chatContextCommands } from '../chat-context.js';
-import { chatFeatures } from '../chat-features.js';
-import { createChatJsonRecorder } from '../chat-json.js';
-import type { CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
-import { noticeHeldSettings } from '../held-settings.js';
+import { type ChatCommand, chatContextCommands } from '../chat/chat-context.js';
+import { chatFeatures } from '../chat/chat-features.js';
+import { createChatJsonRecorder } from '../chat/chat-json.js';
+import type { CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { noticeHeldSettings } from '../context/held-settings.js';
+import { permissionFlag, profileFlag } from '../context/permission-level.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { permissionFlag, profileFlag } from '../permission-level.js';
-import { writeError } from '../report.js';
 import { parseLine } from '../shell/parse-line.js';
 import { retryInConsole, runShell } from '../shell/shell.js';
+import { writeError } from '../target/report.js';
 
 export interface ChatOptions {
   readonly model?: string;

@@ -1,9 +1,9 @@
 import { CLIENT_APPS, type ClientAppId, exportServers } from '../../config/client-apps/index.js';
 import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import type { CliContext } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { clientAppContext, clientAppId } from './client-app-context.js';
