@@ -225,6 +225,25 @@ module.exports = {
       from: { path: '^src/' },
       to: { path: '^src/', circular: true },
     },
+    {
+      name: 'no-config-cycle',
+      comment:
+        "config/'s modules import one another one way only, from its vocabulary (types.ts) up through " +
+        'its steps (parse, entry, resolve, file, trust, client-apps, load, edit): move the shared piece ' +
+        'down to the module or types.ts both can import',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/config/', circular: true },
+    },
+    {
+      name: 'config-types-alone',
+      comment:
+        'config/types.ts is the vocabulary every step of config/ shares: it imports nothing of its folder ' +
+        '(a type that needs a module of config/ lives beside that module, as LoadConfigOptions does in load/options.ts)',
+      severity: 'error',
+      from: { path: '^src/config/types\\.ts$' },
+      to: { path: '^src/config/' },
+    },
     ...upward,
     ...sideways,
     {

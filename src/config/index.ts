@@ -30,7 +30,7 @@ export { canonicalJson, type FingerprintInput, fingerprintEntry } from './entry/
 export { SERVER_DEFAULTS } from './entry/server-defaults.js';
 export { FIELD_TRUST } from './entry/server-fields.js';
 export { toolSwitchedOff } from './entry/tool-lists.js';
-export { findProfile, type ProfileConfig, type ProfileLayer } from './file/profiles.js';
+export { findProfile } from './file/profiles.js';
 export { type AdhocStdioOptions, adhocHttpServer, adhocStdioServer } from './load/adhoc.js';
 export { builtinServers, testServerPath } from './load/builtin.js';
 export {
@@ -40,12 +40,12 @@ export {
   globalConfigPath,
   resolveMcpxHome,
 } from './load/discover.js';
-export { type ConfigFileCache, createConfigFileCache } from './load/file-cache.js';
+export { createConfigFileCache } from './load/file-cache.js';
 export { loadConfig, validateConfig } from './load/load.js';
+export type { ConfigFileCache, LoadConfigOptions } from './load/options.js';
 export { type ParsedDocument, parseJsonc } from './parse/parse-jsonc.js';
 export { readConfigText } from './parse/read-config-text.js';
 export { levenshtein, suggest } from './parse/suggest.js';
-export type { InputRequest } from './resolve/input-variable.js';
 export { type EnvLookup, type InterpolationResult, interpolate } from './resolve/interpolate.js';
 export {
   approvedRecord,
@@ -55,8 +55,6 @@ export {
   markApproved,
   type SettingsApproval,
   saveTrustStore,
-  type TrustRecord,
-  type TrustStore,
   trustServers,
   trustStorePath,
   untrustedServers,
@@ -69,13 +67,17 @@ export type {
   ConfigWarning,
   FileDialect,
   HeldSettings,
-  LoadConfigOptions,
+  InputRequest,
   LoadedConfig,
   PermissionName,
+  ProfileConfig,
+  ProfileLayer,
   ProtocolPin,
   ServerConfig,
   ServerOrigin,
   ShadowedServer,
   TransportKind,
+  TrustRecord,
+  TrustStore,
   ValidationResult,
 } from './types.js';

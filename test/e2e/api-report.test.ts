@@ -65,7 +65,7 @@ it('fails on an export planted in the declarations, a public type left private, 
   const lowLevel = join(copy, 'dist', 'low-level.d.ts');
   await writeFile(
     lowLevel,
-    `${await readFile(lowLevel, 'utf8')}export declare function planted(): import('./config/load/file-cache.js').ConfigFileCache;\n`,
+    `${await readFile(lowLevel, 'utf8')}export declare function planted(): import('./config/load/options.js').ConfigFileCache;\n`,
   );
 
   const result = await check('--project', copy);

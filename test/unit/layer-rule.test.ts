@@ -62,7 +62,14 @@ describe('the layer rule on a planted tree', () => {
       // (on the allow-list) and client/era-cache.ts (on the lazy list: by `await import` only, so
       // the static import of server-connection.ts, on the same list, is reported). A type-only
       // import loads nothing, so it needs no exception: config/types.ts, client/types.ts.
-      'src/config/types.ts': 'export type Shape = number;\n',
+      // (g) config/types.ts importing its own folder (a type of load/load.ts), and two modules of
+      // config/ importing each other (in one sub-folder, so no folder cycle).
+      'src/config/types.ts':
+        "import type { load } from './load/load.js';\nexport type Shape = typeof load;\n",
+      'src/config/entry/normalize.ts':
+        "import { read } from './readers.js';\nexport const normalize = read;\nexport type Draft = string;\n",
+      'src/config/entry/readers.ts':
+        "import type { Draft } from './normalize.js';\nexport const read: Draft = '';\n",
       'src/client/types.ts': 'export type Era = string;\n',
       'src/tools/index.ts': [
         "import { c } from '../config/index.js';",
@@ -124,7 +131,7 @@ describe('the layer rule on a planted tree', () => {
   });
 
   it('needs no exception for a type-only import past index.ts, which loads nothing', () => {
-    expect(found.join('\n')).not.toContain('src/config/types.ts');
+    expect(found.join('\n')).not.toContain('→ src/config/types.ts');
     expect(found.join('\n')).not.toContain('src/client/types.ts');
     // The value import of the same lazy-only module is the one reported, once.
     expect(found.filter((line) => line.endsWith('src/client/server-connection.ts'))).toEqual([
@@ -148,6 +155,11 @@ describe('the layer rule on a planted tree', () => {
     expect(found.join('\n')).not.toContain('src/auth/typed.ts');
   });
 
+  it("reports a cycle of config/'s modules, and config/types.ts importing its own folder", () => {
+    expect(found).toContain('no-config-cycle: src/config/entry/normalize.ts → src/config/entry/readers.ts');
+    expect(found).toContain('config-types-alone: src/config/types.ts → src/config/load/load.ts');
+  });
+
   it('reports a folder no layer declares', () => {
     expect(found).toContain('undeclared-folder: src/extras/a.ts → src/errors/index.ts');
   });
@@ -155,7 +167,9 @@ describe('the layer rule on a planted tree', () => {
   it('reports nothing else (the clean imports pass)', () => {
     expect(found).toEqual([
       'cli-through-host: src/cli/era.ts → src/client/index.ts',
+      'config-types-alone: src/config/types.ts → src/config/load/load.ts',
       'lazy-only: src/auth/eager.ts → src/auth/sign-in-flow.ts',
+      'no-config-cycle: src/config/entry/normalize.ts → src/config/entry/readers.ts',
       'no-folder-cycle: src/permissions → src/registry',
       'no-folder-cycle: src/registry → src/permissions',
       'no-import-of-cli: src/testing/server.ts → src/cli/output/table.ts',

@@ -1,5 +1,4 @@
-import type { InputRequest } from '../resolve/input-variable.js';
-import type { ClientAppId } from '../types.js';
+import type { ClientAppId, InputRequest } from '../types.js';
 
 // Declared in config/types.ts: a config file's `"import"` names these ids, and the reader of a config
 // file needs nothing of this folder (which stands above it: its import planner reads files as mcpx does).

@@ -2,7 +2,12 @@ import { splitCommandLine } from '../command-line/split-command-line.js';
 import type { ProblemOptions, ProblemSite } from '../parse/config-problem.js';
 import type { JsonPath } from '../parse/json-path.js';
 import { suggest } from '../parse/suggest.js';
-import type { DraftString } from './normalize-server.js';
+
+/** A string that may still hold `${VAR}` placeholders, with where it was written. */
+export interface DraftString {
+  readonly value: string;
+  readonly path: JsonPath;
+}
 
 /** A key as found in an entry, after mapping its spelling to a meaning. */
 export interface Given {

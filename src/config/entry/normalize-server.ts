@@ -18,7 +18,14 @@ import type {
   TransportKind,
 } from '../types.js';
 import { urlProblem } from './check-url.js';
-import { createReaders, type Fail, fieldLabel, type Given, isRecord } from './field-readers.js';
+import {
+  createReaders,
+  type DraftString,
+  type Fail,
+  fieldLabel,
+  type Given,
+  isRecord,
+} from './field-readers.js';
 import { canonicalJson, fingerprintEntry } from './fingerprint.js';
 import { type CanonicalField, FINGERPRINTED_FIELDS, fieldFor, SERVER_FIELDS } from './server-fields.js';
 
@@ -27,12 +34,6 @@ export interface ServerEntry {
   readonly name: string;
   readonly value: unknown;
   /** JSON path of the entry (`['mcpServers', 'fs']` or `['servers', 2]`). */
-  readonly path: JsonPath;
-}
-
-/** A string that may still hold `${VAR}` placeholders, with where it was written. */
-export interface DraftString {
-  readonly value: string;
   readonly path: JsonPath;
 }
 

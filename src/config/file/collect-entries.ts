@@ -5,8 +5,14 @@ import { configProblem, describeValue, type ProblemSite, typoWarning } from '../
 import type { JsonPath } from '../parse/json-path.js';
 import type { ParsedDocument } from '../parse/parse-jsonc.js';
 import { suggest } from '../parse/suggest.js';
-import { CLIENT_APP_IDS, type ClientAppId, type ConfigLayer, type ConfigWarning } from '../types.js';
-import { collectProfiles, type ProfileLayer } from './profiles.js';
+import {
+  CLIENT_APP_IDS,
+  type ClientAppId,
+  type ConfigLayer,
+  type ConfigWarning,
+  type ProfileLayer,
+} from '../types.js';
+import { collectProfiles } from './profiles.js';
 
 export interface CollectResult {
   /** Every server entry in the file, in file order. */

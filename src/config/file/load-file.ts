@@ -6,8 +6,8 @@ import { TOP_LEVEL_KEYS } from '../entry/server-fields.js';
 import { parseJsonc } from '../parse/parse-jsonc.js';
 import { type ConfigText, hideLinkedContent, readConfigText } from '../parse/read-config-text.js';
 import { suggest } from '../parse/suggest.js';
-import { type InputRequest, inputRequests } from '../resolve/input-variable.js';
-import type { ConfigLayer, ConfigWarning, FileDialect, ServerOrigin } from '../types.js';
+import { inputRequests } from '../resolve/input-variable.js';
+import type { ConfigLayer, ConfigWarning, FileDialect, InputRequest, ServerOrigin } from '../types.js';
 import { type CollectResult, collectEntries } from './collect-entries.js';
 
 /** One file read and validated: its valid entries as drafts, and every problem found. */

@@ -8,31 +8,14 @@
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { configProblem, describeValue, type ProblemSite } from '../parse/config-problem.js';
 import { suggest } from '../parse/suggest.js';
-import type { ConfigLayer, LoadedConfig, PermissionName, ServerOrigin } from '../types.js';
-
-/** One file's definition of a profile. */
-export interface ProfileLayer {
-  /** Server names; absent: every server. */
-  readonly servers?: readonly string[];
-  /** Globs on `<server>.<tool>` or `<tool>` (`*` any run, `?` one character): absent, every tool. */
-  readonly tools?: readonly string[];
-  /** Globs, as `tools`: such tools are left out. */
-  readonly excludeTools?: readonly string[];
-  /** The most a session under this profile may run at; never more than the level otherwise in force. */
-  readonly permission?: PermissionName;
-  /** Where the profile's key is written. */
-  readonly origin: ServerOrigin;
-}
-
-/**
- * A profile as every layer defines it: the user's own definition (the last of their
- * files that has it), then each repository file's, in precedence order. A tool is in
- * the profile only when every layer lets it through.
- */
-export interface ProfileConfig {
-  readonly name: string;
-  readonly layers: readonly ProfileLayer[];
-}
+import type {
+  ConfigLayer,
+  LoadedConfig,
+  PermissionName,
+  ProfileConfig,
+  ProfileLayer,
+  ServerOrigin,
+} from '../types.js';
 
 const PROFILE_KEYS = ['servers', 'tools', 'exclude_tools', 'permission'] as const;
 const PERMISSIONS: readonly PermissionName[] = ['sandboxed', 'trusted', 'yolo'];

@@ -1,7 +1,8 @@
 // node:fs, not fs/promises: the light caller (a warm call through the daemon) loads this module.
 import { realpathSync, stat } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { ConfigLayer, ConfigPathInfo, FileDialect, LoadConfigOptions } from '../types.js';
+import type { ConfigLayer, ConfigPathInfo, FileDialect } from '../types.js';
+import type { LoadConfigOptions } from './options.js';
 
 /** A file that may hold servers, and the layer it would belong to. */
 export interface ConfigCandidate {

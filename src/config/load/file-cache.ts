@@ -1,37 +1,14 @@
 import { lstatSync, statSync } from 'node:fs';
 import { type FileLoad, loadConfigFile } from '../file/load-file.js';
-import { type TrustStore, trustStorePath } from '../trust/trust.js';
-import type { ConfigLayer, FileDialect } from '../types.js';
+import { trustStorePath } from '../trust/trust.js';
+import type { TrustStore } from '../types.js';
 import { realPathOrResolved } from './discover.js';
-
-/**
- * Parsed, validated config files kept between loads by a long-lived process
- * (the keep-alive daemon runs every caller's command with a fresh load). A file
- * is read again as soon as its stamp (device, inode, size, modification and
- * change times in nanoseconds) differs. What is kept is the file before
- * interpolation: `${VAR}` is filled per load, from that load's own env, so no
- * caller is ever served values resolved with another caller's environment.
- *
- * Its `stat` and `realpath` are synchronous: a few microseconds each on the
- * daemon's thread, where an asynchronous one is a trip through libuv's thread
- * pool, which on a loaded machine waits its turn for a CPU (milliseconds, per
- * file, per call). Only the read of a changed file goes through the pool.
- */
-export interface ConfigFileCache {
-  load(path: string, layer: ConfigLayer, dialect: FileDialect): Promise<FileLoad | undefined>;
-  /** The file's real path (the same file reached twice is read once), or the path resolved. */
-  realpath(path: string): string;
-  /**
-   * The trust store of `home`, from `read` (`loadTrustStore`, with all its checks) the first
-   * time and whenever `trust.json`'s stamp (as `lstat` sees it, owner and mode too) changed;
-   * a failed read is not kept. An approval rewrites the file (a new inode), so it is seen at once.
-   */
-  trustStore(home: string, read: () => Promise<TrustStore>): Promise<TrustStore>;
-}
+import type { ConfigFileCache } from './options.js';
 
 // Enough for the global file and a few projects' files; the least recently used goes first.
 const DEFAULT_MAX_FILES = 64;
 
+/** A new, empty {@link ConfigFileCache}. */
 export function createConfigFileCache(maxFiles = DEFAULT_MAX_FILES): ConfigFileCache {
   const files = new Map<string, { readonly stamp: string; readonly load: FileLoad | undefined }>();
   const trusts = new Map<string, { readonly stamp: string; readonly store: Promise<TrustStore> }>();

@@ -6,8 +6,8 @@ import type { ClientAppContext, ClientAppServer } from '../client-apps/types.js'
 import { normalizeServer, type ServerDraft } from '../entry/normalize-server.js';
 import type { CollectResult } from '../file/collect-entries.js';
 import type { ParsedDocument } from '../parse/parse-jsonc.js';
-import type { InputRequest } from '../resolve/input-variable.js';
-import type { ConfigLayer, ConfigWarning, LoadConfigOptions } from '../types.js';
+import type { ConfigLayer, ConfigWarning, InputRequest } from '../types.js';
+import type { LoadConfigOptions } from './options.js';
 
 /** The file that says `"import": [...]`. */
 export interface Importer {

@@ -4,8 +4,7 @@ import { ErrorCode, McpxError } from '../../errors/index.js';
 import { fingerprintEntry } from '../entry/fingerprint.js';
 import type { ServerDraft } from '../entry/normalize-server.js';
 import { type FileLoad, loadConfigFile } from '../file/load-file.js';
-import { mergeProfiles, type ProfileLayer, profileProblem } from '../file/profiles.js';
-import type { InputRequest } from '../resolve/input-variable.js';
+import { mergeProfiles, profileProblem } from '../file/profiles.js';
 import { variablesIn } from '../resolve/interpolate.js';
 import { asWritten, resolveServer } from '../resolve/resolve-server.js';
 import { isTrusted, loadTrustStore, markUnapproved } from '../trust/trust.js';
@@ -13,9 +12,10 @@ import type {
   ConfigFileInfo,
   ConfigWarning,
   HeldSettings,
-  LoadConfigOptions,
+  InputRequest,
   LoadedConfig,
   PermissionName,
+  ProfileLayer,
   ServerConfig,
   ServerOrigin,
   ShadowedServer,
@@ -23,6 +23,7 @@ import type {
 } from '../types.js';
 import { builtinServers } from './builtin.js';
 import { configCandidates } from './discover.js';
+import type { LoadConfigOptions } from './options.js';
 
 interface Definition {
   readonly name: string;

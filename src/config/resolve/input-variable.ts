@@ -1,3 +1,5 @@
+import type { InputRequest } from '../types.js';
+
 /**
  * The environment variable that stands for VS Code's `${input:<id>}`:
  * `MCPX_INPUT_` and the id in upper case, other characters as `_`
@@ -6,18 +8,6 @@
  */
 export function inputVariable(id: string): string {
   return `MCPX_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
-
-/** What a config file says about one `${input:<id>}` (VS Code's `inputs`), for the question. */
-export interface InputRequest {
-  readonly id: string;
-  /** The variable that can answer it instead (see `inputVariable`). */
-  readonly variable: string;
-  readonly description?: string;
-  /** Asked without echo. */
-  readonly password: boolean;
-  /** The file that declares or uses it. */
-  readonly file?: string;
 }
 
 /**

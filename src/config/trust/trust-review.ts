@@ -1,7 +1,6 @@
 import { canonicalJson } from '../entry/fingerprint.js';
 import { interpolate, variablesIn } from '../resolve/interpolate.js';
-import type { HeldSettings, ServerConfig } from '../types.js';
-import type { TrustRecord } from './trust.js';
+import type { HeldSettings, ServerConfig, TrustRecord } from '../types.js';
 
 /**
  * What a person must see to approve a repository's server entry: everything

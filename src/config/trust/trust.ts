@@ -1,28 +1,7 @@
 import { join } from 'node:path';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
-import type { ServerConfig } from '../types.js';
-
-/** What was approved for one entry: its fingerprint, and enough to show what changed later. */
-export interface TrustRecord {
-  readonly fingerprint: string;
-  /** The fingerprinted fields as written when approved (absent in stores from before they were kept). */
-  readonly asWritten?: Readonly<Record<string, unknown>>;
-  /** Digests of the variables its command, args, cwd and url used (never their values). */
-  readonly variables?: Readonly<Record<string, string>>;
-}
-
-/**
- * Approved project/ancestor entries: config file → server name → what was
- * approved; and approved host-wide settings (`permission`, `roots`): config
- * file → their fingerprint. Maps, not objects, so a server named `__proto__`
- * is just a name.
- */
-export interface TrustStore {
-  readonly version: 2;
-  readonly entries: ReadonlyMap<string, ReadonlyMap<string, TrustRecord>>;
-  readonly settings: ReadonlyMap<string, string>;
-}
+import type { ServerConfig, TrustRecord, TrustStore } from '../types.js';
 
 const TRUST_FILE = 'trust.json';
 
