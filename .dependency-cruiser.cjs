@@ -70,7 +70,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // socket by the files' paths, and the compile cache (the ES module side's first chunk, turned
   // on before the rest of the CLI compiles) finds the home. config/index.ts would load the whole
   // loader with it: parsing, interpolation, trust, editing, and jsonc-parser.
-  'config/discover.ts',
+  'config/load/discover.ts',
   // Other client apps' dialects (nine of them and a TOML parser), kept off config/index.ts so that
   // loading a config loads none of them until a file imports a client app.
   'config/client-apps/index.ts',
@@ -109,7 +109,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // server side: gateway/index.ts would load the gateway's core (registry, permissions, tools,
   // config) and the SDK's client into their start.
   'gateway/server-kit.ts',
-  // `mcpx serve` checks its state key's length (cli/state-key.ts) before it loads the gateway:
+  // `mcpx serve` checks its state key's length (cli/serve/state-key.ts) before it loads the gateway:
   // gateway/index.ts would load the gateway and the SDK at the command's start, before its usage
   // errors.
   'gateway/sealed-state.ts',
@@ -232,6 +232,25 @@ module.exports = {
       scope: 'folder',
       from: { path: '^src/' },
       to: { path: '^src/', circular: true },
+    },
+    {
+      name: 'no-config-cycle',
+      comment:
+        "config/'s modules import one another one way only, from its vocabulary (types.ts) up through " +
+        'its steps (parse, entry, resolve, file, trust, client-apps, load, edit): move the shared piece ' +
+        'down to the module or types.ts both can import',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/config/', circular: true },
+    },
+    {
+      name: 'config-types-alone',
+      comment:
+        'config/types.ts is the vocabulary every step of config/ shares: it imports nothing of its folder ' +
+        '(a type that needs a module of config/ lives beside that module, as LoadConfigOptions does in load/options.ts)',
+      severity: 'error',
+      from: { path: '^src/config/types\\.ts$' },
+      to: { path: '^src/config/' },
     },
     ...upward,
     ...sideways,

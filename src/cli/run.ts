@@ -2,12 +2,12 @@ import { Command, CommanderError, Option } from 'commander';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { forTerminal, say } from '../text/index.js';
 import { VERSION } from '../version.js';
-import type { CliDoor } from './context.js';
-import { ExitCode, exitCodeFor } from './exit-codes.js';
-import type { GlobalOptions } from './global-options.js';
-import type { CliIo } from './io.js';
-import { JsonStderr } from './json-stderr.js';
-import { writeError } from './report.js';
+import type { CliDoor } from './context/context.js';
+import type { GlobalOptions } from './context/global-options.js';
+import { ExitCode, exitCodeFor } from './io/exit-codes.js';
+import type { CliIo } from './io/io.js';
+import { JsonStderr } from './io/json-stderr.js';
+import { writeError } from './target/report.js';
 
 type Action = (door: CliDoor) => Promise<number>;
 
@@ -81,7 +81,7 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
       io,
     ));
   // Loaded only when a command runs: `--version` and `--help` need none of it.
-  const { commandDoor } = await import('./context.js');
+  const { commandDoor } = await import('./context/context.js');
   const door = commandDoor(io, options);
   const selected = action;
   try {

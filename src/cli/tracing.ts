@@ -14,7 +14,7 @@ import {
   type Tracing,
   tracingWanted,
 } from '../tracing/index.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './io/io.js';
 
 export interface CliTracing {
   /** Runs the command as its root span (`mcpx <command>`). */

@@ -17,7 +17,7 @@ const STREAMS = Symbol.for('mcpx.terminal.streams');
  * streams are out of the type's reach: what is drawn on it goes through
  * {@link Terminal.write} (safe text only) or this folder's prompts (`prompts.ts`,
  * `line-editor.ts`), whose every message, choice and default is {@link SafeText}.
- * The CLI makes one for its own process (stdin and stderr, `cli/process-io.ts`);
+ * The CLI makes one for its own process (stdin and stderr, `cli/io/process-io.ts`);
  * a test or a library program makes one of its streams.
  */
 export class Terminal {

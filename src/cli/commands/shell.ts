@@ -1,10 +1,10 @@
 import { say } from '../../text/index.js';
-import { commandFeatures, createTerminalTurns, explainUnanswered } from '../command-features.js';
-import type { CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
-import { noticeHeldSettings } from '../held-settings.js';
-import { permissionFlag, profileFlag } from '../permission-level.js';
+import { commandFeatures, createTerminalTurns, explainUnanswered } from '../context/command-features.js';
+import type { CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { noticeHeldSettings } from '../context/held-settings.js';
+import { permissionFlag, profileFlag } from '../context/permission-level.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { retryInConsole, runShell } from '../shell/shell.js';
 import { skillsShellCommand } from './skills.js';
 

@@ -11,8 +11,8 @@ import {
   say,
   type Terminal,
 } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { writeError } from '../report.js';
+import type { CliContext } from '../context/context.js';
+import { writeError } from '../target/report.js';
 import { commandNames, completeExtra, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';
