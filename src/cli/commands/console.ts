@@ -1,8 +1,8 @@
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
-import type { CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { openBrowser } from '../open-browser.js';
+import type { CliDoor } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
+import { openBrowser } from '../terminal/open-browser.js';
 
 /** Flags of `mcpx console`. */
 export interface ConsoleFlags {

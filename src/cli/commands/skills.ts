@@ -1,15 +1,15 @@
 import type { ServerConfig } from '../../config/index.js';
 import type { ListedSkill, LoadedSkill, SkillFileContent } from '../../skills/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext, CliDoor } from '../context.js';
-import { ExitCode, exitCodeFor } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode, exitCodeFor } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
-import { writeErrors } from '../report.js';
 import type { ExtraCommand } from '../shell/commands.js';
-import { splitTarget } from '../split-target.js';
+import { writeErrors } from '../target/report.js';
+import { splitTarget } from '../target/split-target.js';
 
 /**
  * `mcpx skills [server]`: every usable server's skills (or one's) with their descriptions, from
