@@ -202,10 +202,8 @@ describe('mcpx skill', () => {
       "refused skill://tampered/references/GUIDE.md of skill 'tampered' on 'old'",
     );
     const servers = JSON.parse((await mcpx(['list', '--json'])).stdout);
+    // Only 'old' is pinned to the 2025-11-25 wire; the other servers' era is the probe's to choose.
     expect(servers.find((s: { name: string }) => s.name === 'old')).toMatchObject({ protocol: '2025-11-25' });
-    expect(servers.find((s: { name: string }) => s.name === 'evil')).toMatchObject({
-      protocol: '2026-07-28',
-    });
   });
 
   it('never reads a supporting file of a skill whose SKILL.md fails verification, however honest the file', async () => {
