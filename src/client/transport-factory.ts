@@ -73,9 +73,8 @@ async function remoteTransport(
   const http = await import('../transport/http/index.js');
   if (hooks.http?.authProvider || (hooks.oauthHome === undefined && !server.oauth))
     return http.createHttpTransport(server, hooks.http);
-  const { ClientCredentialsAuth, machineCredentials, McpxOAuthProvider, TokenStore, signIn } = await import(
-    '../auth/index.js'
-  );
+  const { ClientCredentialsAuth, machineCredentials, McpxOAuthProvider, SharedSignIn, TokenStore, signIn } =
+    await import('../auth/index.js');
   const store = hooks.oauthHome === undefined ? undefined : new TokenStore(hooks.oauthHome);
   const machine = machineCredentials(server);
   if (machine) {
@@ -99,15 +98,17 @@ async function remoteTransport(
     store,
     redirectUrl: 'http://127.0.0.1/callback',
   });
+  // Every process refreshes through the same lock and store: one refresh per expiry, used by all.
+  const shared = new SharedSignIn({ server, store, provider: authProvider });
   const interactive = hooks.signIn;
   if (!interactive && !hooks.callerSignsIn)
-    return http.createHttpTransport(server, { ...hooks.http, authProvider });
+    return http.createHttpTransport(server, { ...hooks.http, authProvider: shared });
   const { computeScopeUnion } = await import('@modelcontextprotocol/client');
   if (!interactive) {
     const { authError } = await import('../auth/index.js');
     return http.createHttpTransport(server, {
       ...hooks.http,
-      authProvider,
+      authProvider: shared,
       reauthorize: async (challenge) => {
         const refused = await authProvider.tokens();
         authProvider.reload();
@@ -124,7 +125,7 @@ async function remoteTransport(
   }
   return http.createHttpTransport(server, {
     ...hooks.http,
-    authProvider,
+    authProvider: shared,
     reauthorize: async (challenge) => {
       // Ask for what was granted plus what the server now wants (SEP-2350), never less.
       const granted = (await authProvider.tokens())?.scope;
