@@ -5,13 +5,16 @@
  */
 import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../../src/auth/sign-in.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { adhocHttpServer } from '../../src/config/index.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import { type OAuthTestServer, startOAuthTestServer } from '../../src/testing/oauth-test-server.js';
-import { type CliRun, runCli, tempDir } from '../helpers/cli.js';
+import { type CliRun, cliPath, runCli, tempDir } from '../helpers/cli.js';
+import { firstText } from '../helpers/gateway.js';
 import { waitForExit } from '../helpers/processes.js';
 
 const CONCURRENT = 10;
@@ -35,7 +38,8 @@ beforeAll(async () => {
   as = await startOAuthTestServer();
   config = join(dir.path, 'mcp.json');
   const { writeFile } = await import('node:fs/promises');
-  await writeFile(config, JSON.stringify({ mcpServers: { secure: { url: as.url } } }));
+  // Held by the daemon when one runs; the calls below go direct (MCPX_DAEMON=off) unless they say.
+  await writeFile(config, JSON.stringify({ mcpServers: { secure: { url: as.url, keep_alive: true } } }));
   store = new TokenStore(join(home(), '.mcpx'));
   server = { ...adhocHttpServer(as.url), name: 'secure' } as ServerConfig & { url: string };
   await signIn(server, { store, present: browser });
@@ -51,11 +55,15 @@ async function browser(url: URL): Promise<void> {
   await fetch(new URL(response.headers.get('location') ?? '', url));
 }
 
-async function mcpx(args: string[], onSpawn?: (pid: number) => void): Promise<CliRun> {
+async function mcpx(
+  args: string[],
+  onSpawn?: (pid: number) => void,
+  env: Record<string, string> = { MCPX_DAEMON: 'off' },
+): Promise<CliRun> {
   const run = await runCli(['--config', config, ...args], {
     cwd: dir.path,
     home: home(),
-    env: { MCPX_DAEMON: 'off' },
+    env,
     timeoutMs: 60_000,
     ...(onSpawn ? { onSpawn } : {}),
   });
@@ -105,6 +113,73 @@ describe('many processes meet an expired token at once', () => {
         reused: 0,
       });
       expect(after.arrived - before.arrived).toBe(1);
+    }
+  });
+});
+
+describe('long-running processes meet it too', () => {
+  it('a daemon and two `mcpx serve` sessions connected before, with ten calls: one refresh, all succeed', {
+    timeout: 180_000,
+  }, async () => {
+    const viaDaemon = { MCPX_DAEMON: 'on' };
+    expect((await mcpx(['daemon', 'start'], undefined, viaDaemon)).code).toBe(0);
+    const sessions: Client[] = [];
+    const serveErrors: string[] = [];
+    try {
+      expect(await mcpx(['call', 'secure.echo', 'message=warm'], undefined, viaDaemon)).toMatchObject({
+        code: 0,
+      });
+      for (let i = 0; i < 2; i++) {
+        const client = new Client({ name: `agent-${i}`, version: '1.0.0' });
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [cliPath, '--config', config, 'serve', '--allow', 'secure'],
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: home(),
+            MCPX_HOME: join(home(), '.mcpx'),
+            MCPX_DAEMON: 'off',
+          },
+          cwd: dir.path,
+          stderr: 'pipe',
+        });
+        transport.stderr?.on('data', (d: Buffer) => serveErrors.push(d.toString()));
+        await client.connect(transport);
+        sessions.push(client);
+        const warm = await client.callTool({ name: 'secure__echo', arguments: { message: `warm${i}` } });
+        expect(firstText(warm)).toBe(`warm${i}`);
+      }
+      // Everyone holds a token that has now expired.
+      await expire(true);
+      const before = as.refreshes();
+      const [calls, daemonCalls, served] = await Promise.all([
+        Promise.all(
+          Array.from({ length: CONCURRENT }, (_, i) => mcpx(['call', 'secure.echo', `message=c${i}`])),
+        ),
+        Promise.all([0, 1].map((i) => mcpx(['call', 'secure.echo', `message=d${i}`], undefined, viaDaemon))),
+        Promise.all(
+          sessions.map((client, i) =>
+            client.callTool({ name: 'secure__echo', arguments: { message: `s${i}` } }).then(firstText),
+          ),
+        ),
+      ]);
+      expect(calls.map((r) => ({ code: r.code, stdout: r.stdout }))).toEqual(
+        Array.from({ length: CONCURRENT }, (_, i) => ({ code: 0, stdout: `c${i}\n` })),
+      );
+      expect(daemonCalls.map((r) => ({ code: r.code, stdout: r.stdout }))).toEqual([
+        { code: 0, stdout: 'd0\n' },
+        { code: 0, stdout: 'd1\n' },
+      ]);
+      expect(served).toEqual(['s0', 's1']);
+      const after = as.refreshes();
+      expect({ granted: after.granted - before.granted, reused: after.reused }).toEqual({
+        granted: 1,
+        reused: 0,
+      });
+    } finally {
+      await Promise.all(sessions.map((client) => client.close()));
+      printed.push(...serveErrors);
+      await mcpx(['daemon', 'stop'], undefined, viaDaemon);
     }
   });
 });
