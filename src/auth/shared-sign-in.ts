@@ -115,6 +115,8 @@ export class SharedSignIn implements AuthProvider {
     try {
       return await acquireLock(path, { waitMs: lockWaitMs, file: store.fileFor(server.name, server.url) });
     } catch (error) {
+      // The oauth folder is gone (removed by hand): there is no sign-in left to renew.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw signedOut(server, undefined);
       if (!(error instanceof McpxError) || error.code !== ErrorCode.FileLocked) throw error;
       throw new McpxError(
         ErrorCode.FileLocked,
@@ -224,6 +226,9 @@ function signedOut(server: ServerConfig, stored: StoredCredentials | undefined):
 }
 
 function withTimeout(fetchFn: FetchFn): FetchFn {
-  return (input: Parameters<FetchFn>[0], init?: Parameters<FetchFn>[1]) =>
-    fetchFn(input, { ...init, signal: AbortSignal.timeout(REFRESH_TIMEOUT_MS) });
+  return (input: Parameters<FetchFn>[0], init?: Parameters<FetchFn>[1]) => {
+    const timeout = AbortSignal.timeout(REFRESH_TIMEOUT_MS);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return fetchFn(input, { ...init, signal });
+  };
 }
