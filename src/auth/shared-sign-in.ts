@@ -1,16 +1,7 @@
-import {
-  type AuthProvider,
-  auth,
-  OAuthError,
-  OAuthErrorCode,
-  type OAuthTokens,
-  refreshAuthorization,
-  selectResourceURL,
-} from '@modelcontextprotocol/client';
+import type { AuthProvider, OAuthTokens } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { acquireLock, type FileLock } from '../home/index.js';
-import { describeOAuthFailure } from './oauth-failure.js';
 import { authError, type McpxOAuthProvider } from './oauth-provider.js';
 import type { StoredCredentials, TokenStore } from './token-store.js';
 
@@ -25,6 +16,7 @@ type Tokens = OAuthTokens & { obtained_at?: number };
 /** What the SDK hands `onUnauthorized` (its type is not exported). */
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
 type FetchFn = UnauthorizedContext['fetchFn'];
+type Sdk = typeof import('@modelcontextprotocol/client');
 
 /** What a `SharedSignIn` works with: the server, its stored sign-in, and the provider the SDK's OAuth reads it through. */
 export interface SharedSignInOptions {
@@ -73,7 +65,7 @@ export class SharedSignIn implements AuthProvider {
     return (await provider.tokens())?.access_token;
   }
 
-  async onUnauthorized(ctx: UnauthorizedContext): Promise<void> {
+  async onUnauthorized(ctx: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {
     const refused = (await this.#options.provider.tokens())?.access_token;
     this.#renewing ??= this.#renew(refused, ctx).finally(() => {
       this.#renewing = undefined;
@@ -135,6 +127,10 @@ export class SharedSignIn implements AuthProvider {
   /** One refresh with the newest refresh token, saved before the lock is let go. */
   async #refresh(refreshToken: string, stored: StoredCredentials, ctx: UnauthorizedContext): Promise<void> {
     const { server, provider } = this.#options;
+    // Loaded at the first refresh, not with `import 'mcpx'`: most commands never refresh.
+    const sdk = await import('@modelcontextprotocol/client');
+    const { describeOAuthFailure } = await import('./oauth-failure.js');
+    const { auth, refreshAuthorization, selectResourceURL } = sdk;
     const discovery = stored.discoveryState;
     const client = await provider.clientInformation();
     const fetchFn = withTimeout(ctx.fetchFn);
@@ -158,7 +154,7 @@ export class SharedSignIn implements AuthProvider {
         fetchFn,
       });
     } catch (error) {
-      const ended = grantEnded(error);
+      const ended = grantEnded(sdk, error, describeOAuthFailure);
       if (ended) {
         await provider.endSignIn(refreshToken, ended);
         throw signedOut(server, { serverUrl: server.url, ended: { at: Date.now(), reason: ended } });
@@ -199,7 +195,11 @@ export function expiresAt(tokens: Tokens): number | undefined {
 }
 
 /** The reason a refused refresh ends the sign-in (the grant is gone), or undefined when it may work later. */
-function grantEnded(error: unknown): string | undefined {
+function grantEnded(
+  { OAuthError, OAuthErrorCode }: Sdk,
+  error: unknown,
+  describeOAuthFailure: (error: unknown) => string,
+): string | undefined {
   if (!(error instanceof OAuthError)) return undefined;
   const final: string[] = [
     OAuthErrorCode.InvalidGrant,
