@@ -88,9 +88,10 @@ async function remoteTransport(
   }
   if (!store) return http.createHttpTransport(server, hooks.http);
   // Only a server signed in with `mcpx auth` gets the OAuth provider: an ordinary connect must
-  // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`.
-  if (!(await store.load(server.name, server.url))?.tokens)
-    return http.createHttpTransport(server, hooks.http);
+  // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`. One
+  // whose sign-in ended keeps it, to say why (the reason the authorization server gave, once).
+  const stored = await store.load(server.name, server.url);
+  if (!stored?.tokens && !stored?.ended) return http.createHttpTransport(server, hooks.http);
   // A redirect URL makes the SDK treat a lost sign-in as "ask the user" (an AUTH_REQUIRED naming
   // `mcpx auth`), not as a client-credentials flow; nothing listens there outside `mcpx auth`.
   const authProvider = new McpxOAuthProvider({

@@ -242,6 +242,7 @@ describe('a renewal the authorization server refuses', () => {
     }
     const later = await mcpx(['call', 'secure.echo', 'message=later']);
     expect(later.code).toBe(3);
+    expect(later.stderr).toContain("the sign-in to 'secure' has ended");
     expect(later.stderr).toContain('mcpx auth secure');
     expect(as.refreshes().arrived - before.arrived).toBe(1);
     // Signing in again ends it.
