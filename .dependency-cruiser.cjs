@@ -27,6 +27,10 @@ const LAYERS = [
   { name: 'client', members: ['client/'] },
   { name: 'registry', members: ['registry/'] },
   { name: 'permissions', members: ['permissions/'] },
+  // Skills (SEP-2640) under the host rules, over the registry's connections: above the
+  // permissions (an approval refers to a manifest's fingerprint), below the tools and the agent,
+  // which will offer skills to a model.
+  { name: 'skills', members: ['skills/'] },
   { name: 'tools', members: ['tools/'] },
   { name: 'agent', members: ['agent/'] },
   // What the serving processes count (the gateway and the daemon record into it; its
@@ -45,6 +49,10 @@ const LAYERS = [
   // the gateway rather than beside it (siblings may not import each other).
   { name: 'gateway', members: ['gateway/'] },
   { name: 'daemon', members: ['daemon/'] },
+  // The local console (`mcpx console`): a page on loopback over one host, run from cli/ as the
+  // gateway is. Above the gateway and the daemon, so that showing a running `mcpx serve` or the
+  // daemon's sessions (issue 41) may read their wires; neither imports it.
+  { name: 'console', members: ['console/'] },
   // The front doors, which never import each other: the CLI (with its console in cli/shell/),
   // the shipped test servers (programs of their own), and the library's entry files at src/.
   { name: 'front', members: ['cli/', 'testing/', '(?!version\\.ts$)[^/]+\\.ts$'] },
@@ -62,7 +70,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // socket by the files' paths, and the compile cache (the ES module side's first chunk, turned
   // on before the rest of the CLI compiles) finds the home. config/index.ts would load the whole
   // loader with it: parsing, interpolation, trust, editing, and jsonc-parser.
-  'config/discover.ts',
+  'config/load/discover.ts',
   // Other client apps' dialects (nine of them and a TOML parser), kept off config/index.ts so that
   // loading a config loads none of them until a file imports a client app.
   'config/client-apps/index.ts',
@@ -101,7 +109,7 @@ const DEEP_IMPORTS_ALLOWED = [
   // server side: gateway/index.ts would load the gateway's core (registry, permissions, tools,
   // config) and the SDK's client into their start.
   'gateway/server-kit.ts',
-  // `mcpx serve` checks its state key's length (cli/state-key.ts) before it loads the gateway:
+  // `mcpx serve` checks its state key's length (cli/serve/state-key.ts) before it loads the gateway:
   // gateway/index.ts would load the gateway and the SDK at the command's start, before its usage
   // errors.
   'gateway/sealed-state.ts',
@@ -224,6 +232,25 @@ module.exports = {
       scope: 'folder',
       from: { path: '^src/' },
       to: { path: '^src/', circular: true },
+    },
+    {
+      name: 'no-config-cycle',
+      comment:
+        "config/'s modules import one another one way only, from its vocabulary (types.ts) up through " +
+        'its steps (parse, entry, resolve, file, trust, client-apps, load, edit): move the shared piece ' +
+        'down to the module or types.ts both can import',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/config/', circular: true },
+    },
+    {
+      name: 'config-types-alone',
+      comment:
+        'config/types.ts is the vocabulary every step of config/ shares: it imports nothing of its folder ' +
+        '(a type that needs a module of config/ lives beside that module, as LoadConfigOptions does in load/options.ts)',
+      severity: 'error',
+      from: { path: '^src/config/types\\.ts$' },
+      to: { path: '^src/config/' },
     },
     ...upward,
     ...sideways,

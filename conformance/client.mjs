@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adhocHttpServer, formatErrorVerbose, VERSION } from '../dist/index.js';
+import { adhocHttpServer, createHost, formatErrorVerbose, VERSION } from '../dist/index.js';
 import { connectServer, createServerTransport, signIn, TokenStore } from '../dist/low-level.js';
 
 const url = process.argv.at(-1);
@@ -101,7 +101,8 @@ async function main() {
     if (scenario.startsWith('auth/') && oauth.grant_type !== 'client_credentials') {
       await signIn(server, { store: new TokenStore(home), present: followAuthorization, timeoutMs: 10_000 });
     }
-    await exercise(server, home);
+    if (scenario.startsWith('sep-2640-client-')) await exerciseSkills(server, home);
+    else await exercise(server, home);
   } finally {
     await rm(home, { recursive: true, force: true });
   }
@@ -135,6 +136,34 @@ async function exercise(server, home) {
     }
   } finally {
     await connection.close();
+  }
+}
+
+/**
+ * The skills scenarios (SEP-2640), through the host's skills API as a program would use it: the
+ * listing first, which reads no file; then, as an agent loading a skill on demand, each skill's
+ * SKILL.md (verified by mcpx) and, only once it verifies, the files the skill lists. The
+ * no-prefetch scenario stands for a session that lists skills and loads none.
+ */
+async function exerciseSkills(server, home) {
+  const host = createHost({ adhoc: server, cwd: home, homedir: home, env: {}, audit: false });
+  try {
+    const skills = host.skills();
+    const listing = await skills.list({ servers: [server.name] });
+    console.error(`[${scenario}] ${listing.skills.length} skills, ${listing.refused.length} refused`);
+    if (scenario === 'sep-2640-client-no-prefetch') return;
+    for (const skill of listing.skills) {
+      try {
+        await skills.get(server.name, skill.name);
+        for (const file of skill.files === 'dynamic' ? [] : skill.files.slice(1))
+          await skills.readFile(server.name, skill.name, file.path);
+        console.error(`[${scenario}] ${skill.id}: loaded`);
+      } catch (error) {
+        console.error(`[${scenario}] ${skill.id} refused:\n${formatErrorVerbose(error)}`);
+      }
+    }
+  } finally {
+    await host.close();
   }
 }
 

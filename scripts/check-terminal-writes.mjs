@@ -27,7 +27,7 @@ import ts from 'typescript';
 /** Per rule: path (a file, or a folder ending in `/`) → why it may. */
 const ALLOWED = {
   process: {
-    'src/cli/process-io.ts': "builds the CLI's io: safe-text writers, the opaque Terminal, protocolOut",
+    'src/cli/io/process-io.ts': "builds the CLI's io: safe-text writers, the opaque Terminal, protocolOut",
     'src/cli/main.ts': 'answers --version (a constant) before anything, the io included, is loaded',
     'src/testing/': 'the shipped test servers: stdout is their JSON-RPC, stderr is read by mcpx as untrusted',
   },
@@ -38,7 +38,7 @@ const ALLOWED = {
   module: {
     'src/text/prompts.ts': "the funnel's prompts: messages, choices and defaults are SafeText",
     'src/text/line-editor.ts': "the funnel's line editor: its prompt and completions are SafeText",
-    'src/cli/process-io.ts': 'isatty() only: whether stdin is a terminal',
+    'src/cli/io/process-io.ts': 'isatty() only: whether stdin is a terminal',
     'src/cli/commands/auth.ts': 'reads a pasted URL from stdin (no output: input only)',
     'src/cli/commands/chat.ts': 'reads piped lines from stdin (no output: input only)',
     'src/daemon/serve-run.ts': "reads a light caller's lines from its socket (not a terminal)",
@@ -47,11 +47,11 @@ const ALLOWED = {
     'src/text/safe-text.ts': 'where the brand is made (`vouched`), for the sanitiser and its kin',
   },
   protocol: {
-    'src/cli/io.ts': 'declares it',
-    'src/cli/process-io.ts': 'hands process.stdout over as it',
-    'src/cli/daemon-run.ts': "hands a thin serve's socket over as it",
+    'src/cli/io/io.ts': 'declares it',
+    'src/cli/io/process-io.ts': 'hands process.stdout over as it',
+    'src/cli/daemon-handoff/daemon-run.ts': "hands a thin serve's socket over as it",
     'src/cli/commands/serve.ts': "the stdio gateway's JSON-RPC",
-    'src/cli/thin-bridge.ts': "the daemon's MCP lines, piped to the client",
+    'src/cli/daemon-handoff/thin-bridge.ts': "the daemon's MCP lines, piped to the client",
   },
   device: {},
   streams: {

@@ -54,6 +54,7 @@ export {
   type SamplingHandler,
   type ServerConnection,
   type ServerLogEvent,
+  type ServerSkills,
   type SubscriptionEnd,
   samplingRefused,
   type TaskStatusEvent,
@@ -132,6 +133,18 @@ export {
 
 // What `host.connect()` takes and how `reconnect` behaves.
 export type { ConnectOptions, ReconnectMode } from './registry/index.js';
+
+// Skills (SEP-2640): what `host.skills()` returns and lists.
+export type {
+  HostSkills,
+  ListedSkill,
+  LoadedSkill,
+  RefusedSkillEntry,
+  SkillFileContent,
+  SkillFileEntry,
+  SkillsListing,
+  SkillsRequestOptions,
+} from './skills/index.js';
 
 // Agent tools: what `host.agentTools()` and `host.catalogue()` return, and a program's own tools
 // beside the servers' (`extraSources`).

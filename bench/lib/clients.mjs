@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { connectServer } from '../../dist/client/server-connection.js';
 import { createServerTransport } from '../../dist/client/transport-factory.js';
-import { SERVER_DEFAULTS } from '../../dist/config/server-defaults.js';
+import { SERVER_DEFAULTS } from '../../dist/config/entry/server-defaults.js';
 import { ServerRegistry } from '../../dist/registry/index.js';
 import { createAgentTools } from '../../dist/tools/agent-tools.js';
 import { rawConnect } from './raw-client.mjs';

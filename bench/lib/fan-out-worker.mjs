@@ -2,7 +2,7 @@
 // parallel handshakes. Prints one JSON line with the wall time.
 import { connectServer } from '../../dist/client/server-connection.js';
 import { createServerTransport } from '../../dist/client/transport-factory.js';
-import { SERVER_DEFAULTS } from '../../dist/config/server-defaults.js';
+import { SERVER_DEFAULTS } from '../../dist/config/entry/server-defaults.js';
 import { ServerRegistry } from '../../dist/registry/index.js';
 import { rawConnect } from './raw-client.mjs';
 

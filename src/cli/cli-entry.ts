@@ -1,6 +1,6 @@
 import type { CallerElicitation } from '../daemon-client/light.js';
 import { startCompileCache } from './compile-cache.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './io/io.js';
 
 /**
  * The CLI's ES module side, behind the command's CommonJS entry (main.ts,
@@ -24,8 +24,8 @@ export async function reportDaemonVanished(
 ): Promise<number> {
   const [{ ErrorCode, McpxError }, { writeError }, { exitCodeFor }] = await Promise.all([
     import('../errors/index.js'),
-    import('./report.js'),
-    import('./exit-codes.js'),
+    import('./target/report.js'),
+    import('./io/exit-codes.js'),
   ]);
   const error = new McpxError(ErrorCode.ConnectionClosed, 'the mcpx daemon closed the connection', {
     causes: ['the daemon was stopped (mcpx daemon stop) or killed'],
@@ -46,7 +46,7 @@ export async function elicitAtTerminal(
   request: CallerElicitation,
   onInterrupt: () => void,
 ): Promise<Readonly<Record<string, unknown>> | undefined> {
-  const { terminalElicitation } = await import('./terminal-elicitation.js');
+  const { terminalElicitation } = await import('./terminal/terminal-elicitation.js');
   // The caller's own terminal (stdin and stderr); without one the question is declined.
   const terminal = io.interactive ? io.terminal : undefined;
   const ask = terminalElicitation({ name: server }, { ...(terminal ? { terminal } : {}), onInterrupt });
@@ -57,5 +57,5 @@ export async function elicitAtTerminal(
   return undefined;
 }
 
-export { showSignIn } from './sign-in-prompt.js';
-export { askAtTerminal, confirmAtTerminal } from './terminal-prompts.js';
+export { showSignIn } from './terminal/sign-in-prompt.js';
+export { askAtTerminal, confirmAtTerminal } from './terminal/terminal-prompts.js';

@@ -1,5 +1,5 @@
 import * as nodeModule from 'node:module';
-import { resolveMcpxHome } from '../config/discover.js';
+import { resolveMcpxHome } from '../config/load/discover.js';
 import { createHomeFiles } from '../home/index.js';
 
 /** The folder under the mcpx home that holds V8's code cache for mcpx's own files. */

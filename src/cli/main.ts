@@ -15,9 +15,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 async function main(): Promise<void> {
   // Imported here, not at the top: the version's answer above loads none of Node's modules they use.
   const [{ createProcessIo }, { runThroughDaemon }, { serveThroughDaemon }] = await Promise.all([
-    import('./process-io.js'),
-    import('./light-caller.js'),
-    import('./thin-serve.js'),
+    import('./io/process-io.js'),
+    import('./daemon-handoff/light-caller.js'),
+    import('./daemon-handoff/thin-serve.js'),
   ]);
   const io = createProcessIo();
   // A command for a server the keep-alive daemon holds runs there, without loading the CLI's own

@@ -2,12 +2,12 @@ import { Command, CommanderError, Option } from 'commander';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { forTerminal, say } from '../text/index.js';
 import { VERSION } from '../version.js';
-import type { CliDoor } from './context.js';
-import { ExitCode, exitCodeFor } from './exit-codes.js';
-import type { GlobalOptions } from './global-options.js';
-import type { CliIo } from './io.js';
-import { JsonStderr } from './json-stderr.js';
-import { writeError } from './report.js';
+import type { CliDoor } from './context/context.js';
+import type { GlobalOptions } from './context/global-options.js';
+import { ExitCode, exitCodeFor } from './io/exit-codes.js';
+import type { CliIo } from './io/io.js';
+import { JsonStderr } from './io/json-stderr.js';
+import { writeError } from './target/report.js';
 
 type Action = (door: CliDoor) => Promise<number>;
 
@@ -81,7 +81,7 @@ async function runCommand(argv: readonly string[], raw: CliIo, jsonStderr: JsonS
       io,
     ));
   // Loaded only when a command runs: `--version` and `--help` need none of it.
-  const { commandDoor } = await import('./context.js');
+  const { commandDoor } = await import('./context/context.js');
   const door = commandDoor(io, options);
   const selected = action;
   try {
@@ -199,7 +199,7 @@ function buildProgram(select: (action: Action) => void): Command {
 
   program
     .command('shell')
-    .description('interactive console: /mcp commands, @server tool calls, completion and history')
+    .description('interactive shell: /mcp commands, @server tool calls, completion and history')
     .option(
       '--permission <level>',
       "what /mcp connect --allow-all may allow a model: yolo, trusted or sandboxed; default: the config's",
@@ -322,6 +322,25 @@ function buildProgram(select: (action: Action) => void): Command {
     );
 
   program
+    .command('skills')
+    .description("list skills (SEP-2640) with their descriptions; no skill's file is read")
+    .argument('[server]')
+    .action((server?: string) =>
+      select(async (door) => (await import('./commands/skills.js')).runSkills(door.open(), server)),
+    );
+
+  program
+    .command('skill')
+    .description(
+      "show a skill's SKILL.md and files, or read one of its files: mcpx skill <server>.<skill> [file]",
+    )
+    .argument('<server.skill>')
+    .argument('[file]')
+    .action((target: string, file?: string) =>
+      select(async (door) => (await import('./commands/skills.js')).runSkill(door, target, file)),
+    );
+
+  program
     .command('ping')
     .description('health and latency of one or every server')
     .argument('[server]')
@@ -419,6 +438,17 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .action((opts: import('./commands/serve.js').ServeOptions) =>
       select(async (door) => (await import('./commands/serve.js')).runServe(door, opts)),
+    );
+
+  program
+    .command('console')
+    .description(
+      'a page on 127.0.0.1 showing the servers, their tools (call them from a form), resources, prompts and the calls made; opened in the browser',
+    )
+    .option('--no-open', 'print the URL only; open no browser')
+    .option('--port <port>', 'the loopback port (default: one the system picks)')
+    .action((opts: import('./commands/console.js').ConsoleFlags) =>
+      select(async (door) => (await import('./commands/console.js')).runConsole(door, opts)),
     );
 
   program

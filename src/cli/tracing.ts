@@ -14,7 +14,7 @@ import {
   type Tracing,
   tracingWanted,
 } from '../tracing/index.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from './io/io.js';
 
 export interface CliTracing {
   /** Runs the command as its root span (`mcpx <command>`). */
@@ -37,7 +37,7 @@ const EXPORT_GRACE_MS = 2_000;
 
 let active: CliTracing | undefined;
 
-const LONG_RUNNING = new Set(['serve', 'daemon', 'shell']);
+const LONG_RUNNING = new Set(['serve', 'daemon', 'shell', 'console']);
 
 /** The tracing this command runs with (`mcpx doctor --trace` reads its spans). */
 export function commandTracing(): CliTracing | undefined {

@@ -16,6 +16,7 @@ import type {
   ElicitResult,
   Root,
 } from '@modelcontextprotocol/client';
+import { appsClientCapability } from './mcp-apps.js';
 
 /** The folders (roots) a server may work in, and word when they change. */
 export interface RootsProvider {
@@ -76,6 +77,12 @@ export interface ClientFeatures {
   readonly roots?: RootsProvider;
   readonly sampling?: SamplingHandler;
   readonly elicitation?: ElicitationHandlers;
+  /**
+   * MCP Apps (`mcp-apps.ts`) reach someone who can show them: declared to the server as the
+   * `io.modelcontextprotocol/ui` extension. Only a front end that passes Apps on (the gateway)
+   * says so: a server told it may shape its tools for Apps.
+   */
+  readonly apps?: boolean;
 }
 
 /** Capabilities for exactly the handlers that exist. */
@@ -90,6 +97,7 @@ export function capabilitiesFor(features: ClientFeatures | undefined): ClientCap
       ...(url ? { url: {} } : {}),
     } as ClientCapabilities['elicitation'];
   }
+  if (features?.apps) capabilities.extensions = appsClientCapability();
   return capabilities;
 }
 

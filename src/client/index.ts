@@ -21,6 +21,15 @@ export {
   samplingRefused,
 } from './features.js';
 export { locate } from './locate.js';
+export {
+  APP_MIME_TYPE,
+  APP_URI_SCHEME,
+  APPS_EXTENSION,
+  appsClientCapability,
+  declaresApps,
+  isAppOnly,
+  LEGACY_RESOURCE_URI_KEY,
+} from './mcp-apps.js';
 export type { ConnectServerOptions, ListKind, ManagedTransport } from './server-connection.js';
 export { type Throttle, throttle } from './throttle.js';
 export { createServerTransport, type TransportHooks } from './transport-factory.js';
@@ -33,6 +42,7 @@ export type {
   ResourceSubscription,
   ServerConnection,
   ServerLogEvent,
+  ServerSkills,
   SubscriptionEnd,
   TaskStatusEvent,
 } from './types.js';

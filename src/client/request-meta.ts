@@ -28,13 +28,28 @@ export function requestMeta(
   const answerers = control?.inputCapabilities;
   if (answerers && era === 'modern') {
     // The envelope's own key wins over the SDK's: this request declares what its answerer can do.
-    const { sampling: _s, elicitation: _e, roots: _r, ...rest } = declared;
+    const { sampling: _s, elicitation: _e, roots: _r, extensions: _x, ...rest } = declared;
+    const extensions = sharedExtensions(declared.extensions, answerers.extensions);
     meta[CLIENT_CAPABILITIES_META_KEY] = {
       ...rest,
       ...(answerers.sampling && declared.sampling ? { sampling: answerers.sampling } : {}),
       ...(answerers.elicitation && declared.elicitation ? { elicitation: answerers.elicitation } : {}),
       ...(answerers.roots && declared.roots ? { roots: answerers.roots } : {}),
+      ...(extensions ? { extensions } : {}),
     };
   }
   return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+}
+
+/**
+ * The extensions both the connection declared and the answerer behind the request supports
+ * (a gateway's client that shows MCP Apps), with the answerer's settings; undefined if none.
+ */
+function sharedExtensions(
+  declared: ClientCapabilities['extensions'],
+  answerer: ClientCapabilities['extensions'],
+): ClientCapabilities['extensions'] {
+  if (!declared || !answerer) return undefined;
+  const shared = Object.entries(answerer).filter(([id]) => Object.hasOwn(declared, id));
+  return shared.length > 0 ? Object.fromEntries(shared) : undefined;
 }

@@ -23,6 +23,7 @@ import { ListWalk, withListWalk } from './list-bounds.js';
 import { locate } from './locate.js';
 import { RelayedCalls } from './relayed-call.js';
 import { requestMeta } from './request-meta.js';
+import { serverSkills } from './skill-requests.js';
 import { ResourceSubscriptions } from './subscriptions.js';
 import { callToolAsTask, requiresTask, serverRunsToolTasks } from './tasks.js';
 import { translateRequestError } from './translate-error.js';
@@ -336,6 +337,14 @@ export class SdkServerConnection implements ServerConnection {
       );
     }
     return this.#run(`subscribe ${uri}`, options, (o) => this.#subscriptions.subscribe(uri, onUpdated, o));
+  }
+
+  get skills() {
+    return serverSkills(
+      this.server.name,
+      () => this.client,
+      (method, control, send) => this.#run(method, control, send),
+    );
   }
 
   getPrompt(name: string, args: Record<string, string>, options?: RequestControl) {

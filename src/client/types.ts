@@ -12,6 +12,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
+import type { Skill, SkillFile, SkillListing } from '@modelcontextprotocol/client/ext/skills';
 import type { ServerConfig } from '../config/index.js';
 import type { CallCancel } from './call-cancel.js';
 import type { ResourceSubscription } from './subscriptions.js';
@@ -68,9 +69,10 @@ export interface RequestControl {
    * Which questions (sampling, elicitation, roots) whoever answers this request's
    * `input_required` can take (a gateway's client): on 2026-07-28 the request declares
    * these rather than everything this connection could answer, so the server asks
-   * only what will be answered. No effect on a 2025 connection.
+   * only what will be answered; likewise the extensions it supports (MCP Apps), of those the
+   * connection declared. No effect on a 2025 connection.
    */
-  readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots'>;
+  readonly inputCapabilities?: Pick<ClientCapabilities, 'sampling' | 'elicitation' | 'roots' | 'extensions'>;
   /**
    * `false`: this request asks for no log messages, though the connection asked for a level
    * (a gateway's call whose logs nobody would read). On 2026-07-28 the level rides on each
@@ -108,6 +110,20 @@ export interface CallToolOptions extends RequestControl {
    * when the task is created and whenever its status or message changes.
    */
   readonly onTaskStatus?: (event: TaskStatusEvent) => void;
+}
+
+/**
+ * One server's skills (the SEP-2640 extension), over the SDK's `SkillsClient`: each request
+ * with the connection's timeout, cancellation and errors. A file that fails verification
+ * (unlisted, size, digest, `SKILL.md`'s frontmatter) is refused with SKILL_REFUSED.
+ */
+export interface ServerSkills {
+  /** The server declared the extension; when not, nothing is asked of it. */
+  readonly supported: boolean;
+  /** The whole listing (every page), invalid entries returned apart in `invalid`; no file is read. */
+  list(options?: RequestControl): Promise<SkillListing>;
+  /** One file of `skill` (default its `SKILL.md`), verified against the entry. */
+  read(skill: Skill, ref?: string, options?: RequestControl): Promise<SkillFile>;
 }
 
 /** Which protocol generation a connection speaks. */
@@ -158,6 +174,8 @@ export interface ServerConnection {
     argument: { name: string; value: string },
     options?: RequestControl,
   ): Promise<CompleteResult>;
+  /** The server's skills (SEP-2640). */
+  readonly skills: ServerSkills;
   /** Round-trip latency in ms. */
   ping(options?: RequestControl): Promise<number>;
   setLoggingLevel(level: LoggingLevel, options?: RequestControl): Promise<void>;

@@ -6,16 +6,9 @@
  * Everything here is pure of `process.env` and the console: callers pass the
  * environment and the mcpx home in.
  */
-export { type AdhocStdioOptions, adhocHttpServer, adhocStdioServer } from './adhoc.js';
-export { builtinServers, testServerPath } from './builtin.js';
-export {
-  type ConfigCandidate,
-  configCandidates,
-  configPaths,
-  type FileDialect,
-  globalConfigPath,
-  resolveMcpxHome,
-} from './discover.js';
+
+export { type FileLookup, isMcpxProcess, runsMcpx } from './command-line/runs-mcpx.js';
+export { splitCommandLine } from './command-line/split-command-line.js';
 export {
   type ConfigScope,
   type EditConfigFileOptions,
@@ -25,28 +18,35 @@ export {
   scopeFile,
   updateConfigFile,
   updateProjectFile,
-} from './edit-file.js';
+} from './edit/edit-file.js';
 export {
   EMPTY_CONFIG,
   editConfigText,
   type NewServerEntry,
   type ServerEdit,
   type TextEditResult,
-} from './edit-text.js';
-export { type ConfigFileCache, createConfigFileCache } from './file-cache.js';
-export { canonicalJson, type FingerprintInput, fingerprintEntry } from './fingerprint.js';
-export type { InputRequest } from './input-variable.js';
-export { type EnvLookup, type InterpolationResult, interpolate } from './interpolate.js';
-export { loadConfig, validateConfig } from './load.js';
-export { type ParsedDocument, parseJsonc } from './parse-jsonc.js';
-export { findProfile, type ProfileConfig, type ProfileLayer } from './profiles.js';
-export { readConfigText } from './read-config-text.js';
-export { type FileLookup, isMcpxProcess, runsMcpx } from './runs-mcpx.js';
-export { SERVER_DEFAULTS } from './server-defaults.js';
-export { FIELD_TRUST } from './server-fields.js';
-export { splitCommandLine } from './split-command-line.js';
-export { levenshtein, suggest } from './suggest.js';
-export { toolSwitchedOff } from './tool-lists.js';
+} from './edit/edit-text.js';
+export { canonicalJson, type FingerprintInput, fingerprintEntry } from './entry/fingerprint.js';
+export { SERVER_DEFAULTS } from './entry/server-defaults.js';
+export { FIELD_TRUST } from './entry/server-fields.js';
+export { toolSwitchedOff } from './entry/tool-lists.js';
+export { findProfile } from './file/profiles.js';
+export { type AdhocStdioOptions, adhocHttpServer, adhocStdioServer } from './load/adhoc.js';
+export { builtinServers, testServerPath } from './load/builtin.js';
+export {
+  type ConfigCandidate,
+  configCandidates,
+  configPaths,
+  globalConfigPath,
+  resolveMcpxHome,
+} from './load/discover.js';
+export { createConfigFileCache } from './load/file-cache.js';
+export { loadConfig, validateConfig } from './load/load.js';
+export type { ConfigFileCache, LoadConfigOptions } from './load/options.js';
+export { type ParsedDocument, parseJsonc } from './parse/parse-jsonc.js';
+export { readConfigText } from './parse/read-config-text.js';
+export { levenshtein, suggest } from './parse/suggest.js';
+export { type EnvLookup, type InterpolationResult, interpolate } from './resolve/interpolate.js';
 export {
   approvedRecord,
   assertApproved,
@@ -55,26 +55,29 @@ export {
   markApproved,
   type SettingsApproval,
   saveTrustStore,
-  type TrustRecord,
-  type TrustStore,
   trustServers,
   trustStorePath,
   untrustedServers,
-} from './trust.js';
-export { describeForTrust, describeSettingsForTrust } from './trust-review.js';
+} from './trust/trust.js';
+export { describeForTrust, describeSettingsForTrust } from './trust/trust-review.js';
 export type {
   ConfigFileInfo,
   ConfigLayer,
   ConfigPathInfo,
   ConfigWarning,
+  FileDialect,
   HeldSettings,
-  LoadConfigOptions,
+  InputRequest,
   LoadedConfig,
   PermissionName,
+  ProfileConfig,
+  ProfileLayer,
   ProtocolPin,
   ServerConfig,
   ServerOrigin,
   ShadowedServer,
   TransportKind,
+  TrustRecord,
+  TrustStore,
   ValidationResult,
 } from './types.js';

@@ -1,8 +1,26 @@
 import type { McpxError } from '../errors/index.js';
-import type { ConfigFileCache } from './file-cache.js';
-import type { InputRequest } from './input-variable.js';
-import type { ProfileConfig } from './profiles.js';
-import type { TrustStore } from './trust.js';
+
+/**
+ * The client apps whose config files mcpx reads and writes: other MCP client applications
+ * (Claude Desktop, Cursor, VS Code, …), not MCP Apps (a server's UI).
+ */
+export const CLIENT_APP_IDS = [
+  'claude-desktop',
+  'claude-code',
+  'cursor',
+  'vscode',
+  'windsurf',
+  'codex',
+  'gemini',
+  'opencode',
+  'zed',
+] as const;
+
+/** An MCP client app whose config dialect mcpx reads and writes (`mcpx config export`). */
+export type ClientAppId = (typeof CLIENT_APP_IDS)[number];
+
+/** How strictly a config file is read: see `ConfigCandidate.dialect` (config/load/discover.ts). */
+export type FileDialect = 'mcpx' | 'foreign' | 'detect';
 
 /** The layers a server definition can come from, in increasing precedence. */
 export type ConfigLayer = 'builtin' | 'global' | 'ancestor' | 'project' | 'explicit' | 'adhoc';
@@ -93,50 +111,61 @@ export interface ServerConfig {
   readonly unapproved?: true;
 }
 
-/** What `loadConfig` needs: where to look and which environment to interpolate from. */
-export interface LoadConfigOptions {
-  /** Directory the project and ancestor layers are found from. */
-  readonly cwd: string;
-  /** Variables for `${VAR}` interpolation (the library never reads `process.env` itself). */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The mcpx home directory (see `resolveMcpxHome`); holds the global `mcp.json` and `trust.json`. */
-  readonly home: string;
-  /** `--config FILE`: read only this file (relative to `cwd`) instead of discovering layers. */
-  readonly configFile?: string;
-  /** Include the built-in `demo` server (lowest precedence). Default true. */
-  readonly includeBuiltin?: boolean;
-  /**
-   * The trust store; default: `loadTrustStore(home)`. A project or ancestor
-   * file's servers run, and its `permission` and `roots` count, only once
-   * approved there.
-   */
-  readonly trust?: TrustStore;
-  /**
-   * Keep the entries nobody approved in `servers` too, in their place and
-   * marked `unapproved` (for a program that shows or checks configs; the
-   * registry and the connectors still refuse them). Default false.
-   */
-  readonly includeUnapproved?: boolean;
-  /** The user's home directory, where other client apps keep their files (`"import"`); default: the folder above `home`. */
-  readonly homedir?: string;
-  /** The OS, for other client apps' file locations; default: Linux's. */
-  readonly platform?: NodeJS.Platform;
-  /**
-   * Answers a `${input:id}` whose variable (`MCPX_INPUT_<ID>`) is not set: a
-   * front end with a terminal asks the person (masked for a password) and
-   * remembers the answer for the rest of the process. The library never asks
-   * itself; without this the server is unusable and its error names the
-   * variable. The answer is used to start the server and never written.
-   */
-  readonly askInput?: (request: InputRequest) => Promise<string | undefined>;
-  /**
-   * Parsed files kept between loads (`createConfigFileCache`), for a long-lived
-   * process that loads the config again and again; each file is still checked
-   * for changes on every load, and interpolated with this load's `env`.
-   * The keep-alive daemon's: left out of the published types (its entries are internal).
-   * @internal
-   */
-  readonly fileCache?: ConfigFileCache;
+/** What a config file says about one `${input:<id>}` (VS Code's `inputs`), for the question. */
+export interface InputRequest {
+  readonly id: string;
+  /** The variable that can answer it instead (see `inputVariable`). */
+  readonly variable: string;
+  readonly description?: string;
+  /** Asked without echo. */
+  readonly password: boolean;
+  /** The file that declares or uses it. */
+  readonly file?: string;
+}
+
+/** One file's definition of a profile. */
+export interface ProfileLayer {
+  /** Server names; absent: every server. */
+  readonly servers?: readonly string[];
+  /** Globs on `<server>.<tool>` or `<tool>` (`*` any run, `?` one character): absent, every tool. */
+  readonly tools?: readonly string[];
+  /** Globs, as `tools`: such tools are left out. */
+  readonly excludeTools?: readonly string[];
+  /** The most a session under this profile may run at; never more than the level otherwise in force. */
+  readonly permission?: PermissionName;
+  /** Where the profile's key is written. */
+  readonly origin: ServerOrigin;
+}
+
+/**
+ * A profile as every layer defines it: the user's own definition (the last of their
+ * files that has it), then each repository file's, in precedence order. A tool is in
+ * the profile only when every layer lets it through.
+ */
+export interface ProfileConfig {
+  readonly name: string;
+  readonly layers: readonly ProfileLayer[];
+}
+
+/** What was approved for one entry: its fingerprint, and enough to show what changed later. */
+export interface TrustRecord {
+  readonly fingerprint: string;
+  /** The fingerprinted fields as written when approved (absent in stores from before they were kept). */
+  readonly asWritten?: Readonly<Record<string, unknown>>;
+  /** Digests of the variables its command, args, cwd and url used (never their values). */
+  readonly variables?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Approved project/ancestor entries: config file → server name → what was
+ * approved; and approved host-wide settings (`permission`, `roots`): config
+ * file → their fingerprint. Maps, not objects, so a server named `__proto__`
+ * is just a name.
+ */
+export interface TrustStore {
+  readonly version: 2;
+  readonly entries: ReadonlyMap<string, ReadonlyMap<string, TrustRecord>>;
+  readonly settings: ReadonlyMap<string, string>;
 }
 
 /** A permission level for agents, as a config file names it. */

@@ -1,8 +1,8 @@
 /**
- * The daemon as the light caller (cli/light-caller.ts, bundled into the CommonJS entry mcpx.cjs)
- * and the thin serve (cli/thin-serve.ts) need it: where the socket is, whether it is safe to
- * dial, the run wire and the gateway wire. Nothing here loads the SDK or the error model, which
- * index.ts would (through the socket transport and the socket client).
+ * The daemon as the light caller (cli/daemon-handoff/light-caller.ts, bundled into the CommonJS
+ * entry mcpx.cjs) and the thin serve (cli/daemon-handoff/thin-serve.ts) need it: where the socket
+ * is, whether it is safe to dial, the run wire and the gateway wire. Nothing here loads the SDK or
+ * the error model, which index.ts would (through the socket transport and the socket client).
  */
 export { CONTROL, type GatewayEvent, type GatewayRequest } from './gateway-wire.js';
 export { configKey, contentAlias, daemonKey, daemonSocket, thisMachine } from './paths.js';

@@ -40,7 +40,7 @@ export interface DaemonLink {
 
 /**
  * A light caller's command run inside the keep-alive daemon
- * (src/cli/light-caller.ts): it may use only servers the daemon holds.
+ * (src/cli/daemon-handoff/light-caller.ts): it may use only servers the daemon holds.
  */
 export interface DaemonCaller {
   /** The command reached its server warm: its output may stream to the caller now. */

@@ -47,16 +47,81 @@ export interface RemoteTerminal {
 export type RunCommand = (request: RunRequest, terminal: RemoteTerminal) => Promise<number>;
 
 /** Serve one `run` connection: the command's output, questions and exit code go back over `socket`. */
-// Long because the reader of replies, the terminal handed to the command and the ending share one
-// connection's state (output held until commit, questions waiting for answers); not yet split.
 export async function serveRun(socket: Socket, request: RunRequest, runCommand: RunCommand): Promise<void> {
   const controller = new AbortController();
+  const outbox = createOutbox(socket);
+  const questions = createQuestions(socket, outbox);
+  const lines = createInterface({ input: socket, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on('line', (line) => {
+    let reply: RunReply;
+    try {
+      reply = JSON.parse(line) as RunReply;
+    } catch {
+      return;
+    }
+    if (reply.t === 'cancel') controller.abort();
+    else questions.answered(reply);
+  });
+  // The caller is gone (it exited, or was killed): its command is cancelled, its questions unanswered.
+  socket.once('close', () => {
+    controller.abort();
+    questions.unanswered();
+  });
+  const terminal: RemoteTerminal = {
+    signal: controller.signal,
+    write(stream, chunk) {
+      outbox.send(
+        typeof chunk === 'string'
+          ? { t: stream, text: chunk }
+          : { t: stream, base64: Buffer.from(chunk).toString('base64') },
+      );
+    },
+    ask: questions.ask,
+    elicit: questions.elicit,
+    signIn(server, url) {
+      outbox.commit();
+      outbox.send({ t: 'signin', server, url });
+    },
+    commit: outbox.commit,
+    goDirect: outbox.goDirect,
+  };
+  let code: number;
+  try {
+    code = await runCommand(request, terminal);
+  } catch (error) {
+    // The command's own errors are reported by it; this is the daemon failing to run it at all.
+    terminal.write('err', `mcpx daemon: ${(error as Error).message}\n`);
+    code = 1;
+  }
+  lines.close();
+  if (socket.destroyed) return;
+  if (outbox.isDirect()) {
+    outbox.flush();
+    const given = questions.given;
+    writeLine(socket, { t: 'direct', ...(given.length ? { answers: given } : {}) } satisfies RunEvent);
+  } else {
+    outbox.commit();
+    outbox.send({ t: 'exit', code });
+    outbox.flush();
+  }
+  socket.end();
+}
+
+/** What goes back to the caller: held until the command is the daemon's, or dropped when it goes direct. */
+interface Outbox {
+  send(event: RunEvent): void;
+  /** The command is the daemon's: what was held goes, and what follows goes as it comes. */
+  commit(): void;
+  /** Write what this turn of the event loop sent, now. */
+  flush(): void;
+  /** The caller runs the command itself: nothing more is sent. */
+  goDirect(): void;
+  isDirect(): boolean;
+}
+
+function createOutbox(socket: Socket): Outbox {
   let held: RunEvent[] | undefined = [];
   let direct = false;
-  let nextId = 0;
-  const answers = new Map<number, (value: string | boolean | undefined) => void>();
-  const elicited = new Map<number, (result: Readonly<Record<string, unknown>> | undefined) => void>();
-  const given: GivenAnswer[] = [];
   // Lines sent in one turn of the event loop (the result, then `exit`) leave as one write: the
   // caller wakes once for them, which on a loaded machine is a wait for a CPU saved.
   let outgoing = '';
@@ -78,43 +143,36 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
     held = undefined;
     for (const event of events) send(event);
   };
-  const lines = createInterface({ input: socket, crlfDelay: Number.POSITIVE_INFINITY });
-  lines.on('line', (line) => {
-    let reply: RunReply;
-    try {
-      reply = JSON.parse(line) as RunReply;
-    } catch {
-      return;
-    }
-    if (reply.t === 'cancel') controller.abort();
-    else if (reply.t === 'answer') {
-      answers.get(reply.id)?.(reply.value ?? undefined);
-      answers.delete(reply.id);
-    } else if (reply.t === 'elicited') {
-      const result = reply.result;
-      elicited.get(reply.id)?.(typeof result === 'object' && result !== null ? result : undefined);
-      elicited.delete(reply.id);
-    }
-  });
-  // The caller is gone (it exited, or was killed): its command is cancelled, its questions unanswered.
-  socket.once('close', () => {
-    controller.abort();
-    for (const answer of answers.values()) answer(undefined);
-    answers.clear();
-    for (const answer of elicited.values()) answer(undefined);
-    elicited.clear();
-  });
-  const terminal: RemoteTerminal = {
-    signal: controller.signal,
-    write(stream, chunk) {
-      send(
-        typeof chunk === 'string'
-          ? { t: stream, text: chunk }
-          : { t: stream, base64: Buffer.from(chunk).toString('base64') },
-      );
+  return {
+    send,
+    commit,
+    flush,
+    goDirect() {
+      direct = true;
     },
+    isDirect: () => direct,
+  };
+}
+
+/** The questions asked at the caller's terminal, each waiting for its answer over the socket. */
+interface Questions extends Pick<RemoteTerminal, 'ask' | 'elicit'> {
+  /** The answers the person gave, for a command that goes direct (so it does not ask again). */
+  readonly given: readonly GivenAnswer[];
+  /** A reply of the caller's that answers a question. */
+  answered(reply: RunReply): void;
+  /** The caller hung up: every question still waiting is answered with nothing. */
+  unanswered(): void;
+}
+
+function createQuestions(socket: Socket, outbox: Outbox): Questions {
+  let nextId = 0;
+  const answers = new Map<number, (value: string | boolean | undefined) => void>();
+  const elicited = new Map<number, (result: Readonly<Record<string, unknown>> | undefined) => void>();
+  const given: GivenAnswer[] = [];
+  return {
+    given,
     ask(kind, question, secret) {
-      commit();
+      outbox.commit();
       if (socket.destroyed) return Promise.resolve(undefined);
       const id = nextId++;
       return new Promise((resolve) => {
@@ -122,44 +180,33 @@ export async function serveRun(socket: Socket, request: RunRequest, runCommand: 
           if (value !== undefined) given.push({ kind, question, value });
           resolve(value);
         });
-        send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
+        outbox.send({ t: 'ask', id, kind, question, ...(secret ? { secret } : {}) });
       });
     },
     elicit(server, request) {
-      commit();
+      outbox.commit();
       if (socket.destroyed) return Promise.resolve(undefined);
       const id = nextId++;
       return new Promise((resolve) => {
         elicited.set(id, resolve);
-        send({ t: 'elicit', id, server, request });
+        outbox.send({ t: 'elicit', id, server, request });
       });
     },
-    signIn(server, url) {
-      commit();
-      send({ t: 'signin', server, url });
+    answered(reply) {
+      if (reply.t === 'answer') {
+        answers.get(reply.id)?.(reply.value ?? undefined);
+        answers.delete(reply.id);
+      } else if (reply.t === 'elicited') {
+        const result = reply.result;
+        elicited.get(reply.id)?.(typeof result === 'object' && result !== null ? result : undefined);
+        elicited.delete(reply.id);
+      }
     },
-    commit,
-    goDirect() {
-      direct = true;
+    unanswered() {
+      for (const answer of answers.values()) answer(undefined);
+      answers.clear();
+      for (const answer of elicited.values()) answer(undefined);
+      elicited.clear();
     },
   };
-  let code: number;
-  try {
-    code = await runCommand(request, terminal);
-  } catch (error) {
-    // The command's own errors are reported by it; this is the daemon failing to run it at all.
-    terminal.write('err', `mcpx daemon: ${(error as Error).message}\n`);
-    code = 1;
-  }
-  lines.close();
-  if (socket.destroyed) return;
-  if (direct) {
-    flush();
-    writeLine(socket, { t: 'direct', ...(given.length ? { answers: given } : {}) } satisfies RunEvent);
-  } else {
-    commit();
-    send({ t: 'exit', code });
-    flush();
-  }
-  socket.end();
 }

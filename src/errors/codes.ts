@@ -13,6 +13,8 @@ export const ErrorCode = {
   UnknownProfile: 'UNKNOWN_PROFILE',
   /** A prompt name the server does not list. */
   UnknownPrompt: 'UNKNOWN_PROMPT',
+  /** A skill name the server does not list (or lists only as an entry mcpx refused). */
+  UnknownSkill: 'UNKNOWN_SKILL',
   InvalidArguments: 'INVALID_ARGUMENTS',
   // configuration
   ConfigNotFound: 'CONFIG_NOT_FOUND',
@@ -76,6 +78,11 @@ export const ErrorCode = {
    */
   ClientCapabilityMissing: 'CLIENT_CAPABILITY_MISSING',
   InvalidToolOutput: 'INVALID_TOOL_OUTPUT',
+  /**
+   * A skill file that failed verification against the server's listing (SEP-2640): not listed,
+   * a size or sha256 digest that differs, or a `SKILL.md` whose frontmatter differs from the entry.
+   */
+  SkillRefused: 'SKILL_REFUSED',
   /** A list whose cursors never end or come back (the server's pagination is broken). */
   ListPaginationBroken: 'LIST_PAGINATION_BROKEN',
   /** A list past mcpx's caps on pages, items or bytes. */

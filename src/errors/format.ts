@@ -77,6 +77,8 @@ export function formatErrorVerbose(error: unknown, options: FormatOptions = {}):
   add('url', c.url);
   add('folder', c.folder);
   add('tool', c.tool);
+  add('skill', c.skill);
+  add('file', c.skillFile);
   add('exit code', c.exitCode);
   add('signal', c.signal);
   add('timeout', c.timeoutMs === undefined ? undefined : `${c.timeoutMs} ms`);

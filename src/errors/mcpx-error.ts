@@ -25,6 +25,10 @@ export interface ErrorContext {
   /** A folder on disk the error is about (a damaged npx cache folder). */
   readonly folder?: string;
   readonly tool?: string;
+  /** The skill (SEP-2640) the error is about, by its name on the server. */
+  readonly skill?: string;
+  /** The skill file the error is about (its `skill://` URI). */
+  readonly skillFile?: string;
   /** The client capabilities a server's request needed and the host did not declare (`elicitation`, `sampling`, `roots`). */
   readonly capabilities?: readonly string[];
   readonly exitCode?: number | null;

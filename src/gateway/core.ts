@@ -23,12 +23,13 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AuditedCall, AuditTrail } from '../audit/index.js';
 import type { ClientFeatures } from '../client/features.js';
-import type {
-  ListKind,
-  RequestControl,
-  ResourceSubscription,
-  ServerConnection,
-  ServerLogEvent,
+import {
+  isAppOnly,
+  type ListKind,
+  type RequestControl,
+  type ResourceSubscription,
+  type ServerConnection,
+  type ServerLogEvent,
 } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import type { MetricsRecorder } from '../metrics/index.js';
@@ -41,6 +42,7 @@ import {
   PROMPT_ACTION,
   RESOURCE_ACTIONS,
 } from '../tools/index.js';
+import { namespacedResult, namespacedTool } from './app-links.js';
 import { Arrivals, type SettleOptions } from './arrivals.js';
 import { consentBeforeCall } from './call-consent.js';
 import { Callers } from './callers.js';
@@ -130,6 +132,8 @@ interface Listed<T> {
 interface ToolCatalogue {
   readonly catalogue: Catalogue<Tool>;
   readonly tools: Tool[];
+  /** `tools` without those only an MCP App may call, made when first asked for. */
+  forModels?: Tool[];
   readonly remembered: ReadonlySet<string>;
 }
 
@@ -348,7 +352,8 @@ export class GatewayCore {
    * instance offered), else none.
    */
   featuresFor(server: string, outsideCalls: { readonly roots?: () => readonly Root[] } = {}): ClientFeatures {
-    return questionsFor(this.#callers, server, outsideCalls);
+    // Apps are passed on (`app-links.ts`): the server may offer them.
+    return { ...questionsFor(this.#callers, server, outsideCalls), apps: true };
   }
 
   /**
@@ -356,15 +361,20 @@ export class GatewayCore {
    * starting is listed with the tools it listed last time when they are remembered
    * (`catalogues`), else waited for as the list wait allows, then left out (the registry's
    * catalogue event announces each as it comes). Kept until the registry reports a
-   * change (a state or a catalogue), so a call does not rename every tool first.
+   * change (a state or a catalogue), so a call does not rename every tool first. A client that
+   * shows no MCP Apps (`apps: false`) is not given the tools only an App may call.
    */
-  async tools(): Promise<Tool[]> {
+  async tools({ apps = true }: { readonly apps?: boolean } = {}): Promise<Tool[]> {
     await this.#toolsSettled();
     await this.#recalled;
     const standIns = this.#standIns;
     const waited = standIns ? this.servers.filter((server) => !standIns.has(server)) : this.servers;
     await this.#arrivals.settle(waited, this.#listWait);
-    return this.#catalogue().tools;
+    const catalogue = this.#catalogue();
+    if (apps) return catalogue.tools;
+    // Kept with the catalogue: one list object per catalogue, which the paginator pages by.
+    catalogue.forModels ??= catalogue.tools.filter((tool) => !isAppOnly(tool));
+    return catalogue.forModels;
   }
 
   /** `knownTool`, when no served server is re-listing its tools (what `toolRoute` would wait for). */
@@ -438,7 +448,10 @@ export class GatewayCore {
       naming: this.#naming,
       offers: (server, tool) => this.guard.offers(server, tool),
     });
-    const tools = catalogue.entries.map((e) => ({ ...e.item, name: e.name }));
+    const tools = catalogue.entries.map((e) => ({
+      ...(this.transparent ? e.item : namespacedTool(e.item, e.server, this.namespace)),
+      name: e.name,
+    }));
     this.#toolCache = { catalogue, tools, remembered };
     return this.#toolCache;
   }
@@ -569,7 +582,7 @@ export class GatewayCore {
         }),
       );
       sent(result.isError ? TOOL_ERROR : undefined);
-      return result;
+      return this.transparent ? result : namespacedResult(result, route.server, this.namespace);
     } catch (error) {
       sent(errorTypeOf(error));
       throw toClientError(error, this.#carryErrors);

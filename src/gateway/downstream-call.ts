@@ -5,7 +5,7 @@
  * asks back (`client-questions.ts`) and the consent asked before a call (`call-consent.ts`).
  */
 import type { ClientCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
-import type { CallCancel } from '../client/index.js';
+import { appsClientCapability, type CallCancel, declaresApps } from '../client/index.js';
 import { inboundTraceContext } from '../tracing/index.js';
 import type { ClientConsent } from './consent.js';
 import { type InputExchange, requestCancelOf, type StatelessRound } from './input-rounds.js';
@@ -55,7 +55,10 @@ export function cancellationOf(call: DownstreamCall): { signal: AbortSignal } | 
   return cancel ? { cancel } : { signal: call.ctx.mcpReq.signal };
 }
 
-/** The questions a call's client can answer, for the upstream request's envelope. */
+/**
+ * The questions a call's client can answer, for the upstream request's envelope, and whether
+ * it shows MCP Apps (a 2026-07-28 upstream is told per request, so it can shape its answer).
+ */
 export function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
   const declared = call.clientCapabilities;
   if (!declared) return {};
@@ -65,6 +68,7 @@ export function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?:
       ...(sampling ? { sampling } : {}),
       ...(elicitation ? { elicitation } : {}),
       ...(roots ? { roots } : {}),
+      ...(declaresApps(declared) ? { extensions: appsClientCapability() } : {}),
     },
   };
 }

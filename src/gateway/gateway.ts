@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { AuditTrail } from '../audit/index.js';
+import { APPS_EXTENSION } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
@@ -173,9 +174,19 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
   let transparent: { capabilities: ServerCapabilities; instructions?: string } | undefined;
   if (options.transparent) {
     const connection = await registry.connect(options.transparent);
-    const { tools, resources, prompts, completions, logging } = connection.capabilities as ServerCapabilities;
+    const { tools, resources, prompts, completions, logging, extensions } =
+      connection.capabilities as ServerCapabilities;
+    // Its MCP Apps pass unchanged, so the extension it declares is declared as it is.
+    const apps = extensions?.[APPS_EXTENSION];
     transparent = {
-      capabilities: { tools, resources, prompts, completions, logging },
+      capabilities: {
+        tools,
+        resources,
+        prompts,
+        completions,
+        logging,
+        ...(apps ? { extensions: { [APPS_EXTENSION]: apps } } : {}),
+      },
       ...(connection.instructions ? { instructions: connection.instructions } : {}),
     };
   } else {

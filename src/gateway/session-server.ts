@@ -8,7 +8,7 @@ import {
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { type Attributes, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
-import type { ResourceSubscription } from '../client/index.js';
+import { APPS_EXTENSION, declaresApps, type ResourceSubscription } from '../client/index.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_MCP_PROTOCOL_VERSION,
@@ -110,6 +110,9 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  // MCP Apps pass through (`app-links.ts`), as tools and resources do, whichever upstream has them:
+  // a 2025 session's capabilities are fixed at `initialize`, before every upstream is up.
+  extensions: { [APPS_EXTENSION]: {} },
 };
 
 /**
@@ -284,7 +287,11 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
   if (capabilities.tools) {
     server.setRequestHandler('tools/list', async (request, ctx) =>
       timed(ctx, request.params, 'tools/list', {}, async () => {
-        const { items, nextCursor } = pages.page('tools', await core.tools(), request.params?.cursor);
+        // A client that shows no Apps has no App to call an app-only tool; its model must not see
+        // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
+        const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
+        const tools = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        const { items, nextCursor } = pages.page('tools', tools, request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
     );

@@ -26,9 +26,10 @@ import type {
 import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
-import { formatOrigin, type McpxError } from '../errors/index.js';
+import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
+import { createHostSkills, type HostSkills } from '../skills/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { mcpxTracer } from '../tracing/index.js';
@@ -84,6 +85,7 @@ class McpxHost implements Host {
   #noServers: Promise<ServerRegistry> | undefined;
   #toldSandboxed = false;
   #roots: Promise<ClientFeatures['roots']> | undefined;
+  #skills: HostSkills | undefined;
 
   constructor(options: HostOptions) {
     // A frozen copy: what the host was made with is what it is (a front end settles everything first).
@@ -603,6 +605,51 @@ class McpxHost implements Host {
       naming: options.naming ?? 'prefixed',
       offers: (server, tool) => guard.offers(server, tool),
     });
+  }
+
+  skills(): HostSkills {
+    this.#skills ??= createHostSkills({
+      connectAll: async ({ servers }) => {
+        const names = servers ?? (await this.servers()).map((s) => s.name);
+        return Promise.all(
+          names.map(async (server) => {
+            try {
+              return { server, connection: await this.#skillsConnection(server) };
+            } catch (error) {
+              // A server named alone fails alone; among all, one failure hides no other's skills.
+              if (servers) throw error;
+              return { server, error: toMcpxError(error) };
+            }
+          }),
+        );
+      },
+      connect: (server) => this.#skillsConnection(server),
+    });
+    return this.#skills;
+  }
+
+  /**
+   * One server by name (unknown, untrusted or outside the profile: thrown), connected without a
+   * tools/list. Not through the keep-alive daemon, whose gateway does not pass the skills
+   * extension on yet: "no skills" from it would be a wrong answer, so it is refused, saying why.
+   */
+  async #skillsConnection(name: string): Promise<ServerConnection> {
+    const server = await this.server(name);
+    if (await this.daemon?.routes(server)) {
+      throw new McpxError(
+        ErrorCode.UnsupportedTransport,
+        `'${name}' is reached through the keep-alive daemon, which does not pass skills on yet`,
+        {
+          server: name,
+          origin: server.origin,
+          fixes: [
+            `reach it directly for this command: MCPX_DAEMON=off mcpx skills ${name}`,
+            'or take "keep_alive" out of its entry',
+          ],
+        },
+      );
+    }
+    return this.connect(server, { listTools: false });
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import type { DaemonCaller, DaemonRoute } from '../daemon-client/route.js';
 import type { McpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ReconnectMode, ServerRegistry } from '../registry/index.js';
+import type { HostSkills } from '../skills/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue, CatalogueNaming } from '../tools/index.js';
 import type { Ask } from './ask.js';
 import type { HostListener } from './events.js';
@@ -230,6 +231,18 @@ export interface Host {
    * at `sandboxed`, none is, and the catalogue is empty.
    */
   catalogue(options?: HostCatalogueOptions): Promise<Catalogue<Tool>>;
+  /**
+   * The servers' skills (the SEP-2640 extension) under the host's rules: only servers the host
+   * may use are asked (an untrusted project's are not); listing reads each server's manifest and
+   * no file; a skill's `SKILL.md` and files are verified (size, sha256 digest, frontmatter) on
+   * every read, and a file its skill does not list is refused; names are kept per server
+   * (`<server>.<skill>`); each skill carries its manifest's fingerprint for approvals.
+   *
+   * @example
+   * const { skills } = await host.skills().list();
+   * const pdf = await host.skills().get('docs', 'pdf-processing');
+   */
+  skills(): HostSkills;
   /**
    * The daemon's route, when `daemon` was given.
    * @internal

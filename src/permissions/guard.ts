@@ -143,9 +143,30 @@ interface Ruled {
   readonly verdict: Verdict;
 }
 
+/**
+ * What one guard's paths (its check, verdicts, consent and audit) share: its policy, its session's
+ * answers and approvals, and the verdicts worked out from them.
+ */
+interface GuardSession {
+  readonly options: PermissionGuardOptions;
+  readonly state: PermissionState;
+  readonly connect: Versioned<string, ConnectDecision>;
+  readonly approved: Approvals;
+  /** The policy's, not a session's: every guard made by `withApprover` shares it. */
+  readonly ranUnasked: Approvals;
+  /** One question per server however many ask at once (see `askConnect`). */
+  readonly pendingConnect: Map<string, Promise<ConnectDecision>>;
+  readonly configOf: (name: string) => ServerConfig | undefined;
+  readonly excluded: ReturnType<typeof toolExclusions>;
+  readonly inProfile: (server: string, tool?: string) => boolean;
+  readonly fingerprintOf: ReturnType<typeof fingerprintCache>;
+  /** Servers allowed whole by a rule (`--allow`, `/mcp connect --allow-all`), not by an answer. */
+  readonly allowedByRule: Set<string>;
+  /** Each tool's last verdict (see `verdict`). */
+  readonly ruled: WeakMap<Tool, Ruled>;
+}
+
 /** `ranUnasked` is the policy's, not a session's: every guard made by `withApprover` shares it. */
-// Long because the guard's check, verdict and approval paths share its answers and approvals in one
-// closure; not yet split.
 function buildGuard(
   options: PermissionGuardOptions,
   ranUnasked: Approvals,
@@ -153,249 +174,282 @@ function buildGuard(
 ): PermissionGuard {
   const connect = new Versioned<string, ConnectDecision>(answers?.connect);
   const approved: Approvals = new Versioned(answers?.approved);
-  const pendingConnect = new Map<string, Promise<ConnectDecision>>();
-  const configOf = serverLookup(options.servers);
-  const excluded = toolExclusions(options.excludeTools ?? []);
   const { profile } = options;
   const inProfile = profile ? profileScope(profile) : () => true;
-  const outOfProfile = (server: string, tool?: string) => !inProfile(server, tool);
-  const fingerprintOf = fingerprintCache();
-  const state: PermissionState = { level: options.level, connect, approved, ranUnasked };
-  /**
-   * Running a believed read-only tool unasked records the definition it ran under, so that the
-   * same tool coming back with other annotations (or words) is asked about again.
-   */
-  const ranUnder = (server: string, tool: Tool, ruled: Verdict) => {
-    const key = toolKey(server, tool.name);
-    if (ruled.kind === 'allow' && ruled.because === 'read-only' && !ranUnasked.has(key))
-      ranUnasked.set(key, { fingerprint: fingerprintOf(tool), tool });
-  };
-
-  const approve = (server: string, tools: readonly Tool[]) => {
-    for (const tool of tools)
-      approved.set(toolKey(server, tool.name), { fingerprint: fingerprintOf(tool), tool });
-  };
-  /** One question per server however many ask at once; the first answer stands for the session. */
-  const askConnect = async (request: ConsentRequest, signal?: AbortSignal): Promise<ConnectDecision> => {
-    const decided = connect.get(request.server);
-    if (decided) return decided;
-    let pending = pendingConnect.get(request.server);
-    if (!pending) {
-      // One question for everyone who waits on it: it ends with the signal of whoever asked first.
-      pending = options.approver.askConnect(request, signal ? { signal } : {});
-      pendingConnect.set(request.server, pending);
-    }
-    const answer = await pending.finally(() => pendingConnect.delete(request.server));
-    if (!connect.has(request.server)) {
-      connect.set(request.server, answer);
-      if (answer !== 'deny') approve(request.server, request.tools);
-    }
-    return connect.get(request.server) as ConnectDecision;
-  };
-  const consent = async (request: ConsentRequest): Promise<ConnectDecision> => {
-    if (options.level === 'sandboxed') return 'deny';
-    if (options.level === 'yolo') return 'allow-all';
-    return askConnect(request);
-  };
-  /** Servers allowed whole by a rule (`--allow`, `/mcp connect --allow-all`), not by an answer. */
-  const allowedByRule = new Set<string>();
-  const allowAll = (server: string, tools: readonly Tool[] = []) => {
-    connect.set(server, 'allow-all');
-    allowedByRule.add(server);
-    approve(server, tools);
-  };
-
-  const nobodyToAsk = () =>
-    'reason' in options.approver ? ` (${String((options.approver as { reason: unknown }).reason)})` : '';
-  const deny = (request: ToolCallRequest, reason: string, fix: string) =>
-    new McpxError(
-      ErrorCode.PermissionDenied,
-      `calling '${request.server}' tool '${request.tool.name}' was denied: ${reason}`,
-      {
-        server: request.server,
-        tool: request.tool.name,
-        fixes: [fix],
-      },
-    );
-
-  /**
-   * Each tool's last verdict: the gateway asks about every call twice or more (to choose its
-   * path, then to decide, then to record who decided). It stands while the tool is the same
-   * definition (a re-listing makes new objects), the server's config the same entry, and no
-   * answer, approval or unasked run was recorded since (the maps' versions only grow, so
-   * their sum changes with any of them); the level, profile and exclusions never change.
-   */
-  const ruled = new WeakMap<Tool, Ruled>();
-  const verdict = ({ server, tool }: VerdictRequest): Verdict => {
-    const config = configOf(server);
-    const version = connect.version + approved.version + ranUnasked.version;
-    const known = ruled.get(tool);
-    if (known && known.server === server && known.config === config && known.version === version)
-      return known.verdict;
-    const fresh = decideNow(server, tool, config);
-    ruled.set(tool, { server, config, version, verdict: fresh });
-    return fresh;
-  };
-  const decideNow = (server: string, tool: Tool, config: ServerConfig | undefined): Verdict => {
-    return decide(state, {
-      server,
-      tool,
-      fingerprint: fingerprintOf(tool),
-      ...(profile && outOfProfile(server, tool.name) ? { outOfProfile: profile.name } : {}),
-      ...(excluded(server, tool.name) ? { excluded: true } : {}),
-      ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
-      ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
-      ...(config && annotationsBelieved(config) ? { believeAnnotations: true } : {}),
-    });
-  };
-  const { approver } = options;
-  /** What a nobody approver says in place of the question `verdict` would put to a person. */
-  const unasked = (
-    server: string,
-    tool: Tool,
-    ruled: Exclude<Verdict, { kind: 'allow' | 'deny' }>,
-  ): string | undefined => {
-    if (!isNobodyApprover(approver)) return undefined;
-    const { kind } = ruled;
-    const question = kind === 'ask-connect' ? 'connect' : kind === 'ask-call' ? 'call' : 'changed';
-    const because = 'because' in ruled && ruled.because ? { because: ruled.because } : {};
-    const changes = kind === 'ask-changed' ? { changes: describeToolChange(ruled.approved, tool) } : {};
-    return approver.refusal({ server, tool, level: options.level, kind: question, ...because, ...changes });
-  };
-  const refusal = (request: VerdictRequest): string | undefined => {
-    const { server, tool } = request;
-    const ruled = verdict(request);
-    ranUnder(server, tool, ruled);
-    if (ruled.kind === 'allow') return undefined;
-    if (ruled.kind === 'deny') return `mcpx refused '${tool.name}': ${ruled.reason} (${ruled.fix})`;
-    return (
-      unasked(server, tool, ruled) ??
-      `mcpx refused '${tool.name}' of '${server}': permission '${options.level}' asks a person first${nobodyToAsk()}`
-    );
-  };
-
-  const settledBy = (server: string, ruling: Verdict): AuditDecision | undefined => {
-    if (ruling.kind === 'allow') {
-      const by =
-        ruling.because === 'read-only'
-          ? 'read-only'
-          : options.level === 'yolo'
-            ? 'level'
-            : allowedByRule.has(server)
-              ? 'rule'
-              : 'session';
-      return { result: 'allowed', by };
-    }
-    if (ruling.kind === 'deny')
-      return { result: 'denied', by: ruling.session ? 'session' : 'rule', reason: ruling.reason };
-    return undefined;
-  };
-  /** Who said yes (a nobody approver never does), and who said no. */
-  const answerer = () => approver.answerer ?? 'program';
-  const refuser = () =>
-    isNobodyApprover(approver) || 'reason' in approver ? ('nobody' as const) : answerer();
-
-  const check = async (request: ToolCallRequest, checkOptions: ToolCallCheckOptions = {}): Promise<void> => {
-    const told = checkOptions.onDecision ?? (() => {});
-    const asking = checkOptions.signal ? { signal: checkOptions.signal } : {};
-    /** The question a person answered yes to on the way, if any: the call is then confirmed, not allowed. */
-    let asked: 'connect' | 'call' | 'changed' | undefined;
-    const denied = (error: McpxError, by: AuditDecision & { result: 'denied' }): McpxError => {
-      told(by);
-      return error;
-    };
-    const fingerprint = fingerprintOf(request.tool);
-    const key = toolKey(request.server, request.tool.name);
-    const question = {
-      ...(request.agentId === undefined ? {} : { agentId: request.agentId }),
-      server: request.server,
-      tool: request.tool,
-      args: request.args,
-    };
-    for (;;) {
-      const ruling = verdict(request);
-      if (ruling.kind !== 'allow' && ruling.kind !== 'deny') {
-        const refused = unasked(request.server, request.tool, ruling);
-        if (refused !== undefined)
-          throw denied(
-            new McpxError(ErrorCode.PermissionDenied, refused, {
-              server: request.server,
-              tool: request.tool.name,
-            }),
-            { result: 'denied', by: 'nobody', reason: refused },
-          );
-      }
-      const byAnswer = (reason: string, fix: string) => {
-        const error = deny(request, reason, fix);
-        return denied(error, { result: 'denied', by: refuser(), reason: error.message });
-      };
-      switch (ruling.kind) {
-        case 'allow':
-          ranUnder(request.server, request.tool, ruling);
-          told(
-            asked
-              ? { result: 'confirmed', by: answerer(), question: asked }
-              : (settledBy(request.server, ruling) as AuditDecision),
-          );
-          return;
-        case 'deny':
-          throw denied(
-            deny(request, ruling.reason, ruling.fix),
-            settledBy(request.server, ruling) as AuditDecision & { result: 'denied' },
-          );
-        case 'ask-connect': {
-          // The host did not ask up front (consent()): ask now, with what is known of the server.
-          const answer = await askConnect({ ...question, tools: [request.tool] }, checkOptions.signal);
-          if (answer === 'deny')
-            throw byAnswer(
-              `using '${request.server}' was not allowed${nobodyToAsk()}`,
-              'allow it when asked, or run with --permission yolo',
-            );
-          asked = 'connect';
-          continue;
-        }
-        case 'ask-call': {
-          const answer = await options.approver.askCall(question, asking);
-          if (answer === 'deny')
-            throw byAnswer(`the call was not allowed${nobodyToAsk()}`, 'allow it when asked');
-          approved.set(key, { fingerprint, tool: request.tool });
-          // "Allow always" covers this server for the session (seed 004), not only this tool.
-          if (answer === 'always') connect.set(request.server, 'allow-all');
-          told({ result: 'confirmed', by: answerer(), question: 'call' });
-          return;
-        }
-        case 'ask-changed': {
-          const changes = describeToolChange(ruling.approved, request.tool);
-          const answer = await options.approver.askChanged({ ...question, changes }, asking);
-          if (answer === 'deny') {
-            throw byAnswer(
-              `its definition changed since it was approved (${changes.join('; ')})${nobodyToAsk()}`,
-              'review the change and approve it when asked',
-            );
-          }
-          if (answer === 'always') approved.set(key, { fingerprint, tool: request.tool });
-          told({ result: 'confirmed', by: answerer(), question: 'changed' });
-          return;
-        }
-      }
-    }
+  const g: GuardSession = {
+    options,
+    state: { level: options.level, connect, approved, ranUnasked },
+    connect,
+    approved,
+    ranUnasked,
+    pendingConnect: new Map(),
+    configOf: serverLookup(options.servers),
+    excluded: toolExclusions(options.excludeTools ?? []),
+    inProfile,
+    fingerprintOf: fingerprintCache(),
+    allowedByRule: new Set(),
+    ruled: new WeakMap(),
   };
   return {
-    state,
-    check,
-    consent,
-    allowAll,
+    state: g.state,
+    check: (request, checkOptions) => checkCall(g, request, checkOptions),
+    consent: async (request) => {
+      if (options.level === 'sandboxed') return 'deny';
+      if (options.level === 'yolo') return 'allow-all';
+      return askConnect(g, request);
+    },
+    allowAll: (server, tools = []) => {
+      connect.set(server, 'allow-all');
+      g.allowedByRule.add(server);
+      approve(g, server, tools);
+    },
     offers: (server, tool) =>
       inProfile(server, tool) &&
-      !excluded(server, tool) &&
-      toolSwitchedOff(configOf(server), tool) === undefined,
+      !g.excluded(server, tool) &&
+      toolSwitchedOff(g.configOf(server), tool) === undefined,
     profile: profile?.name,
-    outOfProfile,
-    verdict,
-    refusal,
-    settled: (request) => settledBy(request.server, verdict(request)),
+    outOfProfile: (server, tool) => !inProfile(server, tool),
+    verdict: (request) => verdict(g, request),
+    refusal: (request) => refusal(g, request),
+    settled: (request) => settledBy(g, request.server, verdict(g, request)),
     withApprover: (approver, answers) => buildGuard({ ...options, approver }, ranUnasked, answers),
   };
+}
+
+/**
+ * Running a believed read-only tool unasked records the definition it ran under, so that the
+ * same tool coming back with other annotations (or words) is asked about again.
+ */
+function ranUnder(g: GuardSession, server: string, tool: Tool, ruled: Verdict): void {
+  const key = toolKey(server, tool.name);
+  if (ruled.kind === 'allow' && ruled.because === 'read-only' && !g.ranUnasked.has(key))
+    g.ranUnasked.set(key, { fingerprint: g.fingerprintOf(tool), tool });
+}
+
+function approve(g: GuardSession, server: string, tools: readonly Tool[]): void {
+  for (const tool of tools)
+    g.approved.set(toolKey(server, tool.name), { fingerprint: g.fingerprintOf(tool), tool });
+}
+
+/** One question per server however many ask at once; the first answer stands for the session. */
+async function askConnect(
+  g: GuardSession,
+  request: ConsentRequest,
+  signal?: AbortSignal,
+): Promise<ConnectDecision> {
+  const { connect, pendingConnect } = g;
+  const decided = connect.get(request.server);
+  if (decided) return decided;
+  let pending = pendingConnect.get(request.server);
+  if (!pending) {
+    // One question for everyone who waits on it: it ends with the signal of whoever asked first.
+    pending = g.options.approver.askConnect(request, signal ? { signal } : {});
+    pendingConnect.set(request.server, pending);
+  }
+  const answer = await pending.finally(() => pendingConnect.delete(request.server));
+  if (!connect.has(request.server)) {
+    connect.set(request.server, answer);
+    if (answer !== 'deny') approve(g, request.server, request.tools);
+  }
+  return connect.get(request.server) as ConnectDecision;
+}
+
+/** ` (why nobody can be asked)`, when the approver says. */
+function nobodyToAsk(g: GuardSession): string {
+  const { approver } = g.options;
+  return 'reason' in approver ? ` (${String((approver as { reason: unknown }).reason)})` : '';
+}
+
+function deny(request: ToolCallRequest, reason: string, fix: string): McpxError {
+  return new McpxError(
+    ErrorCode.PermissionDenied,
+    `calling '${request.server}' tool '${request.tool.name}' was denied: ${reason}`,
+    {
+      server: request.server,
+      tool: request.tool.name,
+      fixes: [fix],
+    },
+  );
+}
+
+/**
+ * Each tool's last verdict: the gateway asks about every call twice or more (to choose its
+ * path, then to decide, then to record who decided). It stands while the tool is the same
+ * definition (a re-listing makes new objects), the server's config the same entry, and no
+ * answer, approval or unasked run was recorded since (the maps' versions only grow, so
+ * their sum changes with any of them); the level, profile and exclusions never change.
+ */
+function verdict(g: GuardSession, { server, tool }: VerdictRequest): Verdict {
+  const config = g.configOf(server);
+  const version = g.connect.version + g.approved.version + g.ranUnasked.version;
+  const known = g.ruled.get(tool);
+  if (known && known.server === server && known.config === config && known.version === version)
+    return known.verdict;
+  const fresh = decideNow(g, server, tool, config);
+  g.ruled.set(tool, { server, config, version, verdict: fresh });
+  return fresh;
+}
+
+function decideNow(g: GuardSession, server: string, tool: Tool, config: ServerConfig | undefined): Verdict {
+  const { profile } = g.options;
+  return decide(g.state, {
+    server,
+    tool,
+    fingerprint: g.fingerprintOf(tool),
+    ...(profile && !g.inProfile(server, tool.name) ? { outOfProfile: profile.name } : {}),
+    ...(g.excluded(server, tool.name) ? { excluded: true } : {}),
+    ...(config?.allowTools ? { allowTools: config.allowTools } : {}),
+    ...(config?.denyTools ? { denyTools: config.denyTools } : {}),
+    ...(config && annotationsBelieved(config) ? { believeAnnotations: true } : {}),
+  });
+}
+
+/** What a nobody approver says in place of the question `verdict` would put to a person. */
+function unasked(
+  g: GuardSession,
+  server: string,
+  tool: Tool,
+  ruled: Exclude<Verdict, { kind: 'allow' | 'deny' }>,
+): string | undefined {
+  const { approver, level } = g.options;
+  if (!isNobodyApprover(approver)) return undefined;
+  const { kind } = ruled;
+  const question = kind === 'ask-connect' ? 'connect' : kind === 'ask-call' ? 'call' : 'changed';
+  const because = 'because' in ruled && ruled.because ? { because: ruled.because } : {};
+  const changes = kind === 'ask-changed' ? { changes: describeToolChange(ruled.approved, tool) } : {};
+  return approver.refusal({ server, tool, level, kind: question, ...because, ...changes });
+}
+
+function refusal(g: GuardSession, request: VerdictRequest): string | undefined {
+  const { server, tool } = request;
+  const ruled = verdict(g, request);
+  ranUnder(g, server, tool, ruled);
+  if (ruled.kind === 'allow') return undefined;
+  if (ruled.kind === 'deny') return `mcpx refused '${tool.name}': ${ruled.reason} (${ruled.fix})`;
+  return (
+    unasked(g, server, tool, ruled) ??
+    `mcpx refused '${tool.name}' of '${server}': permission '${g.options.level}' asks a person first${nobodyToAsk(g)}`
+  );
+}
+
+function settledBy(g: GuardSession, server: string, ruling: Verdict): AuditDecision | undefined {
+  if (ruling.kind === 'allow') {
+    const by =
+      ruling.because === 'read-only'
+        ? 'read-only'
+        : g.options.level === 'yolo'
+          ? 'level'
+          : g.allowedByRule.has(server)
+            ? 'rule'
+            : 'session';
+    return { result: 'allowed', by };
+  }
+  if (ruling.kind === 'deny')
+    return { result: 'denied', by: ruling.session ? 'session' : 'rule', reason: ruling.reason };
+  return undefined;
+}
+
+/** Who said yes (a nobody approver never does). */
+function answerer(g: GuardSession) {
+  return g.options.approver.answerer ?? 'program';
+}
+
+/** Who said no. */
+function refuser(g: GuardSession) {
+  const { approver } = g.options;
+  return isNobodyApprover(approver) || 'reason' in approver ? ('nobody' as const) : answerer(g);
+}
+
+/** The guard's check of one call: the verdict, a person asked where it says so, the answer kept. */
+async function checkCall(
+  g: GuardSession,
+  request: ToolCallRequest,
+  checkOptions: ToolCallCheckOptions = {},
+): Promise<void> {
+  const { options, approved, connect } = g;
+  const told = checkOptions.onDecision ?? (() => {});
+  const asking = checkOptions.signal ? { signal: checkOptions.signal } : {};
+  /** The question a person answered yes to on the way, if any: the call is then confirmed, not allowed. */
+  let asked: 'connect' | 'call' | 'changed' | undefined;
+  const denied = (error: McpxError, by: AuditDecision & { result: 'denied' }): McpxError => {
+    told(by);
+    return error;
+  };
+  const fingerprint = g.fingerprintOf(request.tool);
+  const key = toolKey(request.server, request.tool.name);
+  const question = {
+    ...(request.agentId === undefined ? {} : { agentId: request.agentId }),
+    server: request.server,
+    tool: request.tool,
+    args: request.args,
+  };
+  for (;;) {
+    const ruling = verdict(g, request);
+    if (ruling.kind !== 'allow' && ruling.kind !== 'deny') {
+      const refused = unasked(g, request.server, request.tool, ruling);
+      if (refused !== undefined)
+        throw denied(
+          new McpxError(ErrorCode.PermissionDenied, refused, {
+            server: request.server,
+            tool: request.tool.name,
+          }),
+          { result: 'denied', by: 'nobody', reason: refused },
+        );
+    }
+    const byAnswer = (reason: string, fix: string) => {
+      const error = deny(request, reason, fix);
+      return denied(error, { result: 'denied', by: refuser(g), reason: error.message });
+    };
+    switch (ruling.kind) {
+      case 'allow':
+        ranUnder(g, request.server, request.tool, ruling);
+        told(
+          asked
+            ? { result: 'confirmed', by: answerer(g), question: asked }
+            : (settledBy(g, request.server, ruling) as AuditDecision),
+        );
+        return;
+      case 'deny':
+        throw denied(
+          deny(request, ruling.reason, ruling.fix),
+          settledBy(g, request.server, ruling) as AuditDecision & { result: 'denied' },
+        );
+      case 'ask-connect': {
+        // The host did not ask up front (consent()): ask now, with what is known of the server.
+        const answer = await askConnect(g, { ...question, tools: [request.tool] }, checkOptions.signal);
+        if (answer === 'deny')
+          throw byAnswer(
+            `using '${request.server}' was not allowed${nobodyToAsk(g)}`,
+            'allow it when asked, or run with --permission yolo',
+          );
+        asked = 'connect';
+        continue;
+      }
+      case 'ask-call': {
+        const answer = await options.approver.askCall(question, asking);
+        if (answer === 'deny')
+          throw byAnswer(`the call was not allowed${nobodyToAsk(g)}`, 'allow it when asked');
+        approved.set(key, { fingerprint, tool: request.tool });
+        // "Allow always" covers this server for the session (seed 004), not only this tool.
+        if (answer === 'always') connect.set(request.server, 'allow-all');
+        told({ result: 'confirmed', by: answerer(g), question: 'call' });
+        return;
+      }
+      case 'ask-changed': {
+        const changes = describeToolChange(ruling.approved, request.tool);
+        const answer = await options.approver.askChanged({ ...question, changes }, asking);
+        if (answer === 'deny') {
+          throw byAnswer(
+            `its definition changed since it was approved (${changes.join('; ')})${nobodyToAsk(g)}`,
+            'review the change and approve it when asked',
+          );
+        }
+        if (answer === 'always') approved.set(key, { fingerprint, tool: request.tool });
+        told({ result: 'confirmed', by: answerer(g), question: 'changed' });
+        return;
+      }
+    }
+  }
 }
 
 /**

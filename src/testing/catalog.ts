@@ -7,6 +7,8 @@ import { appendFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   type CompleteResult,
   type GetPromptResult,
   type LoggingLevel,
@@ -88,6 +90,18 @@ export interface TestServerOptions {
   readonly noisyTools?: boolean;
   /** Resolves once the transport's output can take more (a stdio pipe drained): a flood waits for it. */
   readonly outputRoom?: () => Promise<void>;
+  /** More tools and resources, each set from a module of its own (MCP Apps: `mcp-app.ts`). */
+  readonly addOns?: readonly TestAddOn[];
+}
+
+/** Tools and resources a module adds to the test server, and the extensions they need declared. */
+export interface TestAddOn {
+  readonly tools: readonly TestTool[];
+  readonly resources: readonly Resource[];
+  /** The contents at `uri`, or undefined when it is none of this add-on's. */
+  read(uri: string): ReadResourceResult | undefined;
+  /** Declared under `capabilities.extensions`. */
+  readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -145,6 +159,8 @@ export interface ToolRunContext {
   log(level: LoggingLevel, message: string): Promise<void>;
   /** Changes `test://counter`; subscribers are told. Returns the new count. */
   touchResource(): number;
+  /** What the client declared: on 2026-07-28 in this request's `_meta`, else at `initialize`. */
+  readonly clientCapabilities?: ClientCapabilities;
   /**
    * Changes the resource and prompt lists `count` times, announcing each change
    * (`noisyTools`). Returns the changes announced so far.
@@ -559,11 +575,13 @@ function runContext(
   env: Readonly<Record<string, string | undefined>>,
   lists: Pick<ToolRunContext, 'addTool' | 'relabelTool' | 'floodListChanges'>,
   counter: ChangingResource,
+  clientCapabilities: ClientCapabilities | undefined,
 ): ToolRunContext {
   const token = ctx.mcpReq._meta?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
     env,
+    ...(clientCapabilities ? { clientCapabilities } : {}),
     ...lists,
     log: (level, message) => ctx.mcpReq.log(level, message, TEST_SERVER_NAME),
     touchResource: () => counter.touch(),
@@ -597,7 +615,10 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     ...(options.annotatedTools ? ANNOTATED_TOOLS : []),
     ...(options.noisyTools ? NOISY_TOOLS : []),
     ...extraTools(options.extraToolCount ?? 0),
+    ...(options.addOns ?? []).flatMap((addOn) => addOn.tools),
   ].map((tool) => (options.unannotated ? withoutAnnotations(tool) : tool));
+  const addOns = options.addOns ?? [];
+  const extensions = Object.assign({}, ...addOns.map((addOn) => addOn.extensions ?? {}));
   const counter = options.counter ?? new ChangingResource();
   const toolsByName = new Map(tools.map((t) => [t.definition.name, t]));
   // The low-level Server, because McpServer cannot paginate its lists.
@@ -610,6 +631,7 @@ export function createTestServer(options: TestServerOptions = {}): Server {
         prompts: options.noisyTools ? { listChanged: true } : {},
         logging: {},
         completions: {},
+        ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
       },
       instructions: 'A demo server: echo and add for a first call, slow_operation to watch progress.',
       ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
@@ -675,12 +697,20 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     const tool = toolsByName.get(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     await ctx.mcpReq.log('info', `tool ${name} called`, TEST_SERVER_NAME).catch(() => {});
-    return tool.call(args, runContext(ctx, env, { addTool, relabelTool, floodListChanges }, counter));
+    // 2026-07-28: this request's envelope; 2025-11-25: what `initialize` said.
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const declared =
+      (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ??
+      server.getClientCapabilities();
+    return tool.call(
+      args,
+      runContext(ctx, env, { addTool, relabelTool, floodListChanges }, counter, declared),
+    );
   });
   server.setRequestHandler('resources/list', async (request) => {
     const { items, nextCursor } = await list(
       'resources/list',
-      [...resourceList, counterResource, ...floodResource()],
+      [...resourceList, counterResource, ...floodResource(), ...addOns.flatMap((addOn) => addOn.resources)],
       request.params?.cursor,
     );
     return { resources: items, nextCursor };
@@ -693,11 +723,15 @@ export function createTestServer(options: TestServerOptions = {}): Server {
     );
     return { resourceTemplates: items, nextCursor };
   });
-  server.setRequestHandler('resources/read', async (request) =>
-    request.params.uri === COUNTER_URI
-      ? { contents: [{ uri: COUNTER_URI, mimeType: 'text/plain', text: counter.text }] }
-      : readResource(request.params.uri),
-  );
+  server.setRequestHandler('resources/read', async (request) => {
+    const { uri } = request.params;
+    if (uri === COUNTER_URI) return { contents: [{ uri, mimeType: 'text/plain', text: counter.text }] };
+    for (const addOn of addOns) {
+      const found = addOn.read(uri);
+      if (found) return found;
+    }
+    return readResource(uri);
+  });
   // 2025-11-25: the server keeps the subscriptions. On 2026-07-28 the serving entry does
   // (subscriptions/listen), so every change goes out and the entry filters.
   const subscribed = new Set<string>();

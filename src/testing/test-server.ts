@@ -13,6 +13,8 @@
  *   `MCPX_TEST_HUGE_LINE_BYTES`, `MCPX_TEST_HUGE_LIST_BYTES`, `MCPX_TEST_SLOW_START_MS` and
  *   `MCPX_TEST_EXIT_AFTER_MS` tuning four of them.
  * - `MCPX_TEST_MEDIA=1` adds the `media` tool (image, audio and a blob with a hostile URI).
+ * - `MCPX_TEST_APPS=1` adds an MCP App and hostile apps (`mcp-app.ts`): `show_dashboard`,
+ *   `refresh_dashboard` (app only), `model_only_fact` and their `ui://` resources.
  * - `MCPX_TEST_NOISY=1` adds `raise_error` (any JSON-RPC error code) and `flood_list_changes`
  *   (announces many resource and prompt list changes), see `noisy-tools.ts`.
  * - `MCPX_TEST_ANNOTATED=1` adds `erase` (destructiveHint) and `fetch_page` (openWorldHint);
@@ -35,6 +37,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ChangingResource, createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
 import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
+import { MCP_APP } from './mcp-app.js';
 import { answerParseErrors } from './parse-errors.js';
 
 function fail(message: string): never {
@@ -150,6 +153,7 @@ async function main(): Promise<void> {
     hooks: faults.hooks,
     counter,
     ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
+    ...(process.env.MCPX_TEST_APPS === '1' ? { addOns: [MCP_APP] } : {}),
     ...(process.env.MCPX_TEST_ANNOTATED === '1' ? { annotatedTools: true } : {}),
     ...(process.env.MCPX_TEST_NOISY === '1'
       ? {

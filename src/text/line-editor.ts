@@ -1,5 +1,5 @@
 /**
- * The console's line editor (`mcpx shell`, `mcpx chat` on a terminal): Node's
+ * The shell's line editor (`mcpx shell`, `mcpx chat` on a terminal): Node's
  * readline with history and Tab completion, drawn only from safe text — its
  * prompt, the completions it lists (tool names a server chose) and the lines
  * said above it.

@@ -13,11 +13,11 @@ export interface TerminalStreams {
 const STREAMS = Symbol.for('mcpx.terminal.streams');
 
 /**
- * A person's terminal, where prompts ask and the console edits its line. Its
+ * A person's terminal, where prompts ask and the shell edits its line. Its
  * streams are out of the type's reach: what is drawn on it goes through
  * {@link Terminal.write} (safe text only) or this folder's prompts (`prompts.ts`,
  * `line-editor.ts`), whose every message, choice and default is {@link SafeText}.
- * The CLI makes one for its own process (stdin and stderr, `cli/process-io.ts`);
+ * The CLI makes one for its own process (stdin and stderr, `cli/io/process-io.ts`);
  * a test or a library program makes one of its streams.
  */
 export class Terminal {

@@ -53,19 +53,19 @@ async function copyPackage(name: string): Promise<string> {
 it('fails on an export planted in the declarations, a public type left private, and an entry without a report', async () => {
   const copy = await copyPackage('planted');
   const packageJson = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8'));
-  packageJson.exports['./suggest'] = { types: './dist/config/suggest.d.ts' };
+  packageJson.exports['./suggest'] = { types: './dist/config/parse/suggest.d.ts' };
   await writeFile(join(copy, 'package.json'), JSON.stringify(packageJson));
   // An internal helper made public by the main entry.
   const index = join(copy, 'dist', 'index.d.ts');
   await writeFile(
     index,
-    `${await readFile(index, 'utf8')}export { levenshtein } from './config/suggest.js';\n`,
+    `${await readFile(index, 'utf8')}export { levenshtein } from './config/parse/suggest.js';\n`,
   );
   // A low-level function whose signature names a type no entry point exports.
   const lowLevel = join(copy, 'dist', 'low-level.d.ts');
   await writeFile(
     lowLevel,
-    `${await readFile(lowLevel, 'utf8')}export declare function planted(): import('./config/file-cache.js').ConfigFileCache;\n`,
+    `${await readFile(lowLevel, 'utf8')}export declare function planted(): import('./config/load/options.js').ConfigFileCache;\n`,
   );
 
   const result = await check('--project', copy);

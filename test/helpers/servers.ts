@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { connectServer } from '../../src/client/server-connection.js';
 import { createServerTransport } from '../../src/client/transport-factory.js';
 import type { ServerConnection, ServerLogEvent } from '../../src/client/types.js';
-import { SERVER_DEFAULTS } from '../../src/config/server-defaults.js';
+import { SERVER_DEFAULTS } from '../../src/config/entry/server-defaults.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import type { Connector } from '../../src/registry/index.js';
 import { repoRoot, testServerPath } from './cli.js';

@@ -104,7 +104,7 @@ function definesMember(source: string, name: string): boolean {
 const defines = (source: string, name: string) => declares(source, name) || definesMember(source, name);
 
 /**
- * Source paths a document names in inline code (`config/load.ts`, `gateway/core.ts#GatewayCore`,
+ * Source paths a document names in inline code (`config/load/load.ts`, `gateway/core.ts#GatewayCore`,
  * `transport/stdio/`): each must exist (and define the name after `#`) under src/, or under one
  * of its folders (the notes name `http/guard.ts` inside the gateway's room), or at the
  * repository's root (`test/…`, `bench/…`). A bare file name (`codes.ts`, `say.ts#say`) must be
@@ -224,8 +224,8 @@ describe('the docs', () => {
     const planted = [
       'See [the CLI](cli.md#flags-for-every-command), [gone](no-such-file.md) and',
       '[a heading that is not there](cli.md#no-such-heading); `[not a link](gone.md)` is code.',
-      'The config is loaded by `config/load.ts#loadConfig`, not by `config/no-such-loader.ts`',
-      'nor by `config/load.ts#noSuchFunction`.',
+      'The config is loaded by `config/load/load.ts#loadConfig`, not by `config/no-such-loader.ts`',
+      'nor by `config/load/load.ts#noSuchFunction`.',
     ].join('\n');
     expect(brokenLinks('docs/planted.md', planted)).toEqual([
       'no-such-file.md: no such file',
@@ -233,7 +233,7 @@ describe('the docs', () => {
     ]);
     expect(missingSourcePaths(planted)).toEqual([
       'config/no-such-loader.ts',
-      'config/load.ts#noSuchFunction',
+      'config/load/load.ts#noSuchFunction',
     ]);
   });
 

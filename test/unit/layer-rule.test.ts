@@ -47,8 +47,8 @@ describe('the layer rule on a planted tree', () => {
       'src/errors/index.ts': 'export const e = 1;\n',
       // Clean: down through an index.ts, and down past one through the allow-list.
       'src/config/index.ts': "import { e } from '../errors/index.js';\nexport const c = e;\n",
-      'src/config/load.ts': 'export const load = 1;\n',
-      'src/config/discover.ts': 'export const discover = 1;\n',
+      'src/config/load/load.ts': 'export const load = 1;\n',
+      'src/config/load/discover.ts': 'export const discover = 1;\n',
       'src/client/era-cache.ts': 'export const cache = 1;\n',
       'src/client/server-connection.ts': 'export type Connection = number;\nexport const connection = 1;\n',
       // (a) a folder cycle: registry and permissions import each other.
@@ -58,16 +58,23 @@ describe('the layer rule on a planted tree', () => {
       // (b) an upward import, with no cycle: home is below agent.
       'src/agent/index.ts': 'export const a = 1;\n',
       'src/home/upward.ts': "import { a } from '../agent/index.js';\nexport const u = a;\n",
-      // (c) a new import past another folder's index.ts, beside allowed ones: config/discover.ts
+      // (c) a new import past another folder's index.ts, beside allowed ones: config/load/discover.ts
       // (on the allow-list) and client/era-cache.ts (on the lazy list: by `await import` only, so
       // the static import of server-connection.ts, on the same list, is reported). A type-only
       // import loads nothing, so it needs no exception: config/types.ts, client/types.ts.
-      'src/config/types.ts': 'export type Shape = number;\n',
+      // (g) config/types.ts importing its own folder (a type of load/load.ts), and two modules of
+      // config/ importing each other (in one sub-folder, so no folder cycle).
+      'src/config/types.ts':
+        "import type { load } from './load/load.js';\nexport type Shape = typeof load;\n",
+      'src/config/entry/normalize.ts':
+        "import { read } from './readers.js';\nexport const normalize = read;\nexport type Draft = string;\n",
+      'src/config/entry/readers.ts':
+        "import type { Draft } from './normalize.js';\nexport const read: Draft = '';\n",
       'src/client/types.ts': 'export type Era = string;\n',
       'src/tools/index.ts': [
         "import { c } from '../config/index.js';",
-        "import { load } from '../config/load.js';",
-        "import { discover } from '../config/discover.js';",
+        "import { load } from '../config/load/load.js';",
+        "import { discover } from '../config/load/discover.js';",
         "import { connection } from '../client/server-connection.js';",
         "import type { Shape } from '../config/types.js';",
         "import type { Era } from '../client/types.js';",
@@ -117,14 +124,14 @@ describe('the layer rule on a planted tree', () => {
   });
 
   it("reports a new import past a folder's index.ts, not one on the allow-lists", () => {
-    expect(found).toContain('not-through-index: src/tools/index.ts → src/config/load.ts');
+    expect(found).toContain('not-through-index: src/tools/index.ts → src/config/load/load.ts');
     expect(found).toContain('not-through-index: src/tools/index.ts → src/client/server-connection.ts');
     expect(found.join('\n')).not.toContain('discover');
     expect(found.join('\n')).not.toContain('era-cache');
   });
 
   it('needs no exception for a type-only import past index.ts, which loads nothing', () => {
-    expect(found.join('\n')).not.toContain('src/config/types.ts');
+    expect(found.join('\n')).not.toContain('→ src/config/types.ts');
     expect(found.join('\n')).not.toContain('src/client/types.ts');
     // The value import of the same lazy-only module is the one reported, once.
     expect(found.filter((line) => line.endsWith('src/client/server-connection.ts'))).toEqual([
@@ -148,6 +155,11 @@ describe('the layer rule on a planted tree', () => {
     expect(found.join('\n')).not.toContain('src/auth/typed.ts');
   });
 
+  it("reports a cycle of config/'s modules, and config/types.ts importing its own folder", () => {
+    expect(found).toContain('no-config-cycle: src/config/entry/normalize.ts → src/config/entry/readers.ts');
+    expect(found).toContain('config-types-alone: src/config/types.ts → src/config/load/load.ts');
+  });
+
   it('reports a folder no layer declares', () => {
     expect(found).toContain('undeclared-folder: src/extras/a.ts → src/errors/index.ts');
   });
@@ -155,7 +167,9 @@ describe('the layer rule on a planted tree', () => {
   it('reports nothing else (the clean imports pass)', () => {
     expect(found).toEqual([
       'cli-through-host: src/cli/era.ts → src/client/index.ts',
+      'config-types-alone: src/config/types.ts → src/config/load/load.ts',
       'lazy-only: src/auth/eager.ts → src/auth/sign-in-flow.ts',
+      'no-config-cycle: src/config/entry/normalize.ts → src/config/entry/readers.ts',
       'no-folder-cycle: src/permissions → src/registry',
       'no-folder-cycle: src/registry → src/permissions',
       'no-import-of-cli: src/testing/server.ts → src/cli/output/table.ts',
@@ -164,7 +178,7 @@ describe('the layer rule on a planted tree', () => {
       'no-upward-import: src/registry/index.ts → src/permissions/index.ts',
       'not-through-index: src/testing/server.ts → src/cli/output/table.ts',
       'not-through-index: src/tools/index.ts → src/client/server-connection.ts',
-      'not-through-index: src/tools/index.ts → src/config/load.ts',
+      'not-through-index: src/tools/index.ts → src/config/load/load.ts',
       'undeclared-folder: src/extras/a.ts → src/errors/index.ts',
     ]);
   });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CliIo } from '../io.js';
+import type { CliIo } from '../io/io.js';
 import type { ArgumentSources } from './type-arguments.js';
 
 /** `@file` relative to the working directory, `-` from the CLI's stdin. */

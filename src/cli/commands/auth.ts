@@ -3,10 +3,10 @@ import { machineCredentials, signIn, TokenStore } from '../../auth/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
+import type { CliContext } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
-import { showSignIn } from '../sign-in-prompt.js';
+import { showSignIn } from '../terminal/sign-in-prompt.js';
 
 /** The configured server `name`, which must be a remote one: only those sign in. */
 export async function remoteServer(

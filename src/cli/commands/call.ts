@@ -13,14 +13,14 @@ import {
   readArgumentSources,
   typeArguments,
 } from '../arguments/type-arguments.js';
-import { commandFeatures, createTerminalTurns, explainUnanswered } from '../command-features.js';
-import type { CliContext, CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
+import { commandFeatures, createTerminalTurns, explainUnanswered } from '../context/command-features.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
-import { writeError } from '../report.js';
-import { resolveTarget } from '../target.js';
+import { writeError } from '../target/report.js';
+import { resolveTarget } from '../target/target.js';
 import { unknownToolError } from '../tool-help/unknown-tool.js';
 
 type Connection = Awaited<ReturnType<CliContext['host']['connect']>>;

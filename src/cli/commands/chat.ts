@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import {
   type AgentTurnOptions,
+  type ChatModel,
   continueAgentTurn,
   DEFAULT_BASE_URL,
   openAICompatibleModel,
@@ -17,19 +18,19 @@ import {
   SEARCH_THRESHOLD,
   SEARCH_TOOL,
 } from '../../tools/index.js';
-import { type ChatCommand, chatContextCommands } from '../chat-context.js';
-import { chatFeatures } from '../chat-features.js';
-import { createChatJsonRecorder } from '../chat-json.js';
-import type { CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
-import { noticeHeldSettings } from '../held-settings.js';
+import { type ChatCommand, chatContextCommands } from '../chat/chat-context.js';
+import { chatFeatures } from '../chat/chat-features.js';
+import { createChatJsonRecorder } from '../chat/chat-json.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { noticeHeldSettings } from '../context/held-settings.js';
+import { permissionFlag, profileFlag } from '../context/permission-level.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { permissionFlag, profileFlag } from '../permission-level.js';
-import { writeError } from '../report.js';
 import { parseLine } from '../shell/parse-line.js';
-import { retryInConsole, runShell } from '../shell/shell.js';
+import { retryInConsole, runShell, type ShellOptions } from '../shell/shell.js';
+import { writeError } from '../target/report.js';
 
 export interface ChatOptions {
   readonly model?: string;
@@ -53,25 +54,12 @@ const SYSTEM_PROMPT =
  * answers go to stdout, tool activity to stderr. Tool calls are decided by the
  * permission level (`trusted` by default: each server is asked about on first
  * use; with no terminal, what needs asking is denied and the model is told).
- * Long because it wires the chat's pieces (model, tools, approver, sampling, line reader,
- * reconnects), which share the session's lifetime; not yet split.
  */
 export async function runChat(door: CliDoor, options: ChatOptions): Promise<number> {
   const { io } = door;
   const stdin = io.stdin ?? process.stdin;
   const permission = permissionFlag(options.permission);
-  const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
-  if (!Number.isInteger(maxSteps) || maxSteps < 1)
-    throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
-  const baseUrl = options.baseUrl ?? io.env.OPENAI_BASE_URL;
-  // OpenAI itself refuses every request without a key: say so before starting servers or asking anything.
-  // A --base-url (a local model) may need none.
-  if (baseUrl === undefined && !io.env.OPENAI_API_KEY) throw missingKey();
-  const model = openAICompatibleModel({
-    baseUrl: baseUrl ?? DEFAULT_BASE_URL,
-    model: options.model ?? io.env.MCPX_MODEL ?? 'gpt-4o-mini',
-    ...(io.env.OPENAI_API_KEY ? { apiKey: io.env.OPENAI_API_KEY } : {}),
-  });
+  const { model, maxSteps } = chatModel(options, io);
   // `--once --json`: one JSON object on stdout (see chat-json.ts for its shape).
   const record =
     options.once !== undefined && door.options.json ? createChatJsonRecorder(model.model) : undefined;
@@ -105,6 +93,51 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
     // Resource reads are decided by the guard like tool calls; sandboxed has no MCP access at all.
     resources: options.resources === true && level !== 'sandboxed',
   });
+  noticeUnavailable(session, registry, record);
+  // The console's `/mcp connect --allow-all` approves a server on the model's guard.
+  const guard = await session.host.guard();
+  const chat: Chat = {
+    session,
+    model,
+    tools,
+    record,
+    ...createConversation(session, model, tools, maxSteps, record),
+  };
+  const commands = chatCommands(chat, registry);
+  if (options.once !== undefined) return chatOnce(chat, options.once);
+  // On a terminal, chat is the console (mcpx shell) with a model: plain text goes to the agent.
+  if (io.interactive && io.terminal) {
+    const terminal = { terminal: io.terminal, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) };
+    return chatConsole(chat, commands, { registry, guard, terminal, level });
+  }
+  return chatLines(chat, commands, stdin);
+}
+
+/** The model `--model`, `--base-url` and the environment name, and the steps a turn may take. */
+function chatModel(options: ChatOptions, io: CliDoor['io']): { model: ChatModel; maxSteps: number } {
+  const maxSteps = options.maxSteps === undefined ? 10 : Number(options.maxSteps);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw usageError(`--max-steps takes a positive integer, not '${options.maxSteps}'`);
+  const baseUrl = options.baseUrl ?? io.env.OPENAI_BASE_URL;
+  // OpenAI itself refuses every request without a key: say so before starting servers or asking anything.
+  // A --base-url (a local model) may need none.
+  if (baseUrl === undefined && !io.env.OPENAI_API_KEY) throw missingKey();
+  const model = openAICompatibleModel({
+    baseUrl: baseUrl ?? DEFAULT_BASE_URL,
+    model: options.model ?? io.env.MCPX_MODEL ?? 'gpt-4o-mini',
+    ...(io.env.OPENAI_API_KEY ? { apiKey: io.env.OPENAI_API_KEY } : {}),
+  });
+  return { model, maxSteps };
+}
+
+type ChatRecord = ReturnType<typeof createChatJsonRecorder>;
+
+/** Each server that is not there, or offers no tools, told to the person (and to `--json`'s record). */
+function noticeUnavailable(
+  session: CliContext,
+  registry: ShellOptions['registry'],
+  record?: ChatRecord,
+): void {
   for (const status of registry.list()) {
     if (status.error) {
       session.notice(forTerminal(`${status.name}: not available — ${status.error.message}`));
@@ -114,25 +147,40 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
       record?.addError(status.listingError);
     }
   }
-  // The console's `/mcp connect --allow-all` approves a server on the model's guard.
-  const guard = await session.host.guard();
-  // Above the search threshold the model sees two tools instead of every schema: the person is told,
-  // at the start and whenever a changed catalogue crosses the threshold either way.
-  let announcedMode: AgentToolSet['mode'] = 'all';
-  const announceMode = (): void => {
-    if (tools.mode === announcedMode) return;
-    announcedMode = tools.mode;
-    session.notice(
-      tools.mode === 'search'
-        ? `${plural(tools.catalog.length, 'tool')}, more than ${SEARCH_THRESHOLD}: the model finds them with ${SEARCH_TOOL} and calls them with ${CALL_TOOL}`
-        : `${plural(tools.catalog.length, 'tool')}: the model is offered each of them again`,
-    );
-  };
+}
+
+/** The conversation with the model: its history, and a turn asked and its answer printed. */
+interface Conversation {
+  readonly history: ChatCompletionMessageParam[];
+  /** A model turn on `text`, or on the conversation as it stands (a prompt just put into it). */
+  ask(text: string | undefined, signal?: AbortSignal): Promise<string>;
+  /** The turn's answer on stdout (only its end of line when it streamed in). */
+  print(answer: string): void;
+  /** A turn asked and printed; one that fails leaves the conversation as it was before it. */
+  answer(text: string | undefined, signal: AbortSignal): Promise<void>;
+}
+
+/** One chat's pieces, as its commands and its three ways of running (once, console, lines) share them. */
+interface Chat extends Conversation {
+  readonly session: CliContext;
+  readonly model: ChatModel;
+  readonly tools: AgentToolSet;
+  readonly record: ChatRecord | undefined;
+}
+
+function createConversation(
+  session: CliContext,
+  model: ChatModel,
+  tools: AgentToolSet,
+  maxSteps: number,
+  record: ChatRecord | undefined,
+): Conversation {
+  const { io } = session;
+  const announceMode = modeAnnouncer(session, tools);
   announceMode();
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
   // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
   let streamed = false;
-  /** A model turn on `text`, or on the conversation as it stands (a prompt just put into it). */
   const ask = (text: string | undefined, signal: AbortSignal = io.signal) => {
     streamed = false;
     announceMode();
@@ -158,14 +206,53 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
       ? continueAgentTurn(model, tools, history, turnOptions)
       : runAgentTurn(model, tools, history, text, turnOptions);
   };
+  const print = (answer: string) => io.stdout.write(streamed ? say`\n` : say`${answer}\n`);
+  const answer = async (text: string | undefined, signal: AbortSignal) => {
+    const before = history.length;
+    try {
+      print(await ask(text, signal));
+    } catch (error) {
+      if (streamed) io.stdout.write(say`\n`);
+      // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
+      // results, which a model API refuses on the next turn: the conversation goes back.
+      history.splice(before);
+      throw error;
+    }
+  };
+  return { history, ask, print, answer };
+}
+
+/**
+ * Above the search threshold the model sees two tools instead of every schema: the person is told,
+ * at the start and whenever a changed catalogue crosses the threshold either way.
+ */
+function modeAnnouncer(session: CliContext, tools: AgentToolSet): () => void {
+  let announcedMode: AgentToolSet['mode'] = 'all';
+  return () => {
+    if (tools.mode === announcedMode) return;
+    announcedMode = tools.mode;
+    session.notice(
+      tools.mode === 'search'
+        ? `${plural(tools.catalog.length, 'tool')}, more than ${SEARCH_THRESHOLD}: the model finds them with ${SEARCH_TOOL} and calls them with ${CALL_TOOL}`
+        : `${plural(tools.catalog.length, 'tool')}: the model is offered each of them again`,
+    );
+  };
+}
+
+type ChatCommands = Record<string, ChatCommand | Omit<ChatCommand, 'usage' | 'complete'>>;
+
+/**
+ * Every chat command, on a terminal (the console's extra commands) and on piped lines alike.
+ * `run` resolves true when the model should answer the conversation now.
+ */
+function chatCommands(chat: Chat, registry: ShellOptions['registry']): ChatCommands {
+  const { session, tools, history } = chat;
   const showTools = (): void => {
     const pair = tools.tools.filter((t) => t.name === LIST_RESOURCES_TOOL || t.name === READ_RESOURCE_TOOL);
     const lines = [...tools.catalog, ...pair].map((t) => `${t.name}  ${t.description}`);
-    io.stdout.write(forTerminal(`${lines.join('\n') || '(no tools)'}\n`));
+    session.io.stdout.write(forTerminal(`${lines.join('\n') || '(no tools)'}\n`));
   };
-  // Every chat command, on a terminal (the console's extra commands) and on piped lines alike.
-  // `run` resolves true when the model should answer the conversation now.
-  const commands: Record<string, ChatCommand | Omit<ChatCommand, 'usage' | 'complete'>> = {
+  return {
     tools: {
       help: 'the tools the model is offered',
       run: async () => {
@@ -182,72 +269,75 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
     },
     ...chatContextCommands({ session, registry, agentId: 'chat', history }),
   };
-  const print = (answer: string) => io.stdout.write(streamed ? say`\n` : say`${answer}\n`);
-  if (options.once !== undefined) {
-    try {
-      if (!record) {
-        print(await ask(options.once));
-        return ExitCode.Ok;
-      }
-      try {
-        io.stdout.write(toJson(record.result(await ask(options.once))));
-        return ExitCode.Ok;
-      } catch (error) {
-        // The object is printed whatever happened; the error also goes to stderr as usual.
-        record.addError(toMcpxError(error));
-        io.stdout.write(toJson(record.result(null)));
-        throw error;
-      }
-    } finally {
-      tools.close();
+}
+
+/** `--once`: one question, its answer (or `--json`'s object, whatever happened) on stdout. */
+async function chatOnce(chat: Chat, question: string): Promise<number> {
+  const { session, record, tools } = chat;
+  const { io } = session;
+  try {
+    if (!record) {
+      chat.print(await chat.ask(question));
+      return ExitCode.Ok;
     }
-  }
-  const answer = async (text: string | undefined, signal: AbortSignal) => {
-    const before = history.length;
     try {
-      print(await ask(text, signal));
+      io.stdout.write(toJson(record.result(await chat.ask(question))));
+      return ExitCode.Ok;
     } catch (error) {
-      if (streamed) io.stdout.write(say`\n`);
-      // A turn cut short (Ctrl-C, a failed request) may end on tool calls without their
-      // results, which a model API refuses on the next turn: the conversation goes back.
-      history.splice(before);
+      // The object is printed whatever happened; the error also goes to stderr as usual.
+      record.addError(toMcpxError(error));
+      io.stdout.write(toJson(record.result(null)));
       throw error;
     }
-  };
-  if (io.interactive && io.terminal) {
-    // On a terminal, chat is the console (mcpx shell) with a model: plain text goes to the agent.
-    try {
-      await runShell({
-        session,
-        registry,
-        guard,
-        agentId: 'chat',
-        terminal: { terminal: io.terminal, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
-        banner: say`mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
-        onText: (text, signal) => answer(text, signal),
-        extra: Object.fromEntries(
-          Object.entries(commands).map(([name, command]) => [
-            name,
-            {
-              ...command,
-              run: async (args: readonly string[], signal: AbortSignal) => {
-                const before = history.length;
-                if (!(await command.run(args, signal))) return;
-                // A prompt whose model turn fails leaves the conversation as it was before it.
-                await answer(undefined, signal).catch((error: unknown) => {
-                  history.splice(before);
-                  throw error;
-                });
-              },
-            },
-          ]),
-        ),
-      });
-    } finally {
-      tools.close();
-    }
-    return ExitCode.Ok;
+  } finally {
+    tools.close();
   }
+}
+
+/** On a terminal: the console (mcpx shell) with the model, to which plain text goes. */
+async function chatConsole(
+  chat: Chat,
+  commands: ChatCommands,
+  shell: Pick<ShellOptions, 'registry' | 'guard' | 'terminal'> & { readonly level: string },
+): Promise<number> {
+  const { session, model, tools, history } = chat;
+  try {
+    await runShell({
+      session,
+      registry: shell.registry,
+      guard: shell.guard,
+      agentId: 'chat',
+      terminal: shell.terminal,
+      banner: say`mcpx chat — ${model.model}, ${plural(tools.catalog.length, 'tool')}, permission ${shell.level}. Type to the model; /help for commands (/mcp, @server …), Ctrl-D leaves.`,
+      onText: (text, signal) => chat.answer(text, signal),
+      extra: Object.fromEntries(
+        Object.entries(commands).map(([name, command]) => [
+          name,
+          {
+            ...command,
+            run: async (args: readonly string[], signal: AbortSignal) => {
+              const before = history.length;
+              if (!(await command.run(args, signal))) return;
+              // A prompt whose model turn fails leaves the conversation as it was before it.
+              await chat.answer(undefined, signal).catch((error: unknown) => {
+                history.splice(before);
+                throw error;
+              });
+            },
+          },
+        ]),
+      ),
+    });
+  } finally {
+    tools.close();
+  }
+  return ExitCode.Ok;
+}
+
+/** Piped lines: each a turn (or a chat command), until `/exit` or the end of input. */
+async function chatLines(chat: Chat, commands: ChatCommands, stdin: NodeJS.ReadableStream): Promise<number> {
+  const { session, tools } = chat;
+  const { io } = session;
   const lines = createInterface({ input: stdin, terminal: false });
   try {
     for await (const line of lines) {
@@ -268,7 +358,7 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
         }
       }
       try {
-        print(await ask(turn));
+        chat.print(await chat.ask(turn));
       } catch (error) {
         // Ctrl-C, as a signal or as a key at a menu, ends the chat (exit 130).
         if (io.signal.aborted || (error instanceof McpxError && error.code === ErrorCode.Cancelled))

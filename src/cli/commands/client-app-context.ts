@@ -5,8 +5,8 @@ import {
   isClientAppId,
 } from '../../config/client-apps/index.js';
 import { suggest } from '../../config/index.js';
-import type { CliContext } from '../context.js';
-import { usageError } from '../global-options.js';
+import type { CliContext } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
 
 /** Where the client apps' files are, for this user on this machine. */
 export function clientAppContext(session: CliContext): ClientAppContext {

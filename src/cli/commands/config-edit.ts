@@ -6,9 +6,9 @@ import {
   type ServerEdit,
 } from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import type { CliContext } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 
 /** The flags of `mcpx config add`, as commander hands them over. */

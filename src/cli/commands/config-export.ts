@@ -1,9 +1,20 @@
-import { CLIENT_APPS, type ClientAppId, exportServers } from '../../config/client-apps/index.js';
-import { findProfile, readConfigText, type ServerConfig, updateProjectFile } from '../../config/index.js';
+import {
+  CLIENT_APPS,
+  type ClientAppFile,
+  type ClientAppId,
+  exportServers,
+} from '../../config/client-apps/index.js';
+import {
+  findProfile,
+  type LoadedConfig,
+  readConfigText,
+  type ServerConfig,
+  updateProjectFile,
+} from '../../config/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import type { CliContext } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { clientAppContext, clientAppId } from './client-app-context.js';
@@ -28,11 +39,38 @@ export interface ExportFlags {
  * entry nobody approved stays behind. With `--via-gateway` the client app gets one
  * entry that runs `mcpx serve` instead, so it sees mcpx's servers, filters
  * and policy, and a change to mcpx's config reaches every client app at once.
- * Long because each flag's step (dialect, gateway entry, merge, copies, write) reads the ones before
- * it, in order; not yet split.
  */
 export async function runConfigExport(session: CliContext, flags: ExportFlags): Promise<number> {
   const { io } = session;
+  const { to, name } = exportFlags(session, flags);
+  const app = clientAppId(to);
+  const dialect = CLIENT_APPS[app];
+  const config = await session.host.config();
+  // Checked now: a client app that starts `mcpx serve --profile P` shows no error the person would see.
+  if (flags.profile !== undefined) findProfile(config, flags.profile);
+  const trusted = trustedServers(session, config, flags);
+  const ctx = clientAppContext(session);
+  const file = dialect.files(ctx).find((f) => f.scope === 'user');
+  const base = file ? await readIfThere(file.path) : undefined;
+  const result = flags.viaGateway
+    ? gatewayExport(session, config, flags, name, app)
+    : exportServers(app, trusted, ctx);
+  const plan: ExportPlan = {
+    app,
+    name,
+    file,
+    trusted,
+    ctx,
+    result,
+    writing: flags.write === true && file !== undefined,
+  };
+  for (const note of result.notes) io.stderr.write(say`note: ${session.forPerson(note)}\n`);
+  if (!plan.writing || file === undefined) return showExport(session, flags, plan, base);
+  return writeExport(session, flags, plan, file, base);
+}
+
+/** The client app asked for and the `--via-gateway` entry's name, the flags checked against one another. */
+function exportFlags(session: CliContext, flags: ExportFlags): { to: string; name: string } {
   if (flags.to === undefined) throw usageError('config export needs --to <host>', 'e.g. --to claude-code');
   // `--name` is the global option (it names an ad-hoc server too): here it names the entry.
   const given = session.options.name;
@@ -50,11 +88,16 @@ export async function runConfigExport(session: CliContext, flags: ExportFlags): 
     );
   const name = given ?? 'mcpx';
   if (name.trim() === '') throw usageError('--name is empty', 'e.g. --name mcpx');
-  const app = clientAppId(flags.to);
-  const dialect = CLIENT_APPS[app];
-  const config = await session.host.config();
-  // Checked now: a client app that starts `mcpx serve --profile P` shows no error the person would see.
-  if (flags.profile !== undefined) findProfile(config, flags.profile);
+  return { to: flags.to, name };
+}
+
+/**
+ * The servers `--servers` names (every configured one without it), less those a repository
+ * brought that nobody approved: each of those is named on stderr, unless the export is the
+ * gateway's entry (which copies no server).
+ */
+function trustedServers(session: CliContext, config: LoadedConfig, flags: ExportFlags): ServerConfig[] {
+  const { io } = session;
   const wanted = flags.servers
     ?.split(',')
     .map((s) => s.trim())
@@ -76,75 +119,121 @@ export async function runConfigExport(session: CliContext, flags: ExportFlags): 
     return false;
   });
   if (trusted.length === 0 && !flags.viaGateway) io.stderr.write(say`note: no trusted servers to export\n`);
-  const ctx = clientAppContext(session);
-  const file = dialect.files(ctx).find((f) => f.scope === 'user');
-  const base = file
-    ? await readConfigText(file.path).then(
-        (read) => read.text,
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined;
-          throw error;
-        },
-      )
-    : undefined;
+  return trusted;
+}
 
-  // The servers to put in (or, with `undefined`, take out of) the client app's file.
-  let result: ReturnType<typeof exportServers>;
-  if (flags.viaGateway) {
-    const entry = gatewayEntry(config, {
-      configFile: session.options.config,
-      cwd: io.cwd,
-      env: io.env,
-      execPath: process.execPath,
-      script: process.argv[1] ?? '',
-      profile: flags.profile,
-    });
-    const { value, dropped } = dialect.write(entry);
-    result = {
-      text: '',
-      servers: { [name]: value },
-      notes: dropped.length
-        ? [
-            `${name}: ${dialect.label} has no setting for ${dropped.join(', ')}; left out${
-              dropped.includes('cwd')
-                ? ` — mcpx serve finds the project config from the folder ${dialect.label} starts it in (pin one file with mcpx --config FILE config export …)`
-                : ''
-            }`,
-          ]
-        : [],
-    };
-  } else {
-    result = exportServers(app, trusted, ctx);
-  }
-  const writing = flags.write === true && file !== undefined;
-  // What goes into the client app's file, from its text: the copies to take out are found in it too.
-  const merged = (text: string | undefined) => {
-    const removed = flags.removeCopies
-      ? copiesIn(app, text, file, trusted, ctx).filter((n) => n !== name)
-      : [];
-    const changes: Record<string, unknown> = { ...result.servers };
-    for (const gone of removed) changes[gone] = undefined;
-    return { removed, text: dialect.merge(writing || flags.removeCopies ? text : undefined, changes, ctx) };
+/** A client app's file as it is now, or undefined when there is none yet. */
+async function readIfThere(path: string): Promise<string | undefined> {
+  return readConfigText(path).then(
+    (read) => read.text,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    },
+  );
+}
+
+type Exported = ReturnType<typeof exportServers>;
+
+/** The one `mcpx serve` entry `--via-gateway` puts in the client app's file, in its dialect. */
+function gatewayExport(
+  session: CliContext,
+  config: LoadedConfig,
+  flags: ExportFlags,
+  name: string,
+  app: ClientAppId,
+): Exported {
+  const { io } = session;
+  const dialect = CLIENT_APPS[app];
+  const entry = gatewayEntry(config, {
+    configFile: session.options.config,
+    cwd: io.cwd,
+    env: io.env,
+    execPath: process.execPath,
+    script: process.argv[1] ?? '',
+    profile: flags.profile,
+  });
+  const { value, dropped } = dialect.write(entry);
+  return {
+    text: '',
+    servers: { [name]: value },
+    notes: dropped.length
+      ? [
+          `${name}: ${dialect.label} has no setting for ${dropped.join(', ')}; left out${
+            dropped.includes('cwd')
+              ? ` — mcpx serve finds the project config from the folder ${dialect.label} starts it in (pin one file with mcpx --config FILE config export …)`
+              : ''
+          }`,
+        ]
+      : [],
   };
-  for (const note of result.notes) io.stderr.write(say`note: ${session.forPerson(note)}\n`);
+}
 
-  if (!writing) {
-    const { removed, text } = merged(base);
-    if (flags.removeCopies)
-      io.stderr.write(
-        removed.length
-          ? say`would remove ${plural(removed.length, 'copy', 'copies')} from ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}: ${removed.join(', ')} (add --write to do it)\n`
-          : say`no copies of mcpx's servers in ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}\n`,
-      );
-    if (session.options.json)
-      // `host` in the JSON (the client app written for), which scripts read.
-      io.stdout.write(
-        toJson({ host: app, file: file?.path, written: false, servers: result.servers, removed, text }, 0),
-      );
-    // The client app's file as it would be written: exact into a pipe or a file, shown safe on a terminal.
-    else io.stdout.write(io.stdoutIsTTY ? forTerminal(text) : Buffer.from(text, 'utf8'));
-    return ExitCode.Ok;
-  }
+/** What an export puts in (or, as `undefined`, takes out of) which client app's file. */
+interface ExportPlan {
+  readonly app: ClientAppId;
+  /** The `--via-gateway` entry's name, never taken out as a copy. */
+  readonly name: string;
+  readonly file: ClientAppFile | undefined;
+  readonly trusted: readonly ServerConfig[];
+  readonly ctx: ReturnType<typeof clientAppContext>;
+  readonly result: Exported;
+  /** `--write`, and the client app has a user file to write to. */
+  readonly writing: boolean;
+}
+
+/** What goes into the client app's file, from its text: the copies to take out are found in it too. */
+function merged(flags: ExportFlags, plan: ExportPlan, text: string | undefined) {
+  const dialect = CLIENT_APPS[plan.app];
+  const removed = flags.removeCopies
+    ? copiesIn(plan.app, text, plan.file, plan.trusted, plan.ctx).filter((n) => n !== plan.name)
+    : [];
+  const changes: Record<string, unknown> = { ...plan.result.servers };
+  for (const gone of removed) changes[gone] = undefined;
+  return {
+    removed,
+    text: dialect.merge(plan.writing || flags.removeCopies ? text : undefined, changes, plan.ctx),
+  };
+}
+
+/** Without `--write`: the client app's file as it would be written, and the copies that would go. */
+function showExport(
+  session: CliContext,
+  flags: ExportFlags,
+  plan: ExportPlan,
+  base: string | undefined,
+): number {
+  const { io } = session;
+  const { app, file, result } = plan;
+  const dialect = CLIENT_APPS[app];
+  const { removed, text } = merged(flags, plan, base);
+  if (flags.removeCopies)
+    io.stderr.write(
+      removed.length
+        ? say`would remove ${plural(removed.length, 'copy', 'copies')} from ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}: ${removed.join(', ')} (add --write to do it)\n`
+        : say`no copies of mcpx's servers in ${session.forPerson(file?.path ?? `${dialect.label}'s file`)}\n`,
+    );
+  if (session.options.json)
+    // `host` in the JSON (the client app written for), which scripts read.
+    io.stdout.write(
+      toJson({ host: app, file: file?.path, written: false, servers: result.servers, removed, text }, 0),
+    );
+  // The client app's file as it would be written: exact into a pipe or a file, shown safe on a terminal.
+  else io.stdout.write(io.stdoutIsTTY ? forTerminal(text) : Buffer.from(text, 'utf8'));
+  return ExitCode.Ok;
+}
+
+/** With `--write`: merged into the client app's file under its lock, and what was done said. */
+async function writeExport(
+  session: CliContext,
+  flags: ExportFlags,
+  plan: ExportPlan,
+  file: ClientAppFile,
+  base: string | undefined,
+): Promise<number> {
+  const { io } = session;
+  const { app, name, result } = plan;
+  const dialect = CLIENT_APPS[app];
   if (app === 'codex' && base !== undefined)
     io.stderr.write(
       say`note: ${session.forPerson(file.path)} was rewritten; TOML comments in it are not kept\n`,
@@ -154,7 +243,7 @@ export async function runConfigExport(session: CliContext, flags: ExportFlags): 
   await updateProjectFile(
     file.path,
     (now) => {
-      const next = merged(now);
+      const next = merged(flags, plan, now);
       removed = next.removed;
       return next.text;
     },
@@ -181,7 +270,7 @@ export async function runConfigExport(session: CliContext, flags: ExportFlags): 
 function copiesIn(
   app: ClientAppId,
   base: string | undefined,
-  file: { path: string; scope: 'user' | 'project' } | undefined,
+  file: ClientAppFile | undefined,
   servers: readonly ServerConfig[],
   ctx: ReturnType<typeof clientAppContext>,
 ): string[] {

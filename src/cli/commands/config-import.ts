@@ -10,12 +10,12 @@ import { readProjectFile, scopeFile, updateConfigFile } from '../../config/index
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { createHomeFiles } from '../../home/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import type { CliContext } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { writeError } from '../report.js';
+import { writeError } from '../target/report.js';
 import { clientAppContext, clientAppId } from './client-app-context.js';
 
 export interface ImportFlags {

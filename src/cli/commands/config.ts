@@ -9,12 +9,12 @@ import {
 } from '../../config/index.js';
 import { displayPath, ErrorCode, McpxError } from '../../errors/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
+import type { CliContext } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { renderTable } from '../output/table.js';
-import { renderError, writeError } from '../report.js';
+import { renderError, writeError } from '../target/report.js';
 
 function loadOptions(session: CliContext) {
   const { io, options } = session;

@@ -12,10 +12,10 @@ import {
   rootsForDirectories,
 } from '../../host/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import { commandFeatures, sessionRoots } from '../command-features.js';
-import type { CliContext, CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import { commandFeatures, sessionRoots } from '../context/command-features.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 
@@ -294,13 +294,13 @@ async function run(door: CliDoor, options: DaemonOptions): Promise<number> {
       onStop: () => stop(),
       // Its commands reach the servers it holds in memory, not through its own socket.
       runCommand: async (request, terminal) =>
-        (await import('../daemon-run.js')).runForCaller(request, terminal, {
+        (await import('../daemon-handoff/daemon-run.js')).runForCaller(request, terminal, {
           configFiles,
           ...link({ command: 'mcpx (warm command)' }),
         }),
       // A thin `mcpx serve`'s session runs here, on the same links, named for its own process.
       runGateway: async (request, remote) =>
-        (await import('../daemon-run.js')).serveForCaller(request, remote, {
+        (await import('../daemon-handoff/daemon-run.js')).serveForCaller(request, remote, {
           configFiles,
           ...link({
             ...(Number.isSafeInteger(request.pid) ? { pid: request.pid as number } : {}),

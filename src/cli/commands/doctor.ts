@@ -1,11 +1,11 @@
 import { displayPath, ErrorCode, type McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode, exitCodeFor } from '../exit-codes.js';
+import type { CliContext } from '../context/context.js';
+import { ExitCode, exitCodeFor } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { renderWaterfall, serverWaterfall, type WaterfallSpan } from '../output/waterfall.js';
-import { renderError } from '../report.js';
+import { renderError } from '../target/report.js';
 import { commandTracing } from '../tracing.js';
 
 interface Check {

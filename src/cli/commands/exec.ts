@@ -6,10 +6,10 @@ import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
 import { forTerminal } from '../../text/index.js';
-import type { CliContext, CliDoor } from '../context.js';
-import { usageError } from '../global-options.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { profileFlag } from '../context/permission-level.js';
 import { plural } from '../output/plural.js';
-import { profileFlag } from '../permission-level.js';
 import { gatewayEntry } from './gateway-entry.js';
 
 export interface ExecFlags {

@@ -1,10 +1,10 @@
 import { displayPath, type McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
+import type { CliContext } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
-import { writeErrors } from '../report.js';
+import { writeErrors } from '../target/report.js';
 
 interface ListRow {
   readonly name: string;

@@ -1,15 +1,15 @@
 import { forTerminal, renderContentBlock, say } from '../../text/index.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import { parseArgumentWords, promptArguments, readArgumentSources } from '../arguments/type-arguments.js';
-import { commandFeatures, explainUnanswered } from '../command-features.js';
-import type { CliContext, CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { forServers } from '../fan-out.js';
+import { commandFeatures, explainUnanswered } from '../context/command-features.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { truncate } from '../output/table.js';
-import { reportFailures } from '../report.js';
-import { resolveTarget } from '../target.js';
+import { forServers } from '../target/fan-out.js';
+import { reportFailures } from '../target/report.js';
+import { resolveTarget } from '../target/target.js';
 
 /** `mcpx prompts [server]` */
 export async function runPrompts(session: CliContext, name: string | undefined): Promise<number> {

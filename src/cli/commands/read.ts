@@ -2,10 +2,10 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { ServerConnection } from '../../host/index.js';
 import { forTerminal, say } from '../../text/index.js';
-import { commandFeatures, explainUnanswered } from '../command-features.js';
-import type { CliContext, CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
+import { commandFeatures, explainUnanswered } from '../context/command-features.js';
+import type { CliContext, CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 

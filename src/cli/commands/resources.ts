@@ -1,9 +1,9 @@
 import { say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { forServers } from '../fan-out.js';
+import type { CliContext } from '../context/context.js';
 import { toJson } from '../output/json.js';
 import { renderTable, truncate } from '../output/table.js';
-import { reportFailures } from '../report.js';
+import { forServers } from '../target/fan-out.js';
+import { reportFailures } from '../target/report.js';
 
 /** `mcpx resources [server]` */
 export async function runResources(session: CliContext, name: string | undefined): Promise<number> {

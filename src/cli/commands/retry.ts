@@ -1,6 +1,6 @@
 import { say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
+import type { CliContext } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 

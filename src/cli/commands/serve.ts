@@ -2,15 +2,15 @@ import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { GatewayEvent } from '../../gateway/index.js';
 import { claimConsole } from '../../host/index.js';
 import type { Metrics } from '../../metrics/index.js';
-import { openAccessLog } from '../access-log.js';
-import type { CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { noticeHeldSettings } from '../held-settings.js';
-import type { CliIo } from '../io.js';
-import { permissionFlag, profileFlag } from '../permission-level.js';
-import { checkServeFlags, readServeSettings, type ServeOptions, servePolicy } from '../serve-flags.js';
+import type { CliDoor } from '../context/context.js';
+import { noticeHeldSettings } from '../context/held-settings.js';
+import { permissionFlag, profileFlag } from '../context/permission-level.js';
+import { ExitCode } from '../io/exit-codes.js';
+import type { CliIo } from '../io/io.js';
+import { openAccessLog } from '../serve/access-log.js';
+import { checkServeFlags, readServeSettings, type ServeOptions, servePolicy } from '../serve/serve-flags.js';
 
-export type { ServeOptions } from '../serve-flags.js';
+export type { ServeOptions } from '../serve/serve-flags.js';
 
 /**
  * `mcpx serve`: the configured servers as one MCP server, on stdio or (with
@@ -47,8 +47,9 @@ export async function runServe(door: CliDoor, options: ServeOptions): Promise<nu
   // A profile asking for more than the level in force fails here, before anything is served.
   await session.host.permissionLevel();
   const metrics = await startMetrics(io.env, settings.http !== undefined);
-  // Inside the daemon for a thin serve (cli/thin-serve.ts): the session is the daemon's only when
-  // every server it serves is held there; else it goes back, unread, to a full `mcpx serve`.
+  // Inside the daemon for a thin serve (cli/daemon-handoff/thin-serve.ts): the session is the
+  // daemon's only when every server it serves is held there; else it goes back, unread, to a full
+  // `mcpx serve`.
   const caller = io.daemonCaller;
   if (caller) {
     if (settings.http || options.accessLog !== undefined) throw caller.direct('--http');

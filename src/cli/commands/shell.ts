@@ -1,17 +1,18 @@
 import { say } from '../../text/index.js';
-import { commandFeatures, createTerminalTurns, explainUnanswered } from '../command-features.js';
-import type { CliDoor } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
-import { usageError } from '../global-options.js';
-import { noticeHeldSettings } from '../held-settings.js';
-import { permissionFlag, profileFlag } from '../permission-level.js';
+import { commandFeatures, createTerminalTurns, explainUnanswered } from '../context/command-features.js';
+import type { CliDoor } from '../context/context.js';
+import { usageError } from '../context/global-options.js';
+import { noticeHeldSettings } from '../context/held-settings.js';
+import { permissionFlag, profileFlag } from '../context/permission-level.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { retryInConsole, runShell } from '../shell/shell.js';
+import { skillsShellCommand } from './skills.js';
 
 /** The console's agent id: servers it connects without --shared are its own. */
 const AGENT_ID = 'shell';
 
 /**
- * `mcpx shell`: the interactive console over the same session as every
+ * `mcpx shell`: the interactive shell over the same session as every
  * command (config → trust → registry). Servers connect on first use and stay
  * connected until `/mcp disconnect` or the end of the session.
  */
@@ -54,6 +55,7 @@ export async function runShellCommand(
     terminal: { terminal: io.terminal, ...(io.onInterrupt ? { onInterrupt: io.onInterrupt } : {}) },
     status: turns.draw,
     explain: (error) => explainUnanswered(error, session, 'mcpx shell'),
+    extra: { skills: skillsShellCommand(session) },
     banner: say`mcpx shell — ${names.length} server${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}). /help for commands, Tab completes, Ctrl-D leaves.`,
     onText: async () => {
       session.notice(

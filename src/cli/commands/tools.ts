@@ -1,12 +1,12 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { forTerminal, say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { forServers } from '../fan-out.js';
+import type { CliContext } from '../context/context.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
-import { reportFailures } from '../report.js';
-import { splitTarget } from '../split-target.js';
-import { resolveTarget } from '../target.js';
+import { forServers } from '../target/fan-out.js';
+import { reportFailures } from '../target/report.js';
+import { splitTarget } from '../target/split-target.js';
+import { resolveTarget } from '../target/target.js';
 import { renderToolHelp } from '../tool-help/render-tool-help.js';
 import { renderToolLine } from '../tool-help/tool-line.js';
 import { unknownToolError } from '../tool-help/unknown-tool.js';

@@ -12,9 +12,9 @@ import {
   readArgumentSources,
   typeArguments,
 } from '../arguments/type-arguments.js';
-import type { CliContext } from '../context.js';
+import type { CliContext } from '../context/context.js';
 import { createProgressBar } from '../output/progress-bar.js';
-import { writeError } from '../report.js';
+import { writeError } from '../target/report.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';
 import { parseJsonArguments, type ShellLine } from './parse-line.js';
 import { renderServers, renderToolHelp, renderToolList } from './render.js';

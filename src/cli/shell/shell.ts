@@ -11,8 +11,8 @@ import {
   say,
   type Terminal,
 } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { writeError } from '../report.js';
+import type { CliContext } from '../context/context.js';
+import { writeError } from '../target/report.js';
 import { commandNames, completeExtra, runShellLine, type ShellContext, toolsOf } from './commands.js';
 import { complete } from './completer.js';
 import { HISTORY_LIMIT, loadHistory } from './history.js';
@@ -56,7 +56,7 @@ export interface ShellOptions {
 }
 
 /**
- * The interactive console: a line editor with completion and history, each
+ * The interactive shell: a line editor with completion and history, each
  * line run as a `/` command, an `@server` call or text for the agent. The
  * editor is closed while a line runs, so a consent menu or a progress bar has
  * the terminal to itself and Ctrl-C reaches the process (which cancels the

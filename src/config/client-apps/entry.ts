@@ -1,4 +1,4 @@
-import { canonicalJson } from '../fingerprint.js';
+import { canonicalJson } from '../entry/fingerprint.js';
 import type { McpxEntry } from './types.js';
 
 const EMPTY_DROPPED = new Set([

@@ -1,5 +1,5 @@
 import { type McpxError, toMcpxError } from '../../errors/index.js';
-import { type ConfigText, hideLinkedContent, readConfigText } from '../read-config-text.js';
+import { type ConfigText, hideLinkedContent, readConfigText } from '../parse/read-config-text.js';
 import { CLIENT_APPS } from './index.js';
 import type { ClientAppContext, ClientAppFile, ClientAppId, ClientAppRead } from './types.js';
 

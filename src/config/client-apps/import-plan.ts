@@ -1,9 +1,9 @@
 import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
 import type { McpxError } from '../../errors/index.js';
-import { collectEntries } from '../collect-entries.js';
-import { normalizeServer } from '../normalize-server.js';
-import { parseJsonc } from '../parse-jsonc.js';
-import { runsMcpx } from '../runs-mcpx.js';
+import { runsMcpx } from '../command-line/runs-mcpx.js';
+import { normalizeServer } from '../entry/normalize-server.js';
+import { collectEntries } from '../file/collect-entries.js';
+import { parseJsonc } from '../parse/parse-jsonc.js';
 import type { ConfigLayer } from '../types.js';
 import { canonicalEntry, isRecord, readableEntry, sameEntry } from './entry.js';
 import type { FoundClientAppFile } from './find-client-apps.js';

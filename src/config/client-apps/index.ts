@@ -17,7 +17,7 @@ import { zed } from './dialects/zed.js';
 import { entryFromServer } from './from-config.js';
 import { CLIENT_APP_IDS, type ClientAppContext, type ClientAppDialect, type ClientAppId } from './types.js';
 
-export { inputVariable } from '../input-variable.js';
+export { inputVariable } from '../resolve/input-variable.js';
 export { canonicalEntry, sameEntry } from './entry.js';
 export { entryFromServer } from './from-config.js';
 export type {

@@ -1,6 +1,6 @@
 import { applyEdits, type FormattingOptions, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
-import { type ParsedDocument, parseJsonc } from '../parse-jsonc.js';
-import { suggest } from '../suggest.js';
+import { type ParsedDocument, parseJsonc } from '../parse/parse-jsonc.js';
+import { suggest } from '../parse/suggest.js';
 import { isRecord } from './entry.js';
 import type { ClientAppServer, McpxEntry } from './types.js';
 

@@ -1,23 +1,8 @@
-import type { InputRequest } from '../input-variable.js';
+import type { ClientAppId, InputRequest } from '../types.js';
 
-/**
- * The client apps whose config files mcpx reads and writes: other MCP client applications
- * (Claude Desktop, Cursor, VS Code, …), not MCP Apps (a server's UI).
- */
-export const CLIENT_APP_IDS = [
-  'claude-desktop',
-  'claude-code',
-  'cursor',
-  'vscode',
-  'windsurf',
-  'codex',
-  'gemini',
-  'opencode',
-  'zed',
-] as const;
-
-/** An MCP client app whose config dialect mcpx reads and writes (`mcpx config export`). */
-export type ClientAppId = (typeof CLIENT_APP_IDS)[number];
+// Declared in config/types.ts: a config file's `"import"` names these ids, and the reader of a config
+// file needs nothing of this folder (which stands above it: its import planner reads files as mcpx does).
+export { CLIENT_APP_IDS, type ClientAppId } from '../types.js';
 
 /** What locating a client app's files needs; passed in, since the library never reads `process`. */
 export interface ClientAppContext {

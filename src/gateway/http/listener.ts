@@ -145,221 +145,14 @@ export interface GatewayHttpServer {
  * Every `/mcp` request passes the guard (query credentials, Host, Origin,
  * bearer token) and the body cap before any server sees it. The client's
  * Authorization header stops here: upstream requests are the registry's own.
- * Long because its routes share the listener's sessions, guard and shutdown state in one closure; not
- * yet split.
  */
 export async function startGatewayHttp(options: GatewayHttpOptions): Promise<GatewayHttpServer> {
-  const guard = createHttpGuard(options);
-  const origins = originChecker();
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const jsonLimits = options.jsonLimits ?? DEFAULT_JSON_SHAPE_LIMITS;
-  const clients = createClientLimit(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT);
-  const modern = createMcpHandler(() => options.newServer(randomUUID()), {
-    legacy: 'reject',
-    keepAliveMs: 0,
-    maxRequestBodySize: maxBody,
-  });
-  const live = new LiveSessions();
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const events = createSseEventLog(options.sseEventBounds);
-  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const activity = new SessionActivity(idleMs);
-  const sweeper = setInterval(
-    () => {
-      for (const id of activity.idle()) {
-        const transport = sessions.get(id);
-        if (transport) void transport.close().catch(() => {});
-        else activity.forget(id);
-      }
-    },
-    Math.max(10, Math.min(idleMs / 2, 60_000)),
-  );
-  // The sweep alone never keeps the process alive.
-  sweeper.unref();
-  const stopListening = options.onListChanged((kind) => {
-    live.listChanged(kind);
-    if (kind === 'tools') modern.notify.toolsChanged();
-    else if (kind === 'prompts') modern.notify.promptsChanged();
-    else modern.notify.resourcesChanged();
-  });
-
-  const stopLogs = options.onLog?.(
-    (message) => live.log(message),
-    () => live.size > 0,
-  );
-
-  const legacy = async (
-    request: Request,
-    res: ServerResponse,
-    parsed: unknown,
-    size: number | undefined,
-  ): Promise<Response> => {
-    const sessionId = request.headers.get('mcp-session-id');
-    if (sessionId) {
-      const transport = sessions.get(sessionId);
-      if (!transport) return refusal(404, 'Session not found');
-      res.once('close', activity.begin(sessionId));
-      const lastEventId = request.headers.get('last-event-id');
-      if (
-        request.method === 'GET' &&
-        lastEventId &&
-        request.headers.get('accept')?.includes('text/event-stream')
-      )
-        await takeOverStream(transport, events.forSession(sessionId), lastEventId);
-      if (request.method === 'GET' && !lastEventId) fast?.streamOpened(sessionId, res);
-      // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
-      const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
-      return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
-    }
-    // A new session starts only with an initialize request (its body already parsed, once).
-    const body = isInitializeRequest(parsed) ? parsed : undefined;
-    if (!body) return refusal(400, 'Bad Request: No valid session ID provided');
-    const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
-    const server = options.newServer(id);
-    res.once('close', activity.begin(id));
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      keepAliveMs: 0,
-      // The session's own view of the instance's log: it replays only this session's streams.
-      eventStore: events.forSession(id),
-      retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: () => {
-        sessions.set(id, transport);
-      },
-      onsessionclosed: () => {
-        sessions.delete(id);
-      },
-    });
-    live.add(server);
-    // A call of a session under SSE polling needs its own stream, to be resumed.
-    if (options.ssePollMs === undefined) fast?.addSession(id, server);
-    await server.connect(transport);
-    if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
-    const closed = transport.onclose;
-    transport.onclose = () => {
-      sessions.delete(id);
-      events.dropSession(id);
-      activity.forget(id);
-      fast?.closeSession(id);
-      closed?.();
-    };
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    // Refused before it became a session (a malformed initialize): nothing will ever reach it again.
-    if (!sessions.has(id)) await transport.close().catch(() => {});
-    return response;
-  };
-
-  // The SDK serves subscriptions/listen from its bus; the gateway subscribes upstream for each URI
-  // a stream names and publishes the updates there, until the stream's response closes.
-  const watchListenedResources = (message: ModernMessage, res: ServerResponse) => {
-    if (!options.subscribe || message.method !== 'subscriptions/listen') return;
-    const uris = message.params?.notifications?.resourceSubscriptions;
-    if (!Array.isArray(uris)) return;
-    const subscriptions = uris
-      .filter((u): u is string => typeof u === 'string')
-      .map((uri) =>
-        (options.subscribe as NonNullable<GatewayHttpOptions['subscribe']>)(uri, (changed) =>
-          modern.notify.resourceUpdated(changed),
-        ).catch(() => undefined),
-      );
-    res.once('close', () => {
-      for (const pending of subscriptions) void pending.then((s) => s?.unsubscribe().catch(() => {}));
-    });
-  };
-
-  const refuseParamHeaderMismatch = async (
-    message: ModernMessage,
-    headers: { get(name: string): string | null },
-  ) => {
-    if (!options.toolInputSchema) return undefined;
-    if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
-    const declared = declaredParamHeaders(
-      await options.toolInputSchema(message.params.name).catch(() => undefined),
-    );
-    const mismatch = paramHeaderMismatch(declared, message.params.arguments, headers);
-    if (!mismatch) return undefined;
-    const error = {
-      code: HEADER_MISMATCH,
-      message: `Bad Request: the request headers and body disagree: ${mismatch.reason}`,
-      data: { mismatch: { header: mismatch.header, body: mismatch.reason } },
-    };
-    return Response.json({ jsonrpc: '2.0', id: message.id ?? null, error }, { status: 400 });
-  };
-
-  const fast = options.fastPath
-    ? new HttpFastCalls({
-        ...options.fastPath,
-        isSession: (id) => sessions.has(id),
-        activity,
-        paramHeaderRefusal: (message, headers) =>
-          refuseParamHeaderMismatch(message as ModernMessage, headers),
-      })
-    : undefined;
-
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      req.resume();
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    }
-    const scrape = path === '/metrics' && options.metrics !== undefined;
-    if (path !== '/mcp' && !scrape) {
-      req.resume();
-      return void res.writeHead(404).end();
-    }
-    const refused = guard({ url: req.url ?? '/', headers: headerLookup(req) });
-    if (refused) {
-      req.resume();
-      return writeWebResponse(res, refused);
-    }
-    if (scrape) {
-      req.resume();
-      return writeWebResponse(res, await metricsResponse(req.method, options.metrics));
-    }
-    const client = req.headers['mcp-session-id'];
-    const release = clients.enter(typeof client === 'string' ? `session ${client}` : clientAddress(req));
-    if (!release) {
-      req.resume();
-      return writeWebResponse(
-        res,
-        refusal(
-          429,
-          `too many requests in flight from this client (the gateway's limit is ${options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT}); retry after ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
-          { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
-        ),
-      );
-    }
-    res.once('close', release);
-    let body: Uint8Array | undefined;
-    if (req.method === 'POST') {
-      const read = await readBounded(req, maxBody, jsonLimits);
-      if (read instanceof Response) return writeWebResponse(res, read);
-      body = read;
-    }
-    // The slot bounds what a client can make the gateway buffer and scan at once; a request
-    // whose body is in waits on its server at no such cost, so many concurrent calls still go.
-    release();
-    // Parsed once, for the fast path, the era, the gateway's own checks and the SDK (no
-    // Request.clone(), no second parse); a body that does not parse is left to the SDK to answer.
-    const parsed = body ? parseMessage(body) : undefined;
-    if (fast && parsed !== undefined && (await fast.take(req, res, parsed))) return;
-    const request = toWebRequest(req, origins.safe(origin), body);
-    const isLegacy = await isLegacyRequest(request, parsed);
-    const message = isLegacy ? undefined : parsed;
-    if (message) {
-      const mismatch = await refuseParamHeaderMismatch(message, request.headers);
-      if (mismatch) return writeWebResponse(res, mismatch);
-      watchListenedResources(message, res);
-    }
-    const response = isLegacy
-      ? await legacy(request, res, parsed, body?.byteLength)
-      : await modern.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed });
-    await writeWebResponse(res, response);
-  };
-
+  const listener = createListener(options);
+  const { sessions, live, modern, events } = listener;
+  const sweeper = sweepIdleSessions(listener, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
+  const stopRelays = relayUpstream(listener);
   const server: NodeServer = createServer((req, res) => {
-    route(req, res).catch(() => {
+    route(listener, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
@@ -383,12 +176,11 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       return sessions.size;
     },
     get fastCalls() {
-      return fast?.taken ?? 0;
+      return listener.fast?.taken ?? 0;
     },
     async close(drain) {
       clearInterval(sweeper);
-      stopListening();
-      stopLogs?.();
+      stopRelays();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await drain?.();
       await live.closeAll();
@@ -398,6 +190,272 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       await closed;
     },
   };
+}
+
+/** What the listener's routes share: its options and limits, the two eras' handlers, the sessions. */
+interface Listener {
+  readonly options: GatewayHttpOptions;
+  readonly guard: ReturnType<typeof createHttpGuard>;
+  readonly origins: ReturnType<typeof originChecker>;
+  readonly maxBody: number;
+  readonly jsonLimits: JsonShapeLimits;
+  readonly clients: ReturnType<typeof createClientLimit>;
+  /** 2026-07-28: a fresh server per request. */
+  readonly modern: ReturnType<typeof createMcpHandler>;
+  /** 2025-11-25: the servers of the live sessions, and their transports by session id. */
+  readonly live: LiveSessions;
+  readonly sessions: Map<string, WebStandardStreamableHTTPServerTransport>;
+  readonly events: SseEventLog;
+  readonly activity: SessionActivity;
+  readonly fast: HttpFastCalls | undefined;
+}
+
+function createListener(options: GatewayHttpOptions): Listener {
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const activity = new SessionActivity(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
+  return {
+    options,
+    guard: createHttpGuard(options),
+    origins: originChecker(),
+    maxBody,
+    jsonLimits: options.jsonLimits ?? DEFAULT_JSON_SHAPE_LIMITS,
+    clients: createClientLimit(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT),
+    modern: createMcpHandler(() => options.newServer(randomUUID()), {
+      legacy: 'reject',
+      keepAliveMs: 0,
+      maxRequestBodySize: maxBody,
+    }),
+    live: new LiveSessions(),
+    sessions,
+    events: createSseEventLog(options.sseEventBounds),
+    activity,
+    fast: options.fastPath
+      ? new HttpFastCalls({
+          ...options.fastPath,
+          isSession: (id) => sessions.has(id),
+          activity,
+          paramHeaderRefusal: (message, headers) =>
+            refuseParamHeaderMismatch(options, message as ModernMessage, headers),
+        })
+      : undefined,
+  };
+}
+
+/** Sessions left idle past `idleMs` are closed; the sweep alone never keeps the process alive. */
+function sweepIdleSessions({ sessions, activity }: Listener, idleMs: number): NodeJS.Timeout {
+  const sweeper = setInterval(
+    () => {
+      for (const id of activity.idle()) {
+        const transport = sessions.get(id);
+        if (transport) void transport.close().catch(() => {});
+        else activity.forget(id);
+      }
+    },
+    Math.max(10, Math.min(idleMs / 2, 60_000)),
+  );
+  sweeper.unref();
+  return sweeper;
+}
+
+/** Upstream list changes and log messages passed on to the clients; the function stops both. */
+function relayUpstream({ options, live, modern }: Listener): () => void {
+  const stopListening = options.onListChanged((kind) => {
+    live.listChanged(kind);
+    if (kind === 'tools') modern.notify.toolsChanged();
+    else if (kind === 'prompts') modern.notify.promptsChanged();
+    else modern.notify.resourcesChanged();
+  });
+  const stopLogs = options.onLog?.(
+    (message) => live.log(message),
+    () => live.size > 0,
+  );
+  return () => {
+    stopListening();
+    stopLogs?.();
+  };
+}
+
+/** One `/mcp` (or `/metrics`) request: admitted, its body read and parsed once, handed to its era. */
+async function route(listener: Listener, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { options, fast } = listener;
+  const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    req.resume();
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  }
+  const scrape = path === '/metrics' && options.metrics !== undefined;
+  if (path !== '/mcp' && !scrape) {
+    req.resume();
+    return void res.writeHead(404).end();
+  }
+  const refused = listener.guard({ url: req.url ?? '/', headers: headerLookup(req) });
+  if (refused) {
+    req.resume();
+    return writeWebResponse(res, refused);
+  }
+  if (scrape) {
+    req.resume();
+    return writeWebResponse(res, await metricsResponse(req.method, options.metrics));
+  }
+  const client = req.headers['mcp-session-id'];
+  const release = listener.clients.enter(
+    typeof client === 'string' ? `session ${client}` : clientAddress(req),
+  );
+  if (!release) {
+    req.resume();
+    return writeWebResponse(
+      res,
+      refusal(
+        429,
+        `too many requests in flight from this client (the gateway's limit is ${options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT}); retry after ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
+        { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
+      ),
+    );
+  }
+  res.once('close', release);
+  let body: Uint8Array | undefined;
+  if (req.method === 'POST') {
+    const read = await readBounded(req, listener.maxBody, listener.jsonLimits);
+    if (read instanceof Response) return writeWebResponse(res, read);
+    body = read;
+  }
+  // The slot bounds what a client can make the gateway buffer and scan at once; a request
+  // whose body is in waits on its server at no such cost, so many concurrent calls still go.
+  release();
+  // Parsed once, for the fast path, the era, the gateway's own checks and the SDK (no
+  // Request.clone(), no second parse); a body that does not parse is left to the SDK to answer.
+  const parsed = body ? parseMessage(body) : undefined;
+  if (fast && parsed !== undefined && (await fast.take(req, res, parsed))) return;
+  const request = toWebRequest(req, listener.origins.safe(origin), body);
+  const isLegacy = await isLegacyRequest(request, parsed);
+  const message = isLegacy ? undefined : parsed;
+  if (message) {
+    const mismatch = await refuseParamHeaderMismatch(options, message, request.headers);
+    if (mismatch) return writeWebResponse(res, mismatch);
+    watchListenedResources(listener, message, res);
+  }
+  const response = isLegacy
+    ? await serveLegacy(listener, request, res, parsed, body?.byteLength)
+    : await listener.modern.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed });
+  await writeWebResponse(res, response);
+}
+
+/** A 2025-11-25 request: to its session's transport, or an initialize that starts a session. */
+async function serveLegacy(
+  listener: Listener,
+  request: Request,
+  res: ServerResponse,
+  parsed: unknown,
+  size: number | undefined,
+): Promise<Response> {
+  const { sessions, activity, events, fast } = listener;
+  const sessionId = request.headers.get('mcp-session-id');
+  if (sessionId) {
+    const transport = sessions.get(sessionId);
+    if (!transport) return refusal(404, 'Session not found');
+    res.once('close', activity.begin(sessionId));
+    const lastEventId = request.headers.get('last-event-id');
+    if (
+      request.method === 'GET' &&
+      lastEventId &&
+      request.headers.get('accept')?.includes('text/event-stream')
+    )
+      await takeOverStream(transport, events.forSession(sessionId), lastEventId);
+    if (request.method === 'GET' && !lastEventId) fast?.streamOpened(sessionId, res);
+    // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
+    const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
+    return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
+  }
+  // A new session starts only with an initialize request (its body already parsed, once).
+  const body = isInitializeRequest(parsed) ? parsed : undefined;
+  if (!body) return refusal(400, 'Bad Request: No valid session ID provided');
+  return startSession(listener, request, res, body);
+}
+
+/** A 2025-11-25 session begun by its initialize request: a server and a transport of its own. */
+async function startSession(
+  listener: Listener,
+  request: Request,
+  res: ServerResponse,
+  body: unknown,
+): Promise<Response> {
+  const { options, sessions, activity, events, live, fast } = listener;
+  const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
+  const server = options.newServer(id);
+  res.once('close', activity.begin(id));
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => id,
+    keepAliveMs: 0,
+    // The session's own view of the instance's log: it replays only this session's streams.
+    eventStore: events.forSession(id),
+    retryInterval: SSE_RETRY_MS,
+    onsessioninitialized: () => {
+      sessions.set(id, transport);
+    },
+    onsessionclosed: () => {
+      sessions.delete(id);
+    },
+  });
+  live.add(server);
+  // A call of a session under SSE polling needs its own stream, to be resumed.
+  if (options.ssePollMs === undefined) fast?.addSession(id, server);
+  await server.connect(transport);
+  if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
+  const closed = transport.onclose;
+  transport.onclose = () => {
+    sessions.delete(id);
+    events.dropSession(id);
+    activity.forget(id);
+    fast?.closeSession(id);
+    closed?.();
+  };
+  const response = await transport.handleRequest(request, { parsedBody: body });
+  // Refused before it became a session (a malformed initialize): nothing will ever reach it again.
+  if (!sessions.has(id)) await transport.close().catch(() => {});
+  return response;
+}
+
+/**
+ * The SDK serves subscriptions/listen from its bus; the gateway subscribes upstream for each URI
+ * a stream names and publishes the updates there, until the stream's response closes.
+ */
+function watchListenedResources({ options, modern }: Listener, message: ModernMessage, res: ServerResponse) {
+  if (!options.subscribe || message.method !== 'subscriptions/listen') return;
+  const uris = message.params?.notifications?.resourceSubscriptions;
+  if (!Array.isArray(uris)) return;
+  const subscriptions = uris
+    .filter((u): u is string => typeof u === 'string')
+    .map((uri) =>
+      (options.subscribe as NonNullable<GatewayHttpOptions['subscribe']>)(uri, (changed) =>
+        modern.notify.resourceUpdated(changed),
+      ).catch(() => undefined),
+    );
+  res.once('close', () => {
+    for (const pending of subscriptions) void pending.then((s) => s?.unsubscribe().catch(() => {}));
+  });
+}
+
+/** A `tools/call` whose parameter headers (SEP-2243's `x-mcp-header`) disagree with its body: a 400 to send. */
+async function refuseParamHeaderMismatch(
+  options: GatewayHttpOptions,
+  message: ModernMessage,
+  headers: { get(name: string): string | null },
+): Promise<Response | undefined> {
+  if (!options.toolInputSchema) return undefined;
+  if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+  const declared = declaredParamHeaders(
+    await options.toolInputSchema(message.params.name).catch(() => undefined),
+  );
+  const mismatch = paramHeaderMismatch(declared, message.params.arguments, headers);
+  if (!mismatch) return undefined;
+  const error = {
+    code: HEADER_MISMATCH,
+    message: `Bad Request: the request headers and body disagree: ${mismatch.reason}`,
+    data: { mismatch: { header: mismatch.header, body: mismatch.reason } },
+  };
+  return Response.json({ jsonrpc: '2.0', id: message.id ?? null, error }, { status: 400 });
 }
 
 /** `GET /metrics` (HEAD too): the text format a Prometheus scrapes; any other method is not allowed. */

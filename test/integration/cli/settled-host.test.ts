@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CliIo } from '../../../src/cli/io.js';
+import type { CliIo } from '../../../src/cli/io/io.js';
 import { run } from '../../../src/cli/run.js';
 import type { HostOptions } from '../../../src/host/index.js';
 import { tempDir, testServerPath } from '../../helpers/cli.js';

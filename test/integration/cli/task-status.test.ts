@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/io.js';
+import type { CliIo } from '../../../src/cli/io/io.js';
 import { run } from '../../../src/cli/run.js';
 import { tempDir } from '../../helpers/cli.js';
 import { everythingPath } from '../../helpers/servers.js';

@@ -56,7 +56,7 @@ describe('tools that only allow tasks (taskSupport "optional")', () => {
     // An in-process SDK server: the tasks capability and a per-tool taskSupport are all it needs.
     const { InMemoryTransport, Server } = await import('@modelcontextprotocol/server');
     const { connectServer } = await import('../../../src/client/server-connection.js');
-    const { SERVER_DEFAULTS } = await import('../../../src/config/server-defaults.js');
+    const { SERVER_DEFAULTS } = await import('../../../src/config/entry/server-defaults.js');
     const seen: unknown[] = [];
     const server = new Server(
       { name: 'optional-tasks', version: '1.0.0' },

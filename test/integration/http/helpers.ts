@@ -1,6 +1,6 @@
 import { connectServer } from '../../../src/client/server-connection.js';
 import type { ServerConnection } from '../../../src/client/types.js';
-import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
+import { SERVER_DEFAULTS } from '../../../src/config/entry/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { McpxError } from '../../../src/errors/index.js';
 import {

@@ -228,8 +228,12 @@ describe('config layers', () => {
       requiresTrust: false,
     });
     expect(testServerPath()).toMatch(/[/\\]dist[/\\]testing[/\\]test-server\.js$/);
-    expect(testServerPath('file:///app/dist/config/builtin.js')).toBe('/app/dist/testing/test-server.js');
-    expect(testServerPath('file:///repo/src/config/builtin.ts')).toBe('/repo/dist/testing/test-server.js');
+    expect(testServerPath('file:///app/dist/config/load/builtin.js')).toBe(
+      '/app/dist/testing/test-server.js',
+    );
+    expect(testServerPath('file:///repo/src/config/load/builtin.ts')).toBe(
+      '/repo/dist/testing/test-server.js',
+    );
 
     const root = await tempDir();
     const plain = await loadConfig({ includeUnapproved: true, cwd: root, env: {}, home: join(root, 'home') });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
+import { SERVER_DEFAULTS } from '../../../src/config/entry/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { createInstanceKeys } from '../../../src/daemon/instance-key.js';
 import { createInstancePool, type InstancePool } from '../../../src/daemon/instance-pool.js';

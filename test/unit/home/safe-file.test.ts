@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenStore } from '../../../src/auth/token-store.js';
 import { openFileEraCache } from '../../../src/client/era-cache.js';
-import { loadTrustStore, saveTrustStore, trustStorePath } from '../../../src/config/trust.js';
+import { loadTrustStore, saveTrustStore, trustStorePath } from '../../../src/config/trust/trust.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 import { createHomeFiles } from '../../../src/home/index.js';
 import { tempDir } from '../../helpers/cli.js';

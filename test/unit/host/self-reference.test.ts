@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERVER_DEFAULTS } from '../../../src/config/server-defaults.js';
+import { SERVER_DEFAULTS } from '../../../src/config/entry/server-defaults.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { ErrorCode } from '../../../src/errors/index.js';
 import { type McpxAncestor, mcpxAncestors, selfReference } from '../../../src/host/self-reference.js';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the config syntax these functions translate
 import { dirname, join } from 'node:path';
-import { inputRequests, inputVariable } from '../../input-variable.js';
+import { inputRequests, inputVariable } from '../../resolve/input-variable.js';
 import { type CommonShape, knownKeys, readCommon, writeCommon } from '../common-shape.js';
 import { isRecord } from '../entry.js';
 import { mergeJsonServers, readJsonSections } from '../json-file.js';

@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type { GatewayHttpListen, GatewayOptions } from '../../gateway/index.js';
+import type { HostPolicy } from '../../host/index.js';
+import { forTerminal } from '../../text/index.js';
+import { usageError } from '../context/global-options.js';
+import { readStateKey } from './state-key.js';
+
+export interface ServeOptions {
+  readonly http?: boolean;
+  readonly host?: string;
+  readonly port?: string;
+  readonly token?: string;
+  readonly tokenFile?: string;
+  readonly stateKeyFile?: string;
+  readonly allowedOrigin?: readonly string[];
+  readonly allowedHost?: readonly string[];
+  readonly server?: string;
+  readonly servers?: string;
+  readonly excludeTools?: readonly string[];
+  readonly permission?: string;
+  readonly allow?: string;
+  readonly pageSize?: string;
+  readonly accessLog?: string;
+  readonly logArguments?: boolean;
+  readonly instanceId?: string;
+  readonly ssePoll?: string;
+  /** With --http: seconds a 2025-11-25 session may sit unused before it is ended. */
+  readonly sessionIdle?: string;
+  /** Milliseconds a list request waits for servers still starting before it answers without them. */
+  readonly listWait?: string;
+  /** The config's profile to serve (`--profile NAME`). */
+  readonly profile?: string;
+}
+
+/** What `mcpx serve`'s flags ask of the gateway, checked. */
+export type ServeSettings = Pick<
+  GatewayOptions,
+  'http' | 'pageSize' | 'listWaitMs' | 'stateKey' | 'transparent' | 'servers'
+>;
+
+// Safe in a header, a URL and an nginx regex, and short enough to leave the session id readable.
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
+// A list request waits this long for servers still starting: client apps give a request a few
+// seconds (Claude Code's `claude mcp list` fails a tools/list it waited on for 5 s), and nine
+// `npx` servers take longer than that to start.
+const DEFAULT_LIST_WAIT_MS = 2_000;
+
+/** The flags that go together (or not), before anything is read or started; the bearer token, if any. */
+export function checkServeFlags(options: ServeOptions): string | undefined {
+  const bind = options.host ?? '127.0.0.1';
+  const token = readToken(options);
+  if (options.http && !isLoopback(bind) && token === undefined)
+    throw usageError(
+      `--host ${bind} would let other machines reach every configured server with no credential`,
+      'give --token <secret> or --token-file <file> (clients send "Authorization: Bearer <secret>"), or bind 127.0.0.1',
+    );
+  if (
+    !options.http &&
+    (options.host ||
+      options.port ||
+      token !== undefined ||
+      options.instanceId !== undefined ||
+      options.stateKeyFile !== undefined)
+  )
+    throw usageError(
+      '--host, --port, --token, --token-file, --state-key-file and --instance-id go with --http',
+    );
+  if (!options.http && options.ssePoll !== undefined)
+    throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');
+  if (!options.http && options.sessionIdle !== undefined)
+    throw usageError(
+      '--session-idle goes with --http: a stdio client is one session, for as long as it runs',
+    );
+  return token;
+}
+
+/** The flags' values, each checked; the state key file is read here (one others can read is refused). */
+export function readServeSettings(options: ServeOptions, token: string | undefined): ServeSettings {
+  const stateKey =
+    options.stateKeyFile === undefined ? undefined : readStateKey(options.stateKeyFile, process.getuid?.());
+  if (options.instanceId !== undefined && !INSTANCE_ID.test(options.instanceId))
+    throw usageError(
+      `--instance-id takes 1 to 32 letters, digits, '_' or '-', got '${forTerminal(options.instanceId)}'`,
+      'e.g. --instance-id a (session ids become a.<uuid>, which a load balancer can route on)',
+    );
+  const port = options.port === undefined ? 0 : Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw usageError(`--port takes a port number, got '${options.port}'`);
+  const ssePollMs = positiveWhole('--sse-poll', options.ssePoll, 'a positive number of milliseconds', '1000');
+  const sessionIdle = positiveWhole(
+    '--session-idle',
+    options.sessionIdle,
+    'a positive number of seconds',
+    '600',
+  );
+  const pageSize = positiveWhole('--page-size', options.pageSize, 'a positive whole number');
+  const listWaitMs =
+    options.listWait === '0'
+      ? 0
+      : (positiveWhole('--list-wait', options.listWait, 'a number of milliseconds', '2000') ??
+        DEFAULT_LIST_WAIT_MS);
+  if (options.server && options.servers) throw usageError('--server and --servers: give only one of them');
+  const bind = options.host ?? '127.0.0.1';
+  const http: GatewayHttpListen = {
+    host: bind,
+    port,
+    ...(token !== undefined ? { token } : {}),
+    ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
+    ...(ssePollMs !== undefined ? { ssePollMs } : {}),
+    ...(sessionIdle !== undefined ? { sessionIdleMs: sessionIdle * 1000 } : {}),
+    allowedOrigins: options.allowedOrigin ?? [],
+    allowedHosts: [
+      ...(options.allowedHost ?? []),
+      ...(isLoopback(bind) || bind === '0.0.0.0' || bind === '::' ? [] : [bind]),
+    ],
+  };
+  return {
+    ...(options.http ? { http } : {}),
+    ...(pageSize !== undefined ? { pageSize } : {}),
+    listWaitMs,
+    ...(stateKey ? { stateKey } : {}),
+    ...(options.server ? { transparent: options.server } : {}),
+    ...(options.servers ? { servers: splitList(options.servers) } : {}),
+  };
+}
+
+/** `--allow a,b` and `--exclude-tools`, for the host's guard. */
+export function servePolicy(options: ServeOptions): HostPolicy {
+  return {
+    ...(options.allow ? { allowServers: splitList(options.allow) } : {}),
+    ...(options.excludeTools?.length ? { excludeTools: options.excludeTools } : {}),
+  };
+}
+
+/** An option's value as a whole number above 0, or undefined when not given; otherwise a usage error. */
+function positiveWhole(
+  option: string,
+  value: string | undefined,
+  wanted: string,
+  example?: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (Number.isInteger(n) && n > 0) return n;
+  throw usageError(
+    `${option} takes ${wanted}, got '${forTerminal(value)}'`,
+    example && `e.g. ${option} ${example}`,
+  );
+}
+
+function readToken(options: ServeOptions): string | undefined {
+  if (options.token !== undefined && options.tokenFile !== undefined)
+    throw usageError('--token and --token-file: give only one of them');
+  const token =
+    options.tokenFile !== undefined ? readFileSync(options.tokenFile, 'utf8').trim() : options.token;
+  if (token !== undefined && token.length < 16)
+    throw usageError(
+      'the bearer token is too short to be a secret: use at least 16 characters',
+      'e.g. --token "$(openssl rand -hex 32)"',
+    );
+  return token;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

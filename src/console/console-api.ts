@@ -1,0 +1,139 @@
+import type { Tool } from '@modelcontextprotocol/client';
+import { APP_URI_SCHEME, LEGACY_RESOURCE_URI_KEY } from '../client/index.js';
+import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
+import type { Host } from '../host/index.js';
+import type { AuditView } from './audit-view.js';
+import type { CallHistory } from './call-history.js';
+import type { PageQuestions } from './page-questions.js';
+
+/** What the console's JSON API answers with: the host, the calls made, the questions waiting. */
+export interface ConsoleApiDeps {
+  readonly host: Host;
+  readonly calls: CallHistory;
+  readonly audit: AuditView;
+  readonly questions: PageQuestions;
+  readonly signal?: AbortSignal;
+}
+
+/** An answer of the API: a status and a JSON body. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * `GET /api/state`: every server with its state, era and error, its tools, the calls, this
+ * session's audit records (argument names only, as the file keeps them by default), the questions.
+ */
+export async function consoleState(deps: ConsoleApiDeps): Promise<unknown> {
+  const { host } = deps;
+  const registry = await host.registry();
+  const servers = registry.list().map((s) => {
+    const error = s.listingError ?? s.error;
+    return {
+      name: s.name,
+      state: s.condition,
+      transport: s.config.transport,
+      era: s.connection?.era,
+      protocolVersion: s.connection?.protocolVersion,
+      serverInfo: s.connection?.serverInfo,
+      error: error ? errorToJson(error).error : undefined,
+      tools: s.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        app: appUri(t),
+      })),
+    };
+  });
+  const untrusted = (await host.untrusted()).map((s) => s.name);
+  const audit = deps.audit.list().map(({ arguments: _values, ...record }) => record);
+  return { servers, untrusted, calls: deps.calls.list(), audit, questions: deps.questions.pending() };
+}
+
+/** `POST /api/call`: one call through `Host.callTool`, the path `mcpx call` takes; recorded in the history. */
+export async function callFromPage(deps: ConsoleApiDeps, body: unknown): Promise<ApiAnswer> {
+  const { server, tool, args } = (body ?? {}) as Record<string, unknown>;
+  if (typeof server !== 'string' || typeof tool !== 'string' || !isRecord(args))
+    return badRequest('a call needs {"server": string, "tool": string, "args": object}');
+  const call = deps.calls.begin(server, tool, args);
+  try {
+    const result = await deps.host.callTool(server, tool, args, {
+      client: 'cli',
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    deps.calls.returned(call, result);
+  } catch (error) {
+    deps.calls.failed(call, error);
+  }
+  return { status: 200, body: call };
+}
+
+/** `GET /api/resources` or `/api/prompts`: each usable server's list, or why it could not be listed. */
+export async function listEach(deps: ConsoleApiDeps, kind: 'resources' | 'prompts'): Promise<ApiAnswer> {
+  const registry = await deps.host.registry();
+  const usable = registry.list().filter((s) => s.usable && s.connection?.capabilities[kind] !== undefined);
+  const lists = await Promise.all(
+    usable.map(async (s) => {
+      try {
+        const connection = await deps.host.connect(s.config, { listTools: false });
+        const items =
+          kind === 'resources'
+            ? await connection.listResources(deps.signal ? { signal: deps.signal } : {})
+            : await connection.listPrompts(deps.signal ? { signal: deps.signal } : {});
+        return { server: s.name, items };
+      } catch (error) {
+        return { server: s.name, error: errorToJson(error).error };
+      }
+    }),
+  );
+  return { status: 200, body: lists };
+}
+
+/** `GET /api/read?server=…&uri=…`: one resource, as the server gave it (the page renders it by type). */
+export async function readFromPage(deps: ConsoleApiDeps, params: URLSearchParams): Promise<ApiAnswer> {
+  const server = params.get('server');
+  const uri = params.get('uri');
+  if (!server || !uri) return badRequest('a read needs ?server=NAME&uri=URI');
+  try {
+    const connection = await deps.host.connect(await deps.host.server(server), { listTools: false });
+    return {
+      status: 200,
+      body: await connection.readResource(uri, deps.signal ? { signal: deps.signal } : {}),
+    };
+  } catch (error) {
+    return { status: 502, body: errorToJson(error) };
+  }
+}
+
+/** `POST /api/answer`: the person's answer to a permission question. */
+export function answerFromPage(deps: ConsoleApiDeps, body: unknown): ApiAnswer {
+  const { id, choice } = (body ?? {}) as Record<string, unknown>;
+  if (typeof id !== 'number' || typeof choice !== 'string')
+    return badRequest('an answer needs {"id", "choice"}');
+  if (!deps.questions.answer(id, choice))
+    return badRequest('no such question waits, or that is not one of its choices');
+  return { status: 200, body: { answered: id } };
+}
+
+/**
+ * The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key): the
+ * seam for the console's Apps host (issue 41, item 2), which renders it in a sandboxed frame.
+ */
+function appUri(tool: Tool): string | undefined {
+  const meta = tool._meta;
+  const ui = meta?.ui;
+  const uri =
+    typeof ui === 'object' && ui !== null
+      ? (ui as { resourceUri?: unknown }).resourceUri
+      : meta?.[LEGACY_RESOURCE_URI_KEY];
+  return typeof uri === 'string' && uri.startsWith(APP_URI_SCHEME) ? uri : undefined;
+}
+
+function badRequest(message: string): ApiAnswer {
+  return { status: 400, body: errorToJson(new McpxError(ErrorCode.Usage, message)) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
