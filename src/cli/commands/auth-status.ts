@@ -2,8 +2,8 @@ import { expiresAt, machineCredentials, type StoredCredentials, TokenStore } fro
 import type { ServerConfig } from '../../config/index.js';
 import { displayPath } from '../../errors/index.js';
 import { say } from '../../text/index.js';
-import type { CliContext } from '../context.js';
-import { ExitCode } from '../exit-codes.js';
+import type { CliContext } from '../context/context.js';
+import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { renderTable } from '../output/table.js';
 import { remoteServer } from './auth.js';
