@@ -24,7 +24,9 @@
 
 // The audit log's masking of argument values, as the file writes them.
 export { maskArguments } from './audit/index.js';
-// OAuth: the browser sign-in, the token store, the SDK's provider interface, machine credentials.
+// OAuth: the browser sign-in, the token store, the SDK's provider interface, the sign-in every
+// process shares (hand it to a transport rather than the provider: one refresh at a time), machine
+// credentials.
 export {
   ClientCredentialsAuth,
   type ClientCredentialsAuthOptions,
@@ -32,6 +34,8 @@ export {
   McpxOAuthProvider,
   type McpxOAuthProviderOptions,
   machineCredentials,
+  SharedSignIn,
+  type SharedSignInOptions,
   type SignInOptions,
   type SignInOutcome,
   type StoredCredentials,

@@ -16,5 +16,6 @@ export {
   type McpxOAuthProviderOptions,
   oauthSettings,
 } from './oauth-provider.js';
+export { expiresAt, SharedSignIn, type SharedSignInOptions } from './shared-sign-in.js';
 export { type SignInOptions, type SignInOutcome, signIn } from './sign-in.js';
 export { type StoredCredentials, TokenStore } from './token-store.js';

@@ -141,7 +141,29 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.#update({ tokens: { ...tokens, obtained_at: Date.now() } });
+    // New tokens are a sign-in again: whatever ended the previous one is past.
+    await this.#change(({ ended: _, ...current }) => ({
+      ...current,
+      tokens: { ...tokens, obtained_at: Date.now() },
+    }));
+  }
+
+  /** What the store holds for this server, as last read (`reload()` reads it again). */
+  async stored(): Promise<StoredCredentials | undefined> {
+    return this.#load();
+  }
+
+  /**
+   * The authorization server refused to renew the sign-in: forget its tokens and record why, so
+   * that every process says so without asking again. Only while the store still holds the refused
+   * refresh token: a sign-in that landed meanwhile is kept.
+   */
+  async endSignIn(refusedRefreshToken: string, reason: string): Promise<void> {
+    await this.#change((current) => {
+      if (current.tokens?.refresh_token !== refusedRefreshToken) return current;
+      const { tokens: _, ...rest } = current;
+      return { ...rest, ended: { at: Date.now(), reason } };
+    });
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
 import type {
   OAuthClientInformationMixed,
   OAuthDiscoveryState,
   OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { createHomeFiles, type HomeFiles } from '../home/index.js';
+import { createHomeFiles, type HomeFiles, lockFileOf } from '../home/index.js';
 
 const OAUTH_DIR = 'oauth';
 
@@ -19,6 +20,11 @@ export interface StoredCredentials {
   discoveryState?: OAuthDiscoveryState;
   /** Client credentials: the authorization server they were first sent to, and the only one they go to. */
   issuer?: string;
+  /**
+   * Why the sign-in ended, when the authorization server refused to renew it: recorded once by
+   * the process that asked, so every other one says why without asking again. A sign-in clears it.
+   */
+  ended?: { readonly at: number; readonly reason: string };
 }
 
 /**
@@ -39,6 +45,28 @@ export class TokenStore {
 
   fileFor(serverName: string, serverUrl: string): string {
     return this.#files.path(this.#relative(serverName, serverUrl));
+  }
+
+  /**
+   * The lock held while a server's sign-in is renewed (one refresh at a time, across processes):
+   * beside the token file, apart from the file's own lock, which every write takes for a moment.
+   */
+  refreshLockFor(serverName: string, serverUrl: string): string {
+    return lockFileOf(`${this.fileFor(serverName, serverUrl)}.refresh`);
+  }
+
+  /**
+   * Which version of the server's file is on disk (inode, size and change time), or undefined
+   * when there is none: a stat, so a long-running process can notice another one's write at
+   * every request without reading the file.
+   */
+  async version(serverName: string, serverUrl: string): Promise<string | undefined> {
+    try {
+      const info = await lstat(this.fileFor(serverName, serverUrl), { bigint: true });
+      return `${info.ino}:${info.size}:${info.ctimeNs}`;
+    } catch {
+      return undefined;
+    }
   }
 
   async load(serverName: string, serverUrl: string): Promise<StoredCredentials | undefined> {

@@ -212,13 +212,27 @@ function buildProgram(select: (action: Action) => void): Command {
       select(async (door) => (await import('./commands/shell.js')).runShellCommand(door, opts)),
     );
 
-  program
+  const auth = program
     .command('auth')
-    .description('sign in to a remote server with OAuth (opens the browser)')
+    .description('sign in to a remote server with OAuth (opens the browser); `auth status`, `auth logout`')
     .argument('<server>')
     .option('--no-browser', 'print the URL instead, and accept the redirected URL pasted on stdin')
     .action((server: string, opts: { browser?: boolean }) =>
       select(async (door) => (await import('./commands/auth.js')).runAuth(door.open(), server, opts)),
+    );
+  auth
+    .command('status')
+    .description('each remote server: signed in or not, expiry, scopes, grant, where stored (never a token)')
+    .argument('[server]')
+    .action((server: string | undefined) =>
+      select(async (door) => (await import('./commands/auth-status.js')).runAuthStatus(door.open(), server)),
+    );
+  auth
+    .command('logout')
+    .description("forget a remote server's OAuth tokens (the same as `mcpx logout`)")
+    .argument('<server>')
+    .action((server: string) =>
+      select(async (door) => (await import('./commands/auth.js')).runLogout(door.open(), server)),
     );
 
   program

@@ -73,9 +73,8 @@ async function remoteTransport(
   const http = await import('../transport/http/index.js');
   if (hooks.http?.authProvider || (hooks.oauthHome === undefined && !server.oauth))
     return http.createHttpTransport(server, hooks.http);
-  const { ClientCredentialsAuth, machineCredentials, McpxOAuthProvider, TokenStore, signIn } = await import(
-    '../auth/index.js'
-  );
+  const { ClientCredentialsAuth, machineCredentials, McpxOAuthProvider, SharedSignIn, TokenStore, signIn } =
+    await import('../auth/index.js');
   const store = hooks.oauthHome === undefined ? undefined : new TokenStore(hooks.oauthHome);
   const machine = machineCredentials(server);
   if (machine) {
@@ -89,9 +88,10 @@ async function remoteTransport(
   }
   if (!store) return http.createHttpTransport(server, hooks.http);
   // Only a server signed in with `mcpx auth` gets the OAuth provider: an ordinary connect must
-  // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`.
-  if (!(await store.load(server.name, server.url))?.tokens)
-    return http.createHttpTransport(server, hooks.http);
+  // never register clients or start sign-ins; without tokens a 401 says to run `mcpx auth`. One
+  // whose sign-in ended keeps it, to say why (the reason the authorization server gave, once).
+  const stored = await store.load(server.name, server.url);
+  if (!stored?.tokens && !stored?.ended) return http.createHttpTransport(server, hooks.http);
   // A redirect URL makes the SDK treat a lost sign-in as "ask the user" (an AUTH_REQUIRED naming
   // `mcpx auth`), not as a client-credentials flow; nothing listens there outside `mcpx auth`.
   const authProvider = new McpxOAuthProvider({
@@ -99,15 +99,17 @@ async function remoteTransport(
     store,
     redirectUrl: 'http://127.0.0.1/callback',
   });
+  // Every process refreshes through the same lock and store: one refresh per expiry, used by all.
+  const shared = new SharedSignIn({ server, store, provider: authProvider });
   const interactive = hooks.signIn;
   if (!interactive && !hooks.callerSignsIn)
-    return http.createHttpTransport(server, { ...hooks.http, authProvider });
+    return http.createHttpTransport(server, { ...hooks.http, authProvider: shared });
   const { computeScopeUnion } = await import('@modelcontextprotocol/client');
   if (!interactive) {
     const { authError } = await import('../auth/index.js');
     return http.createHttpTransport(server, {
       ...hooks.http,
-      authProvider,
+      authProvider: shared,
       reauthorize: async (challenge) => {
         const refused = await authProvider.tokens();
         authProvider.reload();
@@ -124,7 +126,7 @@ async function remoteTransport(
   }
   return http.createHttpTransport(server, {
     ...hooks.http,
-    authProvider,
+    authProvider: shared,
     reauthorize: async (challenge) => {
       // Ask for what was granted plus what the server now wants (SEP-2350), never less.
       const granted = (await authProvider.tokens())?.scope;

@@ -51,6 +51,18 @@ export interface OAuthTestServerOptions {
   readonly era?: HttpTestEra;
 }
 
+/** How the test authorization server has dealt with refresh requests so far. */
+export interface RefreshCounts {
+  /** Refresh requests that arrived at the token endpoint (a stalled one included). */
+  readonly arrived: number;
+  /** Refreshes answered with new tokens. */
+  readonly granted: number;
+  /** Spent refresh tokens presented again: each one revoked its whole grant. */
+  readonly reused: number;
+  /** Stalled refreshes whose client hung up before an answer (killed mid-refresh): nothing was spent. */
+  readonly abandoned: number;
+}
+
 export interface OAuthRequestRecord {
   readonly path: string;
   readonly params: Record<string, string>;
@@ -64,6 +76,21 @@ export interface OAuthTestServer {
   readonly forwarded: readonly string[];
   /** Forget every access and refresh token issued so far (a revoked grant): the next request needs a new sign-in. */
   revokeAll(): void;
+  /**
+   * End the life of every access token issued so far, as time would (refresh tokens stay good):
+   * the next request with one is answered 401, whatever lifetime the client was told.
+   */
+  expireAccessTokens(): void;
+  /**
+   * Hold every refresh request from now on without answering or spending its refresh token,
+   * until `stallRefreshes(false)` (then they are served) or the client hangs up (then nothing
+   * happened): a client is caught mid-refresh.
+   */
+  stallRefreshes(on: boolean): void;
+  /** Refresh requests so far. Refresh tokens rotate: each is good once, and a second use revokes the grant. */
+  refreshes(): RefreshCounts;
+  /** Every access and refresh token and code issued so far, for tests that look for leaks. */
+  issuedSecrets(): readonly string[];
   close(): Promise<void>;
 }
 
@@ -82,14 +109,29 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   const requests: OAuthRequestRecord[] = [];
   const forwarded: string[] = [];
   const codes = new Map<string, { challenge: string; redirectUri: string; scope: string }>();
-  const accessTokens = new Map<string, { expiry: number; scope: string }>();
-  const refreshTokens = new Map<string, string>(); // token → scope
+  const accessTokens = new Map<string, { expiry: number; scope: string; grant: string }>();
+  // Rotation with reuse detection (OAuth 2.1 §4.3.1): a refresh token is good once; presented again
+  // it means two clients hold one grant, and the whole grant is revoked.
+  const refreshTokens = new Map<string, { scope: string; grant: string; spent: boolean }>();
+  const issued: string[] = [];
+  const counts = { arrived: 0, granted: 0, reused: 0, abandoned: 0 };
+  let stalled: Promise<void> | undefined;
+  let unstall: (() => void) | undefined;
   let base = '';
-  const issue = (scope: string, seconds = options.accessTokenSeconds ?? 3600) => {
+  const revokeGrant = (grant: string) => {
+    for (const [token, record] of accessTokens) if (record.grant === grant) accessTokens.delete(token);
+    for (const [token, record] of refreshTokens) if (record.grant === grant) refreshTokens.delete(token);
+  };
+  const issue = (
+    scope: string,
+    seconds = options.accessTokenSeconds ?? 3600,
+    grant = b64url(randomBytes(6)),
+  ) => {
     const access = b64url(randomBytes(18));
     const refresh = b64url(randomBytes(18));
-    accessTokens.set(access, { expiry: Date.now() + seconds * 1000, scope });
-    refreshTokens.set(refresh, scope);
+    accessTokens.set(access, { expiry: Date.now() + seconds * 1000, scope, grant });
+    refreshTokens.set(refresh, { scope, grant, spent: false });
+    issued.push(access, refresh);
     return {
       access_token: access,
       token_type: 'Bearer',
@@ -155,6 +197,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const params = Object.fromEntries(url.searchParams);
       requests.push({ path, params });
       const code = b64url(randomBytes(12));
+      issued.push(code);
       codes.set(code, {
         challenge: params.code_challenge ?? '',
         redirectUri: params.redirect_uri ?? '',
@@ -196,10 +239,26 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
           ) === grant.challenge;
         return verified ? json(res, 200, issue(grant.scope)) : json(res, 400, { error: 'invalid_grant' });
       }
-      const refreshed = refreshTokens.get(params.refresh_token ?? '');
-      if (params.grant_type === 'refresh_token' && refreshed !== undefined) {
-        refreshTokens.delete(params.refresh_token ?? '');
-        return json(res, 200, issue(refreshed, 3600));
+      if (params.grant_type === 'refresh_token') {
+        counts.arrived++;
+        if (stalled && !(await heldUntilServed(req, stalled))) {
+          counts.abandoned++;
+          return;
+        }
+        const refreshed = refreshTokens.get(params.refresh_token ?? '');
+        if (refreshed?.spent) {
+          counts.reused++;
+          revokeGrant(refreshed.grant);
+          return json(res, 400, {
+            error: 'invalid_grant',
+            error_description: 'refresh token already used; the grant is revoked',
+          });
+        }
+        if (refreshed) {
+          refreshed.spent = true;
+          counts.granted++;
+          return json(res, 200, issue(refreshed.scope, 3600, refreshed.grant));
+        }
       }
       return json(res, 400, { error: 'invalid_grant' });
     }
@@ -254,12 +313,39 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       accessTokens.clear();
       refreshTokens.clear();
     },
+    expireAccessTokens: () => {
+      for (const record of accessTokens.values()) record.expiry = 0;
+    },
+    stallRefreshes: (on) => {
+      if (on && !stalled) {
+        stalled = new Promise((resolve) => {
+          unstall = resolve;
+        });
+      } else if (!on && stalled) {
+        unstall?.();
+        stalled = undefined;
+      }
+    },
+    refreshes: () => ({ ...counts }),
+    issuedSecrets: () => [...issued],
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await inner.close();
     },
   };
+}
+
+/** Wait for `served`; false when the client hung up first (it was killed mid-refresh: nothing is spent). */
+function heldUntilServed(req: IncomingMessage, served: Promise<void>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = () => resolve(false);
+    req.socket.once('close', gone);
+    served.then(() => {
+      req.socket.off('close', gone);
+      resolve(!req.socket.destroyed);
+    });
+  });
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';

@@ -8,7 +8,11 @@ import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
 import { showSignIn } from '../terminal/sign-in-prompt.js';
 
-async function remoteServer(session: CliContext, name: string): Promise<ServerConfig & { url: string }> {
+/** The configured server `name`, which must be a remote one: only those sign in. */
+export async function remoteServer(
+  session: CliContext,
+  name: string,
+): Promise<ServerConfig & { url: string }> {
   const server = await session.host.server(name);
   if (!server.url) {
     throw new McpxError(ErrorCode.Usage, `'${name}' is a local (stdio) server: only remote servers sign in`, {

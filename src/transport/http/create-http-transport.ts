@@ -1,4 +1,4 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { AuthProvider, OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { AuthChallenge } from './auth-challenge.js';
@@ -20,7 +20,7 @@ export interface HttpTransportHooks {
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** OAuth for servers that answer 401 with the MCP authorization flow. */
-  readonly authProvider?: OAuthClientProvider;
+  readonly authProvider?: OAuthClientProvider | AuthProvider;
   /** Sign in again inside the connection when the server refuses the token (see HttpClientTransportOptions). */
   readonly reauthorize?: (challenge: AuthChallenge | undefined) => Promise<void>;
 }

@@ -1,4 +1,5 @@
 import {
+  type AuthProvider,
   InsufficientScopeError,
   isInitializeRequest,
   isJSONRPCErrorResponse,
@@ -45,7 +46,7 @@ export interface HttpClientTransportOptions extends Omit<GuardedHttpOptions, 'se
   /** How the SDK re-opens a broken resumable SSE stream when the server gave no `retry`. */
   readonly reconnection?: Partial<StreamableHTTPReconnectionOptions>;
   /** OAuth: tokens added to requests, refreshed when expired; a 401 goes to it instead of failing. */
-  readonly authProvider?: OAuthClientProvider;
+  readonly authProvider?: OAuthClientProvider | AuthProvider;
   /**
    * Sign in again inside the running connection when the server refuses the
    * current token: a 403 `insufficient_scope` (step-up, with the scope it asks
@@ -300,6 +301,23 @@ export class HttpClientTransport implements Transport {
     for (let current = error, depth = 0; current instanceof Error && depth < 6; depth++) {
       if (current instanceof McpxError) return current;
       current = current.cause;
+    }
+    if (error instanceof InsufficientScopeError) {
+      // A step-up with no one to ask (the SDK's own OAuth is not behind this transport): the same
+      // words as auth's `authError`, which the daemon's callers get for it.
+      const server = this.options.serverName;
+      return new McpxError(
+        ErrorCode.AuthRequired,
+        `'${server}' requires authorization: it needs you to sign in (or the sign-in expired)`,
+        {
+          server,
+          url: this.#url.href,
+          fixes: [
+            `sign in with \`mcpx auth ${server}\``,
+            'or give a bearer token in the server\'s "headers" in the config',
+          ],
+        },
+      );
     }
     if (error instanceof ProtocolError && error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
       const refusal = readModernRefusal({
