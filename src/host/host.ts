@@ -29,7 +29,7 @@ import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
 import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
-import { createHostSkills, type HostSkills } from '../skills/index.js';
+import { createHostSkills, type HostSkills, listConnectionSkills, skillAction } from '../skills/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { mcpxTracer } from '../tracing/index.js';
@@ -540,7 +540,8 @@ class McpxHost implements Host {
         ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
         server: status.name,
         origin: formatOrigin(status.config.origin, this.#homedir),
-        tools: status.tools,
+        // Its skills too, each as its `skill:<name>` action: the approval covers their manifests.
+        tools: [...status.tools, ...(await skillActionsOf(status.connection))],
       });
       if (decision !== 'deny') continue;
       denied.add(status.name);
@@ -697,4 +698,14 @@ function frozenOptions(options: HostOptions): HostOptions {
     ...(audit ? { audit: Object.freeze({ ...audit }) } : {}),
     ...(serverLogs ? { serverLogs: Object.freeze({ ...serverLogs }) } : {}),
   });
+}
+
+/**
+ * What a server's skills are approved as (see `skillAction`): its manifest only, no file read.
+ * A server without the extension, or whose listing fails, has none to approve.
+ */
+async function skillActionsOf(connection: ServerConnection | undefined): Promise<Tool[]> {
+  if (!connection?.skills.supported) return [];
+  const listed = await listConnectionSkills(connection, undefined).catch(() => undefined);
+  return listed?.skills.map(skillAction) ?? [];
 }

@@ -13,7 +13,9 @@ import {
   type AgentToolSet,
   CALL_TOOL,
   LIST_RESOURCES_TOOL,
+  LOAD_SKILL_TOOL,
   READ_RESOURCE_TOOL,
+  READ_SKILL_FILE_TOOL,
   SEARCH_THRESHOLD,
   SEARCH_TOOL,
 } from '../../tools/index.js';
@@ -159,7 +161,8 @@ export async function runChat(door: CliDoor, options: ChatOptions): Promise<numb
       : runAgentTurn(model, tools, history, text, turnOptions);
   };
   const showTools = (): void => {
-    const pair = tools.tools.filter((t) => t.name === LIST_RESOURCES_TOOL || t.name === READ_RESOURCE_TOOL);
+    const own = [LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL];
+    const pair = tools.tools.filter((t) => own.includes(t.name));
     const lines = [...tools.catalog, ...pair].map((t) => `${t.name}  ${t.description}`);
     io.stdout.write(forTerminal(`${lines.join('\n') || '(no tools)'}\n`));
   };
