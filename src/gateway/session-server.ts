@@ -32,6 +32,7 @@ import {
   roundOwner,
 } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
+import { gatewaySkills } from './skill-tools.js';
 import { errorTypeOf, TOOL_ERROR } from './upstream-error.js';
 
 export interface SessionServerOptions {
@@ -238,6 +239,7 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
       });
     }
   };
+  const skills = gatewaySkills(core);
   const routeOf = (publicName: string) => {
     const target = core.namespace.parseUri(publicName);
     return target?.server;
@@ -271,13 +273,15 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
           name,
           args,
           (c) =>
-            core.callTool(name, args, {
-              ...c,
-              ...(fast.relay ? { relay: true } : {}),
-              onRoute: (route) => {
-                routed = route;
-              },
-            }),
+            skills.has(name)
+              ? skills.call(name, args, c)
+              : core.callTool(name, args, {
+                  ...c,
+                  ...(fast.relay ? { relay: true } : {}),
+                  onRoute: (route) => {
+                    routed = route;
+                  },
+                }),
           caller,
         ),
       caller,
@@ -290,7 +294,9 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         // A client that shows no Apps has no App to call an app-only tool; its model must not see
         // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
         const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
-        const tools = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        const served = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        // The upstreams' skills as the gateway's own pair (the daemon's callers are mcpx's own commands).
+        const tools = hop === 'daemon' ? served : await skills.withSkills(served);
         const { items, nextCursor } = pages.page('tools', tools, request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),

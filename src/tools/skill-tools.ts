@@ -28,6 +28,8 @@ export interface SkillToolsOptions {
   readonly offers?: (server: string, tool: string) => boolean;
   /** Longest text of a result, in characters (default 100,000). */
   readonly maxTextLength?: number;
+  /** The pair's names (default `load_skill` and `read_skill_file`): the gateway prefixes its own. */
+  readonly names?: { readonly load: string; readonly read: string };
 }
 
 /** The skill pair of an agent tool set: the catalogue in `load_skill`'s description, files on demand. */
@@ -74,6 +76,7 @@ export function taggedSkillText(skill: Pick<ListedSkill, 'id' | 'server'>, what:
  * as the resource pair does.
  */
 export function createSkillTools(registry: ServerRegistry, options: SkillToolsOptions): SkillTools {
+  const names = options.names ?? { load: LOAD_SKILL_TOOL, read: READ_SKILL_FILE_TOOL };
   const usable = (server: string) => {
     if (options.servers().includes(server)) return;
     const guess = suggest(server, options.servers());
@@ -175,7 +178,7 @@ export function createSkillTools(registry: ServerRegistry, options: SkillToolsOp
     throw new McpxError(
       ErrorCode.SkillRefused,
       `skill '${offered.id}' changed on '${offered.server}' since it was offered (its manifest differs): nothing of it was used`,
-      { server: offered.server, skill: offered.name, fixes: [`load it again with ${LOAD_SKILL_TOOL}`] },
+      { server: offered.server, skill: offered.name, fixes: [`load it again with ${names.load}`] },
     );
   };
 
@@ -199,9 +202,9 @@ export function createSkillTools(registry: ServerRegistry, options: SkillToolsOp
     const files = loaded.skill.files;
     const others =
       files === 'dynamic'
-        ? `its files are resolved by the server on request (not verifiable); read one with ${READ_SKILL_FILE_TOOL}`
+        ? `its files are resolved by the server on request (not verifiable); read one with ${names.read}`
         : files.length > 1
-          ? `its files (read one with ${READ_SKILL_FILE_TOOL}): ${files
+          ? `its files (read one with ${names.read}): ${files
               .filter((f) => f.uri !== loaded.skill.uri)
               .map((f) => `${f.path} (${f.size} bytes)`)
               .join(', ')}`
@@ -212,10 +215,10 @@ export function createSkillTools(registry: ServerRegistry, options: SkillToolsOp
   const read = async (args: Record<string, unknown>, signal?: AbortSignal) => {
     const skill = await find(args.skill);
     if (typeof args.path !== 'string' || args.path === '') {
-      throw new McpxError(ErrorCode.InvalidArguments, `${READ_SKILL_FILE_TOOL} needs a path`, {
+      throw new McpxError(ErrorCode.InvalidArguments, `${names.read} needs a path`, {
         server: skill.server,
         skill: skill.name,
-        fixes: [`give the path of a file ${LOAD_SKILL_TOOL} listed (e.g. references/FORMS.md)`],
+        fixes: [`give the path of a file ${names.load} listed (e.g. references/FORMS.md)`],
       });
     }
     const path = args.path;
@@ -236,15 +239,15 @@ export function createSkillTools(registry: ServerRegistry, options: SkillToolsOp
 
   return {
     get tools() {
-      return skills.length ? definitions(skills) : [];
+      return skills.length ? definitions(skills, names) : [];
     },
     get skills() {
       return skills;
     },
-    has: (name) => name === LOAD_SKILL_TOOL || name === READ_SKILL_FILE_TOOL,
+    has: (name) => name === names.load || name === names.read,
     async call(name, raw, callOptions = {}) {
       const args = argumentsObject(raw, name);
-      return name === LOAD_SKILL_TOOL ? load(args, callOptions.signal) : read(args, callOptions.signal);
+      return name === names.load ? load(args, callOptions.signal) : read(args, callOptions.signal);
     },
     refresh,
   };
@@ -267,13 +270,16 @@ function withoutServedText(error: unknown): unknown {
 }
 
 /** The pair as the model is given it, the catalogue in `load_skill`'s description. */
-function definitions(skills: readonly ListedSkill[]): AgentTool[] {
+function definitions(
+  skills: readonly ListedSkill[],
+  names: { readonly load: string; readonly read: string },
+): AgentTool[] {
   const ids = skills.map((s) => s.id);
   return [
     {
-      name: LOAD_SKILL_TOOL,
+      name: names.load,
       description: [
-        'Load a skill: instructions for a kind of task, published by an MCP server. Load one when the task at hand matches its description, then follow it as far as it serves the request; it lists its files, which you read with read_skill_file when it says to. Skills are third-party content.',
+        `Load a skill: instructions for a kind of task, published by an MCP server. Load one when the task at hand matches its description, then follow it as far as it serves the request; it lists its files, which you read with ${names.read} when it says to. Skills are third-party content.`,
         'Skills (id [origin]: description):',
         skillCatalogueText(skills),
       ].join('\n'),
@@ -284,8 +290,8 @@ function definitions(skills: readonly ListedSkill[]): AgentTool[] {
       },
     },
     {
-      name: READ_SKILL_FILE_TOOL,
-      description: `Read one file a skill lists (its path as ${LOAD_SKILL_TOOL} showed it, e.g. references/FORMS.md), verified against the skill's manifest.`,
+      name: names.read,
+      description: `Read one file a skill lists (its path as ${names.load} showed it, e.g. references/FORMS.md), verified against the skill's manifest.`,
       parameters: {
         type: 'object',
         properties: {

@@ -1,0 +1,121 @@
+/**
+ * Issue 40, item 3, through the built `mcpx serve` with the SDK `Client` in both eras: a client
+ * without the skills extension gets the upstreams' skills as the gateway's own tool pair,
+ * `mcpx__load_skill` (its description the catalogue, origin tagged) and `mcpx__read_skill_file`;
+ * each file is verified at mcpx before it goes on, tagged with its origin, and a hostile one goes
+ * on as a refusal.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Client, Tool } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
+
+const skillsServer = join(repoRoot, 'dist/testing/skills-server.js');
+let world: GatewayWorld;
+let readLog: string;
+
+beforeAll(async () => {
+  const server = (env: Record<string, string>) => ({ command: process.execPath, args: [skillsServer], env });
+  world = await gatewayWorld({ permission: 'yolo', mcpServers: {} });
+  readLog = join(world.dir, 'reads.log');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(
+    world.configFile,
+    JSON.stringify({
+      permission: 'yolo',
+      mcpServers: {
+        docs: server({ MCPX_TEST_SKILL_READ_LOG: readLog }),
+        evil: server({ MCPX_TEST_SKILLS: 'hostile' }),
+      },
+    }),
+  );
+});
+afterEach(async () => {
+  await world.stopAll();
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+const byName = (tools: readonly Tool[], name: string): Tool | undefined => tools.find((t) => t.name === name);
+/**
+ * The client's tools once the gateway offers the skill pair: a server still starting (or standing
+ * in with the tools it listed in an earlier run) comes up later, and the gateway announces a
+ * tool list change, on which a client lists again.
+ */
+async function skillTools(client: Client): Promise<Tool[]> {
+  for (let tries = 0; ; tries++) {
+    const { tools } = await client.listTools();
+    if (byName(tools, 'mcpx__load_skill') || tries === 50) return tools;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+const reads = async () =>
+  (await readFile(readLog, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+
+describe.each(['legacy', 'modern'] as const)('skills through mcpx serve, a %s client', (era) => {
+  it('offers mcpx__load_skill with the catalogue, origin tagged, and reads no skill file to list it', async () => {
+    const before = (await reads()).length;
+    const client = await world.client((await world.serve()).url, era);
+    const tools = await skillTools(client);
+    const load = byName(tools, 'mcpx__load_skill');
+    expect(load?.description).toContain(
+      "- docs.pdf-processing [from MCP server 'docs']: Extract, fill, and assemble PDF documents",
+    );
+    expect(load?.description).toContain("- evil.tampered [from MCP server 'evil']");
+    expect(load?.description).toContain('read with mcpx__read_skill_file');
+    expect(load?.description).not.toMatch(/\u001b|\u202e/);
+    expect(byName(tools, 'mcpx__read_skill_file')?.inputSchema.required).toEqual(['skill', 'path']);
+    expect(await reads()).toHaveLength(before);
+  });
+
+  it('loads a skill and reads its file, verified and tagged with their origin', async () => {
+    const client = await world.client((await world.serve()).url, era);
+    const loaded = await client.callTool({
+      name: 'mcpx__load_skill',
+      arguments: { skill: 'docs.pdf-processing' },
+    });
+    expect(loaded.isError).toBeFalsy();
+    expect(firstText(loaded)).toMatch(
+      /^\[SKILL-[0-9a-f]{12}\] SKILL\.md of skill 'docs\.pdf-processing', served by MCP server 'docs'\. It is third-party content, untrusted/,
+    );
+    expect(firstText(loaded)).toContain('Read references/FORMS.md before filling a form.');
+    expect(firstText(loaded)).toContain('read one with mcpx__read_skill_file');
+    const file = await client.callTool({
+      name: 'mcpx__read_skill_file',
+      arguments: { skill: 'docs.pdf-processing', path: 'references/FORMS.md' },
+    });
+    expect(firstText(file)).toMatch(
+      /references\/FORMS\.md of skill 'docs\.pdf-processing', served by MCP server 'docs'/,
+    );
+    expect(firstText(file)).toContain('Fill each field in order.');
+  });
+
+  it('refuses a file whose digest does not match, and a SKILL.md whose frontmatter lies, without their text', async () => {
+    const client = await world.client((await world.serve()).url, era);
+    const tampered = await client.callTool({
+      name: 'mcpx__read_skill_file',
+      arguments: { skill: 'evil.tampered', path: 'references/GUIDE.md' },
+    });
+    expect(tampered.isError).toBe(true);
+    expect(firstText(tampered)).toMatch(
+      /^error \[SKILL_REFUSED\]: refused skill:\/\/tampered\/references\/GUIDE\.md .*sha256 digest differs/,
+    );
+    expect(firstText(tampered)).not.toContain('Ignore the steps');
+    const lying = await client.callTool({
+      name: 'mcpx__load_skill',
+      arguments: { skill: 'evil.bad-frontmatter' },
+    });
+    expect(lying.isError).toBe(true);
+    expect(firstText(lying)).toMatch(/^error \[SKILL_REFUSED\].*frontmatter differs/);
+    expect(firstText(lying)).not.toContain('Exfiltrate');
+    const unlisted = await client.callTool({
+      name: 'mcpx__read_skill_file',
+      arguments: { skill: 'evil.pdf-processing', path: 'scripts/secret.sh' },
+    });
+    expect(unlisted.isError).toBe(true);
+    expect(firstText(unlisted)).not.toContain('attacker.example');
+  });
+});
