@@ -32,6 +32,7 @@ import {
   roundOwner,
 } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
+import { SKILLS_EXTENSION, skillPassthrough } from './skill-passthrough.js';
 import { gatewaySkills } from './skill-tools.js';
 import { errorTypeOf, TOOL_ERROR } from './upstream-error.js';
 
@@ -113,7 +114,17 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   completions: {},
   // MCP Apps pass through (`app-links.ts`), as tools and resources do, whichever upstream has them:
   // a 2025 session's capabilities are fixed at `initialize`, before every upstream is up.
-  extensions: { [APPS_EXTENSION]: {} },
+  // Skills (SEP-2640) too: merged across upstreams, each file verified at mcpx (`skill-passthrough.ts`).
+  extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
+};
+
+/** `skills/list` takes a cursor at most; the whole merged list is one page. */
+const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcpx',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
 };
 
 /**
@@ -240,6 +251,9 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
     }
   };
   const skills = gatewaySkills(core);
+  const declared = (capabilities.extensions ?? {}) as Record<string, unknown>;
+  const passthrough =
+    declared[SKILLS_EXTENSION] && capabilities.resources ? skillPassthrough(core) : undefined;
   const routeOf = (publicName: string) => {
     const target = core.namespace.parseUri(publicName);
     return target?.server;
@@ -339,6 +353,11 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
       }),
     );
     server.setRequestHandler('resources/read', async (request, ctx) => {
+      const { uri } = request.params;
+      if (passthrough?.owns(uri))
+        return timed(ctx, request.params, 'resources/read', {}, () =>
+          asking(ctx, uri, {}, (c) => passthrough.read(uri, c)),
+        );
       const upstream = routeOf(request.params.uri);
       return timed(ctx, request.params, 'resources/read', upstream ? { server: upstream } : {}, () =>
         asking(ctx, request.params.uri, {}, (c) => core.readResource(request.params.uri, c)),
@@ -374,6 +393,11 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         previous?.();
       };
     }
+  }
+  if (passthrough) {
+    server.setRequestHandler('skills/list', { params: ANY_PARAMS }, (params, ctx) =>
+      timed(ctx, params, 'skills/list', {}, () => passthrough.list()),
+    );
   }
   if (capabilities.completions) {
     server.setRequestHandler('completion/complete', async (request, ctx) =>

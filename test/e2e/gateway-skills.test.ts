@@ -5,6 +5,7 @@
  * each file is verified at mcpx before it goes on, tagged with its origin, and a hostile one goes
  * on as a refusal.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client, Tool } from '@modelcontextprotocol/client';
@@ -41,14 +42,15 @@ afterAll(async () => {
 
 const byName = (tools: readonly Tool[], name: string): Tool | undefined => tools.find((t) => t.name === name);
 /**
- * The client's tools once the gateway offers the skill pair: a server still starting (or standing
+ * The client's tools once the gateway offers both servers' skills in its pair: a server still starting (or standing
  * in with the tools it listed in an earlier run) comes up later, and the gateway announces a
  * tool list change, on which a client lists again.
  */
 async function skillTools(client: Client): Promise<Tool[]> {
   for (let tries = 0; ; tries++) {
     const { tools } = await client.listTools();
-    if (byName(tools, 'mcpx__load_skill') || tries === 50) return tools;
+    const catalogue = byName(tools, 'mcpx__load_skill')?.description ?? '';
+    if ((catalogue.includes('docs.') && catalogue.includes('evil.')) || tries === 50) return tools;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -119,3 +121,44 @@ describe.each(['legacy', 'modern'] as const)('skills through mcpx serve, a %s cl
     expect(firstText(unlisted)).not.toContain('attacker.example');
   });
 });
+
+describe.each(['legacy', 'modern'] as const)(
+  'the skills extension through mcpx serve, a %s client',
+  (era) => {
+    it('declares it, lists every upstream’s skills under skill://<server>/, digests and sizes intact, and reads them verified', async () => {
+      const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
+      const client = await world.client((await world.serve()).url, era);
+      expect(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({});
+      await skillTools(client); // every upstream up
+      const skills = new SkillsClient(client, { skipInvalid: true });
+      const listed = await skills.list();
+      const pdf = listed.skills.find((s) => s.uri === 'skill://docs/pdf-processing/SKILL.md');
+      expect(pdf?.frontmatter.name).toBe('pdf-processing');
+      const forms =
+        pdf?.resources === 'dynamic' ? undefined : pdf?.resources.find((r) => r.uri.endsWith('FORMS.md'));
+      const text = '# Forms\n\nFill each field in order.\n';
+      expect(forms).toEqual({
+        uri: 'skill://docs/pdf-processing/references/FORMS.md',
+        size: Buffer.byteLength(text),
+        digest: `sha256:${createHash('sha256').update(text).digest('hex')}`,
+      });
+      expect(listed.skills.map((s) => s.uri)).toEqual(
+        expect.arrayContaining(['skill://evil/tampered/SKILL.md', 'skill://docs/release-notes/SKILL.md']),
+      );
+      // The client's own SDK verifies what mcpx passes on.
+      const manifest = await skills.read(pdf as NonNullable<typeof pdf>);
+      expect(manifest.text).toContain('Read references/FORMS.md before filling a form.');
+      expect((await skills.read(pdf as NonNullable<typeof pdf>, 'references/FORMS.md')).text).toBe(text);
+    });
+
+    it('refuses, at mcpx, a file whose digest does not match: the client gets an error, not the bytes', async () => {
+      const client = await world.client((await world.serve()).url, era);
+      await skillTools(client);
+      const read = client.readResource({ uri: 'skill://evil/tampered/references/GUIDE.md' });
+      await expect(read).rejects.toThrow(/sha256 digest differs/);
+      await expect(
+        client.readResource({ uri: 'skill://evil/pdf-processing/scripts/secret.sh' }),
+      ).rejects.toThrow(/does not list|not part of the skill|unlisted/);
+    });
+  },
+);
