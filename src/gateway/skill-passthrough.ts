@@ -72,7 +72,8 @@ export class SkillPassthrough {
       cacheScope: 'private',
       skills: skills
         .filter((s) => core.guard.offers(s.server, skillAction(s).name))
-        .map((s) => namespaced(s.server, s.entry)),
+        // Behind `--server NAME` (and in the daemon, one server per core): the upstream's URIs as they are.
+        .map((s) => (core.transparent === undefined ? namespaced(s.server, s.entry) : s.entry)),
     };
   }
 
@@ -126,6 +127,8 @@ export class SkillPassthrough {
   /** `skill://<server>/<rest>` → the served server and the upstream's `skill://<rest>`. */
   #split(uri: string): { server: string; upstream: string } | undefined {
     if (!uri.startsWith(SCHEME)) return undefined;
+    const { transparent } = this.#core;
+    if (transparent !== undefined) return { server: transparent, upstream: uri };
     const rest = uri.slice(SCHEME.length);
     const slash = rest.indexOf('/');
     if (slash <= 0) return undefined;

@@ -26,7 +26,7 @@ import type {
 import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
-import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../errors/index.js';
+import { formatOrigin, type McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { createHostSkills, type HostSkills, listConnectionSkills, skillAction } from '../skills/index.js';
@@ -631,26 +631,11 @@ class McpxHost implements Host {
 
   /**
    * One server by name (unknown, untrusted or outside the profile: thrown), connected without a
-   * tools/list. Not through the keep-alive daemon, whose gateway does not pass the skills
-   * extension on yet: "no skills" from it would be a wrong answer, so it is refused, saying why.
+   * tools/list. A server the keep-alive daemon holds is reached through it: the daemon passes the
+   * skills extension on, each file verified there and again here.
    */
   async #skillsConnection(name: string): Promise<ServerConnection> {
-    const server = await this.server(name);
-    if (await this.daemon?.routes(server)) {
-      throw new McpxError(
-        ErrorCode.UnsupportedTransport,
-        `'${name}' is reached through the keep-alive daemon, which does not pass skills on yet`,
-        {
-          server: name,
-          origin: server.origin,
-          fixes: [
-            `reach it directly for this command: MCPX_DAEMON=off mcpx skills ${name}`,
-            'or take "keep_alive" out of its entry',
-          ],
-        },
-      );
-    }
-    return this.connect(server, { listTools: false });
+    return this.connect(await this.server(name), { listTools: false });
   }
 
   async close(): Promise<void> {
