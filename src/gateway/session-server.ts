@@ -118,6 +118,12 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
 };
 
+/** Whether a client declared the skills extension (`capabilities.extensions`). */
+function speaksSkills(declared: unknown): boolean {
+  const extensions = (declared as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return typeof extensions?.[SKILLS_EXTENSION] === 'object' && extensions[SKILLS_EXTENSION] !== null;
+}
+
 /** `skills/list` takes a cursor at most; the whole merged list is one page. */
 const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
   '~standard': {
@@ -309,8 +315,10 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
         const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
         const served = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
-        // The upstreams' skills as the gateway's own pair (the daemon's callers are mcpx's own commands).
-        const tools = hop === 'daemon' ? served : await skills.withSkills(served);
+        // The upstreams' skills as the gateway's own pair, for a client without the extension (one
+        // with it reads them through `skills/list`; the daemon's callers are mcpx's own commands).
+        const ownPair = hop !== 'daemon' && !(passthrough && speaksSkills(declared));
+        const tools = ownPair ? await skills.withSkills(served) : served;
         const { items, nextCursor } = pages.page('tools', tools, request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),

@@ -54,6 +54,19 @@ async function skillTools(client: Client): Promise<Tool[]> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+const SPEAKS_SKILLS = { extensions: { 'io.modelcontextprotocol/skills': {} } };
+
+/** The merged `skills/list` once both upstreams are up (`ttlMs: 0`: a client lists again). */
+async function upstreamsUp<T extends { skills: { uri: string }[] }>(skills: {
+  list(): Promise<T>;
+}): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    const listed = await skills.list();
+    const uris = listed.skills.map((s) => s.uri).join(' ');
+    if ((uris.includes('skill://docs/') && uris.includes('skill://evil/')) || tries === 50) return listed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 const reads = async () =>
   (await readFile(readLog, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
 
@@ -127,11 +140,12 @@ describe.each(['legacy', 'modern'] as const)(
   (era) => {
     it('declares it, lists every upstream’s skills under skill://<server>/, digests and sizes intact, and reads them verified', async () => {
       const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
-      const client = await world.client((await world.serve()).url, era);
+      const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
       expect(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({});
-      await skillTools(client); // every upstream up
       const skills = new SkillsClient(client, { skipInvalid: true });
-      const listed = await skills.list();
+      const listed = await upstreamsUp(skills);
+      // It reads skills through the extension: the gateway's own pair is for clients without it.
+      expect(byName((await client.listTools()).tools, 'mcpx__load_skill')).toBeUndefined();
       const pdf = listed.skills.find((s) => s.uri === 'skill://docs/pdf-processing/SKILL.md');
       expect(pdf?.frontmatter.name).toBe('pdf-processing');
       const forms =
@@ -152,8 +166,9 @@ describe.each(['legacy', 'modern'] as const)(
     });
 
     it('refuses, at mcpx, a file whose digest does not match: the client gets an error, not the bytes', async () => {
-      const client = await world.client((await world.serve()).url, era);
-      await skillTools(client);
+      const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
+      const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
+      await upstreamsUp(new SkillsClient(client, { skipInvalid: true }));
       const read = client.readResource({ uri: 'skill://evil/tampered/references/GUIDE.md' });
       await expect(read).rejects.toThrow(/sha256 digest differs/);
       await expect(
