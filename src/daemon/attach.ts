@@ -3,7 +3,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ServerConfig } from '../config/index.js';
 import type { CallerOffer, DaemonCallerInfo } from '../daemon-client/index.js';
 import { toMcpxError } from '../errors/index.js';
-import { createSessionServer, recordingRequests } from '../gateway/index.js';
+import { createSessionServer, recordingRequests, SKILLS_EXTENSION } from '../gateway/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
 import type { InstancePool, InstanceSession } from './instance-pool.js';
 
@@ -59,7 +59,9 @@ export function createAttach(
       protocolVersion = connection.protocolVersion;
       const { tools, resources, prompts, completions, logging } =
         connection.capabilities as ServerCapabilities;
-      capabilities = { tools, resources, prompts, completions, logging };
+      // Skills pass on as the gateway passes them (each file verified here, and again by the caller).
+      const skills = connection.skills.supported ? { extensions: { [SKILLS_EXTENSION]: {} } } : {};
+      capabilities = { tools, resources, prompts, completions, logging, ...skills };
       instructions = connection.instructions;
     } catch (error) {
       release();

@@ -256,6 +256,11 @@ export class GatewayCore {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Tell every client its tool list changed: the gateway's own skill pair did (`skill-tools.ts`). */
+  announceTools(): void {
+    for (const listener of this.#listeners) listener('tools');
+  }
+
   /**
    * Serve a new set of servers (a reloaded config): servers no longer in it are
    * stopped, new ones added and connected, and those whose entry changed

@@ -44,3 +44,4 @@ export { gatewayApprover } from './refusal.js';
 export { recordingRequests } from './request-metrics.js';
 export { createSessionServer, type RequestEvent, type SessionServerOptions } from './session-server.js';
 export { LiveSessions } from './sessions.js';
+export { SKILLS_EXTENSION } from './skill-passthrough.js';

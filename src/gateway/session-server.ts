@@ -32,6 +32,8 @@ import {
   roundOwner,
 } from './input-rounds.js';
 import type { Paginator } from './paginate.js';
+import { SKILLS_EXTENSION, skillPassthrough } from './skill-passthrough.js';
+import { gatewaySkills } from './skill-tools.js';
 import { errorTypeOf, TOOL_ERROR } from './upstream-error.js';
 
 export interface SessionServerOptions {
@@ -112,7 +114,23 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   completions: {},
   // MCP Apps pass through (`app-links.ts`), as tools and resources do, whichever upstream has them:
   // a 2025 session's capabilities are fixed at `initialize`, before every upstream is up.
-  extensions: { [APPS_EXTENSION]: {} },
+  // Skills (SEP-2640) too: merged across upstreams, each file verified at mcpx (`skill-passthrough.ts`).
+  extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
+};
+
+/** Whether a client declared the skills extension (`capabilities.extensions`). */
+function speaksSkills(declared: unknown): boolean {
+  const extensions = (declared as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return typeof extensions?.[SKILLS_EXTENSION] === 'object' && extensions[SKILLS_EXTENSION] !== null;
+}
+
+/** `skills/list` takes a cursor at most; the whole merged list is one page. */
+const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcpx',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
 };
 
 /**
@@ -238,6 +256,10 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
       });
     }
   };
+  const skills = gatewaySkills(core);
+  const declared = (capabilities.extensions ?? {}) as Record<string, unknown>;
+  const passthrough =
+    declared[SKILLS_EXTENSION] && capabilities.resources ? skillPassthrough(core) : undefined;
   const routeOf = (publicName: string) => {
     const target = core.namespace.parseUri(publicName);
     return target?.server;
@@ -271,13 +293,15 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
           name,
           args,
           (c) =>
-            core.callTool(name, args, {
-              ...c,
-              ...(fast.relay ? { relay: true } : {}),
-              onRoute: (route) => {
-                routed = route;
-              },
-            }),
+            skills.has(name)
+              ? skills.call(name, args, c)
+              : core.callTool(name, args, {
+                  ...c,
+                  ...(fast.relay ? { relay: true } : {}),
+                  onRoute: (route) => {
+                    routed = route;
+                  },
+                }),
           caller,
         ),
       caller,
@@ -290,7 +314,11 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         // A client that shows no Apps has no App to call an app-only tool; its model must not see
         // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
         const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
-        const tools = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        const served = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        // The upstreams' skills as the gateway's own pair, for a client without the extension (one
+        // with it reads them through `skills/list`; the daemon's callers are mcpx's own commands).
+        const ownPair = hop !== 'daemon' && !(passthrough && speaksSkills(declared));
+        const tools = ownPair ? await skills.withSkills(served) : served;
         const { items, nextCursor } = pages.page('tools', tools, request.params?.cursor);
         return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
       }),
@@ -333,6 +361,11 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
       }),
     );
     server.setRequestHandler('resources/read', async (request, ctx) => {
+      const { uri } = request.params;
+      if (passthrough?.owns(uri))
+        return timed(ctx, request.params, 'resources/read', {}, () =>
+          asking(ctx, uri, {}, (c) => passthrough.read(uri, c)),
+        );
       const upstream = routeOf(request.params.uri);
       return timed(ctx, request.params, 'resources/read', upstream ? { server: upstream } : {}, () =>
         asking(ctx, request.params.uri, {}, (c) => core.readResource(request.params.uri, c)),
@@ -368,6 +401,11 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         previous?.();
       };
     }
+  }
+  if (passthrough) {
+    server.setRequestHandler('skills/list', { params: ANY_PARAMS }, (params, ctx) =>
+      timed(ctx, params, 'skills/list', {}, () => passthrough.list()),
+    );
   }
   if (capabilities.completions) {
     server.setRequestHandler('completion/complete', async (request, ctx) =>

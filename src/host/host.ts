@@ -26,10 +26,10 @@ import type {
 import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
 import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
 import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
-import { ErrorCode, formatOrigin, McpxError, toMcpxError } from '../errors/index.js';
+import { formatOrigin, type McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
-import { createHostSkills, type HostSkills } from '../skills/index.js';
+import { createHostSkills, type HostSkills, listConnectionSkills, skillAction } from '../skills/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { mcpxTracer } from '../tracing/index.js';
@@ -540,7 +540,8 @@ class McpxHost implements Host {
         ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
         server: status.name,
         origin: formatOrigin(status.config.origin, this.#homedir),
-        tools: status.tools,
+        // Its skills too, each as its `skill:<name>` action: the approval covers their manifests.
+        tools: [...status.tools, ...(await skillActionsOf(status.connection))],
       });
       if (decision !== 'deny') continue;
       denied.add(status.name);
@@ -630,26 +631,11 @@ class McpxHost implements Host {
 
   /**
    * One server by name (unknown, untrusted or outside the profile: thrown), connected without a
-   * tools/list. Not through the keep-alive daemon, whose gateway does not pass the skills
-   * extension on yet: "no skills" from it would be a wrong answer, so it is refused, saying why.
+   * tools/list. A server the keep-alive daemon holds is reached through it: the daemon passes the
+   * skills extension on, each file verified there and again here.
    */
   async #skillsConnection(name: string): Promise<ServerConnection> {
-    const server = await this.server(name);
-    if (await this.daemon?.routes(server)) {
-      throw new McpxError(
-        ErrorCode.UnsupportedTransport,
-        `'${name}' is reached through the keep-alive daemon, which does not pass skills on yet`,
-        {
-          server: name,
-          origin: server.origin,
-          fixes: [
-            `reach it directly for this command: MCPX_DAEMON=off mcpx skills ${name}`,
-            'or take "keep_alive" out of its entry',
-          ],
-        },
-      );
-    }
-    return this.connect(server, { listTools: false });
+    return this.connect(await this.server(name), { listTools: false });
   }
 
   async close(): Promise<void> {
@@ -697,4 +683,14 @@ function frozenOptions(options: HostOptions): HostOptions {
     ...(audit ? { audit: Object.freeze({ ...audit }) } : {}),
     ...(serverLogs ? { serverLogs: Object.freeze({ ...serverLogs }) } : {}),
   });
+}
+
+/**
+ * What a server's skills are approved as (see `skillAction`): its manifest only, no file read.
+ * A server without the extension, or whose listing fails, has none to approve.
+ */
+async function skillActionsOf(connection: ServerConnection | undefined): Promise<Tool[]> {
+  if (!connection?.skills.supported) return [];
+  const listed = await listConnectionSkills(connection, undefined).catch(() => undefined);
+  return listed?.skills.map(skillAction) ?? [];
 }

@@ -44,7 +44,7 @@ export function createHostSkills(deps: HostSkillsDeps): HostSkills {
             return;
           }
           try {
-            const listed = await listOne(connection, options.signal);
+            const listed = await listConnectionSkills(connection, options.signal);
             skills.push(...listed.skills);
             refused.push(...listed.refused);
           } catch (failure) {
@@ -86,7 +86,7 @@ export function createHostSkills(deps: HostSkillsDeps): HostSkills {
 }
 
 /** One server's manifest: `skills/list` only, never a file. A server without the extension has none. */
-async function listOne(
+export async function listConnectionSkills(
   connection: ServerConnection,
   signal: AbortSignal | undefined,
 ): Promise<{ skills: ListedSkill[]; refused: RefusedSkillEntry[] }> {
@@ -155,7 +155,7 @@ async function find(
   signal: AbortSignal | undefined,
 ): Promise<{ connection: ServerConnection; skill: ListedSkill }> {
   const connection = await deps.connect(server);
-  const { skills, refused } = await listOne(connection, signal);
+  const { skills, refused } = await listConnectionSkills(connection, signal);
   const skill = skills.find((s) => s.name === name) ?? skills.find((s) => skillPath(s.uri) === name);
   if (skill) return { connection, skill };
   const refusal = refused.find((r) => r.uri !== undefined && skillPath(r.uri) === name);

@@ -3,7 +3,8 @@
  * manifest only at listing, every file verified on read, names per server, the manifest's
  * fingerprint for approvals. The host serves it as `host.skills()`.
  */
-export { createHostSkills, type HostSkillsDeps } from './host-skills.js';
+export { createHostSkills, type HostSkillsDeps, listConnectionSkills } from './host-skills.js';
+export { SKILL_ACTION_PREFIX, skillAction } from './skill-action.js';
 export { skillFingerprint } from './skill-fingerprint.js';
 export type {
   HostSkills,

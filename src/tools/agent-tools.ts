@@ -11,6 +11,7 @@ import type { AgentToolResult } from './result.js';
 import type { RoutedTool } from './router.js';
 import { type AgentToolWarning, createSchemaWarnings } from './schema-warnings.js';
 import { answerSearch, CALL_TOOL, callTarget, SEARCH_PAIR, SEARCH_TOOL } from './search-pair.js';
+import { createSkillTools } from './skill-tools.js';
 import type { ToolCallOptions, ToolSource } from './tool-source.js';
 import { unknownTool } from './unknown-tool.js';
 
@@ -69,6 +70,14 @@ export interface AgentToolsOptions {
    * while some server declares resources, in both modes.
    */
   readonly resources?: boolean;
+  /**
+   * Offer `load_skill` and `read_skill_file` (on by default) while some usable server lists
+   * skills (SEP-2640): `load_skill`'s description carries every skill's id
+   * (`<server>.<skill>`) and description, tagged with its server; a skill's `SKILL.md` and files
+   * are read only when the model asks, verified, and reach it tagged with their origin. Each load
+   * and read is decided by `guard` as a call of the skill's `skill:<name>` action. `false`: none.
+   */
+  readonly skills?: boolean;
   /**
    * Told of what does not stop a call but should not go unnoticed: a tool
    * whose inputSchema or outputSchema cannot be compiled, so it is called
@@ -171,20 +180,28 @@ export async function createAgentTools(
     ? createResourceTools(registry, {
         guard,
         ...(offers ? { offers } : {}),
-        ...(options.audit ? { audit: options.audit } : {}),
+        ...shared(options),
         servers: serverNames,
-        ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
-        ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
       })
     : undefined;
 
-  await catalog.refresh();
+  const skills =
+    options.skills === false
+      ? undefined
+      : createSkillTools(registry, {
+          guard,
+          ...(offers ? { offers } : {}),
+          ...shared(options),
+          servers: serverNames,
+        });
+
+  await Promise.all([catalog.refresh(), skills?.refresh()]);
   const unsubscribe = catalog.follow();
 
   return {
     get tools() {
       const offered = catalog.mode === 'search' ? SEARCH_PAIR : catalog.router.tools.map(asAgentTool);
-      return resources ? [...offered, ...resources.tools] : offered;
+      return [...offered, ...(resources?.tools ?? []), ...(skills?.tools ?? [])];
     },
     get catalog() {
       return catalog.router.tools;
@@ -198,6 +215,7 @@ export async function createAgentTools(
     async call(name, args, callOptions = {}) {
       // No MCP tool can have these names (see naming.ts: every routed name has a prefix or a separator).
       if (resources?.has(name)) return resources.call(name, args, callOptions);
+      if (skills?.has(name)) return skills.call(name, args, callOptions);
       if (catalog.mode === 'search' && name === SEARCH_TOOL) return answerSearch(catalog.router.tools, args);
       if (catalog.mode === 'search' && name === CALL_TOOL) {
         const { target, targetArgs } = callTarget(args);
@@ -205,8 +223,19 @@ export async function createAgentTools(
       }
       return callRouted(resolve(name), args, callOptions);
     },
-    refresh: catalog.refresh,
+    refresh: async () => {
+      await Promise.all([catalog.refresh(), skills?.refresh()]);
+    },
     close: unsubscribe,
+  };
+}
+
+/** What the resource and skill pairs take of the set's options, as given. */
+function shared(options: AgentToolsOptions) {
+  return {
+    ...(options.audit ? { audit: options.audit } : {}),
+    ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
+    ...(options.maxTextLength ? { maxTextLength: options.maxTextLength } : {}),
   };
 }
 

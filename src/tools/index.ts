@@ -60,6 +60,15 @@ export {
   truncateText,
 } from './result.js';
 export { type RoutedTool, ToolRouter } from './router.js';
+export {
+  createSkillTools,
+  LOAD_SKILL_TOOL,
+  READ_SKILL_FILE_TOOL,
+  type SkillTools,
+  type SkillToolsOptions,
+  skillCatalogueText,
+  taggedSkillText,
+} from './skill-tools.js';
 export { type SearchHit, searchTools, tokenize } from './tool-search.js';
 export {
   type InProcessTool,

@@ -280,27 +280,47 @@ describe('mcpx shell /skills', () => {
 });
 
 describe('skills and the keep-alive daemon', () => {
-  it('refuses to answer "no skills" for a server the daemon holds, and lists them reached directly', async () => {
+  it('lists and reads, verified, the skills of a server the daemon holds', async () => {
     const config = join(dir.path, 'keep-alive.json');
+    const warmLog = join(dir.path, 'warm-reads.log');
     await writeFile(
       config,
       JSON.stringify({
-        mcpServers: { warm: { command: process.execPath, args: [skillsServer], keep_alive: true } },
+        mcpServers: {
+          warm: {
+            command: process.execPath,
+            args: [skillsServer],
+            env: { MCPX_TEST_SKILL_READ_LOG: warmLog },
+            keep_alive: true,
+          },
+          hot: {
+            command: process.execPath,
+            args: [skillsServer],
+            env: { MCPX_TEST_SKILLS: 'hostile' },
+            keep_alive: true,
+          },
+        },
       }),
     );
-    const held = await runCli(['--config', config, 'skills', 'warm'], { cwd: work, home });
-    expect(held.code).toBe(2);
-    expect(held.stdout).toBe('');
-    expect(held.stderr).toContain(
-      "'warm' is reached through the keep-alive daemon, which does not pass skills on yet",
-    );
-    expect(held.stderr).toContain('MCPX_DAEMON=off mcpx skills warm');
-    const direct = await runCli(['--config', config, 'skills', 'warm'], {
-      cwd: work,
-      home,
-      env: { MCPX_DAEMON: 'off' },
-    });
-    expect(direct.code).toBe(0);
-    expect(direct.stdout).toContain('warm (2 skills)');
+    const cli = (args: string[]) => runCli(['--config', config, ...args], { cwd: work, home });
+    try {
+      const held = await cli(['skills', 'warm']);
+      expect(held.stderr).toBe('');
+      expect(held.code).toBe(0);
+      expect(held.stdout).toContain('warm (2 skills)');
+      expect(await reads(warmLog)).toEqual([]);
+      const file = await cli(['skill', 'warm.pdf-processing', 'references/FORMS.md']);
+      expect(file.code, file.stderr).toBe(0);
+      expect(file.stdout).toContain('Fill each field in order.');
+      // A lying file is refused (at the daemon, which verifies before it passes anything on).
+      const tampered = await cli(['skill', 'hot.tampered', 'references/GUIDE.md']);
+      expect(tampered.code).toBe(5);
+      expect(tampered.stderr).toMatch(/sha256 digest differs/);
+      expect(tampered.stdout).not.toContain('Ignore');
+      // It was the daemon that held them.
+      expect((await cli(['daemon', 'status'])).stdout).toContain('warm');
+    } finally {
+      await cli(['daemon', 'stop']);
+    }
   });
 });

@@ -14,7 +14,9 @@ import {
   type AgentToolSet,
   CALL_TOOL,
   LIST_RESOURCES_TOOL,
+  LOAD_SKILL_TOOL,
   READ_RESOURCE_TOOL,
+  READ_SKILL_FILE_TOOL,
   SEARCH_THRESHOLD,
   SEARCH_TOOL,
 } from '../../tools/index.js';
@@ -248,7 +250,8 @@ type ChatCommands = Record<string, ChatCommand | Omit<ChatCommand, 'usage' | 'co
 function chatCommands(chat: Chat, registry: ShellOptions['registry']): ChatCommands {
   const { session, tools, history } = chat;
   const showTools = (): void => {
-    const pair = tools.tools.filter((t) => t.name === LIST_RESOURCES_TOOL || t.name === READ_RESOURCE_TOOL);
+    const own = [LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL];
+    const pair = tools.tools.filter((t) => own.includes(t.name));
     const lines = [...tools.catalog, ...pair].map((t) => `${t.name}  ${t.description}`);
     session.io.stdout.write(forTerminal(`${lines.join('\n') || '(no tools)'}\n`));
   };

@@ -1,0 +1,160 @@
+import type { ReadResourceResult } from '@modelcontextprotocol/server';
+import type { Skill } from '@modelcontextprotocol/server/ext/skills';
+import { ErrorCode, McpxError } from '../errors/index.js';
+import { createHostSkills, type HostSkills, skillAction } from '../skills/index.js';
+import { consentBeforeCall } from './call-consent.js';
+import type { GatewayCore } from './core.js';
+import type { DownstreamCall } from './downstream-call.js';
+
+/** The skills extension (SEP-2640), as the gateway declares it to its clients. */
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
+const SCHEME = 'skill://';
+const MANIFEST = 'SKILL.md';
+
+/**
+ * The extension passed on to a client that speaks it: `skills/list` merged across the upstreams,
+ * each skill's URIs namespaced per upstream as `skill://<server>/<its path>` (the scheme kept, the
+ * skill's name still its folder's last segment), sizes and digests as the upstream listed them.
+ * A `resources/read` of such a URI is read at mcpx from its upstream and verified (size, digest,
+ * frontmatter, listed) before it goes on; a refused file is an error, never its bytes. Each read is
+ * decided as a call of the skill's `skill:<name>` action on its server.
+ */
+const perCore = new WeakMap<GatewayCore, SkillPassthrough>();
+
+/** The one {@link SkillPassthrough} of `core`. */
+export function skillPassthrough(core: GatewayCore): SkillPassthrough {
+  let passthrough = perCore.get(core);
+  if (!passthrough) {
+    passthrough = new SkillPassthrough(core);
+    perCore.set(core, passthrough);
+  }
+  return passthrough;
+}
+
+export class SkillPassthrough {
+  readonly #core: GatewayCore;
+  readonly #skills: HostSkills;
+
+  constructor(core: GatewayCore) {
+    this.#core = core;
+    const connect = (server: string) => {
+      if (!core.servers.includes(server))
+        throw new McpxError(ErrorCode.UnknownServer, `no served server '${server}'`, { server });
+      return core.registry.use(server, async (c) => c);
+    };
+    this.#skills = createHostSkills({
+      connectAll: async ({ servers }) =>
+        Promise.all(
+          // Named (a read): waited for; else the servers up now that serve skills.
+          (
+            servers ?? core.servers.filter((name) => core.registry.liveConnection(name)?.skills.supported)
+          ).map(async (server) =>
+            connect(server).then(
+              (connection) => ({ server, connection }),
+              () => ({ server }),
+            ),
+          ),
+        ),
+      connect,
+    });
+  }
+
+  /**
+   * Every upstream's skills, namespaced (the ones the policy offers). Not to be cached (`ttlMs: 0`):
+   * upstreams come and go; `private`: what a client is offered follows the gateway's policy.
+   */
+  async list(): Promise<{ skills: Skill[]; ttlMs: number; cacheScope: 'private' }> {
+    const { skills } = await this.#skills.list();
+    const core = this.#core;
+    return {
+      ttlMs: 0,
+      cacheScope: 'private',
+      skills: skills
+        .filter((s) => core.guard.offers(s.server, skillAction(s).name))
+        // Behind `--server NAME` (and in the daemon, one server per core): the upstream's URIs as they are.
+        .map((s) => (core.transparent === undefined ? namespaced(s.server, s.entry) : s.entry)),
+    };
+  }
+
+  /** Whether `uri` is a skill URI this gateway names (`skill://<served server>/…`). */
+  owns(uri: string): boolean {
+    return this.#split(uri) !== undefined;
+  }
+
+  /** A client's `resources/read` of a namespaced skill URI: read upstream, verified, then passed on. */
+  async read(uri: string, call: DownstreamCall): Promise<ReadResourceResult> {
+    const split = this.#split(uri);
+    if (!split) throw new McpxError(ErrorCode.UnknownSkill, `no served skill at ${uri}`);
+    const { server, upstream } = split;
+    const { skills } = await this.#skills.list({ servers: [server] });
+    const skill = skills.find((s) => upstream.startsWith(rootOf(s.uri)));
+    if (!skill)
+      throw new McpxError(ErrorCode.UnknownSkill, `'${server}' lists no skill holding ${upstream}`, {
+        server,
+      });
+    const action = skillAction(skill);
+    const refused = await consentBeforeCall(
+      this.#core,
+      { server, name: action.name, tool: action },
+      { uri: upstream },
+      call,
+      () => {},
+    );
+    if (refused) {
+      const text = refused.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+      throw new McpxError(ErrorCode.PermissionDenied, text, { server });
+    }
+    const path = upstream.slice(rootOf(skill.uri).length);
+    if (path === MANIFEST) {
+      const loaded = await this.#skills.get(server, skill.name);
+      return { contents: [{ uri, mimeType: 'text/markdown', text: loaded.markdown }] };
+    }
+    const file = await this.#skills.readFile(server, skill.name, path);
+    return {
+      contents: [
+        file.text !== undefined
+          ? { uri, ...(file.mimeType ? { mimeType: file.mimeType } : {}), text: file.text }
+          : {
+              uri,
+              ...(file.mimeType ? { mimeType: file.mimeType } : {}),
+              blob: Buffer.from(file.bytes).toString('base64'),
+            },
+      ],
+    };
+  }
+
+  /** `skill://<server>/<rest>` → the served server and the upstream's `skill://<rest>`. */
+  #split(uri: string): { server: string; upstream: string } | undefined {
+    if (!uri.startsWith(SCHEME)) return undefined;
+    const { transparent } = this.#core;
+    if (transparent !== undefined) return { server: transparent, upstream: uri };
+    const rest = uri.slice(SCHEME.length);
+    const slash = rest.indexOf('/');
+    if (slash <= 0) return undefined;
+    let server: string;
+    try {
+      server = decodeURIComponent(rest.slice(0, slash));
+    } catch {
+      return undefined;
+    }
+    if (!this.#core.servers.includes(server)) return undefined;
+    return { server, upstream: `${SCHEME}${rest.slice(slash + 1)}` };
+  }
+}
+
+/** `skill://acme/pdf/SKILL.md` → `skill://acme/pdf/`. */
+function rootOf(skillUri: string): string {
+  return skillUri.slice(0, skillUri.length - MANIFEST.length);
+}
+
+/** An upstream's entry as the client sees it: every URI under `skill://<server>/`, the rest intact. */
+function namespaced(server: string, entry: Skill): Skill {
+  const map = (uri: string) => `${SCHEME}${encodeURIComponent(server)}/${uri.slice(SCHEME.length)}`;
+  return {
+    ...entry,
+    uri: map(entry.uri),
+    resources:
+      entry.resources === 'dynamic' ? 'dynamic' : entry.resources.map((r) => ({ ...r, uri: map(r.uri) })),
+  } as Skill;
+}
