@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { APP_MIME_TYPE, APP_URI_SCHEME, LEGACY_RESOURCE_URI_KEY } from '../client/index.js';
+import { APP_MIME_TYPE, APP_URI_SCHEME, appResourceUri } from '../client/index.js';
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
 import { declaredSources } from './app-csp.js';
@@ -46,7 +46,7 @@ export async function consoleState(deps: ConsoleApiDeps): Promise<unknown> {
         name: t.name,
         description: t.description,
         inputSchema: t.inputSchema,
-        app: appUri(t),
+        app: appResourceUri(t),
       })),
     };
   });
@@ -193,20 +193,6 @@ export function answerFromPage(deps: ConsoleApiDeps, body: unknown): ApiAnswer {
   if (!deps.questions.answer(id, choice))
     return badRequest('no such question waits, or that is not one of its choices');
   return { status: 200, body: { answered: id } };
-}
-
-/**
- * The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key): the
- * seam for the console's Apps host (issue 41, item 2), which renders it in a sandboxed frame.
- */
-function appUri(tool: Tool): string | undefined {
-  const meta = tool._meta;
-  const ui = meta?.ui;
-  const uri =
-    typeof ui === 'object' && ui !== null
-      ? (ui as { resourceUri?: unknown }).resourceUri
-      : meta?.[LEGACY_RESOURCE_URI_KEY];
-  return typeof uri === 'string' && uri.startsWith(APP_URI_SCHEME) ? uri : undefined;
 }
 
 function badRequest(message: string): ApiAnswer {

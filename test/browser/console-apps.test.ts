@@ -115,6 +115,19 @@ describe('the console as an MCP Apps host, in chromium', () => {
     expect(await page.locator('#apps-section').isHidden()).toBe(true);
   });
 
+  it('opens the App named by mcpx console --open-app once its tool is listed', async () => {
+    running = await startConsole(appServer, ['--open-app', 'test.show_dashboard']);
+    expect(running.url).toMatch(/&app=test\.show_dashboard$/);
+    browser = await launchChromium();
+    const page = await browser.newPage();
+    expect((await page.goto(running.url))?.status()).toBe(200);
+    const frame = await appFrame(page, 'ui://dashboard/view.html');
+    await expect
+      .poll(() => frame.locator('#status').textContent(), { timeout: 15_000 })
+      .toBe('initialized by mcpx console');
+    expect(await page.locator('#apps iframe').count()).toBe(1);
+  });
+
   it("keeps an App from reading its host page's document", async () => {
     const page = await openConsole();
     const { outcome } = await hostileOutcome(page, 'reach-parent');

@@ -12,6 +12,8 @@ export const PAGE_SCRIPT = `'use strict';
   var APP_MIME = 'text/html;profile=mcp-app';
   var APP_LOG_LIMIT = 50;
   var openApps = {};
+  // mcpx console --open-app SERVER.TOOL: that tool's App is opened once its tool is listed.
+  var appToOpen = new URLSearchParams(location.search).get('app') || '';
 
   function el(tag, props, children) {
     var node = document.createElement(tag);
@@ -258,7 +260,20 @@ export const PAGE_SCRIPT = `'use strict';
     return pending;
   }
 
+  function openAskedApp(servers) {
+    if (!appToOpen) return;
+    servers.forEach(function (s) {
+      s.tools.forEach(function (tool) {
+        if (appToOpen && tool.app && s.name + '.' + tool.name === appToOpen) {
+          appToOpen = '';
+          openApp(s.name, tool.app).catch(function () {});
+        }
+      });
+    });
+  }
+
   function renderTools(servers) {
+    openAskedApp(servers);
     var signature = JSON.stringify(servers.map(function (s) { return [s.name, s.tools]; }));
     if (signature === shownTools) return;
     shownTools = signature;
