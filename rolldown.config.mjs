@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 
-// Two builds into dist/bin, the second after the first (it empties the folder):
+// Two builds into dist/bin, the second after the first (it empties the folder), and a third for the browser:
 //
 // 1. The CLI's ES module side and the library's entry points: each entry plus
 //    lazily loaded chunks (one per command, the protocol stack, the HTTP stack),
@@ -110,4 +110,15 @@ const entry = {
   },
 };
 
-export default [modules, entry];
+/**
+ * 3. The console's MCP Apps host for the browser (src/console/browser/app-host.js with the ext-apps
+ *    AppBridge): one script the console serves from its own origin (its page allows no other).
+ */
+const appHost = {
+  input: { 'app-host': 'src/console/browser/app-host.js' },
+  platform: 'browser',
+  logLevel: 'warn',
+  output: { dir: 'dist/console-assets', format: 'iife', entryFileNames: '[name].js', minify: true },
+};
+
+export default [modules, entry, appHost];

@@ -447,6 +447,7 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option('--no-open', 'print the URL only; open no browser')
     .option('--port <port>', 'the loopback port (default: one the system picks)')
+    .option('--open-app <server.tool>', "open that tool's MCP App on the page once it is listed")
     .action((opts: import('./commands/console.js').ConsoleFlags) =>
       select(async (door) => (await import('./commands/console.js')).runConsole(door, opts)),
     );

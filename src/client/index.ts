@@ -25,6 +25,7 @@ export {
   APP_MIME_TYPE,
   APP_URI_SCHEME,
   APPS_EXTENSION,
+  appResourceUri,
   appsClientCapability,
   declaresApps,
   isAppOnly,

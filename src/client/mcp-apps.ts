@@ -48,3 +48,17 @@ export function isAppOnly(tool: { readonly _meta?: Record<string, unknown> }): b
     !visibility.includes('model')
   );
 }
+
+/**
+ * The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key), or
+ * undefined when the tool has none (or names something that is not a `ui://` URI).
+ */
+export function appResourceUri(tool: { readonly _meta?: Record<string, unknown> }): string | undefined {
+  const meta = tool._meta;
+  const ui = meta?.ui;
+  const uri =
+    typeof ui === 'object' && ui !== null
+      ? (ui as { resourceUri?: unknown }).resourceUri
+      : meta?.[LEGACY_RESOURCE_URI_KEY];
+  return typeof uri === 'string' && uri.startsWith(APP_URI_SCHEME) ? uri : undefined;
+}

@@ -1,7 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { APP_URI_SCHEME, LEGACY_RESOURCE_URI_KEY } from '../client/index.js';
+import { APP_MIME_TYPE, APP_URI_SCHEME, appResourceUri } from '../client/index.js';
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
+import { declaredSources } from './app-csp.js';
+import type { AppFrames } from './app-frames.js';
 import type { AuditView } from './audit-view.js';
 import type { CallHistory } from './call-history.js';
 import type { PageQuestions } from './page-questions.js';
@@ -12,6 +14,8 @@ export interface ConsoleApiDeps {
   readonly calls: CallHistory;
   readonly audit: AuditView;
   readonly questions: PageQuestions;
+  /** The second origin Apps are served from. */
+  readonly frames: AppFrames;
   readonly signal?: AbortSignal;
 }
 
@@ -42,7 +46,7 @@ export async function consoleState(deps: ConsoleApiDeps): Promise<unknown> {
         name: t.name,
         description: t.description,
         inputSchema: t.inputSchema,
-        app: appUri(t),
+        app: appResourceUri(t),
       })),
     };
   });
@@ -106,6 +110,81 @@ export async function readFromPage(deps: ConsoleApiDeps, params: URLSearchParams
   }
 }
 
+/** The most HTML an App's page may be. */
+const APP_HTML_LIMIT = 2 * 1024 * 1024;
+
+/**
+ * `POST /api/app`: read an App's `ui://` resource from its server and keep it for one load on
+ * the Apps' own origin (`AppFrames`); answers with the URL the page's sandboxed frame loads and
+ * what the resource declared (its CSP sources). Only `text/html;profile=mcp-app` text is served.
+ */
+export async function openAppFromPage(deps: ConsoleApiDeps, body: unknown): Promise<ApiAnswer> {
+  const { server, uri } = (body ?? {}) as Record<string, unknown>;
+  if (typeof server !== 'string' || typeof uri !== 'string' || !uri.startsWith(APP_URI_SCHEME))
+    return badRequest(`an app needs {"server": string, "uri": "${APP_URI_SCHEME}…"}`);
+  try {
+    const connection = await deps.host.connect(await deps.host.server(server), { listTools: false });
+    const read = await connection.readResource(uri, deps.signal ? { signal: deps.signal } : {});
+    const page = read.contents.find((c) => c.uri === uri && 'text' in c) ?? read.contents[0];
+    if (!page || !('text' in page) || typeof page.text !== 'string' || page.mimeType !== APP_MIME_TYPE)
+      throw new McpxError(
+        ErrorCode.Usage,
+        `${uri} of '${server}' is not an App page (${APP_MIME_TYPE} text)`,
+        {
+          server,
+        },
+      );
+    if (page.text.length > APP_HTML_LIMIT)
+      throw new McpxError(ErrorCode.MessageTooLarge, `${uri} of '${server}' is larger than 2 MiB`, {
+        server,
+      });
+    const sources = declaredSources(page._meta?.ui);
+    return { status: 200, body: { server, uri, frame: deps.frames.add(page.text, sources), csp: sources } };
+  } catch (error) {
+    return { status: 502, body: errorToJson(error) };
+  }
+}
+
+/**
+ * `POST /api/app-call`: an App's own `tools/call`, through `Host.callTool` (the policy, consent
+ * and audit every call takes). Only a tool of the App's own server that is visible to apps
+ * (`_meta.ui.visibility` absent or with `"app"`) may be called: a model-only tool is refused.
+ */
+export async function appCallFromPage(deps: ConsoleApiDeps, body: unknown): Promise<ApiAnswer> {
+  const { server, tool, args } = (body ?? {}) as Record<string, unknown>;
+  if (typeof server !== 'string' || typeof tool !== 'string' || !isRecord(args))
+    return badRequest('an app call needs {"server": string, "tool": string, "args": object}');
+  const registry = await deps.host.registry();
+  const found = registry
+    .list()
+    .find((s) => s.name === server)
+    ?.tools.find((t) => t.name === tool);
+  if (!found)
+    return refused(
+      new McpxError(ErrorCode.UnknownTool, `'${server}' has no tool '${tool}'`, { server, tool }),
+    );
+  if (!visibleToApps(found))
+    return refused(
+      new McpxError(ErrorCode.PermissionDenied, `'${tool}' is for the model alone: an app may not call it`, {
+        server,
+        tool,
+      }),
+    );
+  return callFromPage(deps, { server, tool, args });
+}
+
+/** Whether a tool's `_meta.ui.visibility` lets an App call it (absent: model and app, the default). */
+function visibleToApps(tool: Tool): boolean {
+  const ui = tool._meta?.ui;
+  const visibility =
+    typeof ui === 'object' && ui !== null ? (ui as { visibility?: unknown }).visibility : undefined;
+  return !Array.isArray(visibility) || visibility.includes('app');
+}
+
+function refused(error: McpxError): ApiAnswer {
+  return { status: 403, body: errorToJson(error) };
+}
+
 /** `POST /api/answer`: the person's answer to a permission question. */
 export function answerFromPage(deps: ConsoleApiDeps, body: unknown): ApiAnswer {
   const { id, choice } = (body ?? {}) as Record<string, unknown>;
@@ -114,20 +193,6 @@ export function answerFromPage(deps: ConsoleApiDeps, body: unknown): ApiAnswer {
   if (!deps.questions.answer(id, choice))
     return badRequest('no such question waits, or that is not one of its choices');
   return { status: 200, body: { answered: id } };
-}
-
-/**
- * The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key): the
- * seam for the console's Apps host (issue 41, item 2), which renders it in a sandboxed frame.
- */
-function appUri(tool: Tool): string | undefined {
-  const meta = tool._meta;
-  const ui = meta?.ui;
-  const uri =
-    typeof ui === 'object' && ui !== null
-      ? (ui as { resourceUri?: unknown }).resourceUri
-      : meta?.[LEGACY_RESOURCE_URI_KEY];
-  return typeof uri === 'string' && uri.startsWith(APP_URI_SCHEME) ? uri : undefined;
 }
 
 function badRequest(message: string): ApiAnswer {

@@ -1,17 +1,21 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
+import { type AppFrames, createAppFrames } from './app-frames.js';
 import { createAuditView } from './audit-view.js';
 import { createCallHistory } from './call-history.js';
 import {
   type ApiAnswer,
   answerFromPage,
+  appCallFromPage,
   type ConsoleApiDeps,
   callFromPage,
   consoleState,
   listEach,
+  openAppFromPage,
   readFromPage,
 } from './console-api.js';
 import { pageHtml } from './page/html.js';
@@ -57,6 +61,35 @@ export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** The page's policy with its one frame source: the Apps' own origin (`AppFrames`). */
+export function consoleCsp(appsOrigin: string): string {
+  return `${CONSOLE_CSP}; frame-src ${appsOrigin}`;
+}
+
+/**
+ * The browser bundle of the Apps host (src/console/browser/app-host.js with the ext-apps
+ * `AppBridge`, built by scripts/bundle.mjs into dist/console-assets/), looked up from wherever this
+ * module runs: dist/bin/, dist/bin/chunks/, dist/console/, or src/console/ under the tests.
+ */
+const APP_HOST_CANDIDATES = [
+  '../console-assets/app-host.js',
+  '../../console-assets/app-host.js',
+  '../../dist/console-assets/app-host.js',
+];
+
+let appHostScript: Promise<string> | undefined;
+
+async function readAppHost(): Promise<string> {
+  for (const candidate of APP_HOST_CANDIDATES) {
+    try {
+      return await readFile(new URL(candidate, import.meta.url), 'utf8');
+    } catch {}
+  }
+  throw new McpxError(ErrorCode.Internal, 'the console’s Apps host (console-assets/app-host.js) is missing', {
+    fixes: ['build mcpx again: npm run build'],
+  });
+}
+
 /**
  * The console: a page on 127.0.0.1 over one host, for a person who would rather look. Every
  * request is checked (`checkRequest`: the token, the Host, the Origin); the page, its script and
@@ -81,11 +114,14 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
   const unhear = questions.on(changed);
   const audit = createAuditView(changed);
   const unhookAudit = host.audit().add(audit.sink);
+  let consolePort = 0;
+  const frames = await createAppFrames(() => `http://127.0.0.1:${consolePort}`);
   const deps: ConsoleApiDeps = {
     host,
     audit,
     calls: createCallHistory(changed),
     questions,
+    frames,
     ...(options.signal ? { signal: options.signal } : {}),
   };
   const registry = await host.registry();
@@ -100,14 +136,18 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
         { 'Content-Type': 'text/plain; charset=utf-8' },
         `${refusal.reason}\n`,
       );
-    route(request, response, deps, streams, token).catch((error: unknown) =>
+    route(request, response, deps, streams, token, frames).catch((error: unknown) =>
       sendJson(response, {
         status: error instanceof McpxError && error.code !== ErrorCode.Internal ? 400 : 500,
         body: errorToJson(error),
       }),
     );
   });
-  const port = await listen(server, options.port ?? 0);
+  const port = await listen(server, options.port ?? 0).catch(async (error: unknown) => {
+    await frames.close();
+    throw error;
+  });
+  consolePort = port;
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     async close() {
@@ -117,6 +157,7 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
       questions.denyAll();
       for (const stream of streams) stream.end();
       streams.clear();
+      await frames.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -131,6 +172,7 @@ async function route(
   deps: ConsoleApiDeps,
   streams: Set<ServerResponse>,
   token: string,
+  frames: AppFrames,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://console');
   const key = `${request.method} ${url.pathname}`;
@@ -139,11 +181,22 @@ async function route(
       return send(
         response,
         200,
-        { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CONSOLE_CSP },
+        { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': consoleCsp(frames.origin) },
         pageHtml(token),
       );
     case 'GET /console.js':
       return send(response, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }, PAGE_SCRIPT);
+    case 'GET /app-host.js':
+      appHostScript ??= readAppHost();
+      return send(
+        response,
+        200,
+        { 'Content-Type': 'text/javascript; charset=utf-8' },
+        await appHostScript.catch((error: unknown) => {
+          appHostScript = undefined;
+          throw error;
+        }),
+      );
     case 'GET /console.css':
       return send(response, 200, { 'Content-Type': 'text/css; charset=utf-8' }, PAGE_STYLE);
     case 'GET /api/state':
@@ -162,6 +215,10 @@ async function route(
       return sendJson(response, await readFromPage(deps, url.searchParams));
     case 'POST /api/call':
       return sendJson(response, await callFromPage(deps, await readJson(request)));
+    case 'POST /api/app':
+      return sendJson(response, await openAppFromPage(deps, await readJson(request)));
+    case 'POST /api/app-call':
+      return sendJson(response, await appCallFromPage(deps, await readJson(request)));
     case 'POST /api/answer':
       return sendJson(response, answerFromPage(deps, await readJson(request)));
     default:

@@ -8,6 +8,12 @@
  * rendered in a sandboxed frame of a second origin, its tool calls through the host's guard.
  */
 export { type CallHistory, type ConsoleCall, createCallHistory } from './call-history.js';
-export { CONSOLE_CSP, type ConsoleOptions, createConsole, type RunningConsole } from './console-server.js';
+export {
+  CONSOLE_CSP,
+  type ConsoleOptions,
+  consoleCsp,
+  createConsole,
+  type RunningConsole,
+} from './console-server.js';
 export { createPageQuestions, type PageQuestion, type PageQuestions } from './page-questions.js';
 export { checkRequest, type Refusal, type RequestCheckOptions } from './request-check.js';

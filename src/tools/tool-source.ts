@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import type { ProgressEvent } from '../client/index.js';
+import { isAppOnly, type ProgressEvent } from '../client/index.js';
 import type { ServerRegistry } from '../registry/index.js';
 
 /** How one agent tool call runs: cancellation, and progress reports. */
@@ -29,7 +29,8 @@ export interface ToolSource {
  * fresh by the registry). Lists tools while they can be used: the server is up,
  * or it crashed and the reconnect policy brings it back on the next call (its
  * last catalogue stands until then). A server stopped, denied or given up on
- * offers none: a model would only get failures.
+ * offers none: a model would only get failures. A tool for its MCP App alone
+ * (`_meta.ui.visibility` without `"model"`) is never offered: it is the app's to call.
  */
 export function mcpToolSource(registry: ServerRegistry, server: string, agentId?: string): ToolSource {
   return {
@@ -37,7 +38,7 @@ export function mcpToolSource(registry: ServerRegistry, server: string, agentId?
     guarded: true,
     listTools: async () => {
       const status = registry.list(agentId).find((s) => s.name === server);
-      return status?.usable ? status.tools : [];
+      return status?.usable ? status.tools.filter((tool) => !isAppOnly(tool)) : [];
     },
     callTool: (name, args, options = {}) =>
       registry.callTool(server, name, args, {

@@ -71,9 +71,7 @@ describe('mcpx console in chromium', () => {
       /^COMMAND_NOT_FOUND: .*mcpx-no-such-command-anywhere/,
     );
     const app = page.locator('details[data-tool="test.show_dashboard"] p.app');
-    await expect
-      .poll(() => app.textContent())
-      .toBe('has an MCP App: ui://dashboard/view.html (not shown here yet)');
+    await expect.poll(() => app.textContent()).toBe('has an MCP App: ui://dashboard/view.html Open app');
   });
 
   it('calls a tool from its form and shows the result, and the call in the session list', async () => {
@@ -156,8 +154,8 @@ describe('mcpx console in chromium', () => {
     // Its form's field is named by the server: still an attribute, not markup.
     await poison.locator('summary').click();
     expect(await page.locator('#tools img, #tools script, #tools b').count()).toBe(0);
-    // The page's own one script, and nothing the server sent ran.
-    expect(await page.locator('script').count()).toBe(1);
+    // The page's own two scripts (the console's and its Apps host), and nothing the server sent ran.
+    expect(await page.locator('script').count()).toBe(2);
     expect(await page.evaluate(() => (globalThis as { __mcpxPwned?: number }).__mcpxPwned)).toBeUndefined();
 
     // A result carrying the markup is text too.

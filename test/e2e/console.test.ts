@@ -55,7 +55,11 @@ describe('mcpx console over HTTP', () => {
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     // Everything the page loads is the console's own: no other host named anywhere in it.
-    expect(page.body.match(/(?:src|href)="([^"]*)"/g)?.every((m) => m.includes('="/console.'))).toBe(true);
+    const loads = page.body.match(/(?:src|href)="([^"]*)"/g) ?? [];
+    expect(loads).toHaveLength(3);
+    expect(loads.every((m) => /^(?:src|href)="\/(?:console\.(?:js|css)|app-host\.js)\?token=/.test(m))).toBe(
+      true,
+    );
     expect((await raw(port, `/?token=${token}`, { Host: `localhost:${port}` })).status).toBe(200);
 
     expect((await raw(port, '/', own)).status).toBe(401);

@@ -60,7 +60,7 @@ export async function startConsole(
     const timer = setTimeout(() => reject(new Error(`mcpx console printed no URL:\n${stderr}`)), 30_000);
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(stdout);
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+(?:&app=\S+)?)/.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve(match[1] as string);

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { type ServerConfig, toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import type { TaskStatusEvent } from '../../host/index.js';
+import { appResourceUri, type TaskStatusEvent } from '../../host/index.js';
 import { forTerminal, renderContent, say } from '../../text/index.js';
 import { createCatalogue } from '../../tools/catalogue.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
@@ -93,6 +93,7 @@ export async function runCall(
     );
   }
   if (flags.save !== undefined) await saveResult(session, flags.save, name, result);
+  if (!options.json) await tellApp(session, connection, server, name, tool);
   if (result.isError) {
     if (options.json) {
       const text = renderContent(result.content ?? []);
@@ -101,6 +102,31 @@ export async function runCall(
     return ExitCode.ToolError;
   }
   return ExitCode.Ok;
+}
+
+/**
+ * A tool with an MCP App: say so, and how to see it (`mcpx console --open-app`). Told from the
+ * definition at hand (fetched for `k=v` arguments); else, for a person at a terminal only, the
+ * tool list is fetched for it after the call: a script's call pays no extra round trip.
+ */
+async function tellApp(
+  session: CliContext,
+  connection: Connection,
+  server: ServerConfig,
+  name: string,
+  tool: Tool | undefined,
+) {
+  let known = tool;
+  if (!known && session.io.stderrIsTTY) {
+    const tools = await connection.listTools({ signal: session.io.signal }).catch(() => []);
+    known = tools.find((t) => t.name === name);
+  }
+  const uri = known && appResourceUri(known);
+  if (uri === undefined) return;
+  const target = `${server.name}.${name}`;
+  session.notice(
+    forTerminal(`${target} has an MCP App (${uri}): see it with mcpx console --open-app ${target}`),
+  );
 }
 
 /** `--save`: the files go where the person said, each named here, and each is reported on stderr. */

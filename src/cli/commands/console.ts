@@ -10,6 +10,8 @@ export interface ConsoleFlags {
   readonly open?: boolean;
   /** The loopback port (default: one the system picks). */
   readonly port?: string;
+  /** `--open-app SERVER.TOOL`: the page opens that tool's MCP App once the tool is listed. */
+  readonly openApp?: string;
 }
 
 /**
@@ -31,10 +33,11 @@ export async function runConsole(door: CliDoor, flags: ConsoleFlags): Promise<nu
     reconnect: 'lazy',
   });
   const page = await createConsole(session.host, { port, signal: io.signal, questions });
+  const url = flags.openApp ? `${page.url}&app=${encodeURIComponent(flags.openApp)}` : page.url;
   try {
-    io.stdout.write(say`mcpx console: ${page.url}\n`);
+    io.stdout.write(say`mcpx console: ${url}\n`);
     if (flags.open !== false)
-      await openBrowser(page.url).catch((error: unknown) =>
+      await openBrowser(url).catch((error: unknown) =>
         session.notice(`mcpx console: could not open a browser (${String(error)}); open the URL above`),
       );
     // The servers connect while the page loads; each failure shows on the page, in its row.

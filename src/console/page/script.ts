@@ -9,6 +9,11 @@ export const PAGE_SCRIPT = `'use strict';
   var token = new URLSearchParams(location.search).get('token') || '';
   var IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
   var shownTools = '';
+  var APP_MIME = 'text/html;profile=mcp-app';
+  var APP_LOG_LIMIT = 50;
+  var openApps = {};
+  // mcpx console --open-app SERVER.TOOL: that tool's App is opened once its tool is listed.
+  var appToOpen = new URLSearchParams(location.search).get('app') || '';
 
   function el(tag, props, children) {
     var node = document.createElement(tag);
@@ -177,12 +182,98 @@ export const PAGE_SCRIPT = `'use strict';
       api('/api/call', { method: 'POST', body: JSON.stringify({ server: server, tool: tool.name, args: args }) })
         .then(function (answer) {
           out.replaceChildren(answer.ok ? renderResult(answer.body) : el('p', { className: 'error', text: errorText(answer.body.error) }));
+          if (tool.app && answer.ok && answer.body.result) {
+            openApp(server, tool.app).then(function (app) { app.deliver(args, answer.body.result); }, function () {});
+          }
         });
     });
     return el('div', {}, [form, out]);
   }
 
+  function appLine(server, uri) {
+    var button = el('button', { type: 'button', className: 'open-app', text: 'Open app' });
+    button.addEventListener('click', function () { openApp(server, uri).catch(function () {}); });
+    return el('p', { className: 'muted app' }, [el('span', { text: 'has an MCP App: ' + uri + ' ' }), button]);
+  }
+
+  function appCall(server, name, args) {
+    return api('/api/app-call', { method: 'POST', body: JSON.stringify({ server: server, tool: name, args: args }) })
+      .then(function (answer) {
+        var error = answer.ok ? answer.body.error : answer.body.error || { message: 'refused' };
+        if (error) throw new Error(errorText(error));
+        return answer.body.result;
+      });
+  }
+
+  // One App panel per server and ui:// URI: its frame (on the Apps' own origin, through
+  // window.mcpxApps, the ext-apps AppBridge), its state, what it logged, and its Close button.
+  function openApp(server, uri) {
+    var key = server + ' ' + uri;
+    if (openApps[key]) return openApps[key];
+    var section = document.getElementById('apps-section');
+    section.hidden = false;
+    var stopped = false;
+    var status = el('p', { className: 'muted app-status', text: 'opening…' });
+    var logs = el('ol', { className: 'app-log' });
+    var close = el('button', { type: 'button', className: 'close-app', text: 'Close' });
+    var holder = el('div', { className: 'app-frame' });
+    var panel = el('div', { className: 'app', data: { app: key } }, [
+      el('h3', { text: server + ': ' + uri }), close, status, holder, logs,
+    ]);
+    document.getElementById('apps').appendChild(panel);
+    var pending = api('/api/app', { method: 'POST', body: JSON.stringify({ server: server, uri: uri }) })
+      .then(function (answer) {
+        if (!answer.ok) throw new Error(errorText(answer.body.error));
+        return window.mcpxApps.open({
+          container: holder,
+          frame: answer.body.frame,
+          title: server + ': ' + uri,
+          hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web' },
+          callTool: function (name, args) { return appCall(server, name, args); },
+          onLog: function (text) {
+            if (logs.children.length >= APP_LOG_LIMIT) logs.firstChild.remove();
+            logs.appendChild(el('li', { text: text }));
+          },
+          onStopped: function (why) {
+            stopped = true;
+            status.className = 'error app-status';
+            status.textContent = 'app stopped: ' + why;
+          },
+        });
+      })
+      .then(function (app) {
+        if (!stopped) status.textContent = 'running';
+        return app;
+      }, function (error) {
+        status.className = 'error app-status';
+        status.textContent = 'cannot open the app: ' + error.message;
+        throw error;
+      });
+    close.addEventListener('click', function () {
+      pending.then(function (app) { return app.close(); }, function () {}).then(function () {
+        panel.remove();
+        delete openApps[key];
+        if (!document.querySelector('#apps .app')) section.hidden = true;
+      });
+    });
+    openApps[key] = pending;
+    return pending;
+  }
+
+  function openAskedApp(servers) {
+    if (!appToOpen) return;
+    servers.forEach(function (s) {
+      s.tools.forEach(function (tool) {
+        if (appToOpen && tool.app && s.name + '.' + tool.name === appToOpen) {
+          appToOpen = '';
+          openApp(s.name, tool.app).catch(function () {});
+        }
+      });
+    });
+  }
+
   function renderTools(servers) {
+    openAskedApp(servers);
     var signature = JSON.stringify(servers.map(function (s) { return [s.name, s.tools]; }));
     if (signature === shownTools) return;
     shownTools = signature;
@@ -193,7 +284,7 @@ export const PAGE_SCRIPT = `'use strict';
         box.appendChild(el('details', { className: 'tool', data: { tool: s.name + '.' + tool.name } }, [
           el('summary', {}, [el('strong', { text: s.name + '.' + tool.name })]),
           el('div', { className: 'description', text: tool.description || '' }),
-          tool.app ? el('p', { className: 'muted app', text: 'has an MCP App: ' + tool.app + ' (not shown here yet)' }) : null,
+          tool.app ? appLine(s.name, tool.app) : null,
           toolForm(s.name, tool),
         ]));
       });
@@ -289,10 +380,16 @@ export const PAGE_SCRIPT = `'use strict';
         (answer.body.contents || []).forEach(function (c) { view.appendChild(renderResourceContents(c)); });
       });
     });
+    var isApp = resource.mimeType === APP_MIME && typeof resource.uri === 'string' && resource.uri.indexOf('ui://') === 0;
+    var openButton = null;
+    if (isApp) {
+      openButton = el('button', { type: 'button', className: 'open-app', text: 'Open app' });
+      openButton.addEventListener('click', function () { openApp(server, resource.uri).catch(function () {}); });
+    }
     return el('div', { className: 'resource', data: { resource: server + ' ' + resource.uri } }, [
       el('strong', { text: server + ' ' }), el('code', { text: resource.uri }),
       el('span', { className: 'muted', text: ' ' + (resource.mimeType || '') + ' ' + (resource.description || resource.name || '') + ' ' }),
-      read,
+      read, openButton,
     ]);
   }
 

@@ -22,4 +22,7 @@ img.content { max-width: 100%; }
 .call { margin: .4rem 0; }
 .question { border: 2px solid #c93; padding: .5rem; margin: .3rem 0; }
 .question button { margin-right: .4rem; }
+.app { border: 1px solid #8884; border-radius: 4px; margin: .4rem 0; padding: .4rem .6rem; }
+.app iframe { width: 100%; min-height: 16rem; border: 1px solid #8883; background: #fff; }
+.app-log { font-family: ui-monospace, monospace; font-size: .85rem; }
 `;
