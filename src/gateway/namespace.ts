@@ -40,8 +40,11 @@ export function isAppUri(uri: string): boolean {
   );
 }
 
-/** `<encoded server>/<rest>` → the server and the rest, if the server is one served now. */
-function splitServer(
+/**
+ * `<encoded server>/<rest>` → the server and the rest, if the server is one served now: how every
+ * namespaced URI (`mcpx://`, `ui://`, `skill://`) names its server after the scheme.
+ */
+export function splitServer(
   rest: string,
   servers: () => readonly string[],
 ): { server: string; rest: string } | undefined {

@@ -5,6 +5,7 @@ import { createHostSkills, type HostSkills, skillAction } from '../skills/index.
 import { consentBeforeCall } from './call-consent.js';
 import type { GatewayCore } from './core.js';
 import type { DownstreamCall } from './downstream-call.js';
+import { splitServer } from './namespace.js';
 
 /** The skills extension (SEP-2640), as the gateway declares it to its clients. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -129,17 +130,8 @@ export class SkillPassthrough {
     if (!uri.startsWith(SCHEME)) return undefined;
     const { transparent } = this.#core;
     if (transparent !== undefined) return { server: transparent, upstream: uri };
-    const rest = uri.slice(SCHEME.length);
-    const slash = rest.indexOf('/');
-    if (slash <= 0) return undefined;
-    let server: string;
-    try {
-      server = decodeURIComponent(rest.slice(0, slash));
-    } catch {
-      return undefined;
-    }
-    if (!this.#core.servers.includes(server)) return undefined;
-    return { server, upstream: `${SCHEME}${rest.slice(slash + 1)}` };
+    const split = splitServer(uri.slice(SCHEME.length), () => this.#core.servers);
+    return split && { server: split.server, upstream: `${SCHEME}${split.rest}` };
   }
 }
 
