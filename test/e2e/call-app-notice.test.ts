@@ -2,13 +2,16 @@
  * `mcpx call` of a tool with an MCP App tells the person it has one, and how to see it
  * (`mcpx console --open-app`): on stderr, after the result. With `k=v` arguments the definition is
  * at hand; with JSON ones it is fetched for a person at a terminal only (a script's call pays no
- * extra round trip). A tool without one says nothing more.
+ * extra round trip). A tool without one says nothing more. A call in the shell, and a chat model's
+ * call, say the same line (`cli/output/app-notice.ts`).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { FakeModelServer } from '../../src/testing/fake-model-server.js';
+import { runChatWithModel } from '../helpers/chat.js';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
-import { runInPty } from '../helpers/pty.js';
+import { type PtyRun, runInPty } from '../helpers/pty.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 let config: string;
@@ -26,6 +29,13 @@ beforeAll(async () => {
   );
 });
 afterAll(() => dir.remove());
+
+const models: FakeModelServer[] = [];
+const terms: PtyRun[] = [];
+afterEach(async () => {
+  await Promise.all(models.splice(0).map((m) => m.close()));
+  for (const term of terms.splice(0)) term.kill();
+});
 
 const call = (...words: string[]) =>
   runCli(['--config', config, 'call', ...words], { cwd: dir.path, home: join(dir.path, 'home') });
@@ -57,4 +67,38 @@ it('says nothing of an App for a tool without one', async () => {
   const run = await call('test.echo', 'message=hi');
   expect(run.code).toBe(0);
   expect(run.stderr).not.toContain('MCP App');
+});
+
+it('says it after a call in the shell', { timeout: 60_000 }, async () => {
+  const term = runInPty(['--config', config, 'shell'], { cwd: dir.path, home: join(dir.path, 'home') });
+  terms.push(term);
+  await term.waitFor('mcpx> ');
+  await term.type('@test show_dashboard title=Fleet', '\r');
+  await term.waitFor('console --open-app');
+  expect(term.text().replace(/\r?\n/g, '')).toContain(NOTICE);
+  await term.waitFor('mcpx> ');
+  await term.type('\x04');
+  expect(await term.exited).toBe(0);
+});
+
+it("says it after a chat model's call, and not after one of a tool without an App", async () => {
+  const run = await runChatWithModel(
+    [
+      { toolCalls: [{ name: 'mcp_test_show_dashboard', arguments: { title: 'Fleet' } }] },
+      { toolCalls: [{ name: 'mcp_test_echo', arguments: { message: 'hi' } }] },
+      { text: 'Done.' },
+    ],
+    {
+      cwd: dir.path,
+      home: join(dir.path, 'home'),
+      globalArgs: ['--config', config],
+      args: ['--permission', 'yolo'],
+      input: 'show me the fleet\n',
+    },
+    models,
+  );
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toContain(NOTICE);
+  expect(run.stderr.split(NOTICE)).toHaveLength(2);
+  expect(run.stderr).not.toContain('test.echo has an MCP App');
 });

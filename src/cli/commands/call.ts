@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { type ServerConfig, toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { appResourceUri, type TaskStatusEvent } from '../../host/index.js';
+import type { TaskStatusEvent } from '../../host/index.js';
 import { forTerminal, renderContent, say } from '../../text/index.js';
 import { createCatalogue } from '../../tools/catalogue.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
@@ -16,6 +16,7 @@ import {
 import { commandFeatures, createTerminalTurns, explainUnanswered } from '../context/command-features.js';
 import type { CliContext, CliDoor } from '../context/context.js';
 import { ExitCode } from '../io/exit-codes.js';
+import { appNotice } from '../output/app-notice.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
@@ -121,12 +122,8 @@ async function tellApp(
     const tools = await connection.listTools({ signal: session.io.signal }).catch(() => []);
     known = tools.find((t) => t.name === name);
   }
-  const uri = known && appResourceUri(known);
-  if (uri === undefined) return;
-  const target = `${server.name}.${name}`;
-  session.notice(
-    forTerminal(`${target} has an MCP App (${uri}): see it with mcpx console --open-app ${target}`),
-  );
+  const notice = known && appNotice(server.name, known);
+  if (notice) session.notice(notice);
 }
 
 /** `--save`: the files go where the person said, each named here, and each is reported on stderr. */

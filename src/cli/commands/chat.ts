@@ -28,6 +28,7 @@ import { usageError } from '../context/global-options.js';
 import { noticeHeldSettings } from '../context/held-settings.js';
 import { permissionFlag, profileFlag } from '../context/permission-level.js';
 import { ExitCode } from '../io/exit-codes.js';
+import { appNotice } from '../output/app-notice.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { parseLine } from '../shell/parse-line.js';
@@ -200,8 +201,12 @@ function createConversation(
       onEvent: (event) => {
         record?.onEvent(event);
         if (event.type === 'tool-call') session.notice(`→ ${event.name} ${preview(event.arguments)}`);
-        if (event.type === 'tool-result')
+        if (event.type === 'tool-result') {
           session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
+          const routed = tools.catalog.find((t) => t.name === event.name);
+          const notice = routed?.source.guarded && appNotice(routed.source.id, routed.tool);
+          if (notice) session.notice(notice);
+        }
       },
     };
     return text === undefined

@@ -13,6 +13,7 @@ import {
   typeArguments,
 } from '../arguments/type-arguments.js';
 import type { CliContext } from '../context/context.js';
+import { appNotice } from '../output/app-notice.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { writeError } from '../target/report.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';
@@ -334,6 +335,8 @@ async function runAt(
   const shown = text.endsWith('\n') || text === '' ? text : say`${text}\n`;
   if (result.isError) ctx.err(say`${server}.${tool.name} reported an error:\n${shown}`);
   else ctx.out(shown);
+  const notice = appNotice(server, tool);
+  if (notice) ctx.err(say`${notice}\n`);
 }
 
 /** `key=value` words typed by the tool's input schema, as `mcpx call` types them; help points at `@server tool ?`. */
