@@ -163,6 +163,7 @@ const FOREIGN_NAMES = new Set([
   'openWorldHint',
   'readOnlyHint',
   'mcpServers',
+  'AppBridge',
 ]);
 
 /** The interface an instance the docs name in lower case is of (`host.guard()`, `ask.approveServer`). */
