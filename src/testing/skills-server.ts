@@ -10,7 +10,7 @@
  *   FILE, one a line: tests prove a host read no skill file it was not asked for.
  */
 import { appendFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
+import { type Readable, Transform, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/server';
 import { memorySkillFiles, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -19,21 +19,29 @@ import { honestSkillFiles, hostileSkills, hostileSource, invalidSkillEntries } f
 
 const NAME = 'mcpx-skills-test-server';
 
-/** Every `resources/read` URI to `file`, read beside the SDK's own reader. */
-function logReads(file: string): void {
+/**
+ * stdin, with every `resources/read` URI also written to `file`. A stream the SDK reads from, not a
+ * second `data` listener on stdin: one attached before the SDK's would set stdin flowing and lose
+ * what the client sent meanwhile (its `initialize`, so the client would wait for ever).
+ */
+function readsLogged(file: string): Readable {
   let partial = '';
-  process.stdin.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      try {
-        const message = JSON.parse(line) as { method?: unknown; params?: { uri?: unknown } };
-        if (message.method === 'resources/read') appendFileSync(file, `${String(message.params?.uri)}\n`);
-      } catch {
-        // not JSON: the SDK answers it
+  const tee = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          const message = JSON.parse(line) as { method?: unknown; params?: { uri?: unknown } };
+          if (message.method === 'resources/read') appendFileSync(file, `${String(message.params?.uri)}\n`);
+        } catch {
+          // not JSON: the SDK answers it
+        }
       }
-    }
+      done(null, chunk);
+    },
   });
+  return process.stdin.pipe(tee);
 }
 
 /**
@@ -73,11 +81,10 @@ async function main(): Promise<void> {
           // Its lies are the point: no warning about them on stderr.
           onWarning: () => {},
         });
-  if (process.env.MCPX_TEST_SKILL_READ_LOG) logReads(process.env.MCPX_TEST_SKILL_READ_LOG);
-  const transport =
-    mode === 'hostile'
-      ? { transport: new StdioServerTransport(process.stdin, addingEntries(await invalidSkillEntries())) }
-      : {};
+  const output = mode === 'hostile' ? addingEntries(await invalidSkillEntries()) : process.stdout;
+  // Nothing reads stdin before this (no await after it): what the client sent waits for the SDK.
+  const log = process.env.MCPX_TEST_SKILL_READ_LOG;
+  const transport = { transport: new StdioServerTransport(log ? readsLogged(log) : process.stdin, output) };
   serveStdio(() => {
     const server = new McpServer(
       { name: NAME, version: VERSION },
