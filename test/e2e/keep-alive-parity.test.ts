@@ -183,14 +183,21 @@ describe('keep_alive with roots in the config', () => {
       roots: [rooted],
     });
     expect((await runCli(['--config', config, 'daemon', 'start'], { cwd: work, home })).code).toBe(0);
-    const listed = await runCli(['--config', config, 'call', 'fs.list_allowed_directories'], {
-      cwd: work,
-      home,
-    });
+    // server-filesystem asks for roots after it has answered `initialize` and applies the answer
+    // when it comes: a call at once may still see the folder it was started with. Asked again
+    // for a few seconds; it never shows the callers' roots unless the daemon answered with them.
+    const expected = `Allowed directories:\n${await realpath(rooted)}\n`;
+    const call = () =>
+      runCli(['--config', config, 'call', 'fs.list_allowed_directories'], { cwd: work, home });
+    let listed = await call();
+    for (let tries = 0; tries < 20 && listed.code === 0 && listed.stdout !== expected; tries++) {
+      await new Promise((done) => setTimeout(done, 250));
+      listed = await call();
+    }
     expect(listed).toMatchObject({
       code: 0,
       stderr: '',
-      stdout: `Allowed directories:\n${await realpath(rooted)}\n`,
+      stdout: expected,
     });
   });
 });
