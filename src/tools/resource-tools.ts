@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import type { AuditCaller, AuditDecision, AuditTrail } from '../audit/index.js';
+import type { AuditCaller, AuditTrail } from '../audit/index.js';
 import { suggest } from '../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/index.js';
@@ -8,6 +8,7 @@ import { forModel } from '../text/index.js';
 import type { AgentTool } from './agent-tools.js';
 import { argumentsObject } from './arguments-object.js';
 import { resourceContentBlocks } from './chat-parts.js';
+import { guardedCall } from './guarded-call.js';
 import { type AgentToolResult, convertToolResult, DEFAULT_MAX_TEXT_LENGTH, truncateText } from './result.js';
 import type { ToolCallOptions } from './tool-source.js';
 
@@ -102,7 +103,6 @@ interface Entry {
  * one closure.
  */
 export function createResourceTools(registry: ServerRegistry, options: ResourceToolsOptions): ResourceTools {
-  const who = options.agentId === undefined ? {} : { agentId: options.agentId };
   const offersResources = (name: string) =>
     (options.offers?.(name, RESOURCE_ACTIONS.read.name) ?? true) &&
     registry.list(options.agentId).some((s) => s.name === name && s.connection?.capabilities.resources);
@@ -118,35 +118,13 @@ export function createResourceTools(registry: ServerRegistry, options: ResourceT
     );
   };
   /** Decided by the guard, then run; audited from the moment it is asked for, like a tool call. */
-  const guarded = async <T>(
+  const guarded = <T>(
     server: string,
     tool: Tool,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     run: () => Promise<T>,
-  ): Promise<T> => {
-    const audited = options.audit?.trail.begin({ who: options.audit.who, server, tool: tool.name, args });
-    try {
-      let decision: AuditDecision = { result: 'allowed', by: 'guard' };
-      await options.guard.check(
-        { ...who, server, tool, args },
-        {
-          ...(signal ? { signal } : {}),
-          onDecision: (d) => {
-            decision = d;
-            audited?.decided(d);
-          },
-        },
-      );
-      audited?.decided(decision);
-      const result = await run();
-      audited?.returned(result);
-      return result;
-    } catch (error) {
-      audited?.failed(error);
-      throw error;
-    }
-  };
+  ): Promise<T> => guardedCall(options, { server, tool, args }, signal, run);
 
   const listOne = async (server: string, signal?: AbortSignal): Promise<Entry[]> => {
     const control = signal ? { signal } : {};

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/client';
-import type { AuditCaller, AuditDecision, AuditTrail } from '../audit/index.js';
+import type { AuditCaller, AuditTrail } from '../audit/index.js';
 import { suggest } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/index.js';
@@ -9,6 +8,7 @@ import { createHostSkills, type ListedSkill, skillAction } from '../skills/index
 import { forModel } from '../text/index.js';
 import type { AgentTool } from './agent-tools.js';
 import { argumentsObject } from './arguments-object.js';
+import { guardedCall } from './guarded-call.js';
 import { type AgentToolResult, convertToolResult } from './result.js';
 import type { ToolCallOptions } from './tool-source.js';
 
@@ -134,38 +134,22 @@ export function createSkillTools(registry: ServerRegistry, options: SkillToolsOp
   };
 
   /** Decided by the guard as a call of the skill's action, then run; audited like a tool call. */
-  const guarded = async <T>(
+  const guarded = <T>(
     skill: ListedSkill,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     run: () => Promise<T>,
-  ): Promise<T> => {
-    const tool: Tool = skillAction(skill);
-    const { server } = skill;
-    const audited = options.audit?.trail.begin({ who: options.audit.who, server, tool: tool.name, args });
-    try {
-      let decision: AuditDecision = { result: 'allowed', by: 'guard' };
-      await options.guard.check(
-        { ...(options.agentId === undefined ? {} : { agentId: options.agentId }), server, tool, args },
-        {
-          ...(signal ? { signal } : {}),
-          onDecision: (d) => {
-            decision = d;
-            audited?.decided(d);
-          },
-        },
-      );
-      audited?.decided(decision);
-      const result = await run().catch((error: unknown) => {
-        throw withoutServedText(error);
-      });
-      audited?.returned({ content: [{ type: 'text', text: '(skill content, tagged for the model)' }] });
-      return result;
-    } catch (error) {
-      audited?.failed(error);
-      throw error;
-    }
-  };
+  ): Promise<T> =>
+    guardedCall(
+      options,
+      { server: skill.server, tool: skillAction(skill), args },
+      signal,
+      () =>
+        run().catch((error: unknown) => {
+          throw withoutServedText(error);
+        }),
+      () => ({ content: [{ type: 'text', text: '(skill content, tagged for the model)' }] }),
+    );
 
   /**
    * The approval was checked against the manifest offered; the file was read under the manifest
