@@ -18,6 +18,15 @@ const MEMORY_TOOLS = ['create_entities', 'create_relations', 'read_graph', 'sear
 
 let dir: { path: string; remove: () => Promise<void> };
 
+/**
+ * The machine's own npm settings file, when CI names it: npm finds its global config beside the
+ * node it runs on, so under the npm `node` package (CI's Node 24 run) it would miss the machine's
+ * (and the certificate authority it names for the registry). Carried to every npm the test starts.
+ */
+const machineNpm: Record<string, string> = process.env.npm_config_globalconfig
+  ? { npm_config_globalconfig: process.env.npm_config_globalconfig }
+  : {};
+
 beforeAll(async () => {
   dir = await tempDir('mcpx-npx-');
 });
@@ -33,6 +42,7 @@ async function registryUnreachable(home: string): Promise<string | undefined> {
         HOME: home,
         npm_config_cache: join(dir.path, 'probe-cache'),
         npm_config_update_notifier: 'false',
+        ...machineNpm,
       },
       timeout: 30_000,
     });
@@ -62,7 +72,7 @@ describe('a reference server started with npx -y from an empty npm cache', () =>
             command: 'npx',
             args: ['-y', PACKAGE],
             // mcpx passes servers only safe variables: the empty cache has to be named here.
-            env: { npm_config_cache: cache, MEMORY_FILE_PATH: join(dir.path, 'memory.jsonl') },
+            env: { npm_config_cache: cache, MEMORY_FILE_PATH: join(dir.path, 'memory.jsonl'), ...machineNpm },
           },
         },
       }),
@@ -103,6 +113,7 @@ async function registryUnreachableAt(root: string): Promise<string | undefined> 
         HOME: root,
         npm_config_cache: join(root, 'cache'),
         npm_config_update_notifier: 'false',
+        ...machineNpm,
       },
       timeout: 30_000,
     });
@@ -127,7 +138,11 @@ describe('three reference servers started with npx -y at once, from an empty npm
             command: 'npx',
             args: ['-y', pkg],
             connect_timeout: 8,
-            env: { npm_config_cache: cache, MEMORY_FILE_PATH: join(dir.path, 'memory3.jsonl') },
+            env: {
+              npm_config_cache: cache,
+              MEMORY_FILE_PATH: join(dir.path, 'memory3.jsonl'),
+              ...machineNpm,
+            },
           },
         ]),
       );
