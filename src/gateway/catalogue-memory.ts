@@ -1,7 +1,8 @@
+import { stat, utimes } from 'node:fs/promises';
 import { isSpecType, type Tool } from '@modelcontextprotocol/server';
 import { canonicalJson, type ServerConfig } from '../config/index.js';
 import { ErrorCode, isMcpxError, type McpxError } from '../errors/index.js';
-import { createHomeFiles } from '../home/index.js';
+import { createHomeFiles, type HomeFiles } from '../home/index.js';
 
 /**
  * The tools each server last listed, kept between runs of the gateway, so a client's first
@@ -26,6 +27,12 @@ export const CATALOGUE_FOLDER = 'catalogues';
 const MAX_BYTES = 16 * 1024 * 1024;
 const MAX_TOOLS = 10_000;
 const FINGERPRINT = /^[0-9a-f]{64}$/;
+const FILE_NAME = /^[0-9a-f]{64}\.json$/;
+/**
+ * A list not listed again for this long belongs to an entry edited or removed since: its file is
+ * removed. A list listed again unchanged is not rewritten, so its file's time is renewed instead.
+ */
+export const CATALOGUE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 interface Stored {
   readonly version: 1;
@@ -49,7 +56,8 @@ export interface CatalogueMemoryOptions {
 /**
  * The lists kept under `<home>/catalogues/<fingerprint>.json` (0600, written atomically, links
  * refused: `home/safe-file.ts`). A file there is read as untrusted input: at most 16 MiB, and
- * used only when it is this entry's and every tool in it is a well-formed MCP `Tool`.
+ * used only when it is this entry's and every tool in it is a well-formed MCP `Tool`. A file not
+ * listed again for 30 days (`CATALOGUE_MAX_AGE_MS`: its entry was edited or removed) is removed.
  *
  * @example
  * const memory = openCatalogueMemory(host.home);
@@ -72,6 +80,13 @@ export function openCatalogueMemory(home: string, options: CatalogueMemoryOption
       : undefined;
   // One write per file at a time, each of the newest list: listings of one server can overlap.
   const writing = new Map<string, Promise<void>>();
+  const renewed = new Set<string>();
+  let pruned: Promise<void> | undefined;
+  /** Once per process, after a list is kept: files of entries not listed for a month go. */
+  const prune = () => {
+    pruned ??= pruneOld(files, now()).catch(() => undefined);
+    return pruned;
+  };
 
   return {
     async recall(server) {
@@ -93,7 +108,14 @@ export function openCatalogueMemory(home: string, options: CatalogueMemoryOption
       const file = fileOf(server);
       if (file === undefined || tools.length > MAX_TOOLS) return;
       const json = canonicalJson(tools);
-      if (held.get(server.fingerprint) === json) return;
+      if (held.get(server.fingerprint) === json) {
+        if (!renewed.has(file)) {
+          renewed.add(file);
+          const time = new Date(now());
+          await utimes(files.path(file), time, time).catch(() => undefined);
+        }
+        return prune();
+      }
       held.set(server.fingerprint, json);
       const stored: Stored = { version: 1, fingerprint: server.fingerprint, listedAt: now(), tools };
       const next = (writing.get(file) ?? Promise.resolve())
@@ -108,8 +130,20 @@ export function openCatalogueMemory(home: string, options: CatalogueMemoryOption
       writing.set(file, next);
       await next;
       if (writing.get(file) === next) writing.delete(file);
+      await prune();
     },
   };
+}
+
+/** Removes the remembered lists whose files were last written or renewed over a month ago. */
+async function pruneOld(files: HomeFiles, now: number): Promise<void> {
+  const names = await files.list(CATALOGUE_FOLDER);
+  for (const name of names) {
+    if (!FILE_NAME.test(name)) continue;
+    const file = `${CATALOGUE_FOLDER}/${name}`;
+    const info = await stat(files.path(file)).catch(() => undefined);
+    if (info && now - info.mtimeMs > CATALOGUE_MAX_AGE_MS) await files.remove(file).catch(() => undefined);
+  }
 }
 
 /** A file's tools, if it is a list remembered for `fingerprint` and every tool is well-formed. */

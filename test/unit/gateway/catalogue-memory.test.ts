@@ -1,11 +1,15 @@
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintEntry } from '../../../src/config/index.js';
 import type { McpxError } from '../../../src/errors/index.js';
 import { ErrorCode } from '../../../src/errors/index.js';
-import { CATALOGUE_FOLDER, openCatalogueMemory } from '../../../src/gateway/catalogue-memory.js';
+import {
+  CATALOGUE_FOLDER,
+  CATALOGUE_MAX_AGE_MS,
+  openCatalogueMemory,
+} from '../../../src/gateway/catalogue-memory.js';
 import { tempDir } from '../../helpers/cli.js';
 import { testServer } from '../../helpers/servers.js';
 
@@ -149,4 +153,22 @@ describe('the catalogue memory', () => {
       expect(errors[0]?.message).toContain('is a symbolic link');
     },
   );
+
+  it('removes the lists of entries not listed for a month, and keeps one listed again unchanged', async () => {
+    const { home } = await scratchHome();
+    const [gone, kept, other] = [entry('gone'), entry('kept'), entry('other')];
+    await openCatalogueMemory(home).remember(gone, tools);
+    await openCatalogueMemory(home).remember(kept, tools);
+    const old = new Date(Date.now() - CATALOGUE_MAX_AGE_MS - 60_000);
+    for (const server of [gone, kept]) await utimes(fileOf(home, server.fingerprint), old, old);
+    // Another run: `kept` is listed again, unchanged, so its file is not rewritten but renewed.
+    const memory = openCatalogueMemory(home);
+    expect(await memory.recall(kept)).toEqual(tools);
+    await memory.remember(kept, tools);
+    await memory.remember(other, tools);
+    expect((await readdir(join(home, CATALOGUE_FOLDER))).sort()).toEqual(
+      [`${kept.fingerprint}.json`, `${other.fingerprint}.json`].sort(),
+    );
+    expect(await openCatalogueMemory(home).recall(kept)).toEqual(tools);
+  });
 });
