@@ -17,19 +17,31 @@ type Meta = Record<string, unknown>;
 /** The `_meta` keys of W3C trace context (SEP-414): Trace Context's two headers and Baggage's one. */
 export const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
 
+// W3C Trace Context §3.2: version ff and all-zero ids are invalid; a later version may add fields.
+const TRACEPARENT =
+  /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}(?:-[\x21-\x7e]*)?$/;
+const VISIBLE_TEXT = /^[\x20-\x7e]*$/;
+/** The longest value carried on: Trace Context's 512 for `tracestate`, Baggage's 8192 bytes. */
+const MAX_LENGTH = { traceparent: 256, tracestate: 512, baggage: 8192 } as const;
+
 /**
  * The W3C trace context an inbound request's `_meta` carries, as it came (the string values of
  * `traceparent`, `tracestate` and `baggage`), or undefined when it carries none. What an
  * intermediary that does not trace passes on unchanged (W3C Trace Context, §3: a vendor that
- * does not take part forwards the headers as they are).
+ * does not take part forwards the headers as they are) — but only values of the specifications'
+ * shape and size: a client's `_meta` is untrusted, and an upstream may put these keys in its own
+ * headers or logs. A `tracestate` without a sound `traceparent` is dropped with it (§3.3).
  */
 export function inboundTraceContext(meta: unknown): Readonly<Record<string, string>> | undefined {
   if (typeof meta !== 'object' || meta === null) return undefined;
   const found: Record<string, string> = {};
   for (const key of TRACE_CONTEXT_KEYS) {
     const value = (meta as Meta)[key];
-    if (typeof value === 'string') found[key] = value;
+    if (typeof value === 'string' && value.length <= MAX_LENGTH[key] && VISIBLE_TEXT.test(value))
+      found[key] = value;
   }
+  if (found.traceparent !== undefined && !TRACEPARENT.test(found.traceparent)) delete found.traceparent;
+  if (found.traceparent === undefined) delete found.tracestate;
   return Object.keys(found).length > 0 ? found : undefined;
 }
 

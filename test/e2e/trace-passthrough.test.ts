@@ -104,6 +104,19 @@ describe('mcpx serve without tracing', () => {
     await client.connect(transport);
     try {
       expectCarriedOn(await traceThrough(client, 'local__echo', traceLog));
+      // A client's `_meta` is untrusted: values of another shape or size are not carried on.
+      const before = (await upstreamCalls(traceLog)).length;
+      for (const _meta of [
+        { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n\u001b]0;owned\u0007' },
+        { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01', tracestate: 'a=b' },
+        { traceparent: TRACE.traceparent, tracestate: 'x'.repeat(513), baggage: `k=${'v'.repeat(8191)}` },
+      ])
+        await client.callTool({ name: 'local__echo', arguments: { message: 'hostile' }, _meta });
+      expect((await upstreamCalls(traceLog)).slice(before)).toEqual([
+        { method: 'tools/call' },
+        { method: 'tools/call' },
+        { method: 'tools/call', traceparent: TRACE.traceparent },
+      ]);
     } finally {
       await client.close();
     }
