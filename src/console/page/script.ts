@@ -356,6 +356,8 @@ export const PAGE_SCRIPT = `'use strict';
       renderAudit(answer.body.audit);
       renderQuestions(answer.body.questions);
       document.body.dataset.loaded = 'true';
+      // The waterfalls and the daemon (console-observe.js) read again with the rest.
+      document.dispatchEvent(new Event('mcpx-refreshed'));
     });
   }
 
