@@ -91,6 +91,12 @@ describe('the console shows how each server connected', () => {
     await callEcho(page, 'second');
     await expect.poll(() => block.getAttribute('data-trace'), { timeout: 15_000 }).not.toBe(trace);
     expect((await rows(page, 'test')).map((r) => r.name)).toContain('spawn');
+    // The calls list, drawn item by item as calls come and settle: newest first, each once.
+    await expect
+      .poll(() =>
+        page.locator('#calls li').evaluateAll((items) => items.map((li) => li.getAttribute('data-call'))),
+      )
+      .toEqual(['2', '1']);
   });
 
   it('says when no keep-alive daemon runs', async () => {

@@ -291,17 +291,38 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  // Each call's item is drawn once and again only when it settles: with 1,000 calls kept, a
+  // new call costs one item, not the whole list (see bench/README.md, the console row).
+  var shownCalls = {};
+
+  function callItem(call) {
+    return el('li', { className: 'call', data: { call: String(call.id) } }, [
+      el('strong', { text: call.server + '.' + call.tool }),
+      el('span', { className: 'muted', text: ' ' + call.state + (call.ms !== undefined ? ', ' + call.ms + ' ms' : '') }),
+      el('pre', { className: 'args', text: pretty(call.args) }),
+      renderResult(call),
+    ]);
+  }
+
   function renderCalls(calls) {
     var list = document.getElementById('calls');
-    list.replaceChildren();
-    calls.slice().reverse().forEach(function (call) {
-      list.appendChild(el('li', { className: 'call', data: { call: String(call.id) } }, [
-        el('strong', { text: call.server + '.' + call.tool }),
-        el('span', { className: 'muted', text: ' ' + call.state + (call.ms !== undefined ? ', ' + call.ms + ' ms' : '') }),
-        el('pre', { className: 'args', text: pretty(call.args) }),
-        renderResult(call),
-      ]));
-    });
+    var kept = {};
+    var at = list.firstChild;
+    for (var i = calls.length - 1; i >= 0; i--) {
+      var call = calls[i];
+      var key = call.state + ' ' + call.ms;
+      var shown = shownCalls[call.id];
+      if (!shown || shown.key !== key) {
+        var node = callItem(call);
+        if (shown) shown.node.remove();
+        shown = { node: node, key: key };
+      }
+      kept[call.id] = shown;
+      if (shown.node !== at) list.insertBefore(shown.node, at);
+      else at = at.nextSibling;
+    }
+    Object.keys(shownCalls).forEach(function (id) { if (!kept[id]) shownCalls[id].node.remove(); });
+    shownCalls = kept;
   }
 
   function decisionText(decision) {
