@@ -17,6 +17,8 @@ export function waterfallsForPage(waterfalls: ConnectWaterfalls): ApiAnswer {
       server,
       // Which connect this is: a reconnect is another trace.
       trace: spans[0]?.traceId,
+      // A server the keep-alive daemon holds is connected through it: its spawn is the daemon's.
+      routed: spans[0]?.attributes['mcpx.routed'] === true,
       spans: spans.map(({ name, depth, startMs, durationMs, error }) => ({
         name,
         depth,

@@ -99,6 +99,26 @@ describe('the console shows how each server connected', () => {
       .toEqual(['2', '1']);
   });
 
+  it('redraws a call in its place when it settles, newest first', async () => {
+    const page = await openPage({ test: { command: process.execPath, args: [testServerPath] } });
+    const slow = page.locator('details[data-tool="test.slow_operation"]');
+    await slow.locator('summary').click({ timeout: 15_000 });
+    await slow.locator('input[name=steps]').fill('3');
+    await slow.locator('input[name=delay_ms]').fill('1000');
+    await slow.locator('button[type=submit]').click();
+    const first = page.locator('#calls li[data-call="1"] > span');
+    await expect.poll(() => first.textContent(), { timeout: 15_000 }).toBe(' running');
+    await callEcho(page, 'meanwhile');
+    await expect
+      .poll(() => page.locator('#calls li[data-call="2"] > span').textContent())
+      .toMatch(/^ done, \d+ ms$/);
+    await expect.poll(() => first.textContent(), { timeout: 15_000 }).toMatch(/^ done, \d+ ms$/);
+    expect(
+      await page.locator('#calls li').evaluateAll((items) => items.map((li) => li.getAttribute('data-call'))),
+    ).toEqual(['2', '1']);
+    expect(await page.locator('#calls li[data-call="1"] .result pre').count()).toBeGreaterThan(0);
+  });
+
   it('says when no keep-alive daemon runs', async () => {
     const page = await openPage({ test: { command: process.execPath, args: [testServerPath] } });
     await expect
@@ -119,6 +139,12 @@ describe('the console shows how each server connected', () => {
     // The console's host reached the held server through the daemon it started.
     const row = page.locator('#servers tr[data-server="held"]');
     await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: 30_000 }).toBe('ready');
+    // Its connect is drawn too, as the link to the daemon it is.
+    await expect
+      .poll(() => page.locator('#waterfalls .waterfall[data-server="held"] h3').textContent(), {
+        timeout: 15_000,
+      })
+      .toMatch(/^held \([0-9.]+ ms, through the keep-alive daemon\)$/);
     const summary = page.locator('#daemon .daemon-summary');
     await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toMatch(/^running: pid \d+, up \d+s/);
     const held = page.locator('#daemon tr[data-server="held"] td');

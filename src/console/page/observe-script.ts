@@ -42,7 +42,7 @@ export const OBSERVE_SCRIPT = `'use strict';
       var block = el('div', 'waterfall');
       block.dataset.server = w.server;
       block.dataset.trace = w.trace || '';
-      block.appendChild(el('h3', '', w.server + ' (' + ms(total) + ')'));
+      block.appendChild(el('h3', '', w.server + ' (' + ms(total) + (w.routed ? ', through the keep-alive daemon' : '') + ')'));
       w.spans.forEach(function (s) {
         var row = el('div', 'wf-row' + (s.error ? ' error' : ''));
         row.dataset.span = s.name;

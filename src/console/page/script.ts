@@ -314,7 +314,11 @@ export const PAGE_SCRIPT = `'use strict';
       var shown = shownCalls[call.id];
       if (!shown || shown.key !== key) {
         var node = callItem(call);
-        if (shown) shown.node.remove();
+        // Redrawn in its place (the cursor moves to the new node if it stood on the old one).
+        if (shown) {
+          if (at === shown.node) at = node;
+          shown.node.replaceWith(node);
+        }
         shown = { node: node, key: key };
       }
       kept[call.id] = shown;
