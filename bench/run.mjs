@@ -19,7 +19,7 @@ const minimalServer = lib('raw-server.mjs');
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
 // `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions,
-// tracing). `--baseline DIR`: another checkout, built (e.g. main), that the tracing section compares with.
+// tracing, console). `--baseline DIR`: another checkout, built (e.g. main), that the tracing section compares with.
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -296,6 +296,10 @@ try {
       ]);
     }
   }
+  if (runs('console')) {
+    section('Console page data: 50 minimal servers, 1,000 calls in the history');
+    await consoleRows();
+  }
   if (runs('daemon')) {
     section('Warm call through the keep-alive daemon (minimal server)');
     await daemonRows();
@@ -309,6 +313,62 @@ try {
 } finally {
   clearInterval(sampler);
   await rm(home, { recursive: true, force: true });
+}
+
+/**
+ * `mcpx console` over 50 minimal servers with 1,000 calls made from its API (its history's cap):
+ * the page's data requests against the same bodies from a bare node:http server, and the page in
+ * chromium (`lib/console-worker.mjs`; one console per round, medians over the rounds).
+ */
+async function consoleRows() {
+  const servers = 50;
+  const calls = 1000;
+  const results = [];
+  for (let i = 0; i < (quick ? 1 : 3); i++)
+    results.push(
+      await worker(
+        lib('console-worker.mjs'),
+        [cli, minimalServer, String(servers), String(calls), String(quick ? 30 : 200)],
+        env,
+      ),
+    );
+  const of = (pick) => median(results.map(pick));
+  const kb = fmt(of((r) => r.stateBytes) / 1024, 0);
+  for (const [path, what] of [
+    [
+      '/api/state',
+      `servers, tools, ${results[0].historyKept.toLocaleString('en-US')} calls and audit records kept, ${kb} KB`,
+    ],
+    ['/api/waterfalls', `${servers} connect waterfalls`],
+  ]) {
+    const floor = of((r) => r.ms[`floor ${path}`]);
+    const mcpx = of((r) => r.ms[`console ${path}`]);
+    rows.push([
+      `Console \`GET ${path}\` (${what})`,
+      'the same JSON from a bare node:http server',
+      `${fmt(floor, 2)} ms`,
+      `${fmt(mcpx, 2)} ms`,
+      ratio(mcpx, floor),
+      'reported',
+    ]);
+  }
+  const page = results.map((r) => r.page).filter((p) => p && p.error === undefined);
+  if (page.length === 0) {
+    notes.push(`console: the page was not timed (${results[0].page?.error ?? 'no chromium'})`);
+    return;
+  }
+  for (const [key, what] of [
+    ['firstRenderMs', 'first render, navigation to 1,000 calls drawn'],
+    ['liveUpdateMs', 'live update, a call made to it drawn'],
+  ])
+    rows.push([
+      `Console page in chromium: ${what}`,
+      '',
+      '',
+      `${fmt(median(page.map((p) => p[key])))} ms`,
+      '',
+      'reported',
+    ]);
 }
 
 /**

@@ -44,6 +44,24 @@ export function commandTracing(): CliTracing | undefined {
   return active;
 }
 
+/** Spans watched by a command that shows them (`mcpx console`'s connect waterfalls). */
+export interface SpanWatch {
+  /** Tells `tap` of every span this process ends; returns the undo. */
+  watch(tap: (span: ReadableSpan) => void): () => void;
+  /** Ends the tracing started for the watch, if it was. */
+  end(): Promise<void>;
+}
+
+/**
+ * Every span this process ends, for a command that shows them. A command run untraced gets
+ * tracing of its own, kept in this process: no exporter, no trace context sent to its servers.
+ */
+export async function watchCommandSpans(): Promise<SpanWatch> {
+  const { startTracing, tapSpans } = await import('../tracing/start.js');
+  const own = active ? undefined : await startTracing({ exporter: 'none' });
+  return { watch: tapSpans, end: async () => own?.shutdown() };
+}
+
 /** Starts tracing when asked for, or `undefined` (and nothing loaded) when not. */
 export async function startCliTracing(
   options: CliTracingOptions,

@@ -4,9 +4,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
+import type { ReadableSpan } from '../tracing/index.js';
 import { type AppFrames, createAppFrames } from './app-frames.js';
 import { createAuditView } from './audit-view.js';
 import { createCallHistory } from './call-history.js';
+import { type ConnectWaterfalls, createConnectWaterfalls } from './connect-waterfalls.js';
 import {
   type ApiAnswer,
   answerFromPage,
@@ -18,7 +20,9 @@ import {
   openAppFromPage,
   readFromPage,
 } from './console-api.js';
+import { type DaemonStatusSource, daemonForPage, waterfallsForPage } from './observe-api.js';
 import { pageHtml } from './page/html.js';
+import { OBSERVE_SCRIPT } from './page/observe-script.js';
 import { PAGE_SCRIPT } from './page/script.js';
 import { PAGE_STYLE } from './page/style.js';
 import { createPageQuestions, type PageQuestions } from './page-questions.js';
@@ -35,6 +39,13 @@ export interface ConsoleOptions {
    * (`createPageQuestions`) so its questions reach the page. Default: a set of its own.
    */
   readonly questions?: PageQuestions;
+  /**
+   * Hands the console every span the process ends, for each server's connect waterfall
+   * (`tapSpans` of the process's tracing); returns the undo. Without it the page shows none.
+   */
+  readonly watchSpans?: (tap: (span: ReadableSpan) => void) => () => void;
+  /** Asks the keep-alive daemon for its status (the page's daemon section); without it the page says it cannot. */
+  readonly daemonStatus?: DaemonStatusSource;
 }
 
 /** A console being served. */
@@ -46,6 +57,12 @@ export interface RunningConsole {
 }
 
 const POST_LIMIT = 1024 * 1024;
+
+/** What the page's waterfall and daemon sections read. */
+interface Observe {
+  readonly waterfalls: ConnectWaterfalls;
+  readonly daemonStatus?: DaemonStatusSource;
+}
 
 /** The headers every answer carries: nothing is cached, the URL's token never leaves in a Referer. */
 const COMMON_HEADERS = {
@@ -124,6 +141,12 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
     frames,
     ...(options.signal ? { signal: options.signal } : {}),
   };
+  const waterfalls = createConnectWaterfalls(changed);
+  const unwatch = options.watchSpans?.(waterfalls.onEnd);
+  const observe: Observe = {
+    waterfalls,
+    ...(options.daemonStatus ? { daemonStatus: options.daemonStatus } : {}),
+  };
   const registry = await host.registry();
   const unlisten = registry.on(changed);
   const server = createServer((request, response) => {
@@ -136,7 +159,7 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
         { 'Content-Type': 'text/plain; charset=utf-8' },
         `${refusal.reason}\n`,
       );
-    route(request, response, deps, streams, token, frames).catch((error: unknown) =>
+    route(request, response, deps, streams, token, frames, observe).catch((error: unknown) =>
       sendJson(response, {
         status: error instanceof McpxError && error.code !== ErrorCode.Internal ? 400 : 500,
         body: errorToJson(error),
@@ -152,6 +175,7 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
     url: `http://127.0.0.1:${port}/?token=${token}`,
     async close() {
       unlisten();
+      unwatch?.();
       unhear();
       unhookAudit();
       questions.denyAll();
@@ -173,6 +197,7 @@ async function route(
   streams: Set<ServerResponse>,
   token: string,
   frames: AppFrames,
+  observe: Observe,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://console');
   const key = `${request.method} ${url.pathname}`;
@@ -197,6 +222,12 @@ async function route(
           throw error;
         }),
       );
+    case 'GET /console-observe.js':
+      return send(response, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }, OBSERVE_SCRIPT);
+    case 'GET /api/waterfalls':
+      return sendJson(response, waterfallsForPage(observe.waterfalls));
+    case 'GET /api/daemon':
+      return sendJson(response, await daemonForPage(observe.daemonStatus));
     case 'GET /console.css':
       return send(response, 200, { 'Content-Type': 'text/css; charset=utf-8' }, PAGE_STYLE);
     case 'GET /api/state':

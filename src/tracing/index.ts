@@ -26,3 +26,4 @@ export { contextFromMeta, inboundTraceContext, traceMeta, withoutTraceContext } 
 export { type Env, OTLP_DEFAULT_TRACES_ENDPOINT, type TracingWanted, tracingWanted } from './switch.js';
 export { mcpxTracer, recordFailure, TRACER_NAME, tracingInert } from './tracer.js';
 export type { ReadableSpan, StartTracingOptions, Tracing } from './types.js';
+export { serverWaterfall, type WaterfallSpan } from './waterfall.js';

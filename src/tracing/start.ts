@@ -19,7 +19,7 @@ import {
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { VERSION } from '../version.js';
 import type { Env } from './switch.js';
-import type { StartTracingOptions, Tracing } from './types.js';
+import type { ReadableSpan, StartTracingOptions, Tracing } from './types.js';
 
 // How long ended spans wait to be sent together; a command's end sends the rest at once.
 const DEFAULT_BATCH_DELAY_MS = 1_000;
@@ -28,24 +28,29 @@ const DEFAULT_BATCH_DELAY_MS = 1_000;
 export async function startTracing(options: StartTracingOptions): Promise<Tracing> {
   await current?.shutdown();
   const memory = options.exporter === 'memory' ? new InMemorySpanExporter() : undefined;
-  const processor: SpanProcessor = memory
+  const processor: SpanProcessor | undefined = memory
     ? new SimpleSpanProcessor({ exporter: memory })
-    : new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter(exporterTimeout(options)),
-        scheduledDelayMillis: batchDelay(options.env),
-      });
+    : options.exporter === 'otlp'
+      ? new BatchSpanProcessor({
+          exporter: new OTLPTraceExporter(exporterTimeout(options)),
+          scheduledDelayMillis: batchDelay(options.env),
+        })
+      : undefined;
   const provider = new SdkTracerProvider({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: options.serviceName ?? 'mcpx',
       [ATTR_SERVICE_VERSION]: VERSION,
     }),
-    spanProcessors: [processor],
+    spanProcessors: processor ? [processor, TAP] : [TAP],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(
-    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
-  );
+  // Spans kept for this process alone ('none') put no trace context in what is sent: it would name
+  // a trace nobody can look up.
+  if (processor)
+    propagation.setGlobalPropagator(
+      new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+    );
   trace.setGlobalTracerProvider(provider);
   const tracing: Tracing = {
     provider,
@@ -63,6 +68,27 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
 }
 
 let current: Tracing | undefined;
+
+const taps = new Set<(span: ReadableSpan) => void>();
+
+/** Hands each ended span to the taps, beside the exporter. */
+const TAP: SpanProcessor = {
+  onStart: () => {},
+  onEnd: (span) => {
+    for (const tap of taps) tap(span);
+  },
+  forceFlush: async () => {},
+  shutdown: async () => {},
+};
+
+/**
+ * Be told of every span this process's tracing ends, whatever its exporter (the console draws
+ * each server's connect from them); returns the undo.
+ */
+export function tapSpans(tap: (span: ReadableSpan) => void): () => void {
+  taps.add(tap);
+  return () => taps.delete(tap);
+}
 
 function exporterTimeout(options: StartTracingOptions): { timeoutMillis?: number } {
   const { env, exportTimeoutMs } = options;

@@ -6,8 +6,11 @@ import type { Env } from './switch.js';
 export type { ReadableSpan };
 
 export interface StartTracingOptions {
-  /** `otlp`: to the endpoint the standard variables name; `memory`: kept for `spans()`. */
-  readonly exporter: 'otlp' | 'memory';
+  /**
+   * `otlp`: to the endpoint the standard variables name; `memory`: kept for `spans()`; `none`:
+   * only to `tapSpans()` (no trace context sent either).
+   */
+  readonly exporter: 'otlp' | 'memory' | 'none';
   readonly serviceName?: string;
   /** The environment the exporter's settings are read from (`OTEL_BSP_SCHEDULE_DELAY`). */
   readonly env?: Env;

@@ -154,8 +154,8 @@ describe('mcpx console in chromium', () => {
     // Its form's field is named by the server: still an attribute, not markup.
     await poison.locator('summary').click();
     expect(await page.locator('#tools img, #tools script, #tools b').count()).toBe(0);
-    // The page's own two scripts (the console's and its Apps host), and nothing the server sent ran.
-    expect(await page.locator('script').count()).toBe(2);
+    // The page's own three scripts (the console's, its waterfalls and daemon, its Apps host), and nothing the server sent ran.
+    expect(await page.locator('script').count()).toBe(3);
     expect(await page.evaluate(() => (globalThis as { __mcpxPwned?: number }).__mcpxPwned)).toBeUndefined();
 
     // A result carrying the markup is text too.

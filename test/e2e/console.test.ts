@@ -56,10 +56,12 @@ describe('mcpx console over HTTP', () => {
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     // Everything the page loads is the console's own: no other host named anywhere in it.
     const loads = page.body.match(/(?:src|href)="([^"]*)"/g) ?? [];
-    expect(loads).toHaveLength(3);
-    expect(loads.every((m) => /^(?:src|href)="\/(?:console\.(?:js|css)|app-host\.js)\?token=/.test(m))).toBe(
-      true,
-    );
+    expect(loads).toHaveLength(4);
+    expect(
+      loads.every((m) =>
+        /^(?:src|href)="\/(?:console\.(?:js|css)|console-observe\.js|app-host\.js)\?token=/.test(m),
+      ),
+    ).toBe(true);
     expect((await raw(port, `/?token=${token}`, { Host: `localhost:${port}` })).status).toBe(200);
 
     expect((await raw(port, '/', own)).status).toBe(401);

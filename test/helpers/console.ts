@@ -19,6 +19,9 @@ export interface RunningConsolePage {
   readonly origin: string;
   readonly token: string;
   readonly port: number;
+  /** The config file the console was given, and the home it runs with (for a `mcpx daemon` beside it). */
+  readonly configFile: string;
+  readonly home: string;
   readonly child: ChildProcess;
   stdout(): string;
   stderr(): string;
@@ -84,6 +87,8 @@ export async function startConsole(
     origin: parsed.origin,
     token: parsed.searchParams.get('token') ?? '',
     port: Number(parsed.port),
+    configFile,
+    home,
     child,
     stdout: () => stdout,
     stderr: () => stderr,

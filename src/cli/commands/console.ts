@@ -24,6 +24,8 @@ export async function runConsole(door: CliDoor, flags: ConsoleFlags): Promise<nu
   const port = portFlag(flags.port);
   const { createConsole, createPageQuestions } = await import('../../console/index.js');
   const questions = createPageQuestions();
+  // Started before the host connects anything: each server's connect is drawn from its spans.
+  const spans = await (await import('../tracing.js')).watchCommandSpans();
   const session = door.open({
     command: 'mcpx console',
     answers: { who: 'the person at the console page', approver: questions.approver },
@@ -31,8 +33,20 @@ export async function runConsole(door: CliDoor, flags: ConsoleFlags): Promise<nu
     // The built-in demo only when nothing else is configured, as `mcpx serve` offers it.
     omitBuiltinWhenConfigured: true,
     reconnect: 'lazy',
+    // How `mcpx daemon status` (and the page's daemon section) names this process among its sessions.
+    daemon: { label: 'mcpx console' },
   });
-  const page = await createConsole(session.host, { port, signal: io.signal, questions });
+  const { currentStatus } = await import('./daemon.js');
+  const page = await createConsole(session.host, {
+    port,
+    signal: io.signal,
+    questions,
+    watchSpans: spans.watch,
+    daemonStatus: () => currentStatus(session),
+  }).catch(async (error: unknown) => {
+    await spans.end();
+    throw error;
+  });
   const url = flags.openApp ? `${page.url}&app=${encodeURIComponent(flags.openApp)}` : page.url;
   try {
     io.stdout.write(say`mcpx console: ${url}\n`);
@@ -48,6 +62,7 @@ export async function runConsole(door: CliDoor, flags: ConsoleFlags): Promise<nu
     await stopped(io.signal);
   } finally {
     await page.close();
+    await spans.end();
   }
   return ExitCode.Ok;
 }

@@ -74,8 +74,8 @@ async function connection(session: CliContext) {
   return { daemon, paths, base };
 }
 
-/** The running daemon's status, or undefined when none runs. */
-async function currentStatus(session: CliContext): Promise<DaemonStatus | undefined> {
+/** The running daemon's status, or undefined when none runs (`mcpx console` shows it too). */
+export async function currentStatus(session: CliContext): Promise<DaemonStatus | undefined> {
   const { daemon, base } = await connection(session);
   try {
     const { socket, reply } = await daemon.openDaemon({ op: 'status' }, base);

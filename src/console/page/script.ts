@@ -291,17 +291,42 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  // Each call's item is drawn once and again only when it settles: with 1,000 calls kept, a
+  // new call costs one item, not the whole list (see bench/README.md, the console row).
+  var shownCalls = {};
+
+  function callItem(call) {
+    return el('li', { className: 'call', data: { call: String(call.id) } }, [
+      el('strong', { text: call.server + '.' + call.tool }),
+      el('span', { className: 'muted', text: ' ' + call.state + (call.ms !== undefined ? ', ' + call.ms + ' ms' : '') }),
+      el('pre', { className: 'args', text: pretty(call.args) }),
+      renderResult(call),
+    ]);
+  }
+
   function renderCalls(calls) {
     var list = document.getElementById('calls');
-    list.replaceChildren();
-    calls.slice().reverse().forEach(function (call) {
-      list.appendChild(el('li', { className: 'call', data: { call: String(call.id) } }, [
-        el('strong', { text: call.server + '.' + call.tool }),
-        el('span', { className: 'muted', text: ' ' + call.state + (call.ms !== undefined ? ', ' + call.ms + ' ms' : '') }),
-        el('pre', { className: 'args', text: pretty(call.args) }),
-        renderResult(call),
-      ]));
-    });
+    var kept = {};
+    var at = list.firstChild;
+    for (var i = calls.length - 1; i >= 0; i--) {
+      var call = calls[i];
+      var key = call.state + ' ' + call.ms;
+      var shown = shownCalls[call.id];
+      if (!shown || shown.key !== key) {
+        var node = callItem(call);
+        // Redrawn in its place (the cursor moves to the new node if it stood on the old one).
+        if (shown) {
+          if (at === shown.node) at = node;
+          shown.node.replaceWith(node);
+        }
+        shown = { node: node, key: key };
+      }
+      kept[call.id] = shown;
+      if (shown.node !== at) list.insertBefore(shown.node, at);
+      else at = at.nextSibling;
+    }
+    Object.keys(shownCalls).forEach(function (id) { if (!kept[id]) shownCalls[id].node.remove(); });
+    shownCalls = kept;
   }
 
   function decisionText(decision) {
@@ -356,6 +381,8 @@ export const PAGE_SCRIPT = `'use strict';
       renderAudit(answer.body.audit);
       renderQuestions(answer.body.questions);
       document.body.dataset.loaded = 'true';
+      // The waterfalls and the daemon (console-observe.js) read again with the rest.
+      document.dispatchEvent(new Event('mcpx-refreshed'));
     });
   }
 

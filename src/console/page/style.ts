@@ -25,4 +25,11 @@ img.content { max-width: 100%; }
 .app { border: 1px solid #8884; border-radius: 4px; margin: .4rem 0; padding: .4rem .6rem; }
 .app iframe { width: 100%; min-height: 16rem; border: 1px solid #8883; background: #fff; }
 .app-log { font-family: ui-monospace, monospace; font-size: .85rem; }
+.waterfall h3 { font-size: 1rem; margin: .6rem 0 .2rem; }
+.wf-row { display: grid; grid-template-columns: 14rem 1fr 14rem; gap: .5rem; align-items: center; font-size: .85rem; }
+.wf-name { font-family: ui-monospace, monospace; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.wf-track { position: relative; height: .8rem; background: #8881; }
+.wf-bar { position: absolute; top: 0; bottom: 0; background: #48c; min-width: 2px; }
+.wf-row.error .wf-bar { background: #c33; }
+.wf-ms { color: #888; font-variant-numeric: tabular-nums; }
 `;
