@@ -4,6 +4,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import {
   catalogueDrift,
   driftError,
+  driftLine,
   generateModule,
   readManifest,
   type ToolDrift,
@@ -49,11 +50,12 @@ export async function runGenerate(
     const file = files.get(server);
     try {
       const tools = await listedTools(session, server);
-      reports.push(
-        flags.check
-          ? await checkOne(server, tools, file as string)
-          : await generateOne(session, server, tools, file, flags),
-      );
+      const report = flags.check
+        ? await checkOne(server, tools, file as string)
+        : await generateOne(session, server, tools, file, flags);
+      reports.push(report);
+      if (report.drift?.length)
+        errors.push(driftError(server, report.drift, { file: report.file as string }));
     } catch (error) {
       errors.push(toMcpxError(error));
     }
@@ -62,8 +64,10 @@ export async function runGenerate(
   if (options.json) io.stdout.write(toJson(reports));
   else if (files.size > 0) {
     for (const r of reports) {
-      const what = flags.check ? 'matches' : 'written';
+      const what = !flags.check ? 'written' : r.drift?.length ? 'differs' : 'matches';
       io.stdout.write(say`${r.file ?? ''}: ${what} (${r.server}, ${plural(r.tools, 'tool')})\n`);
+      // What changed, one line each: the tools' names are the server's text.
+      for (const drift of r.drift ?? []) io.stdout.write(say`  ${forTerminal(driftLine(drift))}\n`);
     }
   }
   writeErrors(session, errors);
@@ -157,6 +161,5 @@ async function checkOne(server: string, tools: readonly Tool[], file: string): P
     });
   }
   const drift = catalogueDrift(manifest, tools);
-  if (drift.length > 0) throw driftError(server, drift, { file });
   return { server, file, tools: tools.length, fingerprint: manifest.fingerprint, drift };
 }
