@@ -7,7 +7,9 @@ import { schemaType } from './schema-type.js';
 
 /** How one tool differs from the code generated for it. */
 export interface ToolDrift {
+  /** The tool's name on the server. */
   readonly tool: string;
+  /** Listed now and not generated, generated and not listed now, or both with another fingerprint. */
   readonly kind: 'added' | 'removed' | 'changed';
   /** In words, one change each (a parameter's type, a description, …). */
   readonly changes: readonly string[];

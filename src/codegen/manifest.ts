@@ -24,6 +24,7 @@ export interface GeneratedManifest {
   readonly fingerprint: string;
   /** The mcpx version that wrote the module. */
   readonly generator: string;
+  /** Every tool the module has a function for, in the order of their names. */
   readonly tools: readonly GeneratedTool[];
 }
 
