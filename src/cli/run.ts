@@ -279,6 +279,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('-o, --out <file|dir>', 'a .ts file (one server) or a directory of <server>.ts (default: stdout)')
     .option('--check', 'compare the files at --out with the servers; exit non-zero naming what changed')
     .option('--import-from <module>', 'the module the generated code imports mcpx from (default mcpx)')
+    .option(
+      '--layout <module|tree>',
+      'tree: with --out DIR, a folder per server with a file per tool and an index',
+    )
     .action((servers: string[], opts: import('./commands/generate.js').GenerateFlags) =>
       select(async (door) =>
         (await import('./commands/generate.js')).runGenerate(door.open(), servers, opts),

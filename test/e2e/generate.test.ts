@@ -101,6 +101,12 @@ beforeAll(async () => {
   );
   expect(generated.stderr).toBe('');
   expect(generated.code).toBe(0);
+  const tree = await mcpx(
+    ['generate', 'codegen', '--layout', 'tree', '--out', 'tree'],
+    join(dir.path, 'mcp.json'),
+  );
+  expect(tree.stderr).toBe('');
+  expect(tree.code).toBe(0);
 }, 120_000);
 afterAll(() => dir.remove());
 
@@ -117,6 +123,13 @@ it('writes modules that compile under strict TypeScript, and whose calls send ex
   // Each call sent the tool's real name and the schema's real property names.
   expect(out.getItem).toBe('{"id":7}');
   expect(out.getItem2).toBe('{"key":"k"}');
+  // --layout tree: the same calls from an index, each tool's types in a file an agent reads alone.
+  expect(out.tree).toEqual({ received: { lines: [], shipping: { method: 'pickup' } } });
+  const toolFile = await readFile(join(dir.path, 'tree/codegen/getItem.ts'), 'utf8');
+  expect(toolFile).toContain('export type Args = {\n  id: number;\n};');
+  expect(toolFile).toContain(
+    'export type Call = (args: Args, options?: HostCallOptions) => Promise<CallToolResult>;',
+  );
   expect(out.filesRead).toBe('{"path":"/x","max-bytes":10}');
   expect(out.injection).toBe('{"a\\"b*/":"v"}');
   expect(out.everything).toContain('hello');
@@ -163,6 +176,12 @@ it('--check passes on a fresh generation and names what changed after the server
   const fresh = await mcpx(['generate', '--check', 'codegen', '--out', 'gen'], join(dir.path, 'mcp.json'));
   expect(fresh.stderr).toBe('');
   expect(fresh.code).toBe(0);
+  const freshTree = await mcpx(
+    ['generate', '--check', '--layout', 'tree', 'codegen', '--out', 'tree'],
+    join(dir.path, 'mcp.json'),
+  );
+  expect(freshTree.stdout).toContain('tree/codegen/index.ts: matches (codegen');
+  expect(freshTree.code).toBe(0);
   const changed = await mcpx(
     ['generate', '--check', 'codegen', '--out', 'gen'],
     join(dir.path, 'changed.json'),

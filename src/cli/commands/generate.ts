@@ -26,6 +26,8 @@ export interface GenerateFlags {
   readonly check?: boolean;
   /** The module specifier the generated code imports mcpx from (default `mcpx`). */
   readonly importFrom?: string;
+  /** `module` (default): a file per server; `tree`: a folder per server, a file per tool and an index. */
+  readonly layout?: string;
 }
 
 /** One server's outcome, as `--json` reports it. */
@@ -82,8 +84,13 @@ function outputFiles(
   flags: GenerateFlags,
 ): Map<string, string> {
   const files = new Map<string, string>();
+  if (flags.layout !== undefined && flags.layout !== 'module' && flags.layout !== 'tree') {
+    throw new McpxError(ErrorCode.Usage, `unknown layout '${flags.layout}'`, {
+      fixes: ['--layout module (a file per server) or --layout tree (a folder per server, a file per tool)'],
+    });
+  }
   if (flags.out === undefined) {
-    if (flags.check || servers.length > 1) {
+    if (flags.check || servers.length > 1 || isTree(flags)) {
       throw new McpxError(
         ErrorCode.Usage,
         flags.check
@@ -95,10 +102,17 @@ function outputFiles(
     return files;
   }
   const out = resolve(session.io.cwd, flags.out);
+  if (isTree(flags)) {
+    // A folder per server: its index is the file the manifest is in.
+    for (const server of servers) files.set(server, join(out, fileNameFor(server), 'index.ts'));
+    return files;
+  }
   const oneFile = servers.length === 1 && extname(out) === '.ts';
   for (const server of servers) files.set(server, oneFile ? out : join(out, `${fileNameFor(server)}.ts`));
   return files;
 }
+
+const isTree = (flags: GenerateFlags): boolean => flags.layout === 'tree';
 
 /** A server's name as a file name: as it is when it is a plain one, else its unsafe characters as `_`. */
 function fileNameFor(server: string): string {
@@ -129,6 +143,7 @@ async function generateOne(
     tools,
     generator: VERSION,
     ...(flags.importFrom ? { importFrom: flags.importFrom } : {}),
+    ...(isTree(flags) ? { layout: 'tree' as const } : {}),
   });
   const summary = { server, tools: tools.length, fingerprint: generated.manifest.fingerprint };
   if (file === undefined) {
@@ -137,6 +152,8 @@ async function generateOne(
     return summary;
   }
   await mkdir(dirname(file), { recursive: true });
+  // The tools' files first, the index last: a folder with an index is a whole one.
+  for (const [name, source] of generated.toolFiles) await writeFile(join(dirname(file), name), source);
   await writeFile(file, generated.source);
   return { ...summary, file };
 }
