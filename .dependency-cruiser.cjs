@@ -43,6 +43,10 @@ const LAYERS = [
   { name: 'daemon-client', members: ['daemon-client/'] },
   // The one composition root: config → trust → servers → policy → catalogue → features.
   { name: 'host', members: ['host/'] },
+  // Typed code from a server's tools (`mcpx generate`, issue 45): the generator and the runtime
+  // its modules call (`boundTools`), which stands on the host as a program does. Nothing below
+  // imports it; the CLI's command and the library's entry do.
+  { name: 'codegen', members: ['codegen/'] },
   // The servers a front end starts (`mcpx serve`, the keep-alive daemon, both run from cli/), not
   // front ends themselves. Each stands on the host's layers, and the host imports neither. The
   // daemon's instance pool serves through the gateway's GatewayCore, so the daemon sits above

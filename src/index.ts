@@ -22,6 +22,9 @@
  * @packageDocumentation
  */
 
+// Generated code (`mcpx generate`): the runtime a generated module binds its functions with,
+// the manifest it records, and the drift from what a server lists now.
+export type { CallToolResult } from '@modelcontextprotocol/client';
 // The audit log: one record per tool call (who asked, the decision, the outcome), to the
 // owner-only file and to sinks of a program's own (`createHost({ audit: { sink } })`).
 export type {
@@ -59,6 +62,14 @@ export {
   samplingRefused,
   type TaskStatusEvent,
 } from './client/index.js';
+export {
+  type BindOptions,
+  type BoundTools,
+  boundTools,
+  type GeneratedManifest,
+  type GeneratedTool,
+  type ToolDrift,
+} from './codegen/index.js';
 // Config: what `host.config()` and `host.servers()` return; an ad-hoc server for `adhoc`.
 export {
   type AdhocStdioOptions,

@@ -273,6 +273,23 @@ function buildProgram(select: (action: Action) => void): Command {
     );
 
   program
+    .command('generate')
+    .description("typed TypeScript from servers' tools, called through the host; --check: catch drift")
+    .argument('<server...>')
+    .option('-o, --out <file|dir>', 'a .ts file (one server) or a directory of <server>.ts (default: stdout)')
+    .option('--check', 'compare the files at --out with the servers; exit non-zero naming what changed')
+    .option('--import-from <module>', 'the module the generated code imports mcpx from (default mcpx)')
+    .option(
+      '--layout <module|tree>',
+      'tree: with --out DIR, a folder per server with a file per tool and an index',
+    )
+    .action((servers: string[], opts: import('./commands/generate.js').GenerateFlags) =>
+      select(async (door) =>
+        (await import('./commands/generate.js')).runGenerate(door.open(), servers, opts),
+      ),
+    );
+
+  program
     .command('resources')
     .description('list resources')
     .argument('[server]')

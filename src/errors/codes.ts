@@ -87,6 +87,11 @@ export const ErrorCode = {
   ListPaginationBroken: 'LIST_PAGINATION_BROKEN',
   /** A list past mcpx's caps on pages, items or bytes. */
   ListTooLarge: 'LIST_TOO_LARGE',
+  /**
+   * A server's tools no longer match the code `mcpx generate` wrote from them: a tool added,
+   * removed or changed (`--check`, or a generated function's call refused at run time).
+   */
+  ToolsChanged: 'TOOLS_CHANGED',
   // permissions and consent
   PermissionDenied: 'PERMISSION_DENIED',
   // the user

@@ -19,6 +19,9 @@
  *   (announces many resource and prompt list changes), see `noisy-tools.ts`.
  * - `MCPX_TEST_ANNOTATED=1` adds `erase` (destructiveHint) and `fetch_page` (openWorldHint);
  *   `MCPX_TEST_ANNOTATED=0` drops every tool's annotations (a server that says nothing about its tools).
+ * - `MCPX_TEST_CODEGEN=1` adds tools for `mcpx generate` (`codegen-tools.ts`): names that are no
+ *   identifier, a schema of every shape, a name and description that try to inject code;
+ *   `MCPX_TEST_CODEGEN=changed` serves them changed, as after an upstream release.
  * - `MCPX_TEST_START_LOG=FILE` appends the process id to FILE first thing (tests count starts).
  * - `MCPX_TEST_METHOD_LOG=FILE` appends the method of every request and notification it
  *   receives to FILE, one a line (tests count a client's round trips).
@@ -36,6 +39,7 @@ import { appendFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ChangingResource, createTestServer, TEST_SERVER_NAME, type TestServerOptions } from './catalog.js';
+import { codegenTools } from './codegen-tools.js';
 import { createFaults, type FaultMode, parseFaultModes } from './faults.js';
 import { MCP_APP } from './mcp-app.js';
 import { answerParseErrors } from './parse-errors.js';
@@ -130,6 +134,7 @@ async function main(): Promise<void> {
   const discoverTtlMs = count('MCPX_TEST_DISCOVER_TTL_MS', 0);
   const tickMs = count('MCPX_TEST_TICK_MS', 1);
   const logEveryMs = count('MCPX_TEST_LOG_EVERY_MS', 1);
+  const codegen = process.env.MCPX_TEST_CODEGEN || undefined;
   const counter = new ChangingResource();
   if (tickMs !== undefined) setInterval(() => counter.touch(), tickMs).unref();
   const faults = createFaults(modes, {
@@ -153,7 +158,10 @@ async function main(): Promise<void> {
     hooks: faults.hooks,
     counter,
     ...(process.env.MCPX_TEST_MEDIA === '1' ? { mediaTool: true } : {}),
-    ...(process.env.MCPX_TEST_APPS === '1' ? { addOns: [MCP_APP] } : {}),
+    addOns: [
+      ...(process.env.MCPX_TEST_APPS === '1' ? [MCP_APP] : []),
+      ...(codegen === undefined ? [] : [codegenTools(codegen === 'changed')]),
+    ],
     ...(process.env.MCPX_TEST_ANNOTATED === '1' ? { annotatedTools: true } : {}),
     ...(process.env.MCPX_TEST_NOISY === '1'
       ? {

@@ -75,6 +75,8 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.InvalidToolOutput]: ExitCode.ToolError,
   [Codes.ListPaginationBroken]: ExitCode.ToolError,
   [Codes.ListTooLarge]: ExitCode.ToolError,
+  // The server moved on from the code generated for it: as a tool's error.
+  [Codes.ToolsChanged]: ExitCode.ToolError,
   [Codes.PermissionDenied]: ExitCode.Denied,
   [Codes.Cancelled]: ExitCode.Cancelled,
   [Codes.Internal]: ExitCode.Usage,

@@ -1,0 +1,65 @@
+/**
+ * Identifiers for generated code, whatever a server calls its tools. The rule, documented in
+ * docs/generate.md: the name is split into words at every character that is not an ASCII
+ * letter or digit (`get-item`, `files.read`, `get_item` → `get item`, `files read`), joined in
+ * camelCase (`getItem`, `filesRead`); a name with no such word becomes `tool`; a leading digit
+ * gets a `_` before it; a reserved word gets a `_` after it (`delete` → `delete_`). Names that
+ * then collide are numbered in the order of the servers' own names (code-unit order): the
+ * first keeps it, the next is `getItem2`, and so on, so one listing always gives one mapping.
+ */
+
+/** Words that cannot name a binding in a strict-mode module, or that read as something else. */
+const RESERVED = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false ' +
+    'finally for function if import in instanceof new null return super switch this throw true try ' +
+    'typeof var void while with yield let static implements interface package private protected ' +
+    'public await arguments eval undefined NaN Infinity constructor prototype'
+  ).split(' '),
+);
+
+const words = (name: string): string[] => name.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+
+const capitalised = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** `name` in camelCase, valid as an identifier, before collisions are numbered. */
+export function identifierFor(name: string): string {
+  const parts = words(name);
+  if (parts.length === 0) return 'tool';
+  const [first = '', ...rest] = parts;
+  let id = first.charAt(0).toLowerCase() + first.slice(1) + rest.map(capitalised).join('');
+  if (/^[0-9]/.test(id)) id = `_${id}`;
+  return RESERVED.has(id) ? `${id}_` : id;
+}
+
+/** `name` in PascalCase, for a type's name (`get-item` → `GetItem`). */
+export function typeNameFor(identifier: string): string {
+  const bare = identifier.replace(/^_+|_+$/g, '');
+  return /^[0-9]/.test(bare) ? `T${bare}` : capitalised(bare);
+}
+
+/**
+ * One identifier per name, none repeated: `identifierFor` each, numbered on collision in the
+ * code-unit order of the names (see the module's rule). `taken` are names the module already uses.
+ */
+export function assignIdentifiers(
+  names: readonly string[],
+  taken: readonly string[] = [],
+): ReadonlyMap<string, string> {
+  const used = new Set(taken);
+  const assigned = new Map<string, string>();
+  for (const name of [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const base = identifierFor(name);
+    let id = base;
+    for (let n = 2; used.has(id) || used.has(typeNameFor(id)); n++) id = `${base}${n}`;
+    used.add(id);
+    used.add(typeNameFor(id));
+    assigned.set(name, id);
+  }
+  return assigned;
+}
+
+/** A property key as written in a type or an object literal: bare when it can be, else quoted. */
+export function propertyKey(key: string, quote: (value: string) => string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : quote(key);
+}
