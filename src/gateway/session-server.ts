@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import {
   type CallToolRequest,
   type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
   type ServerCapabilities,
   type ServerContext,
   type StandardSchemaV1,
+  type Tool,
 } from '@modelcontextprotocol/server';
 import { type Attributes, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { APPS_EXTENSION, declaresApps, type ResourceSubscription } from '../client/index.js';
@@ -51,6 +54,8 @@ export interface SessionServerOptions {
   readonly onRequest?: (event: RequestEvent) => void;
   /** What serves these requests, on each one's SERVER span (`mcpx.hop`). Default `gateway`. */
   readonly hop?: 'gateway' | 'daemon';
+  /** Only the gateway's skill pair: no upstream tool, resource or prompt (`GatewayOptions.skillsOnly`). */
+  readonly skillsOnly?: boolean;
 }
 
 /** One request a client made, for the access log. */
@@ -118,6 +123,12 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
 };
 
+/** A skills-only gateway's upstream tools: one list object, so its merged list stays one snapshot. */
+const NO_TOOLS: readonly Tool[] = [];
+
+/** A skills-only gateway's: the skill pair is all it serves. */
+const SKILLS_ONLY_CAPABILITIES: ServerCapabilities = { tools: { listChanged: true } };
+
 /** Whether a client declared the skills extension (`capabilities.extensions`). */
 function speaksSkills(declared: unknown): boolean {
   const extensions = (declared as { extensions?: Record<string, unknown> } | undefined)?.extensions;
@@ -144,7 +155,8 @@ const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
 export function createSessionServer(core: GatewayCore, options: SessionServerOptions): Server {
   const client = options.client ?? randomUUID();
   const { pages } = options;
-  const capabilities = options.capabilities ?? GATEWAY_CAPABILITIES;
+  const { skillsOnly = false } = options;
+  const capabilities = options.capabilities ?? (skillsOnly ? SKILLS_ONLY_CAPABILITIES : GATEWAY_CAPABILITIES);
   const server = new Server(sessionServerInfo(core), {
     capabilities,
     ...(options.instructions ? { instructions: options.instructions } : {}),
@@ -295,13 +307,15 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
           (c) =>
             skills.has(name)
               ? skills.call(name, args, c)
-              : core.callTool(name, args, {
-                  ...c,
-                  ...(fast.relay ? { relay: true } : {}),
-                  onRoute: (route) => {
-                    routed = route;
-                  },
-                }),
+              : skillsOnly
+                ? Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`))
+                : core.callTool(name, args, {
+                    ...c,
+                    ...(fast.relay ? { relay: true } : {}),
+                    onRoute: (route) => {
+                      routed = route;
+                    },
+                  }),
           caller,
         ),
       caller,
@@ -314,7 +328,9 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         // A client that shows no Apps has no App to call an app-only tool; its model must not see
         // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
         const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
-        const served = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        const upstream = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        // Skills only: listed all the same, so that the list waits for the servers as any list does.
+        const served = skillsOnly ? NO_TOOLS : upstream;
         // The upstreams' skills as the gateway's own pair, for a client without the extension (one
         // with it reads them through `skills/list`; the daemon's callers are mcpx's own commands).
         const ownPair = hop !== 'daemon' && !(passthrough && speaksSkills(declared));

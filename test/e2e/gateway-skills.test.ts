@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 const skillsServer = join(repoRoot, 'dist/testing/skills-server.js');
@@ -29,6 +29,7 @@ beforeAll(async () => {
       mcpServers: {
         docs: server({ MCPX_TEST_SKILL_READ_LOG: readLog }),
         evil: server({ MCPX_TEST_SKILLS: 'hostile' }),
+        plain: { command: process.execPath, args: [testServerPath] },
       },
     }),
   );
@@ -177,3 +178,28 @@ describe.each(['legacy', 'modern'] as const)(
     });
   },
 );
+
+describe.each(['legacy', 'modern'] as const)('mcpx serve --skills-only, a %s client', (era) => {
+  it('offers the skill pair and nothing of the servers: no tool, resource or prompt of theirs', async () => {
+    const client = await world.client((await world.serve(['--skills-only'])).url, era);
+    const capabilities = client.getServerCapabilities();
+    expect(capabilities?.tools).toBeDefined();
+    expect(capabilities?.resources).toBeUndefined();
+    expect(capabilities?.prompts).toBeUndefined();
+    const tools = await skillTools(client);
+    expect(tools.map((t) => t.name)).toEqual(['mcpx__load_skill', 'mcpx__read_skill_file']);
+    expect(byName(tools, 'mcpx__load_skill')?.description).toContain(
+      "- docs.pdf-processing [from MCP server 'docs']",
+    );
+    // A served server's tool is not offered, nor callable by its name.
+    await expect(client.callTool({ name: 'plain__echo', arguments: { text: 'hi' } })).rejects.toThrow(
+      /Unknown tool: plain__echo/,
+    );
+    const loaded = await client.callTool({
+      name: 'mcpx__load_skill',
+      arguments: { skill: 'docs.pdf-processing' },
+    });
+    expect(loaded.isError).toBeFalsy();
+    expect(firstText(loaded)).toContain('Read references/FORMS.md before filling a form.');
+  });
+});
