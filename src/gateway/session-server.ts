@@ -120,7 +120,8 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   // MCP Apps pass through (`app-links.ts`), as tools and resources do, whichever upstream has them:
   // a 2025 session's capabilities are fixed at `initialize`, before every upstream is up.
   // Skills (SEP-2640) too: merged across upstreams, each file verified at mcpx (`skill-passthrough.ts`).
-  extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
+  // Directory reads of a skill are answered from its upstream, checked against its listing.
+  extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: { directoryRead: true } },
 };
 
 /** A skills-only gateway's upstream tools: one list object, so its merged list stays one snapshot. */
@@ -141,6 +142,20 @@ const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
     version: 1,
     vendor: 'mcpx',
     validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
+};
+
+/** `skills/get` and `resources/directory/read` take a `uri` (a directory read a cursor too: one page holds all). */
+const URI_PARAMS: StandardSchemaV1<{ uri: string }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcpx',
+    validate: (value) => {
+      const uri = (value as { uri?: unknown } | undefined)?.uri;
+      return typeof uri === 'string'
+        ? { value: { uri } }
+        : { issues: [{ message: 'params.uri must be a string', path: ['uri'] }] };
+    },
   },
 };
 
@@ -421,6 +436,12 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
   if (passthrough) {
     server.setRequestHandler('skills/list', { params: ANY_PARAMS }, (params, ctx) =>
       timed(ctx, params, 'skills/list', {}, () => passthrough.list()),
+    );
+    server.setRequestHandler('skills/get', { params: URI_PARAMS }, (params, ctx) =>
+      timed(ctx, params, 'skills/get', {}, () => passthrough.get(params.uri)),
+    );
+    server.setRequestHandler('resources/directory/read', { params: URI_PARAMS }, (params, ctx) =>
+      timed(ctx, params, 'resources/directory/read', {}, () => passthrough.readDirectory(params.uri)),
     );
   }
   if (capabilities.completions) {

@@ -142,7 +142,9 @@ describe.each(['legacy', 'modern'] as const)(
     it('declares it, lists every upstream’s skills under skill://<server>/, digests and sizes intact, and reads them verified', async () => {
       const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
       const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
-      expect(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({});
+      expect(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({
+        directoryRead: true,
+      });
       const skills = new SkillsClient(client, { skipInvalid: true });
       const listed = await upstreamsUp(skills);
       // It reads skills through the extension: the gateway's own pair is for clients without it.
@@ -164,6 +166,41 @@ describe.each(['legacy', 'modern'] as const)(
       const manifest = await skills.read(pdf as NonNullable<typeof pdf>);
       expect(manifest.text).toContain('Read references/FORMS.md before filling a form.');
       expect((await skills.read(pdf as NonNullable<typeof pdf>, 'references/FORMS.md')).text).toBe(text);
+    });
+
+    it('passes skills/get and resources/directory/read on, namespaced, each directory checked against its skill', async () => {
+      const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
+      const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
+      const skills = new SkillsClient(client, { skipInvalid: true });
+      await upstreamsUp(skills);
+      expect(skills.directoryRead).toBe(true);
+      const before = (await reads()).length;
+      const { skill } = await skills.get('skill://docs/pdf-processing/SKILL.md');
+      expect(skill.frontmatter.name).toBe('pdf-processing');
+      expect(skill.resources === 'dynamic' ? [] : skill.resources.map((r) => r.uri)).toContain(
+        'skill://docs/pdf-processing/references/FORMS.md',
+      );
+      await expect(skills.get('skill://docs/no-such-skill/SKILL.md')).rejects.toThrow();
+      const root = await skills.readDirectory('skill://docs/pdf-processing');
+      expect(root.resources.map((r) => [r.uri, r.mimeType])).toEqual(
+        expect.arrayContaining([
+          ['skill://docs/pdf-processing/SKILL.md', 'text/markdown'],
+          ['skill://docs/pdf-processing/references', 'inode/directory'],
+        ]),
+      );
+      const references = await skills.readDirectory('skill://docs/pdf-processing/references');
+      expect(references.resources.map((r) => [r.uri, r.size])).toEqual([
+        [
+          'skill://docs/pdf-processing/references/FORMS.md',
+          Buffer.byteLength('# Forms\n\nFill each field in order.\n'),
+        ],
+      ]);
+      // Names only: no file was read to answer them.
+      expect(await reads()).toHaveLength(before);
+      // A folder that shows a file its skill does not list is refused at mcpx, the file named.
+      await expect(skills.readDirectory('skill://evil/pdf-processing/scripts')).rejects.toThrow(
+        /skill:\/\/pdf-processing\/scripts\/secret\.sh is not a file the skill lists/,
+      );
     });
 
     it('refuses, at mcpx, a file whose digest does not match: the client gets an error, not the bytes', async () => {
