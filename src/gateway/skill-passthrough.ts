@@ -1,11 +1,18 @@
-import type { ReadResourceResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, type ReadResourceResult } from '@modelcontextprotocol/server';
 import type { DirectoryResource, Skill } from '@modelcontextprotocol/server/ext/skills';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { createHostSkills, type HostSkills, SKILL_ACTION_PREFIX, skillAction } from '../skills/index.js';
+import {
+  createHostSkills,
+  type HostSkills,
+  type ListedSkill,
+  SKILL_ACTION_PREFIX,
+  skillAction,
+} from '../skills/index.js';
 import { consentBeforeCall } from './call-consent.js';
 import type { GatewayCore } from './core.js';
 import type { DownstreamCall } from './downstream-call.js';
 import { splitServer } from './namespace.js';
+import { auditedAs } from './skill-tools.js';
 
 /** The skills extension (SEP-2640), as the gateway declares it to its clients. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -174,17 +181,47 @@ export class SkillPassthrough {
         server,
       });
     const action = skillAction(skill);
-    const refused = await consentBeforeCall(
-      this.#core,
-      { server, name: action.name, tool: action },
-      { uri: upstream },
-      call,
-      () => {},
-    );
-    if (refused) {
-      const text = refused.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-      throw new McpxError(ErrorCode.PermissionDenied, text, { server });
+    // In the audit log as a call of the skill's action, as the tool pair's loads are.
+    const audited = this.#core.audit?.begin({
+      who: auditedAs(call),
+      server,
+      tool: action.name,
+      args: { uri: upstream },
+    });
+    try {
+      const refused = await consentBeforeCall(
+        this.#core,
+        { server, name: action.name, tool: action },
+        { uri: upstream },
+        call,
+        (decision) => audited?.decided(decision),
+      );
+      if (refused && isInputRequiredResult(refused)) {
+        // A 2026-07-28 client is asked in an input round: the read is recorded when it comes again.
+        audited?.dropped();
+        return refused as unknown as ReadResourceResult;
+      }
+      if (refused) {
+        const text = refused.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+        throw new McpxError(ErrorCode.PermissionDenied, text, { server });
+      }
+      const result = await this.#readVerified(server, skill, upstream, uri);
+      // What a read returned is the skill's text: the log keeps that it was read, not the text.
+      audited?.returned({ content: [] });
+      return result;
+    } catch (error) {
+      audited?.failed(error);
+      throw error;
     }
+  }
+
+  /** The file at `upstream` of `skill`, read and verified, under the client's `uri`. */
+  async #readVerified(
+    server: string,
+    skill: ListedSkill,
+    upstream: string,
+    uri: string,
+  ): Promise<ReadResourceResult> {
     const path = upstream.slice(rootOf(skill.uri).length);
     if (path === MANIFEST) {
       const loaded = await this.#skills.get(server, skill.name);

@@ -43,6 +43,7 @@ export {
   describeParts,
   resourceContentBlocks,
 } from './chat-parts.js';
+export { CallContinues } from './guarded-call.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
 export {
   PROMPT_ACTION,
