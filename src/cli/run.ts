@@ -397,6 +397,10 @@ function buildProgram(select: (action: Action) => void): Command {
       '--profile <name>',
       'hand over one mcpx serve --profile <name> entry: only that profile of the config (default: $MCPX_PROFILE)',
     )
+    .option(
+      '--no-skills',
+      'hand over no skills entry (by default, when a server lists skills, one more entry, mcpx serve --skills-only, offers them)',
+    )
     .option('-q, --quiet', 'say nothing on stderr about which servers are handed over (nor with --json)')
     .action((command: string[], opts: import('./commands/exec.js').ExecFlags) =>
       select(async (door) => (await import('./commands/exec.js')).runExec(door, command, opts)),
@@ -424,6 +428,10 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--allowed-host <host>', 'with --http: also accept this Host header name (repeatable)', repeat)
     .option('--server <name>', 're-serve this one server unchanged (no name prefixes): a transparent bridge')
     .option('--servers <a,b>', 'serve only these servers')
+    .option(
+      '--skills-only',
+      "serve only the servers' skills (mcpx__load_skill, mcpx__read_skill_file): no tool, resource or prompt of theirs",
+    )
     .option('--exclude-tools <glob>', 'hide tools matching server.tool or tool (repeatable)', repeat)
     .option(
       '--profile <name>',

@@ -32,6 +32,23 @@ export function serverSkills(server: string, client: () => Client, run: RunReque
         new SkillsClient(client(), { skipInvalid: true }).list({}, o),
       );
     },
+    get directoryRead() {
+      const extensions = client().getServerCapabilities()?.extensions as Record<string, unknown> | undefined;
+      const declared = extensions?.['io.modelcontextprotocol/skills'] as
+        | { directoryRead?: unknown }
+        | undefined;
+      return declared?.directoryRead === true;
+    },
+    async get(uri, control) {
+      const { SkillsClient } = await sdkSkills();
+      return run('skills/get', control, async (o) => (await new SkillsClient(client()).get(uri, o)).skill);
+    },
+    async readDirectory(uri, control) {
+      const { SkillsClient } = await sdkSkills();
+      return run('resources/directory/read', control, (o) =>
+        new SkillsClient(client()).readDirectory(uri, o),
+      );
+    },
     async read(skill, ref, control) {
       const { SkillsClient, SkillVerificationError } = await sdkSkills();
       return run(`resources/read ${skill.uri}`, control, async (o) => {

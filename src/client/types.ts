@@ -12,7 +12,13 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import type { Skill, SkillFile, SkillListing } from '@modelcontextprotocol/client/ext/skills';
+import type {
+  DirectoryResource,
+  Skill,
+  SkillCacheScope,
+  SkillFile,
+  SkillListing,
+} from '@modelcontextprotocol/client/ext/skills';
 import type { ServerConfig } from '../config/index.js';
 import type { CallCancel } from './call-cancel.js';
 import type { ResourceSubscription } from './subscriptions.js';
@@ -124,6 +130,15 @@ export interface ServerSkills {
   list(options?: RequestControl): Promise<SkillListing>;
   /** One file of `skill` (default its `SKILL.md`), verified against the entry. */
   read(skill: Skill, ref?: string, options?: RequestControl): Promise<SkillFile>;
+  /** One skill by its `SKILL.md` URI (`skills/get`), listed or not; an invalid entry or another skill throws. */
+  get(uri: string, options?: RequestControl): Promise<Skill>;
+  /** The server serves `resources/directory/read`. */
+  readonly directoryRead: boolean;
+  /** A skill directory's direct children (`resources/directory/read`, every page). */
+  readDirectory(
+    uri: string,
+    options?: RequestControl,
+  ): Promise<{ resources: DirectoryResource[]; cacheScope?: SkillCacheScope }>;
 }
 
 /** Which protocol generation a connection speaks. */

@@ -245,6 +245,11 @@ export class GatewayCore {
     return [...this.#servers.keys()];
   }
 
+  /** Where clients' calls are recorded (the skill pair's and skill reads' too); none in the daemon. */
+  get audit(): AuditTrail | undefined {
+    return this.#audit;
+  }
+
   /** Calls in flight across every client (SIGTERM waits for them). */
   get inFlight(): number {
     return this.#callers.size;

@@ -86,6 +86,12 @@ export interface GatewayOptions {
   readonly transparent?: string;
   /** Serve only these servers; default every one of `base.servers()`. */
   readonly servers?: readonly string[];
+  /**
+   * Offer only the servers' skills, as the gateway's own `mcpx__load_skill` / `mcpx__read_skill_file`
+   * (`skill-tools.ts`): no upstream tool, resource or prompt. For a client that is handed the servers
+   * themselves too (`mcpx exec`), which would otherwise see each server twice.
+   */
+  readonly skillsOnly?: boolean;
   readonly pageSize?: number;
   /**
    * How long a list request waits for servers still starting (default: for every one). With
@@ -150,6 +156,14 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     throw new McpxError(ErrorCode.Usage, 'a gateway listens on one of HTTP and stdio', {
       fixes: ['give createGateway `http` (e.g. { port: 0 }) or `stdio` ({ stdin, stdout }), not both'],
     });
+  if (options.skillsOnly && options.transparent)
+    throw new McpxError(
+      ErrorCode.Usage,
+      'a transparent bridge re-serves its server unchanged: it has no skills-only mode',
+      {
+        fixes: ['give either `transparent` (--server) or `skillsOnly` (--skills-only)'],
+      },
+    );
   const served = await servedServers(base, options);
   const [registry, guard] = await Promise.all([base.registry(), base.guard()]);
   const emit = (event: GatewayEvent) => options.on?.(event);
@@ -212,6 +226,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       client,
       pages,
       ...transparent,
+      ...(options.skillsOnly ? { skillsOnly: true } : {}),
       ...(onRequest ? { onRequest } : {}),
     });
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import {
   type CallToolRequest,
   type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
   type ServerCapabilities,
   type ServerContext,
   type StandardSchemaV1,
+  type Tool,
 } from '@modelcontextprotocol/server';
 import { type Attributes, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { APPS_EXTENSION, declaresApps, type ResourceSubscription } from '../client/index.js';
@@ -51,6 +54,8 @@ export interface SessionServerOptions {
   readonly onRequest?: (event: RequestEvent) => void;
   /** What serves these requests, on each one's SERVER span (`mcpx.hop`). Default `gateway`. */
   readonly hop?: 'gateway' | 'daemon';
+  /** Only the gateway's skill pair: no upstream tool, resource or prompt (`GatewayOptions.skillsOnly`). */
+  readonly skillsOnly?: boolean;
 }
 
 /** One request a client made, for the access log. */
@@ -115,8 +120,15 @@ const GATEWAY_CAPABILITIES: ServerCapabilities = {
   // MCP Apps pass through (`app-links.ts`), as tools and resources do, whichever upstream has them:
   // a 2025 session's capabilities are fixed at `initialize`, before every upstream is up.
   // Skills (SEP-2640) too: merged across upstreams, each file verified at mcpx (`skill-passthrough.ts`).
-  extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: {} },
+  // Directory reads of a skill are answered from its upstream, checked against its listing.
+  extensions: { [APPS_EXTENSION]: {}, [SKILLS_EXTENSION]: { directoryRead: true } },
 };
+
+/** A skills-only gateway's upstream tools: one list object, so its merged list stays one snapshot. */
+const NO_TOOLS: readonly Tool[] = [];
+
+/** A skills-only gateway's: the skill pair is all it serves. */
+const SKILLS_ONLY_CAPABILITIES: ServerCapabilities = { tools: { listChanged: true } };
 
 /** Whether a client declared the skills extension (`capabilities.extensions`). */
 function speaksSkills(declared: unknown): boolean {
@@ -133,6 +145,20 @@ const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
   },
 };
 
+/** `skills/get` and `resources/directory/read` take a `uri` (a directory read a cursor too: one page holds all). */
+const URI_PARAMS: StandardSchemaV1<{ uri: string }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcpx',
+    validate: (value) => {
+      const uri = (value as { uri?: unknown } | undefined)?.uri;
+      return typeof uri === 'string'
+        ? { value: { uri } }
+        : { issues: [{ message: 'params.uri must be a string', path: ['uri'] }] };
+    },
+  },
+};
+
 /**
  * The MCP server one client talks to: an SDK `Server` whose handlers ask the
  * shared gateway core. One per client session (2025-11-25, stdio) or per request
@@ -144,7 +170,8 @@ const ANY_PARAMS: StandardSchemaV1<Record<string, unknown> | undefined> = {
 export function createSessionServer(core: GatewayCore, options: SessionServerOptions): Server {
   const client = options.client ?? randomUUID();
   const { pages } = options;
-  const capabilities = options.capabilities ?? GATEWAY_CAPABILITIES;
+  const { skillsOnly = false } = options;
+  const capabilities = options.capabilities ?? (skillsOnly ? SKILLS_ONLY_CAPABILITIES : GATEWAY_CAPABILITIES);
   const server = new Server(sessionServerInfo(core), {
     capabilities,
     ...(options.instructions ? { instructions: options.instructions } : {}),
@@ -295,13 +322,15 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
           (c) =>
             skills.has(name)
               ? skills.call(name, args, c)
-              : core.callTool(name, args, {
-                  ...c,
-                  ...(fast.relay ? { relay: true } : {}),
-                  onRoute: (route) => {
-                    routed = route;
-                  },
-                }),
+              : skillsOnly
+                ? Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`))
+                : core.callTool(name, args, {
+                    ...c,
+                    ...(fast.relay ? { relay: true } : {}),
+                    onRoute: (route) => {
+                      routed = route;
+                    },
+                  }),
           caller,
         ),
       caller,
@@ -314,7 +343,9 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
         // A client that shows no Apps has no App to call an app-only tool; its model must not see
         // one. The daemon's callers are mcpx's own commands, which get every tool, as directly.
         const declared = isModernRequest(ctx) ? declaredCapabilities(ctx) : server.getClientCapabilities();
-        const served = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        const upstream = await core.tools({ apps: hop === 'daemon' || declaresApps(declared) });
+        // Skills only: listed all the same, so that the list waits for the servers as any list does.
+        const served = skillsOnly ? NO_TOOLS : upstream;
         // The upstreams' skills as the gateway's own pair, for a client without the extension (one
         // with it reads them through `skills/list`; the daemon's callers are mcpx's own commands).
         const ownPair = hop !== 'daemon' && !(passthrough && speaksSkills(declared));
@@ -405,6 +436,12 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
   if (passthrough) {
     server.setRequestHandler('skills/list', { params: ANY_PARAMS }, (params, ctx) =>
       timed(ctx, params, 'skills/list', {}, () => passthrough.list()),
+    );
+    server.setRequestHandler('skills/get', { params: URI_PARAMS }, (params, ctx) =>
+      timed(ctx, params, 'skills/get', {}, () => passthrough.get(params.uri)),
+    );
+    server.setRequestHandler('resources/directory/read', { params: URI_PARAMS }, (params, ctx) =>
+      timed(ctx, params, 'resources/directory/read', {}, () => passthrough.readDirectory(params.uri)),
     );
   }
   if (capabilities.completions) {

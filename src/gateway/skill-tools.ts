@@ -1,10 +1,20 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { type CallToolResult, isInputRequiredResult, type Tool } from '@modelcontextprotocol/server';
+import type { AuditCaller } from '../audit/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import type { ToolCallGuard } from '../permissions/index.js';
-import { type AgentTool, createSkillTools, type SkillTools } from '../tools/index.js';
+import { type AgentTool, CallContinues, createSkillTools, type SkillTools } from '../tools/index.js';
 import { consentBeforeCall } from './call-consent.js';
 import type { GatewayCore } from './core.js';
 import { type DownstreamCall, signalOf } from './downstream-call.js';
+
+/** Who asked, for the audit log: the gateway's client, as a tool call's record names it. */
+export function auditedAs(call: DownstreamCall): AuditCaller {
+  return {
+    client: 'gateway',
+    session: call.client,
+    ...(call.clientInfo ? { clientInfo: call.clientInfo } : {}),
+  };
+}
 
 /** The gateway's own skill tools: `mcpx__` as a server's tools are `<server>__`. */
 export const GATEWAY_SKILL_TOOLS = { load: 'mcpx__load_skill', read: 'mcpx__read_skill_file' } as const;
@@ -84,15 +94,17 @@ export class GatewaySkills {
   async call(name: string, args: Record<string, unknown>, call: DownstreamCall): Promise<CallToolResult> {
     const core = this.#core;
     const guard: ToolCallGuard = {
-      check: async (request) => {
+      check: async (request, options) => {
         const refused = await consentBeforeCall(
           core,
           { server: request.server, name: request.tool.name, tool: request.tool },
           request.args as Record<string, unknown>,
           call,
-          () => {},
+          (decision) => options?.onDecision?.(decision),
         );
         if (refused) {
+          // A 2026-07-28 client is asked in an input round: answered with it, and called again.
+          if (isInputRequiredResult(refused)) throw new CallContinues(refused);
           const text = refused.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
           throw new McpxError(ErrorCode.PermissionDenied, text, { server: request.server });
         }
@@ -100,9 +112,12 @@ export class GatewaySkills {
     };
     try {
       await this.#arrive(signalOf(call));
-      const result = await this.#skillTools(guard).call(name, args, { signal: signalOf(call) });
+      const result = await this.#skillTools(guard, auditedAs(call)).call(name, args, {
+        signal: signalOf(call),
+      });
       return { content: [{ type: 'text', text: result.text }], isError: result.isError };
     } catch (error) {
+      if (error instanceof CallContinues) return error.result as CallToolResult;
       const failure = toMcpxError(error);
       if (failure.code === ErrorCode.Cancelled) throw failure;
       const fix = failure.fixes[0] ? ` (${failure.fixes[0]})` : '';
@@ -136,10 +151,13 @@ export class GatewaySkills {
     await Promise.race([arrived, ended]);
   }
 
-  #skillTools(guard: ToolCallGuard): SkillTools {
+  #skillTools(guard: ToolCallGuard, who?: AuditCaller): SkillTools {
     const core = this.#core;
+    const trail = core.audit;
     return createSkillTools(core.registry, {
       guard,
+      // Each load and read in the audit log as a call of the skill's `skill:<name>` action.
+      ...(trail && who ? { audit: { trail, who } } : {}),
       servers: () => core.servers,
       offers: (server, tool) => core.guard.offers(server, tool),
       names: GATEWAY_SKILL_TOOLS,

@@ -5,6 +5,7 @@
  * differs from the entry, a file the entry does not list, entries that break the naming rules,
  * climb out of their folder or carry terminal controls).
  */
+import type { Resource } from '@modelcontextprotocol/server';
 import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { skillEntry } from '@modelcontextprotocol/server/ext/skills';
 
@@ -138,6 +139,21 @@ export function hostileSource(catalogue: { skills: Skill[]; served: Served }): S
     read: async (uri): Promise<SkillReadResult | undefined> => {
       const text = catalogue.served.get(uri);
       return text === undefined ? undefined : { text, mimeType: 'text/markdown' };
+    },
+    // What it serves, listed or not: a folder shows the file its skill does not list.
+    readDirectory: async (uri) => {
+      const children = new Map<string, Resource>();
+      for (const [file, text] of catalogue.served) {
+        if (!file.startsWith(`${uri}/`)) continue;
+        const [name = '', ...deeper] = file.slice(uri.length + 1).split('/');
+        children.set(
+          name,
+          deeper.length > 0
+            ? { uri: `${uri}/${name}`, name, mimeType: 'inode/directory' }
+            : { uri: file, name, mimeType: 'text/markdown', size: Buffer.byteLength(text) },
+        );
+      }
+      return children.size === 0 ? undefined : { resources: [...children.values()] };
     },
   };
 }

@@ -10,6 +10,18 @@ export interface GuardedCallContext {
 }
 
 /**
+ * Thrown by a guard whose question goes on in another request (a 2026-07-28 client answers in
+ * an input round, then sends the call again): not a failure, so the call is not recorded now
+ * (its retry is). `result` is what the caller answers the request with meanwhile.
+ */
+export class CallContinues extends Error {
+  constructor(readonly result: unknown) {
+    super('the call goes on in its next request');
+    this.name = 'CallContinues';
+  }
+}
+
+/**
  * `run`, once the guard allows `tool` of `server` with `args`; audited from the moment it is asked
  * for, like a tool call. `recorded` is what the audit keeps of the result (the result itself
  * unless said).
@@ -40,7 +52,8 @@ export async function guardedCall<T>(
     audited?.returned(recorded(result));
     return result;
   } catch (error) {
-    audited?.failed(error);
+    if (error instanceof CallContinues) audited?.dropped();
+    else audited?.failed(error);
     throw error;
   }
 }

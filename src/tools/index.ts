@@ -43,7 +43,7 @@ export {
   describeParts,
   resourceContentBlocks,
 } from './chat-parts.js';
-export { type GuardedCallContext, guardedCall } from './guarded-call.js';
+export { CallContinues, type GuardedCallContext, guardedCall } from './guarded-call.js';
 export { assignToolNames, type NamingStyle, type QualifiedTool } from './naming.js';
 export {
   PROMPT_ACTION,

@@ -1,12 +1,13 @@
 /**
  * Issue 40, item 4, with the real Claude Code CLI: Claude Code has no MCP skills of its own, and
- * through the entry `mcpx config export --via-gateway` writes (`mcpx serve`) its model is offered
+ * through the entry `mcpx config export --via-gateway` writes (`mcpx serve`), or the skills entry
+ * plain `mcpx exec -- claude` adds (`mcpx serve --skills-only`), its model is offered
  * `mcpx__load_skill`, whose description is the servers' skill catalogue, loads a skill, and gets
  * its `SKILL.md` verified and tagged with its origin. The model is the scripted fake of the
  * Anthropic Messages API (test/helpers/fake-anthropic.ts), which records what Claude Code sends.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { trackProcessTree } from '../helpers/processes.js';
 
 const claude = process.env.CLAUDE_BIN ?? join(repoRoot, 'claude-code/node_modules/.bin/claude');
 const skillsServer = join(repoRoot, 'dist/testing/skills-server.js');
+const testServer = join(repoRoot, 'dist/testing/test-server.js');
 
 let dir: { path: string; remove: () => Promise<void> };
 beforeAll(async () => {
@@ -117,6 +119,86 @@ describe('Claude Code and MCP skills through mcpx', () => {
       expect((await readFile(readLog, 'utf8')).split('\n').filter(Boolean)).toEqual([
         'skill://pdf-processing/SKILL.md',
       ]);
+      const until = Date.now() + 60_000;
+      while (started.alive().length > 0 && Date.now() < until) await delay(250);
+      expect(started.alive().map((p) => `${p.pid} ${p.command}`)).toEqual([]);
+    } finally {
+      started.stop();
+    }
+  });
+
+  it('plain mcpx exec -- claude: the servers as they are, and their skills through one skills-only entry', {
+    timeout: 300_000,
+  }, async () => {
+    const started = trackProcessTree(process.pid);
+    try {
+      const home = join(dir.path, 'exec-home');
+      const cwd = join(dir.path, 'exec-repo');
+      for (const folder of [home, cwd]) await mkdir(folder, { recursive: true });
+      const readLog = join(dir.path, 'exec-reads.log');
+      const cli = (args: string[]) => runCli(args, { cwd, home, timeoutMs: 60_000 });
+      const added = await cli([
+        'config',
+        'add',
+        'docs',
+        '--env',
+        `MCPX_TEST_SKILL_READ_LOG=${readLog}`,
+        '--',
+        process.execPath,
+        skillsServer,
+      ]);
+      expect(added.stderr).toBe('');
+      const plain = await cli(['config', 'add', 'tools', '--', process.execPath, testServer]);
+      expect(plain.stderr).toBe('');
+      // No `permission` set: the default level, where Claude Code's own prompt for the call is the consent.
+      const model = await startFakeAnthropic([
+        { tool: 'ToolSearch', input: { query: 'select:mcp__mcpx__mcpx__load_skill', max_results: 5 } },
+        { tool: 'mcp__mcpx__mcpx__load_skill', input: { skill: 'docs.pdf-processing' } },
+        { text: 'done' },
+      ]);
+      let run: Awaited<ReturnType<typeof runCli>>;
+      try {
+        run = await runCli(
+          ['exec', '--', claude, '-p', 'fill in this PDF form', '--allowedTools', 'mcp__mcpx,mcp__docs'],
+          {
+            cwd,
+            home,
+            timeoutMs: 180_000,
+            env: {
+              ANTHROPIC_BASE_URL: model.baseUrl,
+              ANTHROPIC_API_KEY: 'test-key',
+              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+              DISABLE_AUTOUPDATER: '1',
+              MCP_CONNECTION_NONBLOCKING: '0',
+            },
+          },
+        );
+      } finally {
+        await model.close();
+      }
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('mcpx exec: handing 2 servers to claude: docs, tools');
+      expect(run.stderr).toContain('as one more server, mcpx (mcpx serve --skills-only');
+      const requests = model.requests;
+      expect(requests).toHaveLength(3);
+      const first = JSON.stringify(requests[0]);
+      // The servers are handed over as they are (their own tools, under their own names)…
+      expect(first).toContain('mcp__tools__echo');
+      // …and the skills entry offers the pair and nothing of theirs: no tool seen twice.
+      expect(first).toContain('mcp__mcpx__mcpx__load_skill');
+      expect(first).not.toMatch(/mcp__mcpx__tools__|mcp__mcpx__docs__/);
+      expect(JSON.stringify(requests[1])).toContain(
+        "- docs.pdf-processing [from MCP server 'docs']: Extract, fill, and assemble PDF documents",
+      );
+      const answer = JSON.stringify(requests[2]?.messages.at(-1)?.content);
+      expect(answer).toMatch(/SKILL\.md of skill 'docs\.pdf-processing', served by MCP server 'docs'/);
+      expect(answer).toContain('Read references/FORMS.md before filling a form.');
+      // Listing read no file (exec's check before the start included); the load read its SKILL.md alone.
+      expect((await readFile(readLog, 'utf8')).split('\n').filter(Boolean)).toEqual([
+        'skill://pdf-processing/SKILL.md',
+      ]);
+      // The hand-over file is gone.
+      expect(await readdir(join(home, '.mcpx', 'run')).catch(() => [])).toEqual([]);
       const until = Date.now() + 60_000;
       while (started.alive().length > 0 && Date.now() < until) await delay(250);
       expect(started.alive().map((p) => `${p.pid} ${p.command}`)).toEqual([]);

@@ -134,6 +134,50 @@ describe('mcpx exec', () => {
     expect(existsSync(record.file)).toBe(false);
   });
 
+  it('a server that lists skills: one more entry, a skills-only mcpx serve over it; --no-skills leaves it out', async () => {
+    const w = await workspace();
+    const readLog = join(w.home, 'reads.log');
+    const skillsServer = join(repoRoot, 'dist/testing/skills-server.js');
+    await writeFile(
+      join(w.home, '.mcpx', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          docs: {
+            command: process.execPath,
+            args: [skillsServer],
+            env: { MCPX_TEST_SKILL_READ_LOG: readLog },
+          },
+          local: { command: process.execPath, args: [testServerPath] },
+        },
+      }),
+    );
+    const run = await runCli(['exec', '--', process.execPath, stub], {
+      cwd: w.cwd,
+      home: w.home,
+      env: w.env(),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'mcpx exec: and their skills as one more server, mcpx (mcpx serve --skills-only: mcpx__load_skill, verified on every read), from docs\n',
+    );
+    const record = await w.readRecord();
+    expect(Object.keys(record.contents.mcpServers)).toEqual(['docs', 'local', 'mcpx']);
+    const entry = record.contents.mcpServers.mcpx as { command: string; args: string[] };
+    expect(entry.command).toBe(process.execPath);
+    expect(entry.args.slice(1)).toEqual(['serve', '--skills-only', '--servers', 'docs', '--allow', 'docs']);
+    // Asking which servers have skills read no skill file.
+    expect(await readFile(readLog, 'utf8').catch(() => '')).toBe('');
+
+    const without = await runCli(['exec', '--no-skills', '--', process.execPath, stub], {
+      cwd: w.cwd,
+      home: w.home,
+      env: w.env(),
+    });
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stderr).not.toContain('skills');
+    expect(Object.keys((await w.readRecord()).contents.mcpServers)).toEqual(['docs', 'local']);
+  });
+
   it('refuses an unknown or disabled server before running anything', async () => {
     const w = await workspace();
     const unknown = await runCli(['exec', '--servers', 'locl', '--', process.execPath, stub], {

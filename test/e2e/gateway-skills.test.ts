@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 
 const skillsServer = join(repoRoot, 'dist/testing/skills-server.js');
@@ -29,6 +29,7 @@ beforeAll(async () => {
       mcpServers: {
         docs: server({ MCPX_TEST_SKILL_READ_LOG: readLog }),
         evil: server({ MCPX_TEST_SKILLS: 'hostile' }),
+        plain: { command: process.execPath, args: [testServerPath] },
       },
     }),
   );
@@ -141,7 +142,9 @@ describe.each(['legacy', 'modern'] as const)(
     it('declares it, lists every upstream’s skills under skill://<server>/, digests and sizes intact, and reads them verified', async () => {
       const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
       const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
-      expect(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({});
+      expect(client.getServerCapabilities()?.extensions?.['io.modelcontextprotocol/skills']).toEqual({
+        directoryRead: true,
+      });
       const skills = new SkillsClient(client, { skipInvalid: true });
       const listed = await upstreamsUp(skills);
       // It reads skills through the extension: the gateway's own pair is for clients without it.
@@ -165,6 +168,41 @@ describe.each(['legacy', 'modern'] as const)(
       expect((await skills.read(pdf as NonNullable<typeof pdf>, 'references/FORMS.md')).text).toBe(text);
     });
 
+    it('passes skills/get and resources/directory/read on, namespaced, each directory checked against its skill', async () => {
+      const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
+      const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
+      const skills = new SkillsClient(client, { skipInvalid: true });
+      await upstreamsUp(skills);
+      expect(skills.directoryRead).toBe(true);
+      const before = (await reads()).length;
+      const { skill } = await skills.get('skill://docs/pdf-processing/SKILL.md');
+      expect(skill.frontmatter.name).toBe('pdf-processing');
+      expect(skill.resources === 'dynamic' ? [] : skill.resources.map((r) => r.uri)).toContain(
+        'skill://docs/pdf-processing/references/FORMS.md',
+      );
+      await expect(skills.get('skill://docs/no-such-skill/SKILL.md')).rejects.toThrow();
+      const root = await skills.readDirectory('skill://docs/pdf-processing');
+      expect(root.resources.map((r) => [r.uri, r.mimeType])).toEqual(
+        expect.arrayContaining([
+          ['skill://docs/pdf-processing/SKILL.md', 'text/markdown'],
+          ['skill://docs/pdf-processing/references', 'inode/directory'],
+        ]),
+      );
+      const references = await skills.readDirectory('skill://docs/pdf-processing/references');
+      expect(references.resources.map((r) => [r.uri, r.size])).toEqual([
+        [
+          'skill://docs/pdf-processing/references/FORMS.md',
+          Buffer.byteLength('# Forms\n\nFill each field in order.\n'),
+        ],
+      ]);
+      // Names only: no file was read to answer them.
+      expect(await reads()).toHaveLength(before);
+      // A folder that shows a file its skill does not list is refused at mcpx, the file named.
+      await expect(skills.readDirectory('skill://evil/pdf-processing/scripts')).rejects.toThrow(
+        /skill:\/\/pdf-processing\/scripts\/secret\.sh is not a file the skill lists/,
+      );
+    });
+
     it('refuses, at mcpx, a file whose digest does not match: the client gets an error, not the bytes', async () => {
       const client = await world.client((await world.serve()).url, era, { capabilities: SPEAKS_SKILLS });
       const { SkillsClient } = await import('@modelcontextprotocol/client/ext/skills');
@@ -177,3 +215,28 @@ describe.each(['legacy', 'modern'] as const)(
     });
   },
 );
+
+describe.each(['legacy', 'modern'] as const)('mcpx serve --skills-only, a %s client', (era) => {
+  it('offers the skill pair and nothing of the servers: no tool, resource or prompt of theirs', async () => {
+    const client = await world.client((await world.serve(['--skills-only'])).url, era);
+    const capabilities = client.getServerCapabilities();
+    expect(capabilities?.tools).toBeDefined();
+    expect(capabilities?.resources).toBeUndefined();
+    expect(capabilities?.prompts).toBeUndefined();
+    const tools = await skillTools(client);
+    expect(tools.map((t) => t.name)).toEqual(['mcpx__load_skill', 'mcpx__read_skill_file']);
+    expect(byName(tools, 'mcpx__load_skill')?.description).toContain(
+      "- docs.pdf-processing [from MCP server 'docs']",
+    );
+    // A served server's tool is not offered, nor callable by its name.
+    await expect(client.callTool({ name: 'plain__echo', arguments: { text: 'hi' } })).rejects.toThrow(
+      /Unknown tool: plain__echo/,
+    );
+    const loaded = await client.callTool({
+      name: 'mcpx__load_skill',
+      arguments: { skill: 'docs.pdf-processing' },
+    });
+    expect(loaded.isError).toBeFalsy();
+    expect(firstText(loaded)).toContain('Read references/FORMS.md before filling a form.');
+  });
+});

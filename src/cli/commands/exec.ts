@@ -10,6 +10,7 @@ import type { CliContext, CliDoor } from '../context/context.js';
 import { usageError } from '../context/global-options.js';
 import { profileFlag } from '../context/permission-level.js';
 import { plural } from '../output/plural.js';
+import { skillsEntry } from './exec-skills.js';
 import { gatewayEntry } from './gateway-entry.js';
 
 export interface ExecFlags {
@@ -23,6 +24,8 @@ export interface ExecFlags {
   readonly profile?: string;
   /** `--quiet`: say nothing on stderr about what is handed over. */
   readonly quiet?: boolean;
+  /** `--no-skills` makes this false: no skills entry, and the servers are not asked for skills first. */
+  readonly skills?: boolean;
 }
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -70,6 +73,15 @@ export async function runExec(door: CliDoor, command: readonly string[], flags: 
   const mcpServers = profile === undefined ? claudeCodeServers(chosen) : await profileEntry(session, profile);
   for (const line of await handOverReport(session, executable, { chosen, profile, named: flags.servers }))
     say(line);
+  // Under a profile the one `mcpx serve` entry offers the skills already.
+  const skills = flags.skills === false ? undefined : await skillsEntry(session, chosen);
+  if (skills) {
+    mcpServers[skills.name] = skills.entry;
+    say(
+      `mcpx exec: and their skills as one more server, ${skills.name} (mcpx serve --skills-only: ` +
+        `mcpx__load_skill, verified on every read), from ${skills.servers.join(', ')}`,
+    );
+  }
   const text = `${JSON.stringify({ mcpServers }, null, 2)}\n`;
   const handover = await writeHandoverFile(
     session.host.home,

@@ -13,6 +13,8 @@ export interface GatewayEntryContext {
   readonly script: string;
   /** The profile the entry serves (`--profile P`), checked against the config by the caller. */
   readonly profile?: string | undefined;
+  /** More `mcpx serve` flags, after the others (`mcpx exec`'s skills entry: `--skills-only`…). */
+  readonly serveFlags?: readonly string[];
 }
 
 /**
@@ -32,6 +34,7 @@ export function gatewayEntry(config: LoadedConfig, ctx: GatewayEntryContext): Mc
   const args = [resolve(ctx.script), 'serve'];
   if (ctx.configFile !== undefined) args.push('--config', resolve(ctx.cwd, ctx.configFile));
   if (ctx.profile !== undefined) args.push('--profile', ctx.profile);
+  args.push(...(ctx.serveFlags ?? []));
   const projectLayers = config.files.some((f) => f.layer === 'project' || f.layer === 'ancestor');
   const home = ctx.env.MCPX_HOME;
   return {

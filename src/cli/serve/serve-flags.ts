@@ -31,12 +31,14 @@ export interface ServeOptions {
   readonly listWait?: string;
   /** The config's profile to serve (`--profile NAME`). */
   readonly profile?: string;
+  /** `--skills-only`: only the servers' skills, as the gateway's skill-loading tools. */
+  readonly skillsOnly?: boolean;
 }
 
 /** What `mcpx serve`'s flags ask of the gateway, checked. */
 export type ServeSettings = Pick<
   GatewayOptions,
-  'http' | 'pageSize' | 'listWaitMs' | 'stateKey' | 'transparent' | 'servers'
+  'http' | 'pageSize' | 'listWaitMs' | 'stateKey' | 'transparent' | 'servers' | 'skillsOnly'
 >;
 
 // Safe in a header, a URL and an nginx regex, and short enough to leave the session id readable.
@@ -101,6 +103,11 @@ export function readServeSettings(options: ServeOptions, token: string | undefin
       : (positiveWhole('--list-wait', options.listWait, 'a number of milliseconds', '2000') ??
         DEFAULT_LIST_WAIT_MS);
   if (options.server && options.servers) throw usageError('--server and --servers: give only one of them');
+  if (options.server && options.skillsOnly)
+    throw usageError(
+      '--server re-serves one server unchanged; --skills-only serves only skills',
+      'give one of them (--servers NAME --skills-only serves the skills of NAME)',
+    );
   const bind = options.host ?? '127.0.0.1';
   const http: GatewayHttpListen = {
     host: bind,
@@ -122,6 +129,7 @@ export function readServeSettings(options: ServeOptions, token: string | undefin
     ...(stateKey ? { stateKey } : {}),
     ...(options.server ? { transparent: options.server } : {}),
     ...(options.servers ? { servers: splitList(options.servers) } : {}),
+    ...(options.skillsOnly ? { skillsOnly: true } : {}),
   };
 }
 
