@@ -5,6 +5,13 @@ export {
   machineCredentials,
 } from './client-credentials.js';
 export {
+  type DevicePrompt,
+  type DeviceSignInOptions,
+  type DeviceSignInOutcome,
+  hasNoDisplay,
+  signInWithDevice,
+} from './device-sign-in.js';
+export {
   type AuthorizationResponse,
   type LoopbackListener,
   parseAuthorizationResponse,
