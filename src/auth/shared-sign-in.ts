@@ -30,6 +30,12 @@ export interface SharedSignInOptions {
   readonly provider: McpxOAuthProvider;
   /** How long to wait for another process's refresh (default 30 s). */
   readonly lockWaitMs?: number;
+  /**
+   * Told when a request finds the sign-in ended (the authorization server refused to renew it,
+   * here or in another process), with the error every request now fails with and when it ended:
+   * a long-running process says so once, not with every call.
+   */
+  readonly onEnded?: (error: McpxError, endedAt: number) => void;
 }
 
 /** The fetch a renewal goes through: the transport's own, guarded one. */
@@ -96,9 +102,15 @@ export class SharedSignIn implements AuthProvider {
   }
 
   #renewOnce(refused: string | undefined, fetchFn: FetchFn): Promise<void> {
-    this.#renewing ??= this.#renew(refused, fetchFn).finally(() => {
-      this.#renewing = undefined;
-    });
+    this.#renewing ??= this.#renew(refused, fetchFn)
+      .catch((error: unknown) => {
+        const endedAt = error instanceof McpxError ? ENDED.get(error) : undefined;
+        if (endedAt !== undefined) this.#options.onEnded?.(error as McpxError, endedAt);
+        throw error;
+      })
+      .finally(() => {
+        this.#renewing = undefined;
+      });
     return this.#renewing;
   }
 
@@ -186,7 +198,12 @@ export class SharedSignIn implements AuthProvider {
       const ended = grantEnded(sdk, error, describeOAuthFailure);
       if (ended) {
         await provider.endSignIn(refreshToken, ended);
-        throw signedOut(server, { serverUrl: server.url, ended: { at: Date.now(), reason: ended } });
+        // As recorded (its time too): every process that reads it tells the same ending.
+        const recorded = await provider.stored();
+        throw signedOut(
+          server,
+          recorded?.ended ? recorded : { serverUrl: server.url, ended: { at: Date.now(), reason: ended } },
+        );
       }
       if (error instanceof McpxError) throw error;
       // Anything else (the network, a 5xx) ends nothing: the tokens stay, the next request tries again.
@@ -240,18 +257,27 @@ function grantEnded(
   return `the authorization server refused to renew it (${describeOAuthFailure(new Error(`${error.code}${detail}`))})`;
 }
 
+/** The errors that say a sign-in has ended, with when it ended. */
+const ENDED = new WeakMap<McpxError, number>();
+
 function signedOut(server: ServerConfig, stored: StoredCredentials | undefined): McpxError {
   const ended = stored?.ended;
   if (!ended) return authError(server, 'it needs you to sign in (or the sign-in expired)');
-  return new McpxError(ErrorCode.AuthRequired, `the sign-in to '${server.name}' has ended: ${ended.reason}`, {
-    server: server.name,
-    origin: server.origin,
-    ...(server.url ? { url: server.url } : {}),
-    causes: [
-      'the grant was revoked, expired, or its refresh token was used twice (by another program, or a copy of the token file)',
-    ],
-    fixes: [`sign in again with \`mcpx auth ${server.name}\``],
-  });
+  const error = new McpxError(
+    ErrorCode.AuthRequired,
+    `the sign-in to '${server.name}' has ended: ${ended.reason}`,
+    {
+      server: server.name,
+      origin: server.origin,
+      ...(server.url ? { url: server.url } : {}),
+      causes: [
+        'the grant was revoked, expired, or its refresh token was used twice (by another program, or a copy of the token file)',
+      ],
+      fixes: [`sign in again with \`mcpx auth ${server.name}\``],
+    },
+  );
+  ENDED.set(error, ended.at);
+  return error;
 }
 
 function withTimeout(fetchFn: FetchFn): FetchFn {

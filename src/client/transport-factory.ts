@@ -37,6 +37,11 @@ export interface TransportHooks {
    * scope a sign-in needs (`signIn` in its context), for the caller to act on.
    */
   readonly callerSignsIn?: boolean;
+  /**
+   * A request found the server's sign-in ended (the authorization server refused to renew it):
+   * the error each request now fails with, and when the sign-in ended.
+   */
+  readonly onSignInEnded?: (error: McpxError, endedAt: number) => void;
 }
 
 /**
@@ -100,7 +105,12 @@ async function remoteTransport(
     redirectUrl: 'http://127.0.0.1/callback',
   });
   // Every process refreshes through the same lock and store: one refresh per expiry, used by all.
-  const shared = new SharedSignIn({ server, store, provider: authProvider });
+  const shared = new SharedSignIn({
+    server,
+    store,
+    provider: authProvider,
+    ...(hooks.onSignInEnded ? { onEnded: hooks.onSignInEnded } : {}),
+  });
   // Renewals ahead of expiry go through the transport's own guarded fetch, as a 401's would.
   const renewing = (transport: ManagedTransport & { fetch: SignInFetch }) => {
     shared.renewThrough(transport.fetch);

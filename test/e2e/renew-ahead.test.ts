@@ -135,3 +135,36 @@ describe('a daemon and two serve sessions across a token expiry', () => {
     expect(serveErrors.join('')).not.toMatch(/warning/i);
   });
 });
+
+describe('a renewal the authorization server refuses, in a long-running process', () => {
+  it('`mcpx serve` says why and how to sign in again once, however many calls fail', {
+    timeout: 120_000,
+  }, async () => {
+    await signIn(server, { store, present: browser });
+    const serveErrors: string[] = [];
+    const client = await serveSession('agent', serveErrors);
+    const failures: string[] = [];
+    try {
+      expect(firstText(await client.callTool({ name: 'secure__echo', arguments: { message: 'ok' } }))).toBe(
+        'ok',
+      );
+      // The grant is revoked at the authorization server, and the access token has lapsed.
+      as.revokeAll();
+      for (let i = 0; i < 3; i++) {
+        const result = await client.callTool({ name: 'secure__echo', arguments: { message: `x${i}` } }).then(
+          (r) => JSON.stringify(r),
+          (error: Error) => error.message,
+        );
+        failures.push(result);
+      }
+    } finally {
+      await client.close();
+    }
+    // Every call fails, and says how to sign in again.
+    for (const failure of failures) expect(failure).toContain('mcpx auth secure');
+    const told = serveErrors.join('').match(/the sign-in to 'secure' has ended[^\n]*/g) ?? [];
+    expect(told, JSON.stringify(serveErrors)).toHaveLength(1);
+    expect(told[0]).toContain('invalid_grant');
+    expect(told[0]).toContain('sign in again with `mcpx auth secure`');
+  });
+});
