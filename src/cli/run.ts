@@ -214,7 +214,9 @@ function buildProgram(select: (action: Action) => void): Command {
 
   const auth = program
     .command('auth')
-    .description('sign in to a remote server with OAuth (opens the browser); `auth status`, `auth logout`')
+    .description(
+      'sign in to a remote server with OAuth (opens the browser; a code to enter with --device or on a machine with no display); `auth status`, `auth logout`',
+    )
     .argument('<server>')
     .option('--no-browser', 'print the URL instead, and accept the redirected URL pasted on stdin')
     .option(
