@@ -159,6 +159,8 @@ const LAZY_IMPORTS_ALLOWED = [
 const LOADED_LAZILY = [
   // The OAuth sign-in (auth/sign-in.ts loads it on first use) dials through the HTTP stack.
   'auth/sign-in-flow.ts',
+  // The device sign-in (auth/device-sign-in.ts loads it on first use) too.
+  'auth/device-flow.ts',
 ];
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -5,6 +5,13 @@ export {
   machineCredentials,
 } from './client-credentials.js';
 export {
+  type DevicePrompt,
+  type DeviceSignInOptions,
+  type DeviceSignInOutcome,
+  hasNoDisplay,
+  signInWithDevice,
+} from './device-sign-in.js';
+export {
   type AuthorizationResponse,
   type LoopbackListener,
   parseAuthorizationResponse,
@@ -16,6 +23,6 @@ export {
   type McpxOAuthProviderOptions,
   oauthSettings,
 } from './oauth-provider.js';
-export { expiresAt, SharedSignIn, type SharedSignInOptions } from './shared-sign-in.js';
+export { expiresAt, SharedSignIn, type SharedSignInOptions, type SignInFetch } from './shared-sign-in.js';
 export { type SignInOptions, type SignInOutcome, signIn } from './sign-in.js';
 export { type StoredCredentials, TokenStore } from './token-store.js';

@@ -9,8 +9,13 @@ import type { StoredCredentials, TokenStore } from './token-store.js';
 const LOCK_WAIT_MS = 30_000;
 /** A refresh that takes longer than this is abandoned, well inside the others' wait. */
 const REFRESH_TIMEOUT_MS = 20_000;
-/** A token this close to its expiry counts as expired: it would lapse on its way to the server. */
-const MAX_SKEW_MS = 30_000;
+/**
+ * A token is renewed ahead of its expiry when less than a minute, or a quarter of its lifetime
+ * for one that lives under four minutes, is left: it would lapse on its way to the server or in
+ * the middle of a request, and every process would meet the server's 401 at once.
+ */
+const AHEAD_MS = 60_000;
+const AHEAD_SHARE = 0.25;
 
 type Tokens = OAuthTokens & { obtained_at?: number };
 /** What the SDK hands `onUnauthorized` (its type is not exported). */
@@ -25,7 +30,16 @@ export interface SharedSignInOptions {
   readonly provider: McpxOAuthProvider;
   /** How long to wait for another process's refresh (default 30 s). */
   readonly lockWaitMs?: number;
+  /**
+   * Told when a request finds the sign-in ended (the authorization server refused to renew it,
+   * here or in another process), with the error every request now fails with and when it ended:
+   * a long-running process says so once, not with every call.
+   */
+  readonly onEnded?: (error: McpxError, endedAt: number) => void;
 }
+
+/** The fetch a renewal goes through: the transport's own, guarded one. */
+export type SignInFetch = FetchFn;
 
 /**
  * A server's sign-in shared by every mcpx process on the machine (CLI
@@ -42,7 +56,10 @@ export interface SharedSignInOptions {
  * its reason, so every other process says why instead of asking again.
  *
  * Before each request the token file is looked at (a stat): a token another
- * process stored, or a logout, is seen at the next request.
+ * process stored, or a logout, is seen at the next request. A token close to
+ * its expiry (`isDue`) is renewed then, the same way, before it is sent: a
+ * long-running process (the daemon, `mcpx serve`) and every session it serves
+ * never meet the server's 401 for an expiry (`renewThrough` names the fetch).
  */
 export class SharedSignIn implements AuthProvider {
   readonly #options: SharedSignInOptions;
@@ -51,26 +68,50 @@ export class SharedSignIn implements AuthProvider {
   #seen = false;
   /** One renewal at a time in this process: requests refused together wait for the same one. */
   #renewing: Promise<void> | undefined;
+  /** The transport's fetch, for renewals ahead of expiry (a refusal brings its own). */
+  #fetch: FetchFn | undefined;
 
   constructor(options: SharedSignInOptions) {
     this.#options = options;
+  }
+
+  /** Renew ahead of expiry through this fetch (the transport's guarded one); without it, only at a 401. */
+  renewThrough(fetchFn: SignInFetch): void {
+    this.#fetch = fetchFn;
   }
 
   async token(): Promise<string | undefined> {
     const { provider } = this.#options;
     await this.#follow();
     const held = await provider.tokens();
-    // Expired here: another process may have renewed it already. If not, the server's 401 says so.
-    if (held && isDue(held)) provider.reload();
+    if (held && isDue(held)) {
+      // About to expire: another process may have renewed it already; if not, renew it now.
+      provider.reload();
+      const current = await provider.tokens();
+      if (current?.access_token && current.refresh_token && isDue(current) && this.#fetch) {
+        // A renewal that fails here is told by the server's 401 that follows (`onUnauthorized`).
+        await this.#renewOnce(current.access_token, this.#fetch).catch(() => {});
+      }
+    }
     return (await provider.tokens())?.access_token;
   }
 
   async onUnauthorized(ctx: Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0]): Promise<void> {
     const refused = (await this.#options.provider.tokens())?.access_token;
-    this.#renewing ??= this.#renew(refused, ctx).finally(() => {
-      this.#renewing = undefined;
-    });
-    await this.#renewing;
+    await this.#renewOnce(refused, ctx.fetchFn);
+  }
+
+  #renewOnce(refused: string | undefined, fetchFn: FetchFn): Promise<void> {
+    this.#renewing ??= this.#renew(refused, fetchFn)
+      .catch((error: unknown) => {
+        const endedAt = error instanceof McpxError ? ENDED.get(error) : undefined;
+        if (endedAt !== undefined) this.#options.onEnded?.(error as McpxError, endedAt);
+        throw error;
+      })
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    return this.#renewing;
   }
 
   /** Read the store again when its file changed on disk (another process's refresh, sign-in or logout). */
@@ -83,7 +124,7 @@ export class SharedSignIn implements AuthProvider {
     provider.reload();
   }
 
-  async #renew(refused: string | undefined, ctx: UnauthorizedContext): Promise<void> {
+  async #renew(refused: string | undefined, fetchFn: FetchFn): Promise<void> {
     const { server, provider } = this.#options;
     const lock = await this.#lock();
     try {
@@ -94,7 +135,7 @@ export class SharedSignIn implements AuthProvider {
       // Another process renewed it while this one waited: use theirs, ask nobody.
       if (tokens.access_token !== refused && !isDue(tokens)) return;
       if (!tokens.refresh_token) throw authError(server, 'the sign-in expired and cannot renew itself');
-      await this.#refresh(tokens.refresh_token, stored as StoredCredentials, ctx);
+      await this.#refresh(tokens.refresh_token, stored as StoredCredentials, fetchFn);
     } finally {
       await lock.release();
       this.#version = await this.#options.store.version(server.name, server.url);
@@ -125,7 +166,7 @@ export class SharedSignIn implements AuthProvider {
   }
 
   /** One refresh with the newest refresh token, saved before the lock is let go. */
-  async #refresh(refreshToken: string, stored: StoredCredentials, ctx: UnauthorizedContext): Promise<void> {
+  async #refresh(refreshToken: string, stored: StoredCredentials, through: FetchFn): Promise<void> {
     const { server, provider } = this.#options;
     // Loaded at the first refresh, not with `import 'mcpx'`: most commands never refresh.
     const sdk = await import('@modelcontextprotocol/client');
@@ -133,7 +174,7 @@ export class SharedSignIn implements AuthProvider {
     const { auth, refreshAuthorization, selectResourceURL } = sdk;
     const discovery = stored.discoveryState;
     const client = await provider.clientInformation();
-    const fetchFn = withTimeout(ctx.fetchFn);
+    const fetchFn = withTimeout(through);
     if (!discovery?.authorizationServerMetadata || !client) {
       // A sign-in stored before discovery was kept: the SDK discovers and refreshes, still under the lock.
       const outcome = await auth(provider, { serverUrl: server.url, fetchFn });
@@ -157,7 +198,12 @@ export class SharedSignIn implements AuthProvider {
       const ended = grantEnded(sdk, error, describeOAuthFailure);
       if (ended) {
         await provider.endSignIn(refreshToken, ended);
-        throw signedOut(server, { serverUrl: server.url, ended: { at: Date.now(), reason: ended } });
+        // As recorded (its time too): every process that reads it tells the same ending.
+        const recorded = await provider.stored();
+        throw signedOut(
+          server,
+          recorded?.ended ? recorded : { serverUrl: server.url, ended: { at: Date.now(), reason: ended } },
+        );
       }
       if (error instanceof McpxError) throw error;
       // Anything else (the network, a 5xx) ends nothing: the tokens stay, the next request tries again.
@@ -180,12 +226,12 @@ export class SharedSignIn implements AuthProvider {
   }
 }
 
-/** Whether the token has expired by its own `expires_in`, or will before it reaches the server. */
+/** Whether the token has expired by its own `expires_in`, or is close enough to renew ahead (see `AHEAD_MS`). */
 export function isDue(tokens: Tokens, now = Date.now()): boolean {
   const expiry = expiresAt(tokens);
   if (expiry === undefined) return false;
   const lifetime = (tokens.expires_in ?? 0) * 1000;
-  return expiry - now <= Math.min(MAX_SKEW_MS, lifetime / 10);
+  return expiry - now <= Math.min(AHEAD_MS, lifetime * AHEAD_SHARE);
 }
 
 /** When the access token expires (ms since the epoch), if the authorization server said. */
@@ -211,18 +257,27 @@ function grantEnded(
   return `the authorization server refused to renew it (${describeOAuthFailure(new Error(`${error.code}${detail}`))})`;
 }
 
+/** The errors that say a sign-in has ended, with when it ended. */
+const ENDED = new WeakMap<McpxError, number>();
+
 function signedOut(server: ServerConfig, stored: StoredCredentials | undefined): McpxError {
   const ended = stored?.ended;
   if (!ended) return authError(server, 'it needs you to sign in (or the sign-in expired)');
-  return new McpxError(ErrorCode.AuthRequired, `the sign-in to '${server.name}' has ended: ${ended.reason}`, {
-    server: server.name,
-    origin: server.origin,
-    ...(server.url ? { url: server.url } : {}),
-    causes: [
-      'the grant was revoked, expired, or its refresh token was used twice (by another program, or a copy of the token file)',
-    ],
-    fixes: [`sign in again with \`mcpx auth ${server.name}\``],
-  });
+  const error = new McpxError(
+    ErrorCode.AuthRequired,
+    `the sign-in to '${server.name}' has ended: ${ended.reason}`,
+    {
+      server: server.name,
+      origin: server.origin,
+      ...(server.url ? { url: server.url } : {}),
+      causes: [
+        'the grant was revoked, expired, or its refresh token was used twice (by another program, or a copy of the token file)',
+      ],
+      fixes: [`sign in again with \`mcpx auth ${server.name}\``],
+    },
+  );
+  ENDED.set(error, ended.at);
+  return error;
 }
 
 function withTimeout(fetchFn: FetchFn): FetchFn {

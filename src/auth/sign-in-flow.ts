@@ -43,6 +43,10 @@ export async function runSignIn(
     const challenge = options.scope ? { ...asked, scope: options.scope } : asked;
     // Discover afresh at every sign-in: the server may have moved to another authorization server.
     await provider.invalidateCredentials('discovery');
+    // A client registered for the device grant (`mcpx auth --device`) has no redirect URI: register anew.
+    const client = (await provider.clientInformation()) as { grant_types?: string[] } | undefined;
+    if (client?.grant_types && !client.grant_types.includes('authorization_code'))
+      await provider.invalidateCredentials('client');
     // The SDK's auth() reports fallbacks with console.warn; the library never prints.
     const sdk = <T>(work: () => Promise<T>) => withSdkDiagnostics(server.name, options.onSdkDiagnostic, work);
     const first = await sdk(() =>
@@ -124,7 +128,7 @@ function untilAbandoned<T>(
  * answer (a 2025 server's "no session" 400 comes from the MCP layer, which
  * sits behind any authorization).
  */
-async function challengeOf(
+export async function challengeOf(
   server: ServerConfig & { readonly url: string },
   fetchFn: typeof fetch,
 ): Promise<{ resourceMetadataUrl?: URL; scope?: string } | 'accepted'> {

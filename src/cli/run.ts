@@ -214,10 +214,16 @@ function buildProgram(select: (action: Action) => void): Command {
 
   const auth = program
     .command('auth')
-    .description('sign in to a remote server with OAuth (opens the browser); `auth status`, `auth logout`')
+    .description(
+      'sign in to a remote server with OAuth (opens the browser; a code to enter with --device or on a machine with no display); `auth status`, `auth logout`',
+    )
     .argument('<server>')
     .option('--no-browser', 'print the URL instead, and accept the redirected URL pasted on stdin')
-    .action((server: string, opts: { browser?: boolean }) =>
+    .option(
+      '--device',
+      'sign in with a code approved in a browser on any device (OAuth device flow; the default with no display)',
+    )
+    .action((server: string, opts: { browser?: boolean; device?: boolean }) =>
       select(async (door) => (await import('./commands/auth.js')).runAuth(door.open(), server, opts)),
     );
   auth

@@ -1,4 +1,4 @@
-import type { SignInOptions } from '../auth/index.js';
+import type { SignInFetch, SignInOptions } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import {
@@ -37,6 +37,11 @@ export interface TransportHooks {
    * scope a sign-in needs (`signIn` in its context), for the caller to act on.
    */
   readonly callerSignsIn?: boolean;
+  /**
+   * A request found the server's sign-in ended (the authorization server refused to renew it):
+   * the error each request now fails with, and when the sign-in ended.
+   */
+  readonly onSignInEnded?: (error: McpxError, endedAt: number) => void;
 }
 
 /**
@@ -100,39 +105,53 @@ async function remoteTransport(
     redirectUrl: 'http://127.0.0.1/callback',
   });
   // Every process refreshes through the same lock and store: one refresh per expiry, used by all.
-  const shared = new SharedSignIn({ server, store, provider: authProvider });
+  const shared = new SharedSignIn({
+    server,
+    store,
+    provider: authProvider,
+    ...(hooks.onSignInEnded ? { onEnded: hooks.onSignInEnded } : {}),
+  });
+  // Renewals ahead of expiry go through the transport's own guarded fetch, as a 401's would.
+  const renewing = (transport: ManagedTransport & { fetch: SignInFetch }) => {
+    shared.renewThrough(transport.fetch);
+    return transport;
+  };
   const interactive = hooks.signIn;
   if (!interactive && !hooks.callerSignsIn)
-    return http.createHttpTransport(server, { ...hooks.http, authProvider: shared });
+    return renewing(http.createHttpTransport(server, { ...hooks.http, authProvider: shared }));
   const { computeScopeUnion } = await import('@modelcontextprotocol/client');
   if (!interactive) {
     const { authError } = await import('../auth/index.js');
-    return http.createHttpTransport(server, {
+    return renewing(
+      http.createHttpTransport(server, {
+        ...hooks.http,
+        authProvider: shared,
+        reauthorize: async (challenge) => {
+          const refused = await authProvider.tokens();
+          authProvider.reload();
+          const stored = await authProvider.tokens();
+          if (stored?.access_token && stored.access_token !== refused?.access_token) return;
+          const scope = computeScopeUnion(refused?.scope ?? stored?.scope, challenge?.scope);
+          // The caller's sign-in writes the store next: the request it sends again must read it there.
+          authProvider.reload();
+          throw authError(server, 'it needs you to sign in (or the sign-in expired)').withContext({
+            signIn: scope ? { scope } : {},
+          });
+        },
+      }),
+    );
+  }
+  return renewing(
+    http.createHttpTransport(server, {
       ...hooks.http,
       authProvider: shared,
       reauthorize: async (challenge) => {
-        const refused = await authProvider.tokens();
+        // Ask for what was granted plus what the server now wants (SEP-2350), never less.
+        const granted = (await authProvider.tokens())?.scope;
+        const scope = computeScopeUnion(granted, challenge?.scope);
+        await signIn(server, { ...interactive, store, ...(scope ? { scope } : {}) });
         authProvider.reload();
-        const stored = await authProvider.tokens();
-        if (stored?.access_token && stored.access_token !== refused?.access_token) return;
-        const scope = computeScopeUnion(refused?.scope ?? stored?.scope, challenge?.scope);
-        // The caller's sign-in writes the store next: the request it sends again must read it there.
-        authProvider.reload();
-        throw authError(server, 'it needs you to sign in (or the sign-in expired)').withContext({
-          signIn: scope ? { scope } : {},
-        });
       },
-    });
-  }
-  return http.createHttpTransport(server, {
-    ...hooks.http,
-    authProvider: shared,
-    reauthorize: async (challenge) => {
-      // Ask for what was granted plus what the server now wants (SEP-2350), never less.
-      const granted = (await authProvider.tokens())?.scope;
-      const scope = computeScopeUnion(granted, challenge?.scope);
-      await signIn(server, { ...interactive, store, ...(scope ? { scope } : {}) });
-      authProvider.reload();
-    },
-  });
+    }),
+  );
 }

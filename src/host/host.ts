@@ -68,6 +68,8 @@ class McpxHost implements Host {
   readonly #cwd: string;
   readonly #homedir: string;
   readonly #listeners = new Set<HostListener>();
+  /** What this host has said once and will not say again (an ended sign-in, per server and ending). */
+  readonly #told = new Set<string>();
   #config: Promise<LoadedConfig> | undefined;
   #profile: Promise<ProfileConfig | undefined> | undefined;
   #trust: ReturnType<typeof loadTrustStore> | undefined;
@@ -332,8 +334,17 @@ class McpxHost implements Host {
       presentSignIn: this.#ask.presentSignIn,
       installs: this.#o.installs === true,
       verbose: this.#o.verbose === true,
+      // A one-shot command's error says it already; a long-running host says it once for all its calls.
+      ...(this.#o.reconnect === 'never' ? {} : { signInWarnings: { once: (key) => this.#toldOnce(key) } }),
       emit: (event) => this.#emit(event),
     });
+  }
+
+  /** Whether `key` is new to this host (and from now on, not). */
+  #toldOnce(key: string): boolean {
+    if (this.#told.has(key)) return false;
+    this.#told.add(key);
+    return true;
   }
 
   #daemonRoute(options: HostDaemonOptions): DaemonRoute {

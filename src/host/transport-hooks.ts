@@ -1,5 +1,6 @@
 import type { TransportHooks } from '../client/index.js';
 import type { ServerConfig } from '../config/index.js';
+import { formatErrorLine } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import type { Ask } from './ask.js';
 import { type HostEvent, preview } from './events.js';
@@ -15,6 +16,11 @@ export interface TransportHooksOptions {
   readonly presentSignIn: Ask['presentSignIn'];
   readonly installs: boolean;
   readonly verbose: boolean;
+  /**
+   * A long-running host (the daemon, serve, the shell, chat): an ended sign-in is also told as a
+   * notice (its error's line), once per server and ending (`once` says whether a key is new to this host).
+   */
+  readonly signInWarnings?: { readonly once: (key: string) => boolean };
   readonly emit: (event: HostEvent) => void;
 }
 
@@ -36,6 +42,15 @@ export function transportHooks(server: ServerConfig, options: TransportHooksOpti
     // A garbled message is a server's failure: told always, not only when verbose.
     onMalformedMessage: (error) => emit({ type: 'warning', message: forTerminal(error.message) }),
     ...(options.installs ? { onPackageInstall: (event) => emit({ type: 'install', event }) } : {}),
+    ...(options.signInWarnings
+      ? {
+          onSignInEnded: (error, endedAt) => {
+            // Every call still fails with the error; the process says why and what to do once.
+            if (options.signInWarnings?.once(`${server.name}\0${endedAt}`))
+              emit({ type: 'notice', message: forTerminal(formatErrorLine(error)) });
+          },
+        }
+      : {}),
   };
   if (!options.verbose) return hooks;
   return {

@@ -49,6 +49,27 @@ export interface OAuthTestServerOptions {
   readonly registrationErrorPage?: number;
   /** The protocol era of the MCP server behind the authorization. Default `legacy`. */
   readonly era?: HttpTestEra;
+  /** Lifetime of an access token issued by a refresh, in seconds. Default 3600. */
+  readonly refreshedTokenSeconds?: number;
+  /**
+   * Offer the device authorization grant (RFC 8628): a device endpoint, and a page where "the
+   * person" approves or denies a user code (`approveDevice`, `denyDevice`).
+   */
+  readonly device?: DeviceGrantOptions;
+}
+
+/** How the test authorization server's device grant behaves. */
+export interface DeviceGrantOptions {
+  /** The polling interval it asks for, in seconds. Default 1. */
+  readonly interval?: number;
+  /** How long a device code lives, in seconds. Default 600. */
+  readonly expiresIn?: number;
+  /** Answer the first poll `slow_down`. */
+  readonly slowDownOnce?: boolean;
+  /** The user code to hand out instead of a random one (hostile text, say). */
+  readonly userCode?: string;
+  /** Leave `verification_uri_complete` out. */
+  readonly noCompleteUri?: boolean;
 }
 
 /** How the test authorization server has dealt with refresh requests so far. */
@@ -91,6 +112,14 @@ export interface OAuthTestServer {
   refreshes(): RefreshCounts;
   /** Every access and refresh token and code issued so far, for tests that look for leaks. */
   issuedSecrets(): readonly string[];
+  /** Requests to the MCP endpoint answered 401 (no token, or an unknown or expired one). */
+  unauthorized(): number;
+  /** "The person" approves the device sign-in with this user code (the latest one when omitted). */
+  approveDevice(userCode?: string): Promise<void>;
+  /** "The person" refuses it. */
+  denyDevice(userCode?: string): Promise<void>;
+  /** When each device-code poll arrived (ms since the epoch), in order. */
+  devicePolls(): readonly number[];
   close(): Promise<void>;
 }
 
@@ -114,6 +143,13 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   // it means two clients hold one grant, and the whole grant is revoked.
   const refreshTokens = new Map<string, { scope: string; grant: string; spent: boolean }>();
   const issued: string[] = [];
+  const devices = new Map<
+    string,
+    { userCode: string; scope: string; expiry: number; status: 'pending' | 'approved' | 'denied' | 'used' }
+  >();
+  const polls: number[] = [];
+  let slowedDown = false;
+  let rejected = 0;
   const counts = { arrived: 0, granted: 0, reused: 0, abandoned: 0 };
   let stalled: Promise<void> | undefined;
   let unstall: (() => void) | undefined;
@@ -166,7 +202,9 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
           'authorization_code',
           'refresh_token',
           ...(options.machineClient ? ['client_credentials'] : []),
+          ...(options.device ? [DEVICE_GRANT] : []),
         ],
+        ...(options.device ? { device_authorization_endpoint: `${named}/device_authorization` } : {}),
         code_challenge_methods_supported: options.noS256 ? ['plain'] : ['S256'],
         ...(options.sendIss || options.wrongIss
           ? { authorization_response_iss_parameter_supported: true }
@@ -210,9 +248,57 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       else if (options.sendIss) back.searchParams.set('iss', named);
       return res.writeHead(302, { location: back.href }).end();
     }
+    if (path === '/device_authorization' && req.method === 'POST' && options.device) {
+      const params = Object.fromEntries(new URLSearchParams(await body(req)));
+      requests.push({ path, params });
+      if (!params.client_id && !req.headers.authorization) return json(res, 401, { error: 'invalid_client' });
+      const device = b64url(randomBytes(18));
+      const userCode = options.device.userCode ?? userCodeOf(randomBytes(8));
+      issued.push(device);
+      const expiresIn = options.device.expiresIn ?? 600;
+      devices.set(device, {
+        userCode,
+        scope: params.scope ?? '',
+        expiry: Date.now() + expiresIn * 1000,
+        status: 'pending',
+      });
+      return json(res, 200, {
+        device_code: device,
+        user_code: userCode,
+        verification_uri: `${named}/device`,
+        ...(options.device.noCompleteUri
+          ? {}
+          : { verification_uri_complete: `${named}/device?user_code=${encodeURIComponent(userCode)}` }),
+        expires_in: expiresIn,
+        interval: options.device.interval ?? 1,
+      });
+    }
+    if (path === '/device' && req.method === 'POST' && options.device) {
+      const params = Object.fromEntries(new URLSearchParams(await body(req)));
+      const entry = [...devices.values()]
+        .filter((d) => params.user_code === undefined || d.userCode === params.user_code)
+        .at(-1);
+      if (entry?.status !== 'pending') return json(res, 404, { error: 'no such code' });
+      entry.status = params.action === 'deny' ? 'denied' : 'approved';
+      return json(res, 200, { status: entry.status });
+    }
     if (path === '/token' && req.method === 'POST') {
       const params = Object.fromEntries(new URLSearchParams(await body(req)));
       requests.push({ path, params });
+      if (params.grant_type === DEVICE_GRANT && options.device) {
+        polls.push(Date.now());
+        const entry = devices.get(params.device_code ?? '');
+        if (!entry || entry.status === 'used') return json(res, 400, { error: 'invalid_grant' });
+        if (entry.expiry < Date.now()) return json(res, 400, { error: 'expired_token' });
+        if (entry.status === 'denied') return json(res, 400, { error: 'access_denied' });
+        if (options.device.slowDownOnce && !slowedDown) {
+          slowedDown = true;
+          return json(res, 400, { error: 'slow_down' });
+        }
+        if (entry.status === 'pending') return json(res, 400, { error: 'authorization_pending' });
+        entry.status = 'used';
+        return json(res, 200, issue(entry.scope));
+      }
       if (params.grant_type === 'client_credentials') {
         const machine = options.machineClient;
         const authenticated =
@@ -257,7 +343,11 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
         if (refreshed) {
           refreshed.spent = true;
           counts.granted++;
-          return json(res, 200, issue(refreshed.scope, 3600, refreshed.grant));
+          return json(
+            res,
+            200,
+            issue(refreshed.scope, options.refreshedTokenSeconds ?? 3600, refreshed.grant),
+          );
         }
       }
       return json(res, 400, { error: 'invalid_grant' });
@@ -267,6 +357,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       const grant = token ? accessTokens.get(token) : undefined;
       const metadata = `resource_metadata="${named}/.well-known/oauth-protected-resource/mcp"`;
       if (!grant || grant.expiry < Date.now()) {
+        rejected++;
         const scope = options.toolCallScope ? 'scope="basic", ' : '';
         return res.writeHead(401, { 'www-authenticate': `Bearer ${scope}${metadata}` }).end();
       }
@@ -328,6 +419,10 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
     },
     refreshes: () => ({ ...counts }),
     issuedSecrets: () => [...issued],
+    unauthorized: () => rejected,
+    approveDevice: (userCode) => person(base, 'approve', userCode),
+    denyDevice: (userCode) => person(base, 'deny', userCode),
+    devicePolls: () => [...polls],
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -348,6 +443,21 @@ function heldUntilServed(req: IncomingMessage, served: Promise<void>): Promise<b
   });
 }
 
+/** "The person" at the verification page: approve or deny a user code. */
+async function person(base: string, action: 'approve' | 'deny', userCode: string | undefined): Promise<void> {
+  const form = new URLSearchParams({ action, ...(userCode === undefined ? {} : { user_code: userCode }) });
+  const response = await fetch(`${base}/device`, { method: 'POST', body: form });
+  if (!response.ok) throw new Error(`the test authorization server has no pending code to ${action}`);
+}
+
+/** An eight-letter user code from an alphabet without look-alikes (RFC 8628 §6.1), as XXXX-XXXX. */
+function userCodeOf(bytes: Buffer): string {
+  const letters = 'BCDFGHJKLMNPQRSTVWXZ';
+  const code = [...bytes].map((b) => letters[b % letters.length]).join('');
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 function basicAuthIs(req: IncomingMessage, id: string, secret: string): boolean {

@@ -1,12 +1,12 @@
 import { createInterface } from 'node:readline';
-import { machineCredentials, signIn, TokenStore } from '../../auth/index.js';
+import { hasNoDisplay, machineCredentials, signIn, signInWithDevice, TokenStore } from '../../auth/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { say } from '../../text/index.js';
 import type { CliContext } from '../context/context.js';
 import { ExitCode } from '../io/exit-codes.js';
 import { toJson } from '../output/json.js';
-import { showSignIn } from '../terminal/sign-in-prompt.js';
+import { showDeviceCode, showSignIn } from '../terminal/sign-in-prompt.js';
 
 /** The configured server `name`, which must be a remote one: only those sign in. */
 export async function remoteServer(
@@ -42,17 +42,65 @@ function refuseMachineServer(server: ServerConfig & { url: string }): void {
  * `mcpx auth <server>`: sign in to a remote server with OAuth. The browser
  * opens on this machine (no shell involved); with --no-browser the URL is
  * printed, and the URL the browser ends on may be pasted back (remote and
- * headless machines).
+ * headless machines). With --device, or by itself on a machine with no
+ * display (`hasNoDisplay`) whose authorization server offers it, the device
+ * grant: a code shown here, approved in a browser anywhere.
  */
 export async function runAuth(
   session: CliContext,
   name: string,
-  options: { browser?: boolean },
+  options: { browser?: boolean; device?: boolean },
 ): Promise<number> {
-  const { io } = session;
   const server = await remoteServer(session, name);
   refuseMachineServer(server);
-  const useBrowser = options.browser !== false;
+  const headless = options.browser !== false && hasNoDisplay(session.io.env, process.platform);
+  if (options.device || headless) {
+    if (!options.device)
+      session.notice(
+        'No display here (no DISPLAY or WAYLAND_DISPLAY): signing in with a code instead of a browser.',
+      );
+    const outcome = await deviceSignIn(session, server);
+    if (outcome !== 'unsupported') return signedIn(session, server.name, outcome);
+    if (options.device) {
+      throw new McpxError(
+        ErrorCode.AuthRequired,
+        `the authorization server of '${server.name}' does not offer sign-in with a device code`,
+        {
+          server: server.name,
+          origin: server.origin,
+          causes: ['its metadata names no device_authorization_endpoint (RFC 8628)'],
+          fixes: [
+            `sign in with a browser elsewhere: \`mcpx auth ${server.name} --no-browser\` prints the URL and takes the redirected URL pasted back`,
+          ],
+        },
+      );
+    }
+    session.notice(
+      `'${server.name}' offers no sign-in with a device code; open the URL below in a browser anywhere.`,
+    );
+  }
+  return browserSignIn(session, server, options.browser !== false && !headless);
+}
+
+/** The device grant, its code shown on stderr; `unsupported` when the authorization server has none. */
+async function deviceSignIn(
+  session: CliContext,
+  server: ServerConfig & { url: string },
+): ReturnType<typeof signInWithDevice> {
+  return signInWithDevice(server, {
+    store: new TokenStore(session.host.home),
+    show: (prompt) => showDeviceCode((line) => session.notice(line), server.name, prompt),
+    signal: session.io.signal,
+    ...(session.options.verbose ? { onSdkDiagnostic: (d) => session.sdkNotice(d) } : {}),
+  });
+}
+
+async function browserSignIn(
+  session: CliContext,
+  server: ServerConfig & { url: string },
+  useBrowser: boolean,
+): Promise<number> {
+  const { io } = session;
   // Without a browser the person may paste the URL the browser ended on; stop listening once signed in.
   const lines =
     !useBrowser && io.stdin ? createInterface({ input: io.stdin as NodeJS.ReadableStream }) : undefined;
@@ -77,11 +125,16 @@ export async function runAuth(
   } finally {
     lines?.close();
   }
+  return signedIn(session, server.name, outcome);
+}
+
+function signedIn(session: CliContext, name: string, outcome: 'signed-in' | 'not-needed'): number {
+  const { io } = session;
   const signedIn = outcome === 'signed-in';
   if (session.options.json)
-    io.stdout.write(toJson({ server: server.name, signedIn, ...(signedIn ? {} : { needed: false }) }, 0));
-  else if (signedIn) io.stdout.write(say`Signed in to '${server.name}'.\n`);
-  else io.stdout.write(say`'${server.name}' accepted a request without sign-in: nothing to do.\n`);
+    io.stdout.write(toJson({ server: name, signedIn, ...(signedIn ? {} : { needed: false }) }, 0));
+  else if (signedIn) io.stdout.write(say`Signed in to '${name}'.\n`);
+  else io.stdout.write(say`'${name}' accepted a request without sign-in: nothing to do.\n`);
   return ExitCode.Ok;
 }
 

@@ -1,3 +1,4 @@
+import type { DevicePrompt } from '../../auth/index.js';
 import { forTerminal } from '../../text/index.js';
 import { openBrowser } from './open-browser.js';
 
@@ -36,6 +37,27 @@ export async function showSignIn(
       ? 'Then wait here, or paste the URL your browser ends on (it starts with http://127.0.0.1) and press Enter.'
       : 'Then finish the sign-in in the browser; this command waits for it.',
   );
+}
+
+/**
+ * Show the person the code of a device sign-in and where to enter it. Every
+ * part is the authorization server's text: made fit for a terminal here.
+ */
+export function showDeviceCode(
+  notice: (line: string) => void,
+  serverName: string,
+  prompt: DevicePrompt,
+): void {
+  const name = forTerminal(serverName);
+  const seconds = prompt.expiresInSeconds;
+  const lifetime = seconds < 120 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} min`;
+  notice(
+    `To sign in to '${name}', open this page on any device with a browser:\n\n  ${forTerminal(prompt.verificationUri)}\n`,
+  );
+  notice(`and enter the code:  ${forTerminal(prompt.userCode)}\n`);
+  if (prompt.verificationUriComplete)
+    notice(`(or open ${forTerminal(prompt.verificationUriComplete)}, which fills the code in)`);
+  notice(`The code is good for ${lifetime}; this command waits until you approve it (Ctrl-C to stop).`);
 }
 
 /** Said before a sign-in a command needs midway (a server wants more access, or its grant ended). */

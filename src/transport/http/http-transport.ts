@@ -26,6 +26,7 @@ import { inArrivalOrder } from '../response-order.js';
 import type { AuthChallenge } from './auth-challenge.js';
 import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
 import { type ModernRefusal, modernRefusalError, readModernRefusal } from './modern-refusal.js';
+import type { FetchLike } from './pinned-fetch.js';
 
 /** How long `close()` waits for the session's DELETE before giving up on it. */
 const TERMINATE_TIMEOUT_MS = 2_000;
@@ -117,6 +118,11 @@ export class HttpClientTransport implements Transport {
   /** Streamable HTTP opens one POST per request (the SDK's 2026-era cancellation relies on it). */
   get hasPerRequestStream(): boolean {
     return this.#mode === 'streamable';
+  }
+
+  /** The guarded fetch this transport sends through (a sign-in renewed ahead of a request uses it too). */
+  get fetch(): FetchLike {
+    return this.#http.fetch;
   }
 
   get sessionId(): string | undefined {
