@@ -83,6 +83,7 @@ async function remoteTransport(
       server,
       credentials: machine,
       ...(store ? { store } : {}),
+      env: hooks.hostEnv,
     });
     return http.createHttpTransport(server, { ...hooks.http, authProvider });
   }
