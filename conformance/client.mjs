@@ -114,8 +114,11 @@ function oauthSettings(home) {
         : {}),
     };
   }
-  if (context.client_id) return { client_id: context.client_id, client_secret: context.client_secret };
-  return { client_metadata_url: CLIENT_METADATA_URL };
+  // DPoP-bound tokens (SEP-1932): the scenario's authorization server binds them to mcpx's key.
+  const dpop = scenario.startsWith('auth/dpop') ? { dpop: true } : {};
+  if (context.client_id)
+    return { client_id: context.client_id, client_secret: context.client_secret, ...dpop };
+  return { client_metadata_url: CLIENT_METADATA_URL, ...dpop };
 }
 
 async function main() {

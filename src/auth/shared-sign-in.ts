@@ -151,6 +151,7 @@ export class SharedSignIn implements AuthProvider {
         clientInformation: client,
         refreshToken,
         ...(resource ? { resource } : {}),
+        dpop: await provider.dpop?.(),
         fetchFn,
       });
     } catch (error) {

@@ -103,14 +103,17 @@ async function remoteTransport(
   // Every process refreshes through the same lock and store: one refresh per expiry, used by all.
   const shared = new SharedSignIn({ server, store, provider: authProvider });
   const interactive = hooks.signIn;
+  const { computeScopeUnion, withDpopFromProvider } = await import('@modelcontextprotocol/client');
+  // DPoP-bound tokens are presented with a proof signed by the key stored with them.
+  const dpop = authProvider.dpop ? { dpop: withDpopFromProvider(authProvider) } : {};
   if (!interactive && !hooks.callerSignsIn)
-    return http.createHttpTransport(server, { ...hooks.http, authProvider: shared });
-  const { computeScopeUnion } = await import('@modelcontextprotocol/client');
+    return http.createHttpTransport(server, { ...hooks.http, authProvider: shared, ...dpop });
   if (!interactive) {
     const { authError } = await import('../auth/index.js');
     return http.createHttpTransport(server, {
       ...hooks.http,
       authProvider: shared,
+      ...dpop,
       reauthorize: async (challenge) => {
         const refused = await authProvider.tokens();
         authProvider.reload();
@@ -128,6 +131,7 @@ async function remoteTransport(
   return http.createHttpTransport(server, {
     ...hooks.http,
     authProvider: shared,
+    ...dpop,
     reauthorize: async (challenge) => {
       // Ask for what was granted plus what the server now wants (SEP-2350), never less.
       const granted = (await authProvider.tokens())?.scope;

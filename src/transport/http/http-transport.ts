@@ -26,6 +26,7 @@ import { inArrivalOrder } from '../response-order.js';
 import type { AuthChallenge } from './auth-challenge.js';
 import { GuardedHttp, type GuardedHttpOptions, SYNTHETIC_FAILURE_KEY } from './guarded-fetch.js';
 import { type ModernRefusal, modernRefusalError, readModernRefusal } from './modern-refusal.js';
+import type { FetchLike } from './pinned-fetch.js';
 
 /** How long `close()` waits for the session's DELETE before giving up on it. */
 const TERMINATE_TIMEOUT_MS = 2_000;
@@ -55,6 +56,11 @@ export interface HttpClientTransportOptions extends Omit<GuardedHttpOptions, 'se
    * Absent: such a request fails with AUTH_REQUIRED.
    */
   readonly reauthorize?: (challenge: AuthChallenge | undefined) => Promise<void>;
+  /**
+   * DPoP (RFC 9449): wraps the fetch to present a DPoP-bound token with a fresh proof on each
+   * request, and to answer a server's `use_dpop_nonce` challenge (the SDK's `withDpopFromProvider`).
+   */
+  readonly dpop?: (next: FetchLike) => FetchLike;
 }
 
 /**
@@ -342,9 +348,14 @@ export class HttpClientTransport implements Transport {
     return undefined;
   }
 
+  /** What the SDK sends through: the guarded fetch, signed per request when the tokens are DPoP-bound. */
+  get #fetch(): FetchLike {
+    return this.options.dpop ? this.options.dpop(this.#http.fetch) : this.#http.fetch;
+  }
+
   #createStreamable(): StreamableHTTPClientTransport {
     const transport = new StreamableHTTPClientTransport(this.#url, {
-      fetch: this.#http.fetch,
+      fetch: this.#fetch,
       requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
       // Our fetch refuses every redirect; the SDK must not follow any on its own either.
       redirectPolicy: 'follow',
@@ -362,7 +373,7 @@ export class HttpClientTransport implements Transport {
 
   #createSse(): SSEClientTransport {
     const transport = new SSEClientTransport(this.#url, {
-      fetch: this.#http.fetch,
+      fetch: this.#fetch,
       requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
       redirectPolicy: 'follow',
       ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
