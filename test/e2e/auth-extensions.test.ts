@@ -141,6 +141,8 @@ describe('DPoP-bound tokens', () => {
     as.expireAccessTokens();
     const again = await mcpx(config, ['call', 'secure.echo', 'message=renewed']);
     expect(again, again.stderr).toMatchObject({ code: 0, stdout: 'renewed\n' });
+    // Nothing else on stderr: no warning from the SDK, no proof, no token.
+    expect(called.stderr + again.stderr).toBe('');
     expect(as.refreshes().granted).toBe(1);
 
     const proofs = as.dpopProofs;
@@ -182,7 +184,7 @@ describe('DPoP-bound tokens', () => {
       },
     });
     const called = await mcpx(config, ['call', 'robot.echo', 'message=beep']);
-    expect(called, called.stderr).toMatchObject({ code: 0, stdout: 'beep\n' });
+    expect(called, called.stderr).toMatchObject({ code: 0, stdout: 'beep\n', stderr: '' });
     expect(as.dpopProofs.filter((p) => p.path === '/mcp' && p.jti).length).toBeGreaterThan(0);
     expect(as.dpopProofs.filter((p) => p.problem)).toEqual([]);
   });
