@@ -5,6 +5,7 @@
 // (dist/index.js, and dist/low-level.js for one connection without a registry)
 // the way a user's code would: an ad-hoc remote server, the automatic
 // protocol-era negotiation, every tool listed and called.
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,12 +73,37 @@ async function followAuthorization(authorizationUrl) {
  */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
+/** The RFC 7523 JWT-bearer grant: workload identity and enterprise-managed authorization. */
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
 /**
  * The server's `oauth` block as its user would write it: machine credentials
  * for a client-credentials server, a pre-registered client when the scenario
  * hands one out, else the client metadata document.
  */
-function oauthSettings() {
+function oauthSettings(home) {
+  if (scenario === 'auth/wif-jwt-bearer') {
+    // A workload's token as a platform mounts it (Kubernetes, CI): a file mcpx reads at each request.
+    writeFileSync(join(home, 'workload-token'), context.valid_jwt, { mode: 0o600 });
+    return {
+      grant_type: JWT_BEARER,
+      client_id: context.client_id,
+      assertion_file: join(home, 'workload-token'),
+    };
+  }
+  if (context.idp_id_token) {
+    // Enterprise-managed authorization (SEP-990): the person's ID token from the enterprise IdP, in
+    // the environment mcpx runs in; mcpx trades it there for an ID-JAG, and that for a token.
+    process.env.MCP_CONFORMANCE_ID_TOKEN = context.idp_id_token;
+    return {
+      grant_type: JWT_BEARER,
+      client_id: context.client_id,
+      client_secret: context.client_secret,
+      idp_token_endpoint: context.idp_token_endpoint,
+      idp_client_id: context.idp_client_id,
+      id_token_env: 'MCP_CONFORMANCE_ID_TOKEN',
+    };
+  }
   if (scenario.startsWith('auth/client-credentials')) {
     return {
       grant_type: 'client_credentials',
@@ -88,17 +114,20 @@ function oauthSettings() {
         : {}),
     };
   }
-  if (context.client_id) return { client_id: context.client_id, client_secret: context.client_secret };
-  return { client_metadata_url: CLIENT_METADATA_URL };
+  // DPoP-bound tokens (SEP-1932): the scenario's authorization server binds them to mcpx's key.
+  const dpop = scenario.startsWith('auth/dpop') ? { dpop: true } : {};
+  if (context.client_id)
+    return { client_id: context.client_id, client_secret: context.client_secret, ...dpop };
+  return { client_metadata_url: CLIENT_METADATA_URL, ...dpop };
 }
 
 async function main() {
-  const oauth = oauthSettings();
-  const server = { ...adhocHttpServer(url), name: 'conformance', oauth };
   const home = await mkdtemp(join(tmpdir(), 'mcpx-conformance-home-'));
+  const oauth = oauthSettings(home);
+  const server = { ...adhocHttpServer(url), name: 'conformance', oauth };
   try {
-    // A person signs in first; a machine with client credentials signs in by itself on connect.
-    if (scenario.startsWith('auth/') && oauth.grant_type !== 'client_credentials') {
+    // A person signs in first; a machine (client credentials, a JWT-bearer assertion) signs in by itself on connect.
+    if (scenario.startsWith('auth/') && oauth.grant_type === undefined) {
       await signIn(server, { store: new TokenStore(home), present: followAuthorization, timeoutMs: 10_000 });
     }
     if (scenario.startsWith('sep-2640-client-')) await exerciseSkills(server, home);

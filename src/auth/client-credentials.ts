@@ -1,5 +1,6 @@
 import type {
   AddClientAuthentication,
+  DpopSession,
   OAuthClientInformationContext,
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -8,6 +9,13 @@ import type {
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { VERSION } from '../version.js';
+import {
+  type AssertionGrant,
+  assertionGrant,
+  JWT_BEARER_GRANT,
+  presentAssertion,
+} from './assertion-grant.js';
+import { type DpopSessionHolder, dpopWanted } from './dpop.js';
 import { oauthSettings } from './oauth-provider.js';
 import type { TokenStore } from './token-store.js';
 
@@ -26,6 +34,10 @@ export interface MachineCredentials {
   readonly scope?: string;
   /** The authorization server the credentials belong to; without it, the first one seen is pinned. */
   readonly issuer?: string;
+  /** The JWT-bearer grant (workload identity, enterprise-managed authorization) instead of `client_credentials`. */
+  readonly grant?: AssertionGrant;
+  /** DPoP-bound tokens (RFC 9449): `"dpop": true`. */
+  readonly dpop?: boolean;
 }
 
 /**
@@ -36,6 +48,30 @@ export interface MachineCredentials {
 export function machineCredentials(server: ServerConfig): MachineCredentials | undefined {
   const { grantType, clientId, clientSecret, privateKey, signingAlgorithm, scope, issuer } =
     oauthSettings(server);
+  const dpop = dpopWanted(server);
+  if (grantType === JWT_BEARER_GRANT || grantType === 'jwt-bearer') {
+    const grant = assertionGrant(server);
+    if (!clientId)
+      throw new McpxError(
+        ErrorCode.ConfigInvalid,
+        `server '${server.name}': oauth with "grant_type": "${JWT_BEARER_GRANT}" needs client_id`,
+        {
+          server: server.name,
+          origin: server.origin,
+          field: 'oauth',
+          fixes: ['add the "client_id" the authorization server knows this client by'],
+        },
+      );
+    return {
+      clientId,
+      ...(clientSecret ? { clientSecret } : {}),
+      algorithm: signingAlgorithm ?? 'RS256',
+      ...(scope ? { scope } : {}),
+      ...(issuer ? { issuer } : {}),
+      grant,
+      ...(dpop ? { dpop } : {}),
+    };
+  }
   if (grantType !== 'client_credentials') return undefined;
   if (!clientId || (!clientSecret && !privateKey)) {
     throw new McpxError(
@@ -58,6 +94,7 @@ export function machineCredentials(server: ServerConfig): MachineCredentials | u
     algorithm: signingAlgorithm ?? 'RS256',
     ...(scope ? { scope } : {}),
     ...(issuer ? { issuer } : {}),
+    ...(dpop ? { dpop } : {}),
   };
 }
 
@@ -67,6 +104,8 @@ export interface ClientCredentialsAuthOptions {
   readonly credentials: MachineCredentials;
   /** Where the pinned authorization server is remembered between runs; without it, for this connection only. */
   readonly store?: TokenStore;
+  /** The host's environment, where an `assertion_env` or `id_token_env` is read. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -82,9 +121,23 @@ export class ClientCredentialsAuth implements OAuthClientProvider {
   readonly addClientAuthentication?: AddClientAuthentication;
   #tokens: OAuthTokens | undefined;
   #pinned: string | undefined;
+  /** What the SDK's discovery found: where an enterprise ID-JAG is meant for. */
+  #authorizationServer: string | undefined;
+  #resource: string | undefined;
+  /** Present only with `"dpop": true`: the SDK then binds tokens to its key and signs each request. */
+  readonly dpop?: () => Promise<DpopSession>;
 
   constructor(options: ClientCredentialsAuthOptions) {
     this.#options = options;
+    // Tokens live in this process only, so the key that binds them does too.
+    if (options.credentials.dpop) {
+      const holder: DpopSessionHolder = {};
+      this.dpop = async () => {
+        const { DpopSession } = await import('@modelcontextprotocol/client');
+        holder.session ??= DpopSession.create();
+        return holder.session;
+      };
+    }
     const { clientId, privateKey, algorithm } = options.credentials;
     if (privateKey) {
       // The SDK signs the assertion; it is loaded with the first token request, not at import.
@@ -108,8 +161,12 @@ export class ClientCredentialsAuth implements OAuthClientProvider {
       client_name: 'mcpx',
       software_version: VERSION,
       redirect_uris: [],
-      grant_types: ['client_credentials'],
-      token_endpoint_auth_method: credentials.clientSecret ? 'client_secret_basic' : 'private_key_jwt',
+      grant_types: [credentials.grant ? JWT_BEARER_GRANT : 'client_credentials'],
+      token_endpoint_auth_method: credentials.clientSecret
+        ? 'client_secret_basic'
+        : credentials.privateKey
+          ? 'private_key_jwt'
+          : 'none',
       ...(credentials.scope ? { scope: credentials.scope } : {}),
     };
   }
@@ -146,9 +203,31 @@ export class ClientCredentialsAuth implements OAuthClientProvider {
     throw new Error('the client_credentials grant uses no PKCE verifier');
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams {
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    const wanted = scope ?? this.#options.credentials.scope;
+  /** Called by the SDK's `auth()` after discovery (RFC 9728). */
+  saveAuthorizationServerUrl(issuer: string): void {
+    this.#authorizationServer = issuer;
+  }
+
+  saveResourceUrl(resource: string): void {
+    this.#resource = resource;
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
+    const { server, credentials, env = {} } = this.#options;
+    const wanted = scope ?? credentials.scope;
+    const params = new URLSearchParams({
+      grant_type: credentials.grant ? JWT_BEARER_GRANT : 'client_credentials',
+    });
+    if (credentials.grant) {
+      // Read at each request: a workload's token is rotated by the platform that mounts it.
+      const assertion = await presentAssertion(server, credentials.grant, {
+        env,
+        ...(this.#authorizationServer ? { authorizationServer: this.#authorizationServer } : {}),
+        ...(this.#resource ? { resource: this.#resource } : {}),
+        ...(wanted ? { scope: wanted } : {}),
+      });
+      params.set('assertion', assertion);
+    }
     if (wanted) params.set('scope', wanted);
     return params;
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type {
+  DpopSession,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -9,6 +10,7 @@ import type {
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { VERSION } from '../version.js';
+import { dpopWanted, storedDpopSession } from './dpop.js';
 import type { StoredCredentials, TokenStore } from './token-store.js';
 
 /**
@@ -80,9 +82,23 @@ export class McpxOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   #codeVerifier: string | undefined;
 
+  /**
+   * Present only with `"dpop": true`: the SDK then binds the tokens it gets to this key (RFC 9449),
+   * and the transport signs each request with it. The key is kept with the tokens.
+   */
+  readonly dpop?: () => Promise<DpopSession>;
+  #dpop: Promise<DpopSession> | undefined;
+
   constructor(options: McpxOAuthProviderOptions) {
     this.#options = options;
     this.#preRegistered = oauthSettings(options.server);
+    if (dpopWanted(options.server))
+      this.dpop = () =>
+        (this.#dpop ??= (async () =>
+          storedDpopSession((await this.#load())?.dpopKey, async (made) => {
+            await this.#change((current) => ({ ...current, dpopKey: current.dpopKey ?? made }));
+            return this.#stored?.dpopKey ?? made;
+          }))());
   }
 
   get redirectUrl(): string | undefined {

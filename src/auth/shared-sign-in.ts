@@ -192,6 +192,7 @@ export class SharedSignIn implements AuthProvider {
         clientInformation: client,
         refreshToken,
         ...(resource ? { resource } : {}),
+        dpop: await provider.dpop?.(),
         fetchFn,
       });
     } catch (error) {

@@ -6,6 +6,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/client';
 import { createHomeFiles, type HomeFiles, lockFileOf } from '../home/index.js';
+import type { StoredDpopKey } from './dpop.js';
 
 const OAUTH_DIR = 'oauth';
 
@@ -25,6 +26,8 @@ export interface StoredCredentials {
    * the process that asked, so every other one says why without asking again. A sign-in clears it.
    */
   ended?: { readonly at: number; readonly reason: string };
+  /** `"dpop": true`: the key the tokens are bound to (RFC 9449), as secret as they are. */
+  dpopKey?: StoredDpopKey;
 }
 
 /**

@@ -88,6 +88,7 @@ async function remoteTransport(
       server,
       credentials: machine,
       ...(store ? { store } : {}),
+      env: hooks.hostEnv,
     });
     return http.createHttpTransport(server, { ...hooks.http, authProvider });
   }
@@ -117,15 +118,18 @@ async function remoteTransport(
     return transport;
   };
   const interactive = hooks.signIn;
+  const { computeScopeUnion, withDpopFromProvider } = await import('@modelcontextprotocol/client');
+  // DPoP-bound tokens are presented with a proof signed by the key stored with them.
+  const dpop = authProvider.dpop ? { dpop: withDpopFromProvider(authProvider) } : {};
   if (!interactive && !hooks.callerSignsIn)
-    return renewing(http.createHttpTransport(server, { ...hooks.http, authProvider: shared }));
-  const { computeScopeUnion } = await import('@modelcontextprotocol/client');
+    return renewing(http.createHttpTransport(server, { ...hooks.http, authProvider: shared, ...dpop }));
   if (!interactive) {
     const { authError } = await import('../auth/index.js');
     return renewing(
       http.createHttpTransport(server, {
         ...hooks.http,
         authProvider: shared,
+        ...dpop,
         reauthorize: async (challenge) => {
           const refused = await authProvider.tokens();
           authProvider.reload();
@@ -145,6 +149,7 @@ async function remoteTransport(
     http.createHttpTransport(server, {
       ...hooks.http,
       authProvider: shared,
+      ...dpop,
       reauthorize: async (challenge) => {
         // Ask for what was granted plus what the server now wants (SEP-2350), never less.
         const granted = (await authProvider.tokens())?.scope;

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, verify } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkDpopProof } from './dpop-check.js';
 import { type HttpTestEra, type HttpTestServer, startHttpTestServer } from './http-test-server.js';
 
 export interface OAuthTestServerOptions {
@@ -56,6 +57,14 @@ export interface OAuthTestServerOptions {
    * person" approves or denies a user code (`approveDevice`, `denyDevice`).
    */
   readonly device?: DeviceGrantOptions;
+  /**
+   * DPoP (RFC 9449): a token request with a valid proof gets a token bound to its key, which the
+   * resource then takes only as `Authorization: DPoP` with a fresh proof by that key. With
+   * `nonce`, both first answer `use_dpop_nonce` until a proof carries the nonce they gave.
+   */
+  readonly dpop?: { readonly nonce?: boolean };
+  /** Workload identity: the JWT-bearer grant with an RS256 assertion by this key (PEM) for this server. */
+  readonly workloadKey?: string;
 }
 
 /** How the test authorization server's device grant behaves. */
@@ -70,6 +79,14 @@ export interface DeviceGrantOptions {
   readonly userCode?: string;
   /** Leave `verification_uri_complete` out. */
   readonly noCompleteUri?: boolean;
+}
+
+/** A DPoP proof the test server judged: where, and its `jti` or what was wrong with it. */
+export interface DpopRecord {
+  readonly path: string;
+  readonly jti?: string;
+  readonly nonce?: string;
+  readonly problem?: string;
 }
 
 /** How the test authorization server has dealt with refresh requests so far. */
@@ -120,6 +137,8 @@ export interface OAuthTestServer {
   denyDevice(userCode?: string): Promise<void>;
   /** When each device-code poll arrived (ms since the epoch), in order. */
   devicePolls(): readonly number[];
+  /** With `dpop`: every proof presented, in order. */
+  readonly dpopProofs: readonly DpopRecord[];
   close(): Promise<void>;
 }
 
@@ -138,10 +157,40 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
   const requests: OAuthRequestRecord[] = [];
   const forwarded: string[] = [];
   const codes = new Map<string, { challenge: string; redirectUri: string; scope: string }>();
-  const accessTokens = new Map<string, { expiry: number; scope: string; grant: string }>();
+  const accessTokens = new Map<string, { expiry: number; scope: string; grant: string; jkt?: string }>();
   // Rotation with reuse detection (OAuth 2.1 §4.3.1): a refresh token is good once; presented again
   // it means two clients hold one grant, and the whole grant is revoked.
-  const refreshTokens = new Map<string, { scope: string; grant: string; spent: boolean }>();
+  const refreshTokens = new Map<string, { scope: string; grant: string; spent: boolean; jkt?: string }>();
+  const dpopProofs: DpopRecord[] = [];
+  /** The proof's key, or undefined after answering: a bad proof, or the nonce asked for. */
+  const dpopKey = (
+    req: IncomingMessage,
+    res: import('node:http').ServerResponse,
+    url: string,
+    accessToken?: string,
+  ): string | undefined => {
+    const path = new URL(url).pathname;
+    const proof = checkDpopProof(req.headers.dpop, { method: req.method ?? '', url, accessToken });
+    if (typeof proof === 'string') {
+      dpopProofs.push({ path, problem: proof });
+      if (accessToken) res.writeHead(401, { 'www-authenticate': 'DPoP error="invalid_dpop_proof"' }).end();
+      else json(res, 400, { error: 'invalid_dpop_proof', error_description: proof });
+      return undefined;
+    }
+    dpopProofs.push({ path, jti: proof.jti, ...(proof.nonce ? { nonce: proof.nonce } : {}) });
+    if (options.dpop?.nonce && proof.nonce !== DPOP_NONCE) {
+      if (accessToken)
+        res
+          .writeHead(401, { 'www-authenticate': 'DPoP error="use_dpop_nonce"', 'dpop-nonce': DPOP_NONCE })
+          .end();
+      else
+        res
+          .writeHead(400, { 'content-type': 'application/json', 'dpop-nonce': DPOP_NONCE })
+          .end(JSON.stringify({ error: 'use_dpop_nonce' }));
+      return undefined;
+    }
+    return proof.jkt;
+  };
   const issued: string[] = [];
   const devices = new Map<
     string,
@@ -162,15 +211,17 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
     scope: string,
     seconds = options.accessTokenSeconds ?? 3600,
     grant = b64url(randomBytes(6)),
+    jkt?: string,
   ) => {
     const access = b64url(randomBytes(18));
     const refresh = b64url(randomBytes(18));
-    accessTokens.set(access, { expiry: Date.now() + seconds * 1000, scope, grant });
-    refreshTokens.set(refresh, { scope, grant, spent: false });
+    const bound = jkt ? { jkt } : {};
+    accessTokens.set(access, { expiry: Date.now() + seconds * 1000, scope, grant, ...bound });
+    refreshTokens.set(refresh, { scope, grant, spent: false, ...bound });
     issued.push(access, refresh);
     return {
       access_token: access,
-      token_type: 'Bearer',
+      token_type: jkt ? 'DPoP' : 'Bearer',
       expires_in: seconds,
       refresh_token: refresh,
       ...(scope ? { scope } : {}),
@@ -203,8 +254,10 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
           'refresh_token',
           ...(options.machineClient ? ['client_credentials'] : []),
           ...(options.device ? [DEVICE_GRANT] : []),
+          ...(options.workloadKey ? [JWT_BEARER_GRANT] : []),
         ],
         ...(options.device ? { device_authorization_endpoint: `${named}/device_authorization` } : {}),
+        ...(options.dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
         code_challenge_methods_supported: options.noS256 ? ['plain'] : ['S256'],
         ...(options.sendIss || options.wrongIss
           ? { authorization_response_iss_parameter_supported: true }
@@ -285,6 +338,8 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
     if (path === '/token' && req.method === 'POST') {
       const params = Object.fromEntries(new URLSearchParams(await body(req)));
       requests.push({ path, params });
+      const jkt = options.dpop ? dpopKey(req, res, `${named}/token`) : undefined;
+      if (options.dpop && !jkt) return;
       if (params.grant_type === DEVICE_GRANT && options.device) {
         polls.push(Date.now());
         const entry = devices.get(params.device_code ?? '');
@@ -297,7 +352,13 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
         }
         if (entry.status === 'pending') return json(res, 400, { error: 'authorization_pending' });
         entry.status = 'used';
-        return json(res, 200, issue(entry.scope));
+        return json(res, 200, issue(entry.scope, undefined, undefined, jkt));
+      }
+      if (params.grant_type === JWT_BEARER_GRANT && options.workloadKey) {
+        const audience = (claims: Record<string, unknown>) => claims.aud === named;
+        if (!signedRs256(options.workloadKey, params.assertion, audience))
+          return json(res, 400, { error: 'invalid_grant', error_description: 'assertion not accepted' });
+        return json(res, 200, issue(params.scope ?? '', undefined, undefined, jkt));
       }
       if (params.grant_type === 'client_credentials') {
         const machine = options.machineClient;
@@ -311,7 +372,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
             error: 'invalid_client',
             error_description: 'unknown client or wrong secret',
           });
-        return json(res, 200, issue(params.scope ?? ''));
+        return json(res, 200, issue(params.scope ?? '', undefined, undefined, jkt));
       }
       if (params.grant_type === 'authorization_code') {
         const grant = codes.get(params.code ?? '');
@@ -323,7 +384,9 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
               .update(params.code_verifier ?? '')
               .digest(),
           ) === grant.challenge;
-        return verified ? json(res, 200, issue(grant.scope)) : json(res, 400, { error: 'invalid_grant' });
+        return verified
+          ? json(res, 200, issue(grant.scope, undefined, undefined, jkt))
+          : json(res, 400, { error: 'invalid_grant' });
       }
       if (params.grant_type === 'refresh_token') {
         counts.arrived++;
@@ -340,22 +403,34 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
             error_description: 'refresh token already used; the grant is revoked',
           });
         }
-        if (refreshed) {
+        if (refreshed && refreshed.jkt === jkt) {
           refreshed.spent = true;
           counts.granted++;
           return json(
             res,
             200,
-            issue(refreshed.scope, options.refreshedTokenSeconds ?? 3600, refreshed.grant),
+            issue(refreshed.scope, options.refreshedTokenSeconds ?? 3600, refreshed.grant, jkt),
           );
         }
       }
       return json(res, 400, { error: 'invalid_grant' });
     }
     if (path === '/mcp') {
-      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const [, scheme, token] = /^(Bearer|DPoP) (.+)$/.exec(req.headers.authorization ?? '') ?? [];
       const grant = token ? accessTokens.get(token) : undefined;
       const metadata = `resource_metadata="${named}/.well-known/oauth-protected-resource/mcp"`;
+      // A bound token goes only with the DPoP scheme and a proof by its key; an unbound one only as Bearer.
+      if (grant && (scheme === 'DPoP') !== (grant.jkt !== undefined)) {
+        return res
+          .writeHead(401, { 'www-authenticate': `${grant.jkt ? 'DPoP' : 'Bearer'} ${metadata}` })
+          .end();
+      }
+      if (grant?.jkt && token && grant.expiry >= Date.now()) {
+        const presented = dpopKey(req, res, `${base}${path}`, token);
+        if (presented === undefined) return;
+        if (presented !== grant.jkt)
+          return res.writeHead(401, { 'www-authenticate': 'DPoP error="invalid_token"' }).end();
+      }
       if (!grant || grant.expiry < Date.now()) {
         rejected++;
         const scope = options.toolCallScope ? 'scope="basic", ' : '';
@@ -423,6 +498,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
     approveDevice: (userCode) => person(base, 'approve', userCode),
     denyDevice: (userCode) => person(base, 'deny', userCode),
     devicePolls: () => [...polls],
+    dpopProofs,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -459,6 +535,8 @@ function userCodeOf(bytes: Buffer): string {
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const DPOP_NONCE = 'test-server-nonce';
 
 function basicAuthIs(req: IncomingMessage, id: string, secret: string): boolean {
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -471,6 +549,15 @@ function basicAuthIs(req: IncomingMessage, id: string, secret: string): boolean 
 
 /** An RS256 client assertion signed with the client's key, by and about the client, not expired. */
 function assertionFrom(id: string, publicKey: string, assertion: string | undefined): boolean {
+  return signedRs256(publicKey, assertion, (claims) => claims.iss === id && claims.sub === id);
+}
+
+/** An RS256 JWT signed with `publicKey`, not expired, whose claims pass `check`. */
+function signedRs256(
+  publicKey: string,
+  assertion: string | undefined,
+  check: (claims: Record<string, unknown>) => boolean,
+): boolean {
   const [header, payload, signature] = (assertion ?? '').split('.');
   if (!header || !payload || !signature) return false;
   const signed = verify(
@@ -484,8 +571,7 @@ function assertionFrom(id: string, publicKey: string, assertion: string | undefi
   return (
     signed &&
     alg === 'RS256' &&
-    claims.iss === id &&
-    claims.sub === id &&
+    check(claims) &&
     typeof claims.exp === 'number' &&
     claims.exp * 1000 > Date.now()
   );

@@ -13,7 +13,7 @@ interface SignInStatus {
   readonly server: string;
   /** `signed-in`, `expired` (the access token lapsed: renewed at the next request if it can be), `signed-out`, `ended` (the authorization server refused to renew it), or `machine` (client credentials). */
   readonly state: 'signed-in' | 'expired' | 'signed-out' | 'ended' | 'machine';
-  readonly grantType?: 'authorization_code' | 'client_credentials';
+  readonly grantType?: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
   /** When the access token expires (ISO 8601), if the authorization server said. */
   readonly expiresAt?: string;
   /** A refresh token is kept: the sign-in renews itself. */
@@ -65,13 +65,17 @@ export async function runAuthStatus(session: CliContext, name: string | undefine
 }
 
 async function statusOf(server: ServerConfig & { url: string }, store: TokenStore): Promise<SignInStatus> {
-  let machine = false;
+  let machine: 'client_credentials' | 'jwt-bearer' | undefined;
   try {
-    machine = machineCredentials(server) !== undefined;
+    const credentials = machineCredentials(server);
+    if (credentials) machine = credentials.grant ? 'jwt-bearer' : 'client_credentials';
   } catch {
-    machine = true; // set up for client credentials, but incomplete: a call says what is missing
+    // Set up for a machine grant, but incomplete: a call says what is missing.
+    machine = String(server.oauth?.grant_type ?? '').endsWith('jwt-bearer')
+      ? 'jwt-bearer'
+      : 'client_credentials';
   }
-  if (machine) return { server: server.name, state: 'machine', grantType: 'client_credentials' };
+  if (machine) return { server: server.name, state: 'machine', grantType: machine };
   const file = store.fileFor(server.name, server.url);
   const stored = await store.load(server.name, server.url);
   const tokens = stored?.tokens;

@@ -24,12 +24,16 @@ export async function remoteServer(
   return server as ServerConfig & { url: string };
 }
 
-/** A server set up for client credentials needs no person to sign in. */
+/** A server set up for a machine grant (client credentials, a JWT-bearer assertion) needs no person to sign in. */
 function refuseMachineServer(server: ServerConfig & { url: string }): void {
-  if (!machineCredentials(server)) return;
+  const machine = machineCredentials(server);
+  if (!machine) return;
+  const how = machine.grant
+    ? 'a JWT-bearer assertion (oauth "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer")'
+    : 'its client credentials (oauth "grant_type": "client_credentials")';
   throw new McpxError(
     ErrorCode.Usage,
-    `'${server.name}' signs in by itself with its client credentials (oauth "grant_type": "client_credentials"): there is nothing to sign in to`,
+    `'${server.name}' signs in by itself with ${how}: there is nothing to sign in to`,
     {
       server: server.name,
       origin: server.origin,

@@ -71,7 +71,8 @@ function describeEntry(server: ServerConfig, written: Readonly<Record<string, un
     ['oauth', 'oauth'],
   ] as const) {
     const block = written[field];
-    if (isRecord(block) && Object.keys(block).length > 0) show(label, describeValues(block));
+    if (isRecord(block) && Object.keys(block).length > 0)
+      show(label, describeValues(block, field === 'oauth' ? OAUTH_LOCATIONS : undefined));
   }
   const passthrough = written.envPassthrough;
   if (Array.isArray(passthrough) && passthrough.length > 0) {
@@ -125,7 +126,9 @@ function fieldLabel(field: string): string {
 function showField(field: string, value: unknown): string {
   if (value === undefined) return '(none)';
   if ((field === 'env' || field === 'headers' || field === 'oauth') && isRecord(value)) {
-    return Object.keys(value).length === 0 ? '(none)' : describeValues(value);
+    return Object.keys(value).length === 0
+      ? '(none)'
+      : describeValues(value, field === 'oauth' ? OAUTH_LOCATIONS : undefined);
   }
   if (field === 'command' || field === 'args') {
     return Array.isArray(value) ? value.map(String).join(' ') : String(value);
@@ -133,10 +136,28 @@ function showField(field: string, value: unknown): string {
   return Array.isArray(value) ? value.map(String).join(', ') : String(value);
 }
 
-/** `KEY ← ${VAR}` for a value that is a variable, `KEY (written in the file, hidden)` otherwise. */
-function describeValues(block: Readonly<Record<string, unknown>>): string {
+/**
+ * oauth settings that say where a credential is read from or sent (a file, a variable's name, an
+ * IdP): no secret, and what the person must see before mcpx reads that file or variable for a
+ * repository's server and hands what it holds to an authorization server.
+ */
+const OAUTH_LOCATIONS: ReadonlySet<string> = new Set([
+  'assertion_file',
+  'assertion_env',
+  'id_token_file',
+  'id_token_env',
+  'idp_token_endpoint',
+  'idp_issuer',
+]);
+
+/**
+ * `KEY ← ${VAR}` for a value that is a variable, `KEY (written in the file, hidden)` otherwise;
+ * `KEY: value` for the keys in `shown`, which name places, not secrets.
+ */
+function describeValues(block: Readonly<Record<string, unknown>>, shown?: ReadonlySet<string>): string {
   return Object.entries(block)
     .map(([key, value]) => {
+      if (shown?.has(key) && typeof value === 'string') return `${key}: ${value}`;
       if (typeof value !== 'string') return `${key} (hidden)`;
       const names = variablesIn(value);
       if (names.length === 0) return `${key} (written in the file, hidden)`;

@@ -23,6 +23,8 @@ export interface HttpTransportHooks {
   readonly authProvider?: OAuthClientProvider | AuthProvider;
   /** Sign in again inside the connection when the server refuses the token (see HttpClientTransportOptions). */
   readonly reauthorize?: (challenge: AuthChallenge | undefined) => Promise<void>;
+  /** DPoP-bound tokens: sign each request (see HttpClientTransportOptions). */
+  readonly dpop?: (next: FetchLike) => FetchLike;
 }
 
 /**

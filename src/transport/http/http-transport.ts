@@ -56,6 +56,11 @@ export interface HttpClientTransportOptions extends Omit<GuardedHttpOptions, 'se
    * Absent: such a request fails with AUTH_REQUIRED.
    */
   readonly reauthorize?: (challenge: AuthChallenge | undefined) => Promise<void>;
+  /**
+   * DPoP (RFC 9449): wraps the fetch to present a DPoP-bound token with a fresh proof on each
+   * request, and to answer a server's `use_dpop_nonce` challenge (the SDK's `withDpopFromProvider`).
+   */
+  readonly dpop?: (next: FetchLike) => FetchLike;
 }
 
 /**
@@ -348,9 +353,14 @@ export class HttpClientTransport implements Transport {
     return undefined;
   }
 
+  /** What the SDK sends through: the guarded fetch, signed per request when the tokens are DPoP-bound. */
+  get #fetch(): FetchLike {
+    return this.options.dpop ? this.options.dpop(this.#http.fetch) : this.#http.fetch;
+  }
+
   #createStreamable(): StreamableHTTPClientTransport {
     const transport = new StreamableHTTPClientTransport(this.#url, {
-      fetch: this.#http.fetch,
+      fetch: this.#fetch,
       requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
       // Our fetch refuses every redirect; the SDK must not follow any on its own either.
       redirectPolicy: 'follow',
@@ -368,7 +378,7 @@ export class HttpClientTransport implements Transport {
 
   #createSse(): SSEClientTransport {
     const transport = new SSEClientTransport(this.#url, {
-      fetch: this.#http.fetch,
+      fetch: this.#fetch,
       requestInit: { headers: { ...this.options.headers }, redirect: 'manual' },
       redirectPolicy: 'follow',
       ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),

@@ -106,6 +106,19 @@ describe('client credentials', () => {
     expect(formatErrorVerbose(error)).toMatch(/invalid_client/);
   });
 
+  it('never reads or sends a workload assertion for an authorization server other than the pinned one', async () => {
+    const { as, server, connect, store } = await setup({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      client_id: 'workload',
+      assertion_env: 'MCPX_TEST_WORKLOAD_TOKEN',
+    });
+    await store.save(server.name, { serverUrl: server.url, issuer: 'https://auth.example.com' });
+    const error = await connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.AuthRequired });
+    expect(formatErrorVerbose(error)).toContain('they belong to https://auth.example.com');
+    expect(as.requests.some((r) => r.path === '/token')).toBe(false);
+  });
+
   it('explains an incomplete oauth block', async () => {
     const { connect } = await setup({ grant_type: 'client_credentials', client_id: 'robot' });
     const error = await connect().catch((e: unknown) => e);
