@@ -101,4 +101,10 @@ it("says it after a chat model's call, and not after one of a tool without an Ap
   expect(run.stderr).toContain(NOTICE);
   expect(run.stderr.split(NOTICE)).toHaveLength(2);
   expect(run.stderr).not.toContain('test.echo has an MCP App');
+  // The model was offered the App's tool for models, not the one for the App alone.
+  const offered = ((run.model.requests[0]?.tools ?? []) as { function: { name: string } }[]).map(
+    (t) => t.function.name,
+  );
+  expect(offered).toContain('mcp_test_show_dashboard');
+  expect(offered).not.toContain('mcp_test_refresh_dashboard');
 });

@@ -183,21 +183,22 @@ export const PAGE_SCRIPT = `'use strict';
         .then(function (answer) {
           out.replaceChildren(answer.ok ? renderResult(answer.body) : el('p', { className: 'error', text: errorText(answer.body.error) }));
           if (tool.app && answer.ok && answer.body.result) {
-            openApp(server, tool.app).then(function (app) { app.deliver(args, answer.body.result); }, function () {});
+            openApp(server, tool.app, tool.name).then(function (app) { app.deliver(args, answer.body.result); }, function () {});
           }
         });
     });
     return el('div', {}, [form, out]);
   }
 
-  function appLine(server, uri) {
+  function appLine(server, uri, toolName) {
     var button = el('button', { type: 'button', className: 'open-app', text: 'Open app' });
-    button.addEventListener('click', function () { openApp(server, uri).catch(function () {}); });
+    button.addEventListener('click', function () { openApp(server, uri, toolName).catch(function () {}); });
     return el('p', { className: 'muted app' }, [el('span', { text: 'has an MCP App: ' + uri + ' ' }), button]);
   }
 
-  function appCall(server, name, args) {
-    return api('/api/app-call', { method: 'POST', body: JSON.stringify({ server: server, tool: name, args: args }) })
+  // The App's own call, named as its: the host decides it by the policy, not as the person's.
+  function appCall(server, name, args, app) {
+    return api('/api/app-call', { method: 'POST', body: JSON.stringify({ server: server, tool: name, args: args, app: app }) })
       .then(function (answer) {
         var error = answer.ok ? answer.body.error : answer.body.error || { message: 'refused' };
         if (error) throw new Error(errorText(error));
@@ -207,8 +208,9 @@ export const PAGE_SCRIPT = `'use strict';
 
   // One App panel per server and ui:// URI: its frame (on the Apps' own origin, through
   // window.mcpxApps, the ext-apps AppBridge), its state, what it logged, and its Close button.
-  function openApp(server, uri) {
+  function openApp(server, uri, forTool) {
     var key = server + ' ' + uri;
+    var caller = forTool ? { uri: uri, tool: forTool } : { uri: uri };
     if (openApps[key]) return openApps[key];
     var section = document.getElementById('apps-section');
     section.hidden = false;
@@ -229,7 +231,7 @@ export const PAGE_SCRIPT = `'use strict';
           frame: answer.body.frame,
           title: server + ': ' + uri,
           hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web' },
-          callTool: function (name, args) { return appCall(server, name, args); },
+          callTool: function (name, args) { return appCall(server, name, args, caller); },
           onLog: function (text) {
             if (logs.children.length >= APP_LOG_LIMIT) logs.firstChild.remove();
             logs.appendChild(el('li', { text: text }));
@@ -266,7 +268,7 @@ export const PAGE_SCRIPT = `'use strict';
       s.tools.forEach(function (tool) {
         if (appToOpen && tool.app && s.name + '.' + tool.name === appToOpen) {
           appToOpen = '';
-          openApp(s.name, tool.app).catch(function () {});
+          openApp(s.name, tool.app, tool.name).catch(function () {});
         }
       });
     });
@@ -284,7 +286,7 @@ export const PAGE_SCRIPT = `'use strict';
         box.appendChild(el('details', { className: 'tool', data: { tool: s.name + '.' + tool.name } }, [
           el('summary', {}, [el('strong', { text: s.name + '.' + tool.name })]),
           el('div', { className: 'description', text: tool.description || '' }),
-          tool.app ? appLine(s.name, tool.app) : null,
+          tool.app ? appLine(s.name, tool.app, tool.name) : null,
           toolForm(s.name, tool),
         ]));
       });
@@ -317,7 +319,7 @@ export const PAGE_SCRIPT = `'use strict';
     records.slice().reverse().forEach(function (r) {
       body.appendChild(el('tr', { data: { audit: (r.server || '') + '.' + r.tool } }, [
         el('td', { text: r.time }),
-        el('td', { text: r.client }),
+        el('td', { text: r.client + (r.app ? ' (app ' + r.app.uri + (r.app.tool ? ' of ' + r.app.tool : '') + ')' : '') }),
         el('td', { text: (r.server ? r.server + '.' : '') + r.tool }),
         el('td', { text: decisionText(r.decision) }),
         el('td', { className: r.outcome === 'ok' ? '' : 'error', text: r.outcome + (r.error ? ': ' + r.error.message : '') }),
