@@ -6,7 +6,7 @@ import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
 import { type AppFrames, createAppFrames } from './app-frames.js';
 import { createAuditView } from './audit-view.js';
-import { createCallHistory } from './call-history.js';
+import { type CallHistory, type ConsoleCall, createCallHistory } from './call-history.js';
 import {
   type ApiAnswer,
   answerFromPage,
@@ -18,6 +18,7 @@ import {
   openAppFromPage,
   readFromPage,
 } from './console-api.js';
+import type { HeldCall } from './held-call.js';
 import { pageHtml } from './page/html.js';
 import { PAGE_SCRIPT } from './page/script.js';
 import { PAGE_STYLE } from './page/style.js';
@@ -35,12 +36,21 @@ export interface ConsoleOptions {
    * (`createPageQuestions`) so its questions reach the page. Default: a set of its own.
    */
   readonly questions?: PageQuestions;
+  /**
+   * A call a terminal made and showed (`mcpx call`): listed among the calls, and `link` opens
+   * its tool's MCP App with its input and result.
+   */
+  readonly held?: HeldCall;
 }
 
 /** A console being served. */
 export interface RunningConsole {
   /** `http://127.0.0.1:PORT/?token=…`: the page, with its secret. */
   readonly url: string;
+  /** With `held`: the page that opens the held call's App with its input and result. */
+  readonly link?: string;
+  /** How many pages are open now (their event streams), and whether one ever was. */
+  viewers(): { readonly open: number; readonly ever: boolean };
   /** Stop serving: every open page's event stream ends, waiting questions are answered no. */
   close(): Promise<void>;
 }
@@ -100,6 +110,7 @@ async function readAppHost(): Promise<string> {
 export async function createConsole(host: Host, options: ConsoleOptions = {}): Promise<RunningConsole> {
   const token = randomBytes(24).toString('hex');
   const streams = new Set<ServerResponse>();
+  let viewed = false;
   let pending = false;
   const changed = () => {
     // Many changes at once are one event: the page reads the state once.
@@ -116,10 +127,12 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
   const unhookAudit = host.audit().add(audit.sink);
   let consolePort = 0;
   const frames = await createAppFrames(() => `http://127.0.0.1:${consolePort}`);
+  const calls = createCallHistory(changed);
+  const held = options.held && holdCall(calls, options.held);
   const deps: ConsoleApiDeps = {
     host,
     audit,
-    calls: createCallHistory(changed),
+    calls,
     questions,
     frames,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -136,6 +149,8 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
         { 'Content-Type': 'text/plain; charset=utf-8' },
         `${refusal.reason}\n`,
       );
+    // A page that opened its event stream was looked at (a held call's console lingers for it).
+    if (request.url?.startsWith('/api/events')) viewed = true;
     route(request, response, deps, streams, token, frames).catch((error: unknown) =>
       sendJson(response, {
         status: error instanceof McpxError && error.code !== ErrorCode.Internal ? 400 : 500,
@@ -148,8 +163,11 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
     throw error;
   });
   consolePort = port;
+  const url = `http://127.0.0.1:${port}/?token=${token}`;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    url,
+    ...(held ? { link: `${url}&call=${held.id}` } : {}),
+    viewers: () => ({ open: streams.size, ever: viewed }),
     async close() {
       unlisten();
       unhear();
@@ -164,6 +182,13 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
       });
     },
   };
+}
+
+/** The terminal's call, listed as made and ended, with the result the terminal showed. */
+function holdCall(calls: CallHistory, held: HeldCall): ConsoleCall {
+  const call = calls.begin(held.server, held.tool, held.args);
+  calls.returned(call, held.result);
+  return call;
 }
 
 async function route(

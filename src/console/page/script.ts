@@ -14,6 +14,8 @@ export const PAGE_SCRIPT = `'use strict';
   var openApps = {};
   // mcpx console --open-app SERVER.TOOL: that tool's App is opened once its tool is listed.
   var appToOpen = new URLSearchParams(location.search).get('app') || '';
+  // A link mcpx call printed (&call=ID): that call's App, given the input and result the terminal showed.
+  var callToOpen = Number(new URLSearchParams(location.search).get('call') || '0');
 
   function el(tag, props, children) {
     var node = document.createElement(tag);
@@ -274,6 +276,20 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  function openHeldCall(servers, calls) {
+    if (!callToOpen) return;
+    var call = calls.filter(function (c) { return c.id === callToOpen; })[0];
+    if (!call || !call.result) return;
+    servers.forEach(function (s) {
+      s.tools.forEach(function (tool) {
+        if (callToOpen && tool.app && s.name === call.server && tool.name === call.tool) {
+          callToOpen = 0;
+          openApp(s.name, tool.app, tool.name).then(function (app) { app.deliver(call.args, call.result); }, function () {});
+        }
+      });
+    });
+  }
+
   function renderTools(servers) {
     openAskedApp(servers);
     var signature = JSON.stringify(servers.map(function (s) { return [s.name, s.tools]; }));
@@ -354,6 +370,7 @@ export const PAGE_SCRIPT = `'use strict';
       if (!answer.ok) return;
       renderServers(answer.body.servers, answer.body.untrusted);
       renderTools(answer.body.servers);
+      openHeldCall(answer.body.servers, answer.body.calls);
       renderCalls(answer.body.calls);
       renderAudit(answer.body.audit);
       renderQuestions(answer.body.questions);
