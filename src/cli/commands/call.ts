@@ -5,6 +5,7 @@ import { ErrorCode, McpxError } from '../../errors/index.js';
 import { appResourceUri, type TaskStatusEvent } from '../../host/index.js';
 import { forTerminal, renderContent, say } from '../../text/index.js';
 import { createCatalogue } from '../../tools/catalogue.js';
+import { tellAppLink } from '../apps/app-link.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -16,7 +17,6 @@ import {
 import { commandFeatures, createTerminalTurns, explainUnanswered } from '../context/command-features.js';
 import type { CliContext, CliDoor } from '../context/context.js';
 import { ExitCode } from '../io/exit-codes.js';
-import { tellAppLink } from '../output/app-link.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
@@ -110,7 +110,7 @@ export async function runCall(
 
 /**
  * A tool with an MCP App: say so, with a link that opens it with this call's input and result
- * (`output/app-link.ts`). Told from the definition at hand (fetched for `k=v` arguments); else,
+ * (`apps/app-link.ts`). Told from the definition at hand (fetched for `k=v` arguments); else,
  * for a person at a terminal or with `--open` only, the tool list is fetched for it after the
  * call: a script's call pays no extra round trip.
  */

@@ -4,6 +4,7 @@ import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal, renderContent, renderContentBlock, type SafeText, say } from '../../text/index.js';
+import { tellAppLink } from '../apps/app-link.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -13,7 +14,6 @@ import {
   typeArguments,
 } from '../arguments/type-arguments.js';
 import type { CliContext } from '../context/context.js';
-import { tellAppLink } from '../output/app-link.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { writeError } from '../target/report.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';

@@ -6,8 +6,8 @@ import { appResourceUri } from '../../host/index.js';
 import { forTerminal, type SafeText } from '../../text/index.js';
 import type { CliContext } from '../context/context.js';
 import type { GlobalOptions } from '../context/global-options.js';
+import { appNotice } from '../output/app-notice.js';
 import { openBrowser } from '../terminal/open-browser.js';
-import { appNotice } from './app-notice.js';
 
 /** How long a link's console may take to print its link. */
 const START_MS = 20_000;
