@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { FakeModelServer } from '../../src/testing/fake-model-server.js';
+import { type FakeModelServer, startFakeModelServer } from '../../src/testing/fake-model-server.js';
 import { runChatWithModel } from '../helpers/chat.js';
 import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { linkConsolePids, waitForExit } from '../helpers/processes.js';
@@ -147,4 +147,39 @@ it("says it after a chat model's call, and not after one of a tool without an Ap
   );
   expect(offered).toContain('mcp_test_show_dashboard');
   expect(offered).not.toContain('mcp_test_refresh_dashboard');
+});
+
+it("gives the link after a chat model's call at a terminal", { timeout: 60_000 }, async () => {
+  const model = await startFakeModelServer([
+    { toolCalls: [{ name: 'mcp_test_show_dashboard', arguments: { title: 'Fleet' } }] },
+    { text: 'Done.' },
+  ]);
+  models.push(model);
+  const term = runInPty(
+    ['--config', config, 'chat', '--base-url', model.baseUrl, '--model', 'fake', '--permission', 'yolo'],
+    { cwd: dir.path, home: join(dir.path, 'home'), env: { OPENAI_API_KEY: 'sk-test' } },
+  );
+  terms.push(term);
+  await term.waitFor('> ');
+  await term.type('show me the fleet', '\r');
+  await term.waitFor('Done.');
+  // Printed once the console for it started, before the next prompt.
+  await term.waitFor('&call=1');
+  const output = term.text().replace(/\r?\n/g, '');
+  const link = LINK_LINE.exec(output)?.[1];
+  expect(link, output).toBeDefined();
+  // The console holds the model's call: its arguments and the server's result.
+  const url = new URL(link as string);
+  const state = (await (
+    await fetch(`${url.origin}/api/state`, {
+      headers: { 'X-Mcpx-Token': url.searchParams.get('token') ?? '' },
+    })
+  ).json()) as { calls: { args: unknown; result: { content: { text?: string }[] } }[] };
+  expect(state.calls[0]?.args).toEqual({ title: 'Fleet' });
+  expect(state.calls[0]?.result.content[0]?.text).toBe(
+    'Fleet: 3 servers up, 0 errors; client shows apps: no',
+  );
+  await term.type('\x04');
+  expect(await term.exited).toBe(0);
+  expect(await endLinkConsoles()).toBe(1);
 });
