@@ -1,9 +1,10 @@
 /**
- * `mcpx call` of a tool with an MCP App tells the person it has one, and how to see it
- * (`mcpx console --open-app`): on stderr, after the result. With `k=v` arguments the definition is
- * at hand; with JSON ones it is fetched for a person at a terminal only (a script's call pays no
- * extra round trip). A tool without one says nothing more. A call in the shell, and a chat model's
- * call, say the same line (`cli/output/app-notice.ts`).
+ * `mcpx call` of a tool with an MCP App tells the person it has one, after the result, on stderr:
+ * at a terminal with a link to a console started for it (`cli/apps/app-link.ts`) that holds the
+ * call's input and the result the terminal showed; to a script, the line naming
+ * `mcpx console --open-app`, and nothing started. With `k=v` arguments the definition is at hand;
+ * with JSON ones it is fetched for a person only. A tool without one says nothing more. A call in
+ * the shell and a chat model's call at a terminal get the same link.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
