@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { SpanKind } from '@opentelemetry/api';
 import type {
   ChatCompletionMessageFunctionToolCall,
@@ -12,7 +13,15 @@ import type { ChatModel } from './chat-model.js';
 export type AgentEvent =
   | { readonly type: 'assistant'; readonly text: string }
   | { readonly type: 'tool-call'; readonly name: string; readonly arguments: string }
-  | { readonly type: 'tool-result'; readonly name: string; readonly text: string; readonly isError: boolean }
+  | {
+      readonly type: 'tool-result';
+      readonly name: string;
+      readonly text: string;
+      readonly isError: boolean;
+      /** The arguments the model gave (JSON text), and the server's result as it came, when a server answered. */
+      readonly arguments: string;
+      readonly result?: CallToolResult;
+    }
   | { readonly type: 'step-limit'; readonly steps: number };
 
 export interface AgentTurnOptions {
@@ -123,6 +132,8 @@ async function turn(
         name: call.function.name,
         text: result.text,
         isError: result.isError,
+        arguments: call.function.arguments,
+        ...(result.result ? { result: result.result } : {}),
       });
       const message: ChatCompletionToolMessageParam = {
         role: 'tool',

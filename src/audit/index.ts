@@ -17,6 +17,7 @@ export {
 } from './file-sink.js';
 export type {
   AuditAnswerer,
+  AuditApp,
   AuditCaller,
   AuditClient,
   AuditDecision,

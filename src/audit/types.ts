@@ -1,12 +1,23 @@
 /** What the audit log records of one tool call, and where it goes. */
 
 /** The front end a call came through. */
-export type AuditClient = 'cli' | 'chat' | 'gateway' | 'library';
+export type AuditClient = 'cli' | 'chat' | 'gateway' | 'library' | 'console';
+
+/** The MCP App a call came from: its `ui://` page, and the tool it was opened for (when one was). */
+export interface AuditApp {
+  readonly uri: string;
+  readonly tool?: string;
+}
 
 /** Who asked for a call. */
 export interface AuditCaller {
-  /** The front end: a person's own `mcpx call` or shell line (`cli`), chat, the gateway, a program. */
+  /**
+   * The front end: a person's own `mcpx call` or shell line (`cli`), chat, the gateway, a program,
+   * the console's page (`console`: a call from its forms, or an App's own call, with `app`).
+   */
   readonly client: AuditClient;
+  /** For an MCP App's own call (the console's Apps): which App made it. */
+  readonly app?: AuditApp;
   /** The gateway's downstream client, as it named itself in `initialize` (or the request's `_meta`). */
   readonly clientInfo?: { readonly name: string; readonly version?: string };
   /** The gateway's session (a client's `Mcp-Session-Id`, a stdio connection), for telling clients apart. */

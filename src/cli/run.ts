@@ -274,7 +274,11 @@ function buildProgram(select: (action: Action) => void): Command {
       '--save <dir>',
       'write images, audio and binary resources of the result to files in this directory',
     )
-    .action((target: string, args: string[], opts: { save?: string }) =>
+    .option(
+      '--open',
+      "a tool with an MCP App: open the App, with this call's input and result, in the browser",
+    )
+    .action((target: string, args: string[], opts: { save?: string; open?: boolean }) =>
       select(async (door) => (await import('./commands/call.js')).runCall(door, target, args, opts)),
     );
 
@@ -479,6 +483,8 @@ function buildProgram(select: (action: Action) => void): Command {
     .option('--no-open', 'print the URL only; open no browser')
     .option('--port <port>', 'the loopback port (default: one the system picks)')
     .option('--open-app <server.tool>', "open that tool's MCP App on the page once it is listed")
+    // A console for one call's link (mcpx call, the shell): the call read from stdin (cli/app-link/).
+    .addOption(new Option('--for-call').hideHelp())
     .action((opts: import('./commands/console.js').ConsoleFlags) =>
       select(async (door) => (await import('./commands/console.js')).runConsole(door, opts)),
     );

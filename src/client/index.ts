@@ -29,6 +29,7 @@ export {
   appsClientCapability,
   declaresApps,
   isAppOnly,
+  isVisibleToApps,
   LEGACY_RESOURCE_URI_KEY,
 } from './mcp-apps.js';
 export type { ConnectServerOptions, ListKind, ManagedTransport } from './server-connection.js';

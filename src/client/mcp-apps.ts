@@ -50,6 +50,19 @@ export function isAppOnly(tool: { readonly _meta?: Record<string, unknown> }): b
 }
 
 /**
+ * Whether an App may call a tool (`_meta.ui.visibility` absent, the default "model and app", or
+ * listing `"app"`): a tool for the model alone (`["model"]`) is refused an App, and so is one whose
+ * visibility is not a list (the server said something, and not that an App may call it).
+ */
+export function isVisibleToApps(tool: { readonly _meta?: Record<string, unknown> }): boolean {
+  const ui = tool._meta?.ui;
+  if (typeof ui !== 'object' || ui === null) return true;
+  const { visibility } = ui as { visibility?: unknown };
+  if (visibility === undefined) return true;
+  return Array.isArray(visibility) && visibility.includes('app');
+}
+
+/**
  * The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key), or
  * undefined when the tool has none (or names something that is not a `ui://` URI).
  */

@@ -1,11 +1,11 @@
-import type { Tool } from '@modelcontextprotocol/client';
+import type { AuditApp } from '../audit/index.js';
 import { APP_MIME_TYPE, APP_URI_SCHEME, appResourceUri } from '../client/index.js';
 import { ErrorCode, errorToJson, McpxError } from '../errors/index.js';
 import type { Host } from '../host/index.js';
 import { declaredSources } from './app-csp.js';
 import type { AppFrames } from './app-frames.js';
 import type { AuditView } from './audit-view.js';
-import type { CallHistory } from './call-history.js';
+import type { CallHistory, ConsoleCall } from './call-history.js';
 import type { PageQuestions } from './page-questions.js';
 
 /** What the console's JSON API answers with: the host, the calls made, the questions waiting. */
@@ -60,17 +60,29 @@ export async function callFromPage(deps: ConsoleApiDeps, body: unknown): Promise
   const { server, tool, args } = (body ?? {}) as Record<string, unknown>;
   if (typeof server !== 'string' || typeof tool !== 'string' || !isRecord(args))
     return badRequest('a call needs {"server": string, "tool": string, "args": object}');
+  return { status: 200, body: await recordedCall(deps, server, tool, args) };
+}
+
+/** A call through `Host.callTool` as the console (`client: console`), kept in the calls list. */
+async function recordedCall(
+  deps: ConsoleApiDeps,
+  server: string,
+  tool: string,
+  args: Record<string, unknown>,
+  app?: AuditApp,
+): Promise<ConsoleCall> {
   const call = deps.calls.begin(server, tool, args);
   try {
     const result = await deps.host.callTool(server, tool, args, {
-      client: 'cli',
+      client: 'console',
+      ...(app ? { app } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
     deps.calls.returned(call, result);
   } catch (error) {
     deps.calls.failed(call, error);
   }
-  return { status: 200, body: call };
+  return call;
 }
 
 /** `GET /api/resources` or `/api/prompts`: each usable server's list, or why it could not be listed. */
@@ -146,43 +158,32 @@ export async function openAppFromPage(deps: ConsoleApiDeps, body: unknown): Prom
 }
 
 /**
- * `POST /api/app-call`: an App's own `tools/call`, through `Host.callTool` (the policy, consent
- * and audit every call takes). Only a tool of the App's own server that is visible to apps
- * (`_meta.ui.visibility` absent or with `"app"`) may be called: a model-only tool is refused.
+ * `POST /api/app-call`: an App's own `tools/call` (`{server, tool, args, app: {uri, tool?}}`, the
+ * App's page and the tool it was opened for), through `Host.callTool` as the App's: only a tool
+ * of its own server that Apps may call, decided by the policy (a question waits on the page),
+ * audited as the console's with the App named. A refusal is answered 403 and not listed.
  */
 export async function appCallFromPage(deps: ConsoleApiDeps, body: unknown): Promise<ApiAnswer> {
-  const { server, tool, args } = (body ?? {}) as Record<string, unknown>;
-  if (typeof server !== 'string' || typeof tool !== 'string' || !isRecord(args))
-    return badRequest('an app call needs {"server": string, "tool": string, "args": object}');
-  const registry = await deps.host.registry();
-  const found = registry
-    .list()
-    .find((s) => s.name === server)
-    ?.tools.find((t) => t.name === tool);
-  if (!found)
-    return refused(
-      new McpxError(ErrorCode.UnknownTool, `'${server}' has no tool '${tool}'`, { server, tool }),
+  const { server, tool, args, app } = (body ?? {}) as Record<string, unknown>;
+  const { uri, tool: openedFor } = (isRecord(app) ? app : {}) as Record<string, unknown>;
+  if (
+    typeof server !== 'string' ||
+    typeof tool !== 'string' ||
+    !isRecord(args) ||
+    typeof uri !== 'string' ||
+    !uri.startsWith(APP_URI_SCHEME) ||
+    (openedFor !== undefined && typeof openedFor !== 'string')
+  )
+    return badRequest(
+      'an app call needs {"server": string, "tool": string, "args": object, "app": {"uri": "ui://…", "tool"?: string}}',
     );
-  if (!visibleToApps(found))
-    return refused(
-      new McpxError(ErrorCode.PermissionDenied, `'${tool}' is for the model alone: an app may not call it`, {
-        server,
-        tool,
-      }),
-    );
-  return callFromPage(deps, { server, tool, args });
-}
-
-/** Whether a tool's `_meta.ui.visibility` lets an App call it (absent: model and app, the default). */
-function visibleToApps(tool: Tool): boolean {
-  const ui = tool._meta?.ui;
-  const visibility =
-    typeof ui === 'object' && ui !== null ? (ui as { visibility?: unknown }).visibility : undefined;
-  return !Array.isArray(visibility) || visibility.includes('app');
-}
-
-function refused(error: McpxError): ApiAnswer {
-  return { status: 403, body: errorToJson(error) };
+  const call = await recordedCall(deps, server, tool, args, {
+    uri,
+    ...(typeof openedFor === 'string' ? { tool: openedFor } : {}),
+  });
+  return call.error?.code === ErrorCode.PermissionDenied || call.error?.code === ErrorCode.UnknownTool
+    ? { status: 403, body: { error: call.error } }
+    : { status: 200, body: call };
 }
 
 /** `POST /api/answer`: the person's answer to a permission question. */

@@ -7,7 +7,7 @@ import type { Host } from '../host/index.js';
 import type { ReadableSpan } from '../tracing/index.js';
 import { type AppFrames, createAppFrames } from './app-frames.js';
 import { createAuditView } from './audit-view.js';
-import { createCallHistory } from './call-history.js';
+import { type CallHistory, type ConsoleCall, createCallHistory } from './call-history.js';
 import { type ConnectWaterfalls, createConnectWaterfalls } from './connect-waterfalls.js';
 import {
   type ApiAnswer,
@@ -20,6 +20,7 @@ import {
   openAppFromPage,
   readFromPage,
 } from './console-api.js';
+import type { HeldCall } from './held-call.js';
 import { type DaemonStatusSource, daemonForPage, waterfallsForPage } from './observe-api.js';
 import { pageHtml } from './page/html.js';
 import { OBSERVE_SCRIPT } from './page/observe-script.js';
@@ -46,12 +47,21 @@ export interface ConsoleOptions {
   readonly watchSpans?: (tap: (span: ReadableSpan) => void) => () => void;
   /** Asks the keep-alive daemon for its status (the page's daemon section); without it the page says it cannot. */
   readonly daemonStatus?: DaemonStatusSource;
+  /**
+   * A call a terminal made and showed (`mcpx call`): listed among the calls, and `link` opens
+   * its tool's MCP App with its input and result.
+   */
+  readonly held?: HeldCall;
 }
 
 /** A console being served. */
 export interface RunningConsole {
   /** `http://127.0.0.1:PORT/?token=…`: the page, with its secret. */
   readonly url: string;
+  /** With `held`: the page that opens the held call's App with its input and result. */
+  readonly link?: string;
+  /** How many pages are open now (their event streams), and whether one ever was. */
+  viewers(): { readonly open: number; readonly ever: boolean };
   /** Stop serving: every open page's event stream ends, waiting questions are answered no. */
   close(): Promise<void>;
 }
@@ -117,6 +127,7 @@ async function readAppHost(): Promise<string> {
 export async function createConsole(host: Host, options: ConsoleOptions = {}): Promise<RunningConsole> {
   const token = randomBytes(24).toString('hex');
   const streams = new Set<ServerResponse>();
+  let viewed = false;
   let pending = false;
   const changed = () => {
     // Many changes at once are one event: the page reads the state once.
@@ -133,10 +144,12 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
   const unhookAudit = host.audit().add(audit.sink);
   let consolePort = 0;
   const frames = await createAppFrames(() => `http://127.0.0.1:${consolePort}`);
+  const calls = createCallHistory(changed);
+  const held = options.held && holdCall(calls, options.held);
   const deps: ConsoleApiDeps = {
     host,
     audit,
-    calls: createCallHistory(changed),
+    calls,
     questions,
     frames,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -159,6 +172,8 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
         { 'Content-Type': 'text/plain; charset=utf-8' },
         `${refusal.reason}\n`,
       );
+    // A page that opened its event stream was looked at (a held call's console lingers for it).
+    if (request.url?.startsWith('/api/events')) viewed = true;
     route(request, response, deps, streams, token, frames, observe).catch((error: unknown) =>
       sendJson(response, {
         status: error instanceof McpxError && error.code !== ErrorCode.Internal ? 400 : 500,
@@ -171,8 +186,11 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
     throw error;
   });
   consolePort = port;
+  const url = `http://127.0.0.1:${port}/?token=${token}`;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    url,
+    ...(held ? { link: `${url}&call=${held.id}` } : {}),
+    viewers: () => ({ open: streams.size, ever: viewed }),
     async close() {
       unlisten();
       unwatch?.();
@@ -188,6 +206,13 @@ export async function createConsole(host: Host, options: ConsoleOptions = {}): P
       });
     },
   };
+}
+
+/** The terminal's call, listed as made and ended, with the result the terminal showed. */
+function holdCall(calls: CallHistory, held: HeldCall): ConsoleCall {
+  const call = calls.begin(held.server, held.tool, held.args);
+  calls.returned(call, held.result);
+  return call;
 }
 
 async function route(

@@ -15,5 +15,6 @@ export {
   createConsole,
   type RunningConsole,
 } from './console-server.js';
+export { HELD_CALL_LIMIT, type HeldCall, parseHeldCall } from './held-call.js';
 export { createPageQuestions, type PageQuestion, type PageQuestions } from './page-questions.js';
 export { checkRequest, type Refusal, type RequestCheckOptions } from './request-check.js';

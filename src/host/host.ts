@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import {
   type AuditClient,
+  type AuditDecision,
   type AuditSink,
   type AuditTrail,
   createAuditTrail,
@@ -33,6 +34,7 @@ import { createHostSkills, type HostSkills, listConnectionSkills, skillAction } 
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { mcpxTracer } from '../tracing/index.js';
+import { toolForApp } from './app-call.js';
 import { type Ask, nobody } from './ask.js';
 import { createConnector, type RoutableConnector, spawnTraced } from './connector.js';
 import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
@@ -568,6 +570,7 @@ class McpxHost implements Host {
     args: Record<string, unknown>,
     options: HostCallOptions = {},
   ): Promise<CallToolResult> {
+    if (options.app) return this.#appCall(server, tool, args, options);
     const registry = await this.registry();
     const { signal, onProgress, onTaskStatus, client } = options;
     // Nothing to decide: the call is the person's (or the program's) own, not an agent's.
@@ -580,6 +583,54 @@ class McpxHost implements Host {
     audited.decided({ result: 'allowed', by: 'person' });
     try {
       // Through the registry: the server connected on first use, marked busy while it runs.
+      const result = await registry.callTool(server, tool, args, {
+        ...(signal ? { signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
+        ...(onTaskStatus ? { onTaskStatus } : {}),
+      });
+      audited.returned(result);
+      return result;
+    } catch (error) {
+      audited.failed(error);
+      throw error;
+    }
+  }
+
+  /**
+   * An MCP App's own call: not the person's, so decided as an agent's is — a tool its server
+   * marks for apps only (`toolForApp`), then `guard()` (the policy; a question goes to
+   * `ask.approver`) — and audited with the App named, from the moment it is asked for.
+   */
+  async #appCall(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: HostCallOptions,
+  ): Promise<CallToolResult> {
+    const { signal, onProgress, onTaskStatus, client, app } = options;
+    const audited = this.audit().begin({
+      who: { client: client ?? this.#auditClient(), ...(app ? { app } : {}) },
+      server,
+      tool,
+      args,
+    });
+    try {
+      const registry = await this.registry();
+      await this.connect(await this.server(server));
+      const definition = toolForApp(server, tool, registry.status(server).tools);
+      const guard = await this.guard();
+      let decision: AuditDecision = { result: 'allowed', by: 'guard' };
+      await guard.check(
+        { server, tool: definition, args },
+        {
+          ...(signal ? { signal } : {}),
+          onDecision: (d) => {
+            decision = d;
+            audited.decided(d);
+          },
+        },
+      );
+      audited.decided(decision);
       const result = await registry.callTool(server, tool, args, {
         ...(signal ? { signal } : {}),
         ...(onProgress ? { onProgress } : {}),

@@ -16,8 +16,8 @@ export {
   samplingRefused,
 } from '../client/features.js';
 export type { ProgressEvent, ServerConnection, ServerLogEvent, TaskStatusEvent } from '../client/index.js';
-/** A tool's MCP App resource, for the front ends that point a person at it. */
-export { appResourceUri } from '../client/index.js';
+/** A tool's MCP App resource, and whether the tool is its App's alone, for the front ends that show them. */
+export { appResourceUri, isAppOnly } from '../client/index.js';
 export type { PackageInstallEvent, SdkDiagnostic } from '../transport/index.js';
 // A second Ctrl-C leaves at once: a front end ends unfinished package installs first.
 // A long-lived process whose stdio is mcpx's alone (`mcpx serve`, the daemon): the console is

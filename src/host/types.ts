@@ -1,7 +1,7 @@
 /** What a host is given, and what it offers its front end. */
 import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import type { TracerProvider } from '@opentelemetry/api';
-import type { AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
+import type { AuditApp, AuditClient, AuditSink, AuditTrail } from '../audit/index.js';
 import type { ProgressEvent, ServerConnection, ServerLogEvent, TaskStatusEvent } from '../client/index.js';
 import type { LoadedConfig, ProfileConfig, ServerConfig } from '../config/index.js';
 import type { DaemonCaller, DaemonRoute } from '../daemon-client/route.js';
@@ -124,6 +124,13 @@ export interface HostCallOptions {
   readonly onTaskStatus?: (event: TaskStatusEvent) => void;
   /** The front end the audit log records the call as (default `audit.client`, else `library`). */
   readonly client?: AuditClient;
+  /**
+   * The call is an MCP App's own (`tools/call` from its frame), not the person's: the tool must be
+   * one of the App's server's that Apps may call (`_meta.ui.visibility` absent or with `"app"`),
+   * and the call is decided by `guard()` (the policy, questions to `ask.approver`) as an agent's
+   * is; the audit record names the App.
+   */
+  readonly app?: AuditApp;
 }
 
 /** Which tools `Host.catalogue()` lists, and under which names. */
@@ -212,7 +219,8 @@ export interface Host {
    * shell line, a program's direct call), not an agent's: it is not put to `guard()`, and
    * `audit()` records it as allowed by the person, with how it ended. The server is connected
    * on first use. A tool that fails is a result (`isError`); a server that cannot be reached,
-   * or a cancelled call, rejects.
+   * or a cancelled call, rejects. With `options.app` the call is an MCP App's, not the person's:
+   * only a tool Apps may call, decided by `guard()` (see `HostCallOptions.app`).
    *
    * @example
    * const result = await host.callTool('demo', 'echo', { message: 'hi' });

@@ -33,6 +33,11 @@ export interface AgentToolResult {
   /** The tool reported a failure: the model should see it and may try again. */
   readonly isError: boolean;
   readonly structuredContent?: unknown;
+  /**
+   * The server's result as it came, unsanitized (untrusted: never for a terminal as it is), for a
+   * host that hands it to the tool's MCP App (`ui/notifications/tool-result`).
+   */
+  readonly result?: CallToolResult;
 }
 
 /** How `convertToolResult` turns a tool result into an `AgentToolResult`: which tool, its output schema, the text limit. */
@@ -116,6 +121,7 @@ export function convertToolResult(result: CallToolResult, options: ConvertOption
     truncated,
     isError,
     ...(structured === undefined ? {} : { structuredContent: structured }),
+    result,
   };
 }
 

@@ -3,7 +3,8 @@
  * renders in a sandboxed frame on the Apps' own origin (not the page's) through the ext-apps
  * `AppBridge`; it is initialised by the console; `show_dashboard` called from its form delivers
  * its input and result to the App; the App's own call to `refresh_dashboard` (an app-only tool) is
- * answered; closing the App tears it down. Each hostile App is contained: it cannot read the
+ * decided by the policy (its question answered on the page) and audited as the console's, naming
+ * the App; closing the App tears it down. Each hostile App is contained: it cannot read the
  * page, cannot navigate the top window or open one, its forbidden script is blocked by the CSP
  * its resource declares, its call to a model-only tool is refused, and its flood is stopped.
  */
@@ -102,12 +103,32 @@ describe('the console as an MCP Apps host, in chromium', () => {
       .poll(() => page.locator('[data-app="test ui://dashboard/view.html"] .app-log li').allTextContents())
       .toContain('dashboard: initialized');
 
-    // Its own call, to a tool for the app alone, is answered through the console's host.
+    // Its own call, to a tool for the app alone, is not the person's: under the policy (trusted)
+    // it waits for the person's answer on the page, then is answered through the console's host.
     await frame.locator('#refresh').click();
+    const question = page.locator('#questions .question');
+    await expect
+      .poll(() => question.locator('p').first().textContent(), { timeout: 15_000 })
+      .toBe('May tools of test be used?');
+    expect(await frame.locator('#refreshed').textContent()).toBe('');
+    await question.getByRole('button', { name: 'allow-all' }).click();
     await expect.poll(() => frame.locator('#refreshed').textContent()).toMatch(/^refreshed \d+$/);
     await expect
       .poll(() => page.locator('#calls li strong').allTextContents())
       .toContain('test.refresh_dashboard');
+    // Audited as the console's call, naming the App, confirmed by the person's answer.
+    const audited = page.locator('#audit tr[data-audit="test.refresh_dashboard"] td');
+    await expect
+      .poll(() => audited.allTextContents())
+      .toEqual([
+        expect.any(String),
+        'console (app ui://dashboard/view.html of show_dashboard)',
+        'test.refresh_dashboard',
+        'confirmed by terminal (connect)',
+        'ok',
+        expect.any(String),
+        '',
+      ]);
 
     // Closed: torn down, its frame gone.
     await page.locator('[data-app="test ui://dashboard/view.html"] button.close-app').click();
@@ -155,7 +176,20 @@ describe('the console as an MCP Apps host, in chromium', () => {
     const page = await openConsole();
     const { outcome } = await hostileOutcome(page, 'call-model-only');
     expect(outcome).toMatch(/^call-model-only: refused \(.*model_only_fact.* for the model alone/);
-    expect(await page.locator('#calls li strong').allTextContents()).not.toContain('test.model_only_fact');
+    // Refused before anything is asked or sent: shown as refused, audited as the App's.
+    expect(await page.locator('#questions .question').count()).toBe(0);
+    const audited = page.locator('#audit tr[data-audit="test.model_only_fact"] td');
+    await expect
+      .poll(() => audited.allTextContents())
+      .toEqual([
+        expect.any(String),
+        'console (app ui://hostile/call-model-only.html)',
+        'test.model_only_fact',
+        '',
+        'refused',
+        expect.any(String),
+        '',
+      ]);
   });
 
   it('stops an App that floods it, and stays responsive', async () => {

@@ -2,13 +2,14 @@
  * A tool for its MCP App alone (`_meta.ui.visibility: ["app"]`, the test server's
  * `refresh_dashboard`) is never offered to a model: a library program's `agentTools()` (what
  * chat gives its model too) lists the App's other tools but not that one, and cannot call it.
+ * `mcpx tools` lists it to a person marked `[app only]`, not as an ordinary tool.
  */
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createHost } from '../../src/host/index.js';
-import { tempDir, testServerPath } from '../helpers/cli.js';
+import { runCli, tempDir, testServerPath } from '../helpers/cli.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -49,4 +50,38 @@ it("agentTools() hides a tool whose visibility is the app's alone", async () => 
   } finally {
     agent.close();
   }
+});
+
+it('mcpx tools marks a tool for its App alone, and only that one', async () => {
+  const dir = await tempDir('mcpx-app-only-');
+  cleanup = () => dir.remove();
+  const configFile = join(dir.path, 'mcp.json');
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      mcpServers: {
+        test: { command: process.execPath, args: [testServerPath], env: { MCPX_TEST_APPS: '1' } },
+      },
+    }),
+  );
+  const run = await runCli(['--config', configFile, 'tools', 'test'], {
+    cwd: dir.path,
+    home: join(dir.path, 'home'),
+  });
+  expect(run.code, run.stderr).toBe(0);
+  const line = (name: string) => run.stdout.split('\n').find((l) => l.startsWith(`  ${name}(`));
+  expect(line('refresh_dashboard')).toBe(
+    "  refresh_dashboard()  [app only] The dashboard's refresh button: for the app alone, hidden from models.",
+  );
+  expect(line('show_dashboard')).not.toContain('[app only]');
+  expect(line('model_only_fact')).not.toContain('[app only]');
+
+  const help = await runCli(['--config', configFile, 'tools', 'test.refresh_dashboard'], {
+    cwd: dir.path,
+    home: join(dir.path, 'home'),
+  });
+  expect(help.code, help.stderr).toBe(0);
+  expect(help.stdout).toContain(
+    '[app only] For its MCP App (ui://dashboard/view.html) to call: no model is offered it.',
+  );
 });

@@ -22,6 +22,8 @@ export interface RunningConsolePage {
   /** The config file the console was given, and the home it runs with (for a `mcpx daemon` beside it). */
   readonly configFile: string;
   readonly home: string;
+  /** The audit file the console's host writes (`$MCPX_HOME/logs/audit.jsonl`). */
+  readonly auditFile: string;
   readonly child: ChildProcess;
   stdout(): string;
   stderr(): string;
@@ -32,16 +34,20 @@ export interface RunningConsolePage {
   close(): Promise<void>;
 }
 
-/** Start `mcpx --config <file> console --no-open` over `mcpServers` and wait for its URL. */
+/**
+ * Start `mcpx --config <file> console --no-open` over `mcpServers` (and the config's other
+ * top-level `settings`, such as `permission`) and wait for its URL.
+ */
 export async function startConsole(
   mcpServers: Record<string, unknown>,
   extraArgs: readonly string[] = [],
+  settings: Record<string, unknown> = {},
 ): Promise<RunningConsolePage> {
   const dir = await tempDir('mcpx-console-');
   const home = join(dir.path, 'home');
   await mkdir(home, { recursive: true });
   const configFile = join(dir.path, 'mcp.json');
-  await writeFile(configFile, JSON.stringify({ mcpServers }, null, 2));
+  await writeFile(configFile, JSON.stringify({ ...settings, mcpServers }, null, 2));
   const child = spawn(
     process.execPath,
     [cliPath, '--config', configFile, 'console', '--no-open', ...extraArgs],
@@ -89,6 +95,7 @@ export async function startConsole(
     port: Number(parsed.port),
     configFile,
     home,
+    auditFile: join(home, '.mcpx', 'logs', 'audit.jsonl'),
     child,
     stdout: () => stdout,
     stderr: () => stderr,

@@ -235,3 +235,23 @@ export function daemonPids(mcpxHome: string): number[] {
   const pids = new Set(daemons.map((p) => p.pid));
   return daemons.filter((p) => !pids.has(p.ppid)).map((p) => p.pid);
 }
+
+/**
+ * Running consoles of a call's link (`mcpx console --for-call`, started detached by `mcpx call`
+ * or the shell for a tool with an MCP App) whose environment names this `MCPX_HOME`, found in /proc.
+ */
+export function linkConsolePids(mcpxHome: string): number[] {
+  const marker = `MCPX_HOME=${mcpxHome}`;
+  return listProcesses()
+    .filter((p) => p.state !== 'Z')
+    .filter((p) => {
+      try {
+        const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
+        if (!(cmdline.includes('console') && cmdline.includes('--for-call'))) return false;
+        return readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => p.pid);
+}

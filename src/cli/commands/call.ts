@@ -2,9 +2,10 @@ import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { type ServerConfig, toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import type { TaskStatusEvent } from '../../host/index.js';
+import { appResourceUri, type TaskStatusEvent } from '../../host/index.js';
 import { forTerminal, renderContent, say } from '../../text/index.js';
 import { createCatalogue } from '../../tools/catalogue.js';
+import { tellAppLink } from '../apps/app-link.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -16,7 +17,6 @@ import {
 import { commandFeatures, createTerminalTurns, explainUnanswered } from '../context/command-features.js';
 import type { CliContext, CliDoor } from '../context/context.js';
 import { ExitCode } from '../io/exit-codes.js';
-import { appNotice } from '../output/app-notice.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { createProgressBar } from '../output/progress-bar.js';
@@ -30,6 +30,8 @@ type Connection = Awaited<ReturnType<CliContext['host']['connect']>>;
 export interface CallFlags {
   /** Write images, audio and binary resources of the result to files in this directory. */
   readonly save?: string;
+  /** A tool with an MCP App: open the link to it (the App with this call's input and result) in the browser. */
+  readonly open?: boolean;
 }
 
 /** `mcpx call <server>.<tool> [k=v ...|JSON] [--save DIR]` */
@@ -94,7 +96,8 @@ export async function runCall(
     );
   }
   if (flags.save !== undefined) await saveResult(session, flags.save, name, result);
-  if (!options.json) await tellApp(session, connection, server, name, tool);
+  if (!options.json || flags.open)
+    await tellApp(session, connection, server, name, tool, args, result, flags.open);
   if (result.isError) {
     if (options.json) {
       const text = renderContent(result.content ?? []);
@@ -106,9 +109,10 @@ export async function runCall(
 }
 
 /**
- * A tool with an MCP App: say so, and how to see it (`mcpx console --open-app`). Told from the
- * definition at hand (fetched for `k=v` arguments); else, for a person at a terminal only, the
- * tool list is fetched for it after the call: a script's call pays no extra round trip.
+ * A tool with an MCP App: say so, with a link that opens it with this call's input and result
+ * (`apps/app-link.ts`). Told from the definition at hand (fetched for `k=v` arguments); else,
+ * for a person at a terminal or with `--open` only, the tool list is fetched for it after the
+ * call: a script's call pays no extra round trip.
  */
 async function tellApp(
   session: CliContext,
@@ -116,14 +120,21 @@ async function tellApp(
   server: ServerConfig,
   name: string,
   tool: Tool | undefined,
+  args: Record<string, unknown>,
+  result: CallToolResult,
+  open: boolean | undefined,
 ) {
   let known = tool;
-  if (!known && session.io.stderrIsTTY) {
+  if (!known && (session.io.stderrIsTTY || open)) {
     const tools = await connection.listTools({ signal: session.io.signal }).catch(() => []);
     known = tools.find((t) => t.name === name);
   }
-  const notice = known && appNotice(server.name, known);
-  if (notice) session.notice(notice);
+  if (!known) return;
+  if (open && !appResourceUri(known)) {
+    session.notice(`--open: ${server.name}.${name} has no MCP App to open`);
+    return;
+  }
+  await tellAppLink(session, server.name, known, { args, result, ...(open ? { open } : {}) });
 }
 
 /** `--save`: the files go where the person said, each named here, and each is reported on stderr. */

@@ -20,6 +20,7 @@ import {
   SEARCH_THRESHOLD,
   SEARCH_TOOL,
 } from '../../tools/index.js';
+import { tellAppLink } from '../apps/app-link.js';
 import { type ChatCommand, chatContextCommands } from '../chat/chat-context.js';
 import { chatFeatures } from '../chat/chat-features.js';
 import { createChatJsonRecorder } from '../chat/chat-json.js';
@@ -28,7 +29,6 @@ import { usageError } from '../context/global-options.js';
 import { noticeHeldSettings } from '../context/held-settings.js';
 import { permissionFlag, profileFlag } from '../context/permission-level.js';
 import { ExitCode } from '../io/exit-codes.js';
-import { appNotice } from '../output/app-notice.js';
 import { toJson } from '../output/json.js';
 import { plural } from '../output/plural.js';
 import { parseLine } from '../shell/parse-line.js';
@@ -184,6 +184,7 @@ function createConversation(
   const history: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
   // On a terminal the answer streams in as the model writes it; a script gets the final answer whole.
   let streamed = false;
+  const links: Promise<void>[] = [];
   const ask = (text: string | undefined, signal: AbortSignal = io.signal) => {
     streamed = false;
     announceMode();
@@ -204,14 +205,23 @@ function createConversation(
         if (event.type === 'tool-result') {
           session.notice(`${event.isError ? '✗' : '←'} ${event.name}: ${preview(event.text)}`);
           const routed = tools.catalog.find((t) => t.name === event.name);
-          const notice = routed?.source.guarded && appNotice(routed.source.id, routed.tool);
-          if (notice) session.notice(notice);
+          // A tool with an MCP App: the link that opens it with this call's input and result.
+          if (routed?.source.guarded && event.result)
+            links.push(
+              tellAppLink(session, routed.source.id, routed.tool, {
+                args: argumentsOf(event.arguments),
+                result: event.result,
+              }).catch(() => {}),
+            );
         }
       },
     };
-    return text === undefined
-      ? continueAgentTurn(model, tools, history, turnOptions)
-      : runAgentTurn(model, tools, history, text, turnOptions);
+    const turn =
+      text === undefined
+        ? continueAgentTurn(model, tools, history, turnOptions)
+        : runAgentTurn(model, tools, history, text, turnOptions);
+    // The turn's App links are printed before it counts as done (and before chat may end).
+    return turn.finally(() => Promise.all(links.splice(0)));
   };
   const print = (answer: string) => io.stdout.write(streamed ? say`\n` : say`${answer}\n`);
   const answer = async (text: string | undefined, signal: AbortSignal) => {
@@ -419,4 +429,16 @@ function missingKey(): McpxError {
 function preview(text: string): string {
   const clean = forTerminal(text).replace(/\s+/g, ' ');
   return clean.length > 160 ? `${clean.slice(0, 160)}…` : clean;
+}
+
+/** The model's arguments as an object (what the call was made with), or none when they are not one. */
+function argumentsOf(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text || '{}');
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
 }

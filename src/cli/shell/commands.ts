@@ -4,6 +4,7 @@ import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import type { PermissionGuard } from '../../permissions/index.js';
 import type { ServerRegistry } from '../../registry/index.js';
 import { forTerminal, renderContent, renderContentBlock, type SafeText, say } from '../../text/index.js';
+import { tellAppLink } from '../apps/app-link.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -13,7 +14,6 @@ import {
   typeArguments,
 } from '../arguments/type-arguments.js';
 import type { CliContext } from '../context/context.js';
-import { appNotice } from '../output/app-notice.js';
 import { createProgressBar } from '../output/progress-bar.js';
 import { writeError } from '../target/report.js';
 import { COMMANDS, MCP_SUBCOMMANDS } from './completer.js';
@@ -335,8 +335,13 @@ async function runAt(
   const shown = text.endsWith('\n') || text === '' ? text : say`${text}\n`;
   if (result.isError) ctx.err(say`${server}.${tool.name} reported an error:\n${shown}`);
   else ctx.out(shown);
-  const notice = appNotice(server, tool);
-  if (notice) ctx.err(say`${notice}\n`);
+  // A tool with an MCP App: the link that opens it with this call's input and result.
+  await tellAppLink(
+    { io: ctx.session.io, options: ctx.session.options, notice: (line) => ctx.err(say`${line}\n`) },
+    server,
+    tool,
+    { args, result },
+  );
 }
 
 /** `key=value` words typed by the tool's input schema, as `mcpx call` types them; help points at `@server tool ?`. */

@@ -1,7 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import { appResourceUri, isAppOnly } from '../../host/index.js';
 import { forTerminal } from '../../text/index.js';
 import { resolveRef, type SchemaNode, shapeOf } from '../arguments/schema-shape.js';
 import { describeType, objectProperties } from './describe-type.js';
+import { APP_ONLY_TAG } from './tool-line.js';
 import { wrapText } from './wrap.js';
 
 export interface ToolHelpOptions {
@@ -32,6 +34,16 @@ export function renderToolHelp(definition: Tool, options: ToolHelpOptions): stri
   const title = tool.title ?? tool.annotations?.title;
   out.push(`${options.server}.${tool.name}${title ? ` — ${title}` : ''}`);
   if (tool.description) out.push(...wrapText(tool.description, width, '  '));
+  const app = appResourceUri(definition);
+  if (isAppOnly(definition))
+    out.push(
+      '',
+      ...wrapText(
+        `${APP_ONLY_TAG} For its MCP App (${app ?? 'its ui:// page'}) to call: no model is offered it.`,
+        width,
+      ),
+    );
+  else if (app) out.push('', ...wrapText(`MCP App: ${app}`, width));
   const input = tool.inputSchema as SchemaNode;
   const inputObject = objectProperties(input, input);
   out.push('', ...wrapText(`Usage: ${prefix}${usage(inputObject, input)}`, width));

@@ -1,7 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/client';
+import { isAppOnly } from '../../host/index.js';
 import { forTerminal } from '../../text/index.js';
 import { truncate } from '../output/table.js';
 import { describeType, objectProperties } from './describe-type.js';
+
+/** What a listing says of a tool for its MCP App alone (`_meta.ui.visibility: ["app"]`). */
+export const APP_ONLY_TAG = '[app only]';
 
 /**
  * One tool as a listing line, `  name(a: number, b?: "x" | "y")  description`, sanitized.
@@ -9,7 +13,9 @@ import { describeType, objectProperties } from './describe-type.js';
  * too long for the line puts it on the next one); without (piped) the full text goes out.
  */
 export function renderToolLine(tool: Tool, columns?: number): string {
-  const description = tool.description ? forTerminal(tool.description).replace(/\s+/g, ' ').trim() : '';
+  const said = tool.description ? forTerminal(tool.description).replace(/\s+/g, ' ').trim() : '';
+  // A tool for its MCP App alone is no model's: said first, before a cut could hide it.
+  const description = isAppOnly(tool) ? `${APP_ONLY_TAG}${said ? ` ${said}` : ''}` : said;
   const head = `  ${forTerminal(tool.name)}(${forTerminal(parameterSummary(tool))})`;
   if (columns === undefined) return description ? `${head}  ${description}\n` : `${head}\n`;
   if (head.length + 2 + 20 > columns) {

@@ -14,6 +14,8 @@ export const PAGE_SCRIPT = `'use strict';
   var openApps = {};
   // mcpx console --open-app SERVER.TOOL: that tool's App is opened once its tool is listed.
   var appToOpen = new URLSearchParams(location.search).get('app') || '';
+  // A link mcpx call printed (&call=ID): that call's App, given the input and result the terminal showed.
+  var callToOpen = Number(new URLSearchParams(location.search).get('call') || '0');
 
   function el(tag, props, children) {
     var node = document.createElement(tag);
@@ -183,21 +185,22 @@ export const PAGE_SCRIPT = `'use strict';
         .then(function (answer) {
           out.replaceChildren(answer.ok ? renderResult(answer.body) : el('p', { className: 'error', text: errorText(answer.body.error) }));
           if (tool.app && answer.ok && answer.body.result) {
-            openApp(server, tool.app).then(function (app) { app.deliver(args, answer.body.result); }, function () {});
+            openApp(server, tool.app, tool.name).then(function (app) { app.deliver(args, answer.body.result); }, function () {});
           }
         });
     });
     return el('div', {}, [form, out]);
   }
 
-  function appLine(server, uri) {
+  function appLine(server, uri, toolName) {
     var button = el('button', { type: 'button', className: 'open-app', text: 'Open app' });
-    button.addEventListener('click', function () { openApp(server, uri).catch(function () {}); });
+    button.addEventListener('click', function () { openApp(server, uri, toolName).catch(function () {}); });
     return el('p', { className: 'muted app' }, [el('span', { text: 'has an MCP App: ' + uri + ' ' }), button]);
   }
 
-  function appCall(server, name, args) {
-    return api('/api/app-call', { method: 'POST', body: JSON.stringify({ server: server, tool: name, args: args }) })
+  // The App's own call, named as its: the host decides it by the policy, not as the person's.
+  function appCall(server, name, args, app) {
+    return api('/api/app-call', { method: 'POST', body: JSON.stringify({ server: server, tool: name, args: args, app: app }) })
       .then(function (answer) {
         var error = answer.ok ? answer.body.error : answer.body.error || { message: 'refused' };
         if (error) throw new Error(errorText(error));
@@ -207,8 +210,9 @@ export const PAGE_SCRIPT = `'use strict';
 
   // One App panel per server and ui:// URI: its frame (on the Apps' own origin, through
   // window.mcpxApps, the ext-apps AppBridge), its state, what it logged, and its Close button.
-  function openApp(server, uri) {
+  function openApp(server, uri, forTool) {
     var key = server + ' ' + uri;
+    var caller = forTool ? { uri: uri, tool: forTool } : { uri: uri };
     if (openApps[key]) return openApps[key];
     var section = document.getElementById('apps-section');
     section.hidden = false;
@@ -229,7 +233,7 @@ export const PAGE_SCRIPT = `'use strict';
           frame: answer.body.frame,
           title: server + ': ' + uri,
           hostContext: { theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web' },
-          callTool: function (name, args) { return appCall(server, name, args); },
+          callTool: function (name, args) { return appCall(server, name, args, caller); },
           onLog: function (text) {
             if (logs.children.length >= APP_LOG_LIMIT) logs.firstChild.remove();
             logs.appendChild(el('li', { text: text }));
@@ -266,7 +270,21 @@ export const PAGE_SCRIPT = `'use strict';
       s.tools.forEach(function (tool) {
         if (appToOpen && tool.app && s.name + '.' + tool.name === appToOpen) {
           appToOpen = '';
-          openApp(s.name, tool.app).catch(function () {});
+          openApp(s.name, tool.app, tool.name).catch(function () {});
+        }
+      });
+    });
+  }
+
+  function openHeldCall(servers, calls) {
+    if (!callToOpen) return;
+    var call = calls.filter(function (c) { return c.id === callToOpen; })[0];
+    if (!call || !call.result) return;
+    servers.forEach(function (s) {
+      s.tools.forEach(function (tool) {
+        if (callToOpen && tool.app && s.name === call.server && tool.name === call.tool) {
+          callToOpen = 0;
+          openApp(s.name, tool.app, tool.name).then(function (app) { app.deliver(call.args, call.result); }, function () {});
         }
       });
     });
@@ -284,7 +302,7 @@ export const PAGE_SCRIPT = `'use strict';
         box.appendChild(el('details', { className: 'tool', data: { tool: s.name + '.' + tool.name } }, [
           el('summary', {}, [el('strong', { text: s.name + '.' + tool.name })]),
           el('div', { className: 'description', text: tool.description || '' }),
-          tool.app ? appLine(s.name, tool.app) : null,
+          tool.app ? appLine(s.name, tool.app, tool.name) : null,
           toolForm(s.name, tool),
         ]));
       });
@@ -342,7 +360,7 @@ export const PAGE_SCRIPT = `'use strict';
     records.slice().reverse().forEach(function (r) {
       body.appendChild(el('tr', { data: { audit: (r.server || '') + '.' + r.tool } }, [
         el('td', { text: r.time }),
-        el('td', { text: r.client }),
+        el('td', { text: r.client + (r.app ? ' (app ' + r.app.uri + (r.app.tool ? ' of ' + r.app.tool : '') + ')' : '') }),
         el('td', { text: (r.server ? r.server + '.' : '') + r.tool }),
         el('td', { text: decisionText(r.decision) }),
         el('td', { className: r.outcome === 'ok' ? '' : 'error', text: r.outcome + (r.error ? ': ' + r.error.message : '') }),
@@ -377,6 +395,7 @@ export const PAGE_SCRIPT = `'use strict';
       if (!answer.ok) return;
       renderServers(answer.body.servers, answer.body.untrusted);
       renderTools(answer.body.servers);
+      openHeldCall(answer.body.servers, answer.body.calls);
       renderCalls(answer.body.calls);
       renderAudit(answer.body.audit);
       renderQuestions(answer.body.questions);

@@ -112,4 +112,17 @@ describe('renderToolLine', () => {
   it('prints the full text when piped', () => {
     expect(renderToolLine(tool)).toContain('The end.\n');
   });
+
+  it('marks a tool for its MCP App alone before its description, even when the line is cut', () => {
+    const appOnly: Tool = { ...tool, _meta: { ui: { resourceUri: 'ui://x/y.html', visibility: ['app'] } } };
+    expect(renderToolLine(appOnly, 80)).toMatch(
+      /^ {2}search\(q: string, n\?: integer \| null\) {2}\[app only\] Find/,
+    );
+    expect(renderToolLine(appOnly)).toContain('  [app only] Find things.');
+    const both: Tool = {
+      ...tool,
+      _meta: { ui: { resourceUri: 'ui://x/y.html', visibility: ['model', 'app'] } },
+    };
+    expect(renderToolLine(both)).not.toContain('[app only]');
+  });
 });
