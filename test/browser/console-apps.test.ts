@@ -111,6 +111,12 @@ describe('the console as an MCP Apps host, in chromium', () => {
       .poll(() => question.locator('p').first().textContent(), { timeout: 15_000 })
       .toBe('May tools of test be used?');
     expect(await frame.locator('#refreshed').textContent()).toBe('');
+    // Back at the top before the press: Chromium may route a click made just after a long scroll
+    // by the frame that was under the pointer before it (the App's, on its own origin).
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(
+      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(undefined)))),
+    );
     await question.getByRole('button', { name: 'allow-all' }).click();
     await expect.poll(() => frame.locator('#refreshed').textContent()).toMatch(/^refreshed \d+$/);
     await expect

@@ -370,11 +370,18 @@ export const PAGE_SCRIPT = `'use strict';
     });
   }
 
+  // A question keeps its element while it waits: redrawn on every refresh, a button could be
+  // replaced between the press and the release of a person's click, and the answer lost.
   function renderQuestions(questions) {
     document.getElementById('questions-section').hidden = questions.length === 0;
     var box = document.getElementById('questions');
-    box.replaceChildren();
+    var waiting = {};
+    questions.forEach(function (q) { waiting[String(q.id)] = true; });
+    Array.prototype.slice.call(box.children).forEach(function (child) {
+      if (!waiting[child.dataset.question]) child.remove();
+    });
     questions.forEach(function (q) {
+      if (box.querySelector('[data-question="' + String(q.id) + '"]')) return;
       var what = q.kind === 'connect' ? 'May tools of ' + q.server + ' be used?' : 'May ' + q.server + '.' + q.tool + ' be called' + (q.kind === 'changed' ? ' (its definition changed)?' : '?');
       box.appendChild(el('div', { className: 'question', data: { question: String(q.id) } }, [
         el('p', { text: what }),
