@@ -10,6 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import {
   type AuditClient,
   type AuditDecision,
+  type AuditedCall,
   type AuditSink,
   type AuditTrail,
   createAuditTrail,
@@ -18,6 +19,7 @@ import {
 } from '../audit/index.js';
 import { type ClientFeatures, createRoots, rootsForDirectories } from '../client/features.js';
 import type {
+  CallToolOptions,
   EraCache,
   ManagedTransport,
   ServerConnection,
@@ -572,7 +574,7 @@ class McpxHost implements Host {
   ): Promise<CallToolResult> {
     if (options.app) return this.#appCall(server, tool, args, options);
     const registry = await this.registry();
-    const { signal, onProgress, onTaskStatus, client } = options;
+    const { client } = options;
     // Nothing to decide: the call is the person's (or the program's) own, not an agent's.
     const audited = this.audit().begin({
       who: { client: client ?? this.#auditClient() },
@@ -581,13 +583,13 @@ class McpxHost implements Host {
       args,
     });
     audited.decided({ result: 'allowed', by: 'person' });
+    return this.#audited(audited, () => registry.callTool(server, tool, args, callOptions(options)));
+  }
+
+  /** `run`, its result or failure recorded on the call's audit line. */
+  async #audited(audited: AuditedCall, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
     try {
-      // Through the registry: the server connected on first use, marked busy while it runs.
-      const result = await registry.callTool(server, tool, args, {
-        ...(signal ? { signal } : {}),
-        ...(onProgress ? { onProgress } : {}),
-        ...(onTaskStatus ? { onTaskStatus } : {}),
-      });
+      const result = await run();
       audited.returned(result);
       return result;
     } catch (error) {
@@ -607,14 +609,14 @@ class McpxHost implements Host {
     args: Record<string, unknown>,
     options: HostCallOptions,
   ): Promise<CallToolResult> {
-    const { signal, onProgress, onTaskStatus, client, app } = options;
+    const { signal, client, app } = options;
     const audited = this.audit().begin({
       who: { client: client ?? this.#auditClient(), ...(app ? { app } : {}) },
       server,
       tool,
       args,
     });
-    try {
+    return this.#audited(audited, async () => {
       const registry = await this.registry();
       await this.connect(await this.server(server));
       const definition = toolForApp(server, tool, registry.status(server).tools);
@@ -631,17 +633,8 @@ class McpxHost implements Host {
         },
       );
       audited.decided(decision);
-      const result = await registry.callTool(server, tool, args, {
-        ...(signal ? { signal } : {}),
-        ...(onProgress ? { onProgress } : {}),
-        ...(onTaskStatus ? { onTaskStatus } : {}),
-      });
-      audited.returned(result);
-      return result;
-    } catch (error) {
-      audited.failed(error);
-      throw error;
-    }
+      return registry.callTool(server, tool, args, callOptions(options));
+    });
   }
 
   async catalogue(options: HostCatalogueOptions = {}): Promise<Catalogue<Tool>> {
@@ -755,4 +748,13 @@ async function skillActionsOf(connection: ServerConnection | undefined): Promise
   if (!connection?.skills.supported) return [];
   const listed = await listConnectionSkills(connection, undefined).catch(() => undefined);
   return listed?.skills.map(skillAction) ?? [];
+}
+
+/** What the registry's call takes of a host call's options. */
+function callOptions({ signal, onProgress, onTaskStatus }: HostCallOptions): CallToolOptions {
+  return {
+    ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress } : {}),
+    ...(onTaskStatus ? { onTaskStatus } : {}),
+  };
 }

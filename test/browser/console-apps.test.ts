@@ -113,10 +113,16 @@ describe('the console as an MCP Apps host, in chromium', () => {
     expect(await frame.locator('#refreshed').textContent()).toBe('');
     // Back at the top before the press: Chromium may route a click made just after a long scroll
     // by the frame that was under the pointer before it (the App's, on its own origin).
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.evaluate(
-      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(undefined)))),
-    );
+    await page.evaluate(() => {
+      const view = globalThis as unknown as {
+        scrollTo(x: number, y: number): void;
+        requestAnimationFrame(next: () => void): void;
+      };
+      view.scrollTo(0, 0);
+      return new Promise((done) =>
+        view.requestAnimationFrame(() => view.requestAnimationFrame(() => done(0))),
+      );
+    });
     await question.getByRole('button', { name: 'allow-all' }).click();
     await expect.poll(() => frame.locator('#refreshed').textContent()).toMatch(/^refreshed \d+$/);
     await expect

@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CLIENT_APPS } from '../../config/client-apps/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import type { CliContext } from '../context/context.js';
-import { gatewayEntry } from './gateway-entry.js';
+import { type GatewayEntryContext, gatewayEntry } from './gateway-entry.js';
 
 /** How long exec waits for the servers to list their skills before the agent starts without the rest. */
 export const SKILLS_PROBE_MS = 5_000;
@@ -53,15 +53,26 @@ export async function skillsEntry(
   const names = new Set(chosen.map((s) => s.name));
   const name = names.has('mcpx') ? 'mcpx-skills' : 'mcpx';
   if (names.has(name)) return undefined;
-  const { io } = session;
   const list = servers.join(',');
+  const entry = await claudeServeEntry(session, {
+    serveFlags: ['--skills-only', '--servers', list, '--allow', list],
+  });
+  return { name, servers, entry };
+}
+
+/** An `mcpx serve` entry of this very mcpx over this run's config, in Claude Code's dialect. */
+export async function claudeServeEntry(
+  session: CliContext,
+  serve: Pick<GatewayEntryContext, 'profile' | 'serveFlags'>,
+): Promise<unknown> {
+  const { io } = session;
   const entry = gatewayEntry(await session.host.config(), {
     configFile: session.options.config,
     cwd: io.cwd,
     env: io.env,
     execPath: process.execPath,
     script: process.argv[1] ?? '',
-    serveFlags: ['--skills-only', '--servers', list, '--allow', list],
+    ...serve,
   });
-  return { name, servers, entry: CLIENT_APPS['claude-code'].write(entry).value };
+  return CLIENT_APPS['claude-code'].write(entry).value;
 }

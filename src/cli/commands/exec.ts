@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { basename } from 'node:path';
-import { CLIENT_APPS, claudeCodeServers, planHandOver } from '../../config/client-apps/index.js';
+import { claudeCodeServers, planHandOver } from '../../config/client-apps/index.js';
 import type { ServerConfig } from '../../config/index.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { processIdentity, removeStaleHandovers, writeHandoverFile } from '../../handover/index.js';
@@ -10,8 +10,7 @@ import type { CliContext, CliDoor } from '../context/context.js';
 import { usageError } from '../context/global-options.js';
 import { profileFlag } from '../context/permission-level.js';
 import { plural } from '../output/plural.js';
-import { skillsEntry } from './exec-skills.js';
-import { gatewayEntry } from './gateway-entry.js';
+import { claudeServeEntry, skillsEntry } from './exec-skills.js';
 
 export interface ExecFlags {
   /** `--servers a,b`: only these (default: every enabled, trusted server). */
@@ -104,16 +103,7 @@ export async function runExec(door: CliDoor, command: readonly string[], flags: 
  */
 async function profileEntry(session: CliContext, profile: string): Promise<Record<string, unknown>> {
   await session.host.servers();
-  const { io } = session;
-  const entry = gatewayEntry(await session.host.config(), {
-    configFile: session.options.config,
-    cwd: io.cwd,
-    env: io.env,
-    execPath: process.execPath,
-    script: process.argv[1] ?? '',
-    profile,
-  });
-  return { mcpx: CLIENT_APPS['claude-code'].write(entry).value };
+  return { mcpx: await claudeServeEntry(session, { profile }) };
 }
 
 /**
