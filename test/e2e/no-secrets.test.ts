@@ -1,13 +1,15 @@
 /**
  * No token, code or secret in any output: a device sign-in, calls, a refresh and a machine's
  * client-credentials calls, with --verbose and tracing on, then `mcpx auth status --json`,
- * `mcpx doctor` and `mcpx list`: every stdout and stderr, the audit log and every other
+ * `mcpx doctor`, `mcpx list` and a call of each through `mcpx serve --http`: every stdout and
+ * stderr, the gateway's `/metrics`, the audit log and every other
  * file of the home but the token files, and every span exported are searched for every device
  * code, access token and refresh token the test authorization server issued and the client secret.
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { type OAuthTestServer, startOAuthTestServer } from '../../src/testing/oauth-test-server.js';
@@ -47,7 +49,7 @@ afterAll(async () => {
   await dir?.remove();
 });
 
-async function mcpx(args: string[], onStderr?: (stderr: string) => void): Promise<CliRun> {
+async function mcpx(args: string[], onStderr?: (stderr: string, pid: number) => void): Promise<CliRun> {
   const run = await runCli(['--config', config, ...args], {
     cwd: dir.path,
     home: home(),
@@ -57,7 +59,7 @@ async function mcpx(args: string[], onStderr?: (stderr: string) => void): Promis
       OTEL_BSP_SCHEDULE_DELAY: '50',
     },
     timeoutMs: 60_000,
-    ...(onStderr ? { onOutput: ({ stderr }) => onStderr(stderr) } : {}),
+    ...(onStderr ? { onOutput: ({ stderr }, pid) => onStderr(stderr, pid) } : {}),
   });
   printed.push(run.stdout, run.stderr);
   return run;
@@ -93,6 +95,16 @@ describe('no secret in any output', () => {
       { server: 'secure', state: 'signed-in' },
       { server: 'robot', state: 'machine' },
     ]);
+    // Through the gateway too, and its metrics: a call of each server, then `GET /metrics`.
+    let served: Promise<string> | undefined;
+    await mcpx(['--verbose', 'serve', '--http'], (stderr, pid) => {
+      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (served || !url) return;
+      served = callThroughGateway(url).finally(() => process.kill(pid, 'SIGTERM'));
+    });
+    const metrics = await (served ?? Promise.reject(new Error('mcpx serve did not listen')));
+    expect(metrics).toContain('tools/call');
+    printed.push(metrics);
     await mcpx(['--verbose', 'doctor']);
     expect((await mcpx(['--verbose', 'list'])).code).toBe(0);
     await receiver.waitFor((spans) => spans.some((s) => s.name.includes('tools/call')), 10_000);
@@ -113,3 +125,18 @@ describe('no secret in any output', () => {
       for (const text of [...printed, ...files, spans]) expect(text).not.toContain(secret);
   });
 });
+
+/** A call of each server through the gateway at `url`; what its `/metrics` then says. */
+async function callThroughGateway(url: string): Promise<string> {
+  const client = new Client({ name: 'no-secrets', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    for (const name of ['secure__echo', 'robot__echo'])
+      expect(await client.callTool({ name, arguments: { message: 'through' } })).toMatchObject({
+        content: [{ type: 'text', text: 'through' }],
+      });
+  } finally {
+    await client.close();
+  }
+  return (await fetch(url.replace(/\/mcp$/, '/metrics'))).text();
+}
