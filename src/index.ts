@@ -29,6 +29,7 @@ export type { CallToolResult } from '@modelcontextprotocol/client';
 // owner-only file and to sinks of a program's own (`createHost({ audit: { sink } })`).
 export type {
   AuditAnswerer,
+  AuditApp,
   AuditCaller,
   AuditCallStart,
   AuditClient,

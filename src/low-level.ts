@@ -28,18 +28,27 @@ export { maskArguments } from './audit/index.js';
 // process shares (hand it to a transport rather than the provider: one refresh at a time), machine
 // credentials.
 export {
+  type AssertionGrant,
   ClientCredentialsAuth,
   type ClientCredentialsAuthOptions,
+  type CredentialSource,
+  type DevicePrompt,
+  type DeviceSignInOptions,
+  type DeviceSignInOutcome,
+  hasNoDisplay,
   type MachineCredentials,
   McpxOAuthProvider,
   type McpxOAuthProviderOptions,
   machineCredentials,
   SharedSignIn,
   type SharedSignInOptions,
+  type SignInFetch,
   type SignInOptions,
   type SignInOutcome,
   type StoredCredentials,
+  type StoredDpopKey,
   signIn,
+  signInWithDevice,
   TokenStore,
 } from './auth/index.js';
 

@@ -1,3 +1,4 @@
+export type { AssertionGrant, CredentialSource } from './assertion-grant.js';
 export {
   ClientCredentialsAuth,
   type ClientCredentialsAuthOptions,
@@ -11,6 +12,7 @@ export {
   hasNoDisplay,
   signInWithDevice,
 } from './device-sign-in.js';
+export type { StoredDpopKey } from './dpop.js';
 export {
   type AuthorizationResponse,
   type LoopbackListener,

@@ -1,4 +1,4 @@
-import type { AuthProvider, OAuthTokens } from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike, OAuthTokens } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { acquireLock, type FileLock } from '../home/index.js';
@@ -18,9 +18,6 @@ const AHEAD_MS = 60_000;
 const AHEAD_SHARE = 0.25;
 
 type Tokens = OAuthTokens & { obtained_at?: number };
-/** What the SDK hands `onUnauthorized` (its type is not exported). */
-type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
-type FetchFn = UnauthorizedContext['fetchFn'];
 type Sdk = typeof import('@modelcontextprotocol/client');
 
 /** What a `SharedSignIn` works with: the server, its stored sign-in, and the provider the SDK's OAuth reads it through. */
@@ -39,7 +36,8 @@ export interface SharedSignInOptions {
 }
 
 /** The fetch a renewal goes through: the transport's own, guarded one. */
-export type SignInFetch = FetchFn;
+export type SignInFetch = FetchLike;
+type FetchFn = SignInFetch;
 
 /**
  * A server's sign-in shared by every mcpx process on the machine (CLI
@@ -69,7 +67,7 @@ export class SharedSignIn implements AuthProvider {
   /** One renewal at a time in this process: requests refused together wait for the same one. */
   #renewing: Promise<void> | undefined;
   /** The transport's fetch, for renewals ahead of expiry (a refusal brings its own). */
-  #fetch: FetchFn | undefined;
+  #fetch: SignInFetch | undefined;
 
   constructor(options: SharedSignInOptions) {
     this.#options = options;
