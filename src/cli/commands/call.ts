@@ -5,7 +5,6 @@ import { ErrorCode, McpxError } from '../../errors/index.js';
 import { appResourceUri, type TaskStatusEvent } from '../../host/index.js';
 import { forTerminal, renderContent, say } from '../../text/index.js';
 import { createCatalogue } from '../../tools/catalogue.js';
-import { tellAppLink } from '../apps/app-link.js';
 import { cliArgumentSources } from '../arguments/cli-sources.js';
 import {
   argumentsError,
@@ -130,10 +129,12 @@ async function tellApp(
     known = tools.find((t) => t.name === name);
   }
   if (!known) return;
-  if (open && !appResourceUri(known)) {
-    session.notice(`--open: ${server.name}.${name} has no MCP App to open`);
+  if (!appResourceUri(known)) {
+    if (open) session.notice(`--open: ${server.name}.${name} has no MCP App to open`);
     return;
   }
+  // Loaded only for a tool with an App: a cold call's chunk carries no link console or browser opener.
+  const { tellAppLink } = await import('../apps/app-link.js');
   await tellAppLink(session, server.name, known, { args, result, ...(open ? { open } : {}) });
 }
 
