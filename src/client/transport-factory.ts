@@ -121,15 +121,13 @@ async function remoteTransport(
   const { computeScopeUnion, withDpopFromProvider } = await import('@modelcontextprotocol/client');
   // DPoP-bound tokens are presented with a proof signed by the key stored with them.
   const dpop = authProvider.dpop ? { dpop: withDpopFromProvider(authProvider) } : {};
-  if (!interactive && !hooks.callerSignsIn)
-    return renewing(http.createHttpTransport(server, { ...hooks.http, authProvider: shared, ...dpop }));
+  const signedIn = { ...hooks.http, authProvider: shared, ...dpop };
+  if (!interactive && !hooks.callerSignsIn) return renewing(http.createHttpTransport(server, signedIn));
   if (!interactive) {
     const { authError } = await import('../auth/index.js');
     return renewing(
       http.createHttpTransport(server, {
-        ...hooks.http,
-        authProvider: shared,
-        ...dpop,
+        ...signedIn,
         reauthorize: async (challenge) => {
           const refused = await authProvider.tokens();
           authProvider.reload();
@@ -147,9 +145,7 @@ async function remoteTransport(
   }
   return renewing(
     http.createHttpTransport(server, {
-      ...hooks.http,
-      authProvider: shared,
-      ...dpop,
+      ...signedIn,
       reauthorize: async (challenge) => {
         // Ask for what was granted plus what the server now wants (SEP-2350), never less.
         const granted = (await authProvider.tokens())?.scope;
