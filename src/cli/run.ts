@@ -431,6 +431,10 @@ function buildProgram(select: (action: Action) => void): Command {
       'with --http: the key (32+ random bytes, owner-only file) sealing input rounds; give every instance behind one load balancer the same file',
     )
     .option(
+      '--state <url>',
+      "with --http: share consent, SSE events, sessions, fan-out and limits with the fleet's other instances through Redis (redis://host:6379)",
+    )
+    .option(
       '--allowed-origin <host>',
       'with --http: also accept browser requests from this origin host (repeatable)',
       repeat,

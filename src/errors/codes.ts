@@ -44,6 +44,8 @@ export const ErrorCode = {
   // the gateway
   /** `mcpx serve --state-key-file` naming a file other users can read, or too short to be a key. */
   StateKeyUnsafe: 'STATE_KEY_UNSAFE',
+  /** `mcpx serve --state <url>`: the fleet's shared store (Redis) is not a URL mcpx can use, or cannot be reached. */
+  FleetStateUnavailable: 'FLEET_STATE_UNAVAILABLE',
   // starting and talking to a server
   CommandNotFound: 'COMMAND_NOT_FOUND',
   SpawnPermissionDenied: 'SPAWN_PERMISSION_DENIED',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import type { GatewayEvent } from '../../gateway/index.js';
 import { claimConsole } from '../../host/index.js';
@@ -27,7 +28,9 @@ export async function runServe(door: CliDoor, options: ServeOptions): Promise<nu
   io.jsonStderr?.writeEachLine();
   const settings = readServeSettings(options, token);
   const permission = permissionFlag(options.permission);
-  const { createGateway, gatewayWiring, servedServers } = await import('../../gateway/index.js');
+  const { createGateway, gatewayWiring, openFleetState, servedServers } = await import(
+    '../../gateway/index.js'
+  );
   // The gateway's client answers what servers and the permission engine ask; trust stays here.
   const wiring = gatewayWiring();
   const session = door.open({
@@ -57,6 +60,16 @@ export async function runServe(door: CliDoor, options: ServeOptions): Promise<nu
       if (!(await session.host.daemon?.routes(server))) throw caller.direct(server.name);
     caller.warm();
   }
+  // A fleet instance that cannot reach its shared state does not start (fleet-state.ts says why).
+  const fleet =
+    settings.http && options.state !== undefined
+      ? await openFleetState(options.state, {
+          instanceId: settings.http.instanceId ?? randomUUID().slice(0, 8),
+        }).catch(async (error: unknown) => {
+          await metrics?.shutdown();
+          throw error;
+        })
+      : undefined;
   const log =
     options.accessLog === undefined
       ? undefined
@@ -70,6 +83,7 @@ export async function runServe(door: CliDoor, options: ServeOptions): Promise<nu
   const unhook = log ? session.host.audit().add(log) : undefined;
   const gateway = await createGateway(session.host, {
     ...settings,
+    ...(settings.http ? { http: { ...settings.http, ...(fleet ? { fleet } : {}) } } : {}),
     wiring,
     ...(settings.http ? {} : { stdio: { stdin: io.stdin ?? process.stdin, stdout: protocolOut(io) } }),
     // Its tool calls come from the audit trail (see above), with the rest of the audit log's.
@@ -83,6 +97,7 @@ export async function runServe(door: CliDoor, options: ServeOptions): Promise<nu
     unhook?.();
     await log?.close();
     await metrics?.shutdown();
+    await fleet?.close();
     throw error;
   });
   // One reload at a time (the gateway queues them): a saved file and a SIGHUP together do not interleave.
@@ -98,6 +113,7 @@ export async function runServe(door: CliDoor, options: ServeOptions): Promise<nu
   unhook?.();
   await log?.close();
   await metrics?.shutdown();
+  await fleet?.close();
   return ExitCode.Ok;
 }
 

@@ -46,6 +46,7 @@ const byCode: Record<ErrorCode, ExitCode> = {
   [Codes.DaemonUnavailable]: ExitCode.Unreachable,
   [Codes.DaemonAlreadyRunning]: ExitCode.Usage,
   [Codes.StateKeyUnsafe]: ExitCode.Config,
+  [Codes.FleetStateUnavailable]: ExitCode.Unreachable,
   [Codes.CommandNotFound]: ExitCode.Unreachable,
   [Codes.SpawnPermissionDenied]: ExitCode.Unreachable,
   [Codes.SpawnFailed]: ExitCode.Unreachable,

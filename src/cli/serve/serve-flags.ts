@@ -13,6 +13,8 @@ export interface ServeOptions {
   readonly token?: string;
   readonly tokenFile?: string;
   readonly stateKeyFile?: string;
+  /** With --http: the fleet's shared store (`redis://…`), connected by the command before it serves. */
+  readonly state?: string;
   readonly allowedOrigin?: readonly string[];
   readonly allowedHost?: readonly string[];
   readonly server?: string;
@@ -63,10 +65,11 @@ export function checkServeFlags(options: ServeOptions): string | undefined {
       options.port ||
       token !== undefined ||
       options.instanceId !== undefined ||
-      options.stateKeyFile !== undefined)
+      options.stateKeyFile !== undefined ||
+      options.state !== undefined)
   )
     throw usageError(
-      '--host, --port, --token, --token-file, --state-key-file and --instance-id go with --http',
+      '--host, --port, --token, --token-file, --state-key-file, --state and --instance-id go with --http',
     );
   if (!options.http && options.ssePoll !== undefined)
     throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');

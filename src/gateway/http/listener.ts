@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../core.js';
+import type { FleetState } from '../fleet/index.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
@@ -63,6 +64,11 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * the id alone (nginx OSS has no sticky learning). Checked by the caller.
    */
   readonly instanceId?: string;
+  /**
+   * The fleet's shared store (`mcpx serve --state redis://…`), connected; without it every
+   * piece of state below lives in this instance's memory. `/healthz` says whether it answers.
+   */
+  readonly fleet?: FleetState;
   /**
    * What the instance keeps of its 2025-11-25 sessions' SSE events, so a client
    * whose stream broke resumes it with `Last-Event-ID` (default
@@ -283,7 +289,7 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
     req.resume();
-    return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(health(options.fleet));
   }
   const scrape = path === '/metrics' && options.metrics !== undefined;
   if (path !== '/mcp' && !scrape) {
@@ -562,4 +568,14 @@ function readBounded(
     });
     req.once('error', reject);
   });
+}
+
+/**
+ * `/healthz`: the process is alive (so 200 either way: a liveness probe must not restart every
+ * instance because their shared store is down), and, in a fleet, whether the store answers.
+ */
+function health(fleet: FleetState | undefined): string {
+  if (!fleet) return '{"ok":true}';
+  const { up, error } = fleet.status();
+  return JSON.stringify({ ok: true, state: { store: fleet.where, up, ...(error && !up ? { error } : {}) } });
 }
