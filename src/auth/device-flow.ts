@@ -24,6 +24,8 @@ export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 8628 §3.5: the interval when the server names none, and what `slow_down` adds to it. */
 const DEFAULT_INTERVAL_S = 5;
 const SLOW_DOWN_S = 5;
+/** A poll that could not reach the authorization server doubles the wait (RFC 8628 §3.5), up to this. */
+const MAX_BACKOFF_MS = 60_000;
 /** Server-supplied text shown to the person is kept short: a user code is a few characters. */
 const MAX_USER_CODE = 64;
 const MAX_URI = 2048;
@@ -44,12 +46,10 @@ export async function runDeviceSignIn(
   options: DeviceSignInOptions,
 ): Promise<DeviceSignInOutcome> {
   // Every request goes through the guard: the endpoints come from the server's metadata.
-  const http = new GuardedHttp({
-    ...guardedHttpOptions(server),
-    passAuthChallenges: true,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.resolver ? { resolver: options.resolver } : {}),
-  });
+  const http = deviceHttp(server, options, {});
+  // A poll is never retried at once by the fetch layer: the loop waits `interval` or longer between
+  // polls (RFC 8628 §3.5), backing off itself while the server cannot be reached.
+  const polling = deviceHttp(server, options, { maxRetries: 0 });
   const fetchFn = http.fetch as typeof fetch;
   const sdk = <T>(work: () => Promise<T>) => withSdkDiagnostics(server.name, options.onSdkDiagnostic, work);
   try {
@@ -102,7 +102,7 @@ export async function runDeviceSignIn(
         metadata,
         authorizationServerUrl: info.authorizationServerUrl,
         ...(resource ? { resource: new URL(resource) } : {}),
-        fetchFn,
+        fetchFn: polling.fetch as typeof fetch,
         ...(options.signal ? { signal: options.signal } : {}),
       }),
     );
@@ -131,7 +131,22 @@ export async function runDeviceSignIn(
     );
   } finally {
     http.close();
+    polling.close();
   }
+}
+
+function deviceHttp(
+  server: ServerConfig & { readonly url: string },
+  options: DeviceSignInOptions,
+  retries: { readonly maxRetries?: number },
+): GuardedHttp {
+  return new GuardedHttp({
+    ...guardedHttpOptions(server),
+    ...retries,
+    passAuthChallenges: true,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
 }
 
 /** The scope the SDK's auth() would ask for: the server's challenge, else its metadata, else the config's; offline_access where offered. */
@@ -301,10 +316,13 @@ async function poll(
   options: PollOptions,
 ): Promise<OAuthTokens> {
   let interval = (grant.interval ?? DEFAULT_INTERVAL_S) * 1000;
+  // While the network is out the wait doubles; the next answer brings it back to `interval`.
+  let wait = interval;
+  let unreachable: McpxError | undefined;
   const deadline = started + grant.expires_in * 1000;
   for (;;) {
-    await pause(Math.min(interval, Math.max(0, deadline - Date.now())), server, options.signal);
-    if (Date.now() >= deadline) throw expired(server, grant);
+    await pause(Math.min(wait, Math.max(0, deadline - Date.now())), server, options.signal);
+    if (Date.now() >= deadline) throw expired(server, grant, unreachable);
     try {
       return await fetchToken(options.provider, options.authorizationServerUrl, {
         metadata: options.metadata,
@@ -312,10 +330,22 @@ async function poll(
         fetchFn: options.fetchFn,
       });
     } catch (error) {
+      // The code stays good while the network is out (a laptop changing networks, a proxy's
+      // restart): keep polling, less often, until it expires, instead of losing the sign-in.
+      if (error instanceof McpxError && error.code === ErrorCode.HttpUnreachable) {
+        unreachable = error;
+        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
+        continue;
+      }
+      unreachable = undefined;
       if (!(error instanceof OAuthError)) throw error;
-      if (error.code === 'authorization_pending') continue;
+      if (error.code === 'authorization_pending') {
+        wait = interval;
+        continue;
+      }
       if (error.code === 'slow_down') {
         interval += SLOW_DOWN_S * 1000;
+        wait = interval;
         continue;
       }
       if (error.code === 'access_denied') {
@@ -326,13 +356,17 @@ async function poll(
           fixes: [`run \`mcpx auth ${server.name} --device\` again and approve the request`],
         });
       }
-      if (error.code === 'expired_token') throw expired(server, grant);
+      if (error.code === 'expired_token') throw expired(server, grant, undefined);
       throw error;
     }
   }
 }
 
-function expired(server: ServerConfig, grant: DeviceAuthorization): McpxError {
+function expired(
+  server: ServerConfig,
+  grant: DeviceAuthorization,
+  unreachable: McpxError | undefined,
+): McpxError {
   const minutes = Math.max(1, Math.round(grant.expires_in / 60));
   return new McpxError(
     ErrorCode.AuthRequired,
@@ -340,9 +374,11 @@ function expired(server: ServerConfig, grant: DeviceAuthorization): McpxError {
     {
       server: server.name,
       origin: server.origin,
-      causes: [
-        `the code is good for about ${minutes} min, and nobody approved it on the verification page in time`,
-      ],
+      causes: unreachable
+        ? [`the authorization server could not be reached when its code ran out: ${unreachable.message}`]
+        : [
+            `the code is good for about ${minutes} min, and nobody approved it on the verification page in time`,
+          ],
       fixes: [`run \`mcpx auth ${server.name} --device\` again and enter the new code`],
     },
   );

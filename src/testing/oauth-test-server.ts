@@ -75,6 +75,8 @@ export interface DeviceGrantOptions {
   readonly expiresIn?: number;
   /** Answer the first poll `slow_down`. */
   readonly slowDownOnce?: boolean;
+  /** Cut the connection of this many polls first, unanswered (a network that drops out). */
+  readonly dropPolls?: number;
   /** The user code to hand out instead of a random one (hostile text, say). */
   readonly userCode?: string;
   /** Leave `verification_uri_complete` out. */
@@ -342,6 +344,7 @@ export async function startOAuthTestServer(options: OAuthTestServerOptions = {})
       if (options.dpop && !jkt) return;
       if (params.grant_type === DEVICE_GRANT && options.device) {
         polls.push(Date.now());
+        if (polls.length <= (options.device.dropPolls ?? 0)) return void req.socket.destroy();
         const entry = devices.get(params.device_code ?? '');
         if (!entry || entry.status === 'used') return json(res, 400, { error: 'invalid_grant' });
         if (entry.expiry < Date.now()) return json(res, 400, { error: 'expired_token' });

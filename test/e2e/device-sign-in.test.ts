@@ -181,6 +181,22 @@ describe('mcpx auth --device', () => {
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(5_900);
   });
 
+  it('keeps polling through a network that drops out, waiting longer after each failure', {
+    timeout: 60_000,
+  }, async () => {
+    const { as, mcpx } = await setup({ device: { interval: 1, dropPolls: 3 } });
+    const running = mcpx(['auth', 'secure', '--device'], { onStderr: person(as, 'approve') });
+    const auth = await running;
+    expect(auth.code, auth.stderr).toBe(0);
+    const polls = as.devicePolls();
+    // Three polls cut, then one answered with the tokens (approved while the network was out).
+    expect(polls.length).toBe(4);
+    const gaps = polls.slice(1).map((at, i) => at - (polls[i] as number));
+    // RFC 8628 §3.5: each failed poll doubles the wait for the next (2, 4, 8 s at an interval of 1 s).
+    expect(gaps).toHaveLength(3);
+    for (const [i, least] of [1_950, 3_950, 7_950].entries()) expect(gaps[i]).toBeGreaterThanOrEqual(least);
+  });
+
   it("shows a hostile user code without the server's terminal controls", { timeout: 60_000 }, async () => {
     const hostile = 'AB\u001b[2J\u001b]0;pwned\u0007CD\u202eEF';
     const { as, mcpx } = await setup({ device: { userCode: hostile } });
