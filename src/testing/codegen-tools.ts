@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, GetPromptResult, Prompt, Resource, Tool } from '@modelcontextprotocol/server';
 import type { TestAddOn, TestTool } from './catalog.js';
 
 /**
@@ -7,8 +7,13 @@ import type { TestAddOn, TestTool } from './catalog.js';
  * `oneOf`, an enum, nullable fields and nested arrays, and a tool whose name, description and
  * parameter try to end a doc comment or a string literal and run code. Each answers with the
  * arguments it received, so a test sees exactly what a generated function sent.
+ * A resource and a prompt are named `delete` too, and a tool `resources` (as the generated
+ * module's namespace): names that must not clash. The prompt answers with its arguments, the
+ * resource with its URI.
  * `MCPX_TEST_CODEGEN=changed` serves the same catalogue changed as an upstream release would:
- * `delete` gone, `archive` added, `get-item`'s `id` a string, `files.read` described anew.
+ * `delete` gone, `archive` added, `get-item`'s `id` a string, `files.read` described anew, the
+ * prompt `delete` with a new required argument, the resource `test://codegen/notes` gone and
+ * `test://codegen/delete` described anew.
  */
 
 /** What the injection tool is called: a name that would close a string literal and run code. */
@@ -99,6 +104,11 @@ function tools(changed: boolean): Tool[] {
     },
     ORDER,
     {
+      name: 'resources',
+      description: 'A tool named as the namespace of the generated resources.',
+      inputSchema: object({}),
+    },
+    {
       name: INJECTION_NAME,
       description: '*/ process.exit(8); /* \u2028 process.exit(9); //',
       inputSchema: object({ 'a"b*/': { type: 'string', description: '*/ process.exit(10); /*' } }),
@@ -115,13 +125,47 @@ function received(tool: Tool, args: unknown): CallToolResult {
   };
 }
 
+function resources(changed: boolean): Resource[] {
+  return [
+    {
+      uri: 'test://codegen/delete',
+      name: 'delete',
+      description: changed ? 'Now described otherwise.' : 'A resource named as a tool is.',
+      mimeType: 'text/plain',
+    },
+    ...(changed ? [] : [{ uri: 'test://codegen/notes', name: 'notes', mimeType: 'text/plain' }]),
+  ];
+}
+
+const DELETE_PROMPT = (changed: boolean): Prompt => ({
+  name: 'delete',
+  description: 'A prompt named as a tool is.',
+  arguments: [
+    { name: 'id', description: 'What to delete', required: true },
+    { name: 'reason', description: 'Why (optional)' },
+    ...(changed ? [{ name: 'confirm', required: true }] : []),
+  ],
+});
+
 /** The add-on, as served (`changed`: the catalogue after an upstream change). */
 export function codegenTools(changed: boolean): TestAddOn {
+  const listed = resources(changed);
   return {
     tools: tools(changed).map(
       (definition): TestTool => ({ definition, call: async (args) => received(definition, args) }),
     ),
-    resources: [],
-    read: () => undefined,
+    resources: listed,
+    read: (uri) =>
+      listed.some((r) => r.uri === uri)
+        ? { contents: [{ uri, mimeType: 'text/plain', text: `read ${uri}` }] }
+        : undefined,
+    prompts: [
+      {
+        prompt: DELETE_PROMPT(changed),
+        render: (args): GetPromptResult => ({
+          messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(args) } }],
+        }),
+      },
+    ],
   };
 }
