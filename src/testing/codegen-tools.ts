@@ -8,7 +8,8 @@ import type { TestAddOn, TestTool } from './catalog.js';
  * parameter try to end a doc comment or a string literal and run code. Each answers with the
  * arguments it received, so a test sees exactly what a generated function sent.
  * A resource and a prompt are named `delete` too, and a tool `resources` (as the generated
- * module's namespace): names that must not clash. The prompt answers with its arguments, the
+ * module's namespace): names that must not clash; for `--layout tree`, a tool `index` and two,
+ * `get-URL` and `get-url`, whose identifiers differ only by case. The prompt answers with its arguments, the
  * resource with its URI.
  * `MCPX_TEST_CODEGEN=changed` serves the same catalogue changed as an upstream release would:
  * `delete` gone, `archive` added, `get-item`'s `id` a string, `files.read` described anew, the
@@ -107,6 +108,18 @@ function tools(changed: boolean): Tool[] {
       name: 'resources',
       description: 'A tool named as the namespace of the generated resources.',
       inputSchema: object({}),
+    },
+    // In a --layout tree folder: a tool whose file would be the index, two whose files differ only by case.
+    { name: 'index', description: 'A tool named as the index file.', inputSchema: object({}) },
+    {
+      name: 'get-URL',
+      description: 'Upper case.',
+      inputSchema: object({ url: { type: 'string' } }, ['url']),
+    },
+    {
+      name: 'get-url',
+      description: 'Lower case.',
+      inputSchema: object({ url: { type: 'integer' } }, ['url']),
     },
     {
       name: INJECTION_NAME,

@@ -10,8 +10,10 @@ import {
   staleFiles,
   type ToolDrift,
 } from '../../codegen/index.js';
+import { toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import { PROMPT_ACTION, RESOURCE_ACTIONS } from '../../tools/index.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context/context.js';
 import { ExitCode, exitCodeFor } from '../io/exit-codes.js';
@@ -140,13 +142,21 @@ const counts = (r: GenerateReport): string =>
  */
 async function listedCatalogue(session: CliContext, name: string): Promise<ListedCatalogue> {
   const { host } = session;
-  await host.connect(await host.server(name));
+  const config = await host.server(name);
+  await host.connect(config);
   const registry = await host.registry();
   await registry.toolsSettled(name);
   const { tools, listingError } = registry.status(name);
   if (listingError) throw listingError;
+  // An entry that switches off `resources/read` or `prompts/get` gets no functions for them, as a tool.
+  const readable = toolSwitchedOff(config, RESOURCE_ACTIONS.read.name) === undefined;
+  const prompting = toolSwitchedOff(config, PROMPT_ACTION.name) === undefined;
   const [resources, resourceTemplates, prompts] = await registry.use(name, (c) =>
-    Promise.all([c.listResources(), c.listResourceTemplates(), c.listPrompts()]),
+    Promise.all([
+      readable ? c.listResources() : [],
+      readable ? c.listResourceTemplates() : [],
+      prompting ? c.listPrompts() : [],
+    ]),
   );
   return { tools, resources, resourceTemplates, prompts };
 }
