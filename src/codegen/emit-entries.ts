@@ -58,8 +58,9 @@ function stringsType(
   return lines.length === 0 ? 'Record<string, never>' : `{\n${lines.join('\n')}\n${indent}}`;
 }
 
-const about = (entry: { title?: string | undefined; description?: string | undefined }) => [
-  entry.title,
+/** What a resource's doc comment begins with: its title (else its name) and description. */
+const about = (entry: { name: string; title?: string | undefined; description?: string | undefined }) => [
+  entry.title ?? entry.name,
   entry.description,
 ];
 

@@ -147,8 +147,25 @@ function resources(changed: boolean): Resource[] {
       mimeType: 'text/plain',
     },
     ...(changed ? [] : [{ uri: 'test://codegen/notes', name: 'notes', mimeType: 'text/plain' }]),
+    // A URI, name and description that try to end a string literal or a doc comment.
+    {
+      uri: INJECTION_URI,
+      name: '*/ process.exit(12); /*',
+      description: '*/ process.exit(13); /* \u2028 process.exit(13);',
+      mimeType: 'text/plain*/ process.exit(14); /*',
+    },
   ];
 }
+
+/** A resource URI that would close a string literal and run code. */
+export const INJECTION_URI = 'test://inject/"); process.exit(11); ("';
+
+/** A prompt whose name, description and argument try to end a literal or a comment. */
+const INJECTION_PROMPT: Prompt = {
+  name: INJECTION_NAME,
+  description: '*/ process.exit(15); /*',
+  arguments: [{ name: 'a"b*/', description: '*/ process.exit(16); /*', required: true }],
+};
 
 const DELETE_PROMPT = (changed: boolean): Prompt => ({
   name: 'delete',
@@ -172,13 +189,11 @@ export function codegenTools(changed: boolean): TestAddOn {
       listed.some((r) => r.uri === uri)
         ? { contents: [{ uri, mimeType: 'text/plain', text: `read ${uri}` }] }
         : undefined,
-    prompts: [
-      {
-        prompt: DELETE_PROMPT(changed),
-        render: (args): GetPromptResult => ({
-          messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(args) } }],
-        }),
-      },
-    ],
+    prompts: [DELETE_PROMPT(changed), INJECTION_PROMPT].map((prompt) => ({
+      prompt,
+      render: (args): GetPromptResult => ({
+        messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(args) } }],
+      }),
+    })),
   };
 }

@@ -144,6 +144,7 @@ it('writes modules that compile under strict TypeScript, and whose calls send ex
   // Resources and prompts: under their own names beside the tools (`resources2` is the tool `resources`).
   expect(out.resources2).toBe('{}');
   expect(out.resource).toBe('read test://codegen/delete');
+  expect(out.injectedResource).toBe('read test://inject/"); process.exit(11); ("');
   expect(out.template).toContain('"id":"2"');
   // A template's variable is percent-encoded: the value cannot reach another path.
   expect(out.encoded).toMatchObject({ message: expect.stringContaining('test://users/a%2Fb%20c') });
@@ -194,6 +195,13 @@ it('keeps untrusted names and descriptions inside their literals and comments', 
     .join('\n');
   expect(code).not.toContain('*/ process.exit(8)');
   expect(code).toContain('*\\/ process.exit(8)');
+  // So can a resource's and a prompt's name, description, MIME type, URI and argument.
+  for (const n of [12, 13, 14, 15, 16]) {
+    expect(code).not.toContain(`*/ process.exit(${n})`);
+    expect(code).toContain(`*\\/ process.exit(${n})`);
+  }
+  expect(source).toContain('bound.read("test://inject/\\"); process.exit(11); (\\"", options)');
+  expect(source).toContain('"a\\"b*/": string;');
   expect(source).toContain('bound.call("x\\"); process.exit(7); (\\"", args, options)');
   const hostile = await readFile(join(dir.path, 'gen/hostile.ts'), 'utf8');
   // eslint-disable-next-line no-control-regex
