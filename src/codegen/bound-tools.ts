@@ -65,17 +65,13 @@ export interface BoundTools {
  */
 export function boundTools(host: Host, manifest: GeneratedManifest, options: BindOptions = {}): BoundTools {
   const server = manifest.server;
-
-  /** The server's tools as the host lists them now (the server connected on first use). */
-  const listed = async (): Promise<readonly Tool[]> => {
-    const config = await host.server(server);
-    await host.connect(config);
-    const registry = await host.registry();
-    await registry.toolsSettled(server);
-    const { tools, listingError } = registry.status(server);
-    if (listingError) throw listingError;
-    return tools;
-  };
+  const listed = () => listedTools(host, server);
+  const request = <T>(
+    action: Tool,
+    args: Record<string, unknown>,
+    callOptions: HostCallOptions,
+    send: (connection: ServerConnection, control: { signal?: AbortSignal }) => Promise<T>,
+  ) => guardedRequest(host, server, { action, args, callOptions }, send);
 
   const call = async (tool: string, args: unknown, callOptions: HostCallOptions = {}) => {
     const generated = manifest.tools.find((t) => t.name === tool);
@@ -162,28 +158,43 @@ export function boundTools(host: Host, manifest: GeneratedManifest, options: Bin
     },
   };
   return bound;
+}
 
-  /**
-   * A resource read or a prompt, as `read_resource` and the gateway make them: the server must be
-   * one the host may use, the guard decides `action` (`resources/read`, `prompts/get`) and the
-   * audit log records it; it reaches the server through the host's registry.
-   */
-  async function request<T>(
-    action: Tool,
-    args: Record<string, unknown>,
-    callOptions: HostCallOptions,
-    send: (connection: ServerConnection, control: { signal?: AbortSignal }) => Promise<T>,
-  ): Promise<T> {
-    await host.server(server);
-    const { signal, client } = callOptions;
-    const registry = await host.registry();
-    return guardedCall(
-      { guard: await host.guard(), audit: { trail: host.audit(), who: { client: client ?? 'library' } } },
-      { server, tool: action, args },
-      signal,
-      () => registry.use(server, (c) => send(c, signal ? { signal } : {})),
-    );
-  }
+/** The server's tools as the host lists them now (the server connected on first use). */
+async function listedTools(host: Host, server: string): Promise<readonly Tool[]> {
+  const config = await host.server(server);
+  await host.connect(config);
+  const registry = await host.registry();
+  await registry.toolsSettled(server);
+  const { tools, listingError } = registry.status(server);
+  if (listingError) throw listingError;
+  return tools;
+}
+
+/**
+ * A resource read or a prompt, as `read_resource` makes them: the server must be one the host
+ * may use, the guard decides `action` (`resources/read`, `prompts/get`) with `args` and the audit
+ * log records it; it reaches the server through the host's registry.
+ */
+async function guardedRequest<T>(
+  host: Host,
+  server: string,
+  request: {
+    readonly action: Tool;
+    readonly args: Record<string, unknown>;
+    readonly callOptions: HostCallOptions;
+  },
+  send: (connection: ServerConnection, control: { signal?: AbortSignal }) => Promise<T>,
+): Promise<T> {
+  await host.server(server);
+  const { signal, client } = request.callOptions;
+  const registry = await host.registry();
+  return guardedCall(
+    { guard: await host.guard(), audit: { trail: host.audit(), who: { client: client ?? 'library' } } },
+    { server, tool: request.action, args: request.args },
+    signal,
+    () => registry.use(server, (c) => send(c, signal ? { signal } : {})),
+  );
 }
 
 /** A prompt's arguments: strings by name, as MCP sends them; anything else is refused first. */

@@ -75,20 +75,7 @@ export function generateModule(options: GenerateModuleOptions): GeneratedModule 
     resourceTemplates: sortedBy(options.resourceTemplates ?? [], (t) => t.uriTemplate),
     prompts: sortedBy(options.prompts ?? [], (p) => p.name),
   };
-  const all: ManifestIdentifiers = {
-    tools: assignIdentifiers(
-      tools.map((t) => t.name),
-      NAMESPACES,
-    ),
-    // Resources and templates share `resources`: one numbering for both.
-    ...splitResources(
-      assignByKey([
-        ...catalogue.resources.map((r) => ({ key: `r${r.uri}`, name: r.name })),
-        ...catalogue.resourceTemplates.map((t) => ({ key: `t${t.uriTemplate}`, name: t.name })),
-      ]),
-    ),
-    prompts: assignByKey(catalogue.prompts.map((p) => ({ key: p.name, name: p.name }))),
-  };
+  const all = moduleIdentifiers(catalogue);
   const identifiers = all.tools;
   const manifest = createManifest(server, catalogue, all, options.generator);
   const entries = entriesCode(server, catalogue, all);
@@ -236,4 +223,29 @@ function splitResources(
   const resourceTemplates = new Map<string, string>();
   for (const [key, id] of ids) (key.startsWith('r') ? resources : resourceTemplates).set(key.slice(1), id);
   return { resources, resourceTemplates };
+}
+
+/**
+ * Every function's name: tools by the documented rule (never `resources` or `prompts`, the
+ * namespaces); resources and templates in one numbering, as they share `resources`; prompts.
+ */
+function moduleIdentifiers(catalogue: {
+  readonly tools: readonly Tool[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplateType[];
+  readonly prompts: readonly Prompt[];
+}): ManifestIdentifiers {
+  return {
+    tools: assignIdentifiers(
+      catalogue.tools.map((t) => t.name),
+      NAMESPACES,
+    ),
+    ...splitResources(
+      assignByKey([
+        ...catalogue.resources.map((r) => ({ key: `r${r.uri}`, name: r.name })),
+        ...catalogue.resourceTemplates.map((t) => ({ key: `t${t.uriTemplate}`, name: t.name })),
+      ]),
+    ),
+    prompts: assignByKey(catalogue.prompts.map((p) => ({ key: p.name, name: p.name }))),
+  };
 }

@@ -27,6 +27,7 @@ export interface GeneratedEntry<T> {
   readonly identifier: string;
   /** A hash of `definition`. */
   readonly fingerprint: string;
+  /** What the fingerprint covers, to say what changed. */
   readonly definition: T;
 }
 
