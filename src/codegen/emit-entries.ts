@@ -124,7 +124,7 @@ export function entriesCode(
     }));
     const optional = args.every((a) => a.optional);
     const doc = docComment(
-      [...about(prompt), `Gets the prompt \`${commentText(prompt.name)}\` of \`${label}\`.`],
+      [prompt.title, prompt.description, `Gets the prompt \`${commentText(prompt.name)}\` of \`${label}\`.`],
       '  ',
     );
     promptMethods.push({

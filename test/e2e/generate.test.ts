@@ -153,6 +153,9 @@ it('writes modules that compile under strict TypeScript, and whose calls send ex
   const files = await readdir(join(dir.path, 'tree/codegen'));
   expect(files).toEqual(expect.arrayContaining(['getURL.ts', 'getUrl-2.ts', 'index-2.ts', 'index.ts']));
   expect(new Set(files.map((f) => f.toLowerCase())).size).toBe(files.length);
+  // The hostile server's tool, prompt and resource, called by the module its poisoned text made.
+  expect(JSON.stringify(out.hostile)).toContain('resource text');
+  expect((out.hostile as unknown[]).filter((o) => typeof o !== 'string')).toEqual([]);
   expect(out.everything).toContain('hello');
   expect(out.everythingPrompt).toContain('Paris');
   // The config denies `prompts/get` of codegen and `resources/read` of everything: refused by the guard.
