@@ -24,7 +24,7 @@
 
 // Generated code (`mcpx generate`): the runtime a generated module binds its functions with,
 // the manifest it records, and the drift from what a server lists now.
-export type { CallToolResult } from '@modelcontextprotocol/client';
+export type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 // The audit log: one record per tool call (who asked, the decision, the outcome), to the
 // owner-only file and to sinks of a program's own (`createHost({ audit: { sink } })`).
 export type {
@@ -67,6 +67,7 @@ export {
   type BindOptions,
   type BoundTools,
   boundTools,
+  type GeneratedEntry,
   type GeneratedManifest,
   type GeneratedTool,
   type ToolDrift,

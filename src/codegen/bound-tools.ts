@@ -1,11 +1,17 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import {
+  type CallToolResult,
+  type GetPromptResult,
+  type ReadResourceResult,
+  type Tool,
+  UriTemplate,
+} from '@modelcontextprotocol/client';
 import { toolSwitchedOff } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import type { Host, HostCallOptions } from '../host/index.js';
+import type { Host, HostCallOptions, ServerConnection } from '../host/index.js';
 import { renderContent } from '../text/index.js';
-import { guardedCall } from '../tools/index.js';
+import { guardedCall, PROMPT_ACTION, RESOURCE_ACTIONS } from '../tools/index.js';
 import { catalogueDrift, driftError, type ToolDrift, toolDrift } from './drift.js';
-import type { GeneratedManifest } from './manifest.js';
+import type { GeneratedManifest, ListedCatalogue } from './manifest.js';
 
 /** How a generated module's functions call through the host. */
 export interface BindOptions {
@@ -25,7 +31,23 @@ export interface BoundTools {
    * thrown (`TOOL_ERROR`), and so is a result without structured content (`INVALID_TOOL_OUTPUT`).
    */
   structured<T>(tool: string, args: unknown, options?: HostCallOptions): Promise<T>;
-  /** How the server's tools differ now from the manifest (empty: they match). */
+  /**
+   * Read the resource at `uri`, put to the guard and audited as `resources/read` (as an agent's
+   * `read_resource` is).
+   */
+  read(uri: string, options?: HostCallOptions): Promise<ReadResourceResult>;
+  /**
+   * Read the resource `template` (RFC 6570, as the server wrote it) gives with `variables`:
+   * each `{var}` percent-encoded; then as `read`.
+   */
+  readTemplate(
+    template: string,
+    variables: Readonly<Record<string, string | readonly string[]>>,
+    options?: HostCallOptions,
+  ): Promise<ReadResourceResult>;
+  /** Get the prompt `name` (the server's own name) filled in with `args`, put to the guard and audited as `prompts/get`. */
+  prompt(name: string, args: unknown, options?: HostCallOptions): Promise<GetPromptResult>;
+  /** How the server's tools, resources and prompts differ now from the manifest (empty: they match). */
   drift(): Promise<ToolDrift[]>;
 }
 
@@ -43,17 +65,13 @@ export interface BoundTools {
  */
 export function boundTools(host: Host, manifest: GeneratedManifest, options: BindOptions = {}): BoundTools {
   const server = manifest.server;
-
-  /** The server's tools as the host lists them now (the server connected on first use). */
-  const listed = async (): Promise<readonly Tool[]> => {
-    const config = await host.server(server);
-    await host.connect(config);
-    const registry = await host.registry();
-    await registry.toolsSettled(server);
-    const { tools, listingError } = registry.status(server);
-    if (listingError) throw listingError;
-    return tools;
-  };
+  const listed = () => listedTools(host, server);
+  const request = <T>(
+    action: Tool,
+    args: Record<string, unknown>,
+    callOptions: HostCallOptions,
+    send: (connection: ServerConnection, control: { signal?: AbortSignal }) => Promise<T>,
+  ) => guardedRequest(host, server, { action, args, callOptions }, send);
 
   const call = async (tool: string, args: unknown, callOptions: HostCallOptions = {}) => {
     const generated = manifest.tools.find((t) => t.name === tool);
@@ -90,7 +108,7 @@ export function boundTools(host: Host, manifest: GeneratedManifest, options: Bin
     );
   };
 
-  return {
+  const bound: BoundTools = {
     call,
     async structured<T>(tool: string, args: unknown, callOptions?: HostCallOptions): Promise<T> {
       const result = await call(tool, args, callOptions);
@@ -109,10 +127,94 @@ export function boundTools(host: Host, manifest: GeneratedManifest, options: Bin
       }
       return result.structuredContent as T;
     },
+    read: (uri, callOptions = {}) =>
+      request(RESOURCE_ACTIONS.read, { uri }, callOptions, (c, control) => c.readResource(uri, control)),
+    readTemplate: (template, variables, callOptions = {}) => {
+      const uri = new UriTemplate(template).expand(
+        Object.fromEntries(
+          Object.entries(variables).map(([k, v]) => [k, typeof v === 'string' ? v : [...v]]),
+        ),
+      );
+      return request(RESOURCE_ACTIONS.read, { uri }, callOptions, (c, control) =>
+        c.readResource(uri, control),
+      );
+    },
+    prompt: (name, args, callOptions = {}) => {
+      const checked = promptArguments(args, server, name);
+      return request(PROMPT_ACTION, { name, arguments: checked }, callOptions, (c, control) =>
+        c.getPrompt(name, checked, control),
+      );
+    },
     async drift() {
-      return catalogueDrift(manifest, await listed());
+      const registry = await host.registry();
+      const [tools, [resources, resourceTemplates, prompts]] = await Promise.all([
+        listed(),
+        registry.use(server, (c) =>
+          Promise.all([c.listResources(), c.listResourceTemplates(), c.listPrompts()]),
+        ),
+      ]);
+      const catalogue: ListedCatalogue = { tools, resources, resourceTemplates, prompts };
+      return catalogueDrift(manifest, catalogue);
     },
   };
+  return bound;
+}
+
+/** The server's tools as the host lists them now (the server connected on first use). */
+async function listedTools(host: Host, server: string): Promise<readonly Tool[]> {
+  const config = await host.server(server);
+  await host.connect(config);
+  const registry = await host.registry();
+  await registry.toolsSettled(server);
+  const { tools, listingError } = registry.status(server);
+  if (listingError) throw listingError;
+  return tools;
+}
+
+/**
+ * A resource read or a prompt, as `read_resource` makes them: the server must be one the host
+ * may use, the guard decides `action` (`resources/read`, `prompts/get`) with `args` and the audit
+ * log records it; it reaches the server through the host's registry.
+ */
+async function guardedRequest<T>(
+  host: Host,
+  server: string,
+  request: {
+    readonly action: Tool;
+    readonly args: Record<string, unknown>;
+    readonly callOptions: HostCallOptions;
+  },
+  send: (connection: ServerConnection, control: { signal?: AbortSignal }) => Promise<T>,
+): Promise<T> {
+  await host.server(server);
+  const { signal, client } = request.callOptions;
+  const registry = await host.registry();
+  return guardedCall(
+    { guard: await host.guard(), audit: { trail: host.audit(), who: { client: client ?? 'library' } } },
+    { server, tool: request.action, args: request.args },
+    signal,
+    () => registry.use(server, (c) => send(c, signal ? { signal } : {})),
+  );
+}
+
+/** A prompt's arguments: strings by name, as MCP sends them; anything else is refused first. */
+function promptArguments(args: unknown, server: string, prompt: string): Record<string, string> {
+  const record = args === undefined ? {} : args;
+  if (
+    typeof record === 'object' &&
+    record !== null &&
+    !Array.isArray(record) &&
+    Object.values(record).every((v) => typeof v === 'string')
+  )
+    return { ...(record as Record<string, string>) };
+  throw new McpxError(
+    ErrorCode.InvalidArguments,
+    `the arguments of the prompt '${prompt}' must be strings by name`,
+    {
+      server,
+      fixes: ['pass an object whose keys are the arguments and whose values are strings'],
+    },
+  );
 }
 
 /** The arguments as the object a call sends; anything else is refused before the server is asked. */

@@ -1,14 +1,25 @@
-import type { Tool } from '@modelcontextprotocol/client';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { toolFingerprint } from '../permissions/index.js';
-import type { GeneratedManifest, GeneratedTool } from './manifest.js';
+import {
+  entryFingerprint,
+  type GeneratedEntry,
+  type GeneratedManifest,
+  type GeneratedTool,
+  type ListedCatalogue,
+  recordedPrompt,
+  recordedResource,
+  recordedTemplate,
+} from './manifest.js';
 import { schemaType } from './schema-type.js';
 
-/** How one tool differs from the code generated for it. */
+/** How one tool (or resource, resource template, prompt) differs from the code generated for it. */
 export interface ToolDrift {
-  /** The tool's name on the server. */
+  /** The tool's name on the server (a resource's URI, a template's URI template, a prompt's name). */
   readonly tool: string;
+  /** Absent for a tool; else what `tool` names. */
+  readonly subject?: 'resource' | 'resource template' | 'prompt';
   /** Listed now and not generated, generated and not listed now, or both with another fingerprint. */
   readonly kind: 'added' | 'removed' | 'changed';
   /** In words, one change each (a parameter's type, a description, …). */
@@ -65,8 +76,12 @@ export function toolDrift(generated: GeneratedTool, current: Tool | undefined): 
   return { tool: generated.name, kind: 'changed', changes: describeDrift(generated.definition, current) };
 }
 
-/** Every difference between a manifest and the tools a server lists now, in name order. */
-export function catalogueDrift(manifest: GeneratedManifest, tools: readonly Tool[]): ToolDrift[] {
+/**
+ * Every difference between a manifest and the catalogue a server lists now: its tools in name
+ * order, then its resources, resource templates and prompts.
+ */
+export function catalogueDrift(manifest: GeneratedManifest, catalogue: ListedCatalogue): ToolDrift[] {
+  const { tools } = catalogue;
   const current = new Map(tools.map((t) => [t.name, t]));
   const drifts: ToolDrift[] = [];
   for (const generated of manifest.tools) {
@@ -78,12 +93,81 @@ export function catalogueDrift(manifest: GeneratedManifest, tools: readonly Tool
     if (!known.has(tool.name))
       drifts.push({ tool: tool.name, kind: 'added', changes: ['not in the generated code'] });
   }
-  return drifts.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  return [
+    ...drifts.sort(byName),
+    ...entriesDrift('resource', manifest.resources, catalogue.resources, (r) => r.uri, recordedResource),
+    ...entriesDrift(
+      'resource template',
+      manifest.resourceTemplates,
+      catalogue.resourceTemplates,
+      (t) => t.uriTemplate,
+      recordedTemplate,
+    ),
+    ...entriesDrift('prompt', manifest.prompts, catalogue.prompts, (p) => p.name, recordedPrompt),
+  ];
 }
 
-/** One drift in words: `'get-item' changed: parameter id: type number → string`. */
+const byName = (a: ToolDrift, b: ToolDrift) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0);
+
+/** How a server's resources (templates, prompts) stand against the generated ones, in key order. */
+function entriesDrift<T extends Resource | ResourceTemplateType | Prompt>(
+  subject: NonNullable<ToolDrift['subject']>,
+  generated: readonly GeneratedEntry<T>[],
+  listed: readonly T[],
+  keyOf: (entry: T) => string,
+  recorded: (entry: T) => T,
+): ToolDrift[] {
+  const now = new Map(listed.map((entry) => [keyOf(entry), recorded(entry)]));
+  const drifts: ToolDrift[] = [];
+  for (const entry of generated) {
+    const current = now.get(entry.key);
+    if (!current)
+      drifts.push({ tool: entry.key, subject, kind: 'removed', changes: ['the server no longer lists it'] });
+    else if (entryFingerprint(current) !== entry.fingerprint)
+      drifts.push({
+        tool: entry.key,
+        subject,
+        kind: 'changed',
+        changes: describeEntryDrift(entry.definition, current),
+      });
+  }
+  const known = new Set(generated.map((e) => e.key));
+  for (const key of now.keys()) {
+    if (!known.has(key))
+      drifts.push({ tool: key, subject, kind: 'added', changes: ['not in the generated code'] });
+  }
+  return drifts.sort(byName);
+}
+
+/** What changed in a resource, template or prompt: each field by name, a prompt's arguments one by one. */
+function describeEntryDrift(
+  before: Resource | ResourceTemplateType | Prompt,
+  after: typeof before,
+): string[] {
+  const changes: string[] = [];
+  const [was, now] = [before as Record<string, unknown>, after as Record<string, unknown>];
+  for (const field of ['name', 'title', 'description', 'mimeType']) {
+    if (canonicalJson(was[field] ?? null) !== canonicalJson(now[field] ?? null))
+      changes.push(`${field} changed`);
+  }
+  const argumentsOf = (entry: Record<string, unknown>) =>
+    new Map(((entry.arguments ?? []) as Prompt['arguments'] & object).map((a) => [a.name, a]));
+  const [wasArgs, nowArgs] = [argumentsOf(was), argumentsOf(now)];
+  for (const [name, arg] of nowArgs) {
+    const old = wasArgs.get(name);
+    if (!old) changes.push(`argument added: ${name}${arg.required ? ' (required)' : ''}`);
+    else if (Boolean(old.required) !== Boolean(arg.required))
+      changes.push(`argument ${name}: now ${arg.required ? 'required' : 'optional'}`);
+    else if ((old.description ?? '') !== (arg.description ?? ''))
+      changes.push(`argument ${name}: description changed`);
+  }
+  for (const name of wasArgs.keys()) if (!nowArgs.has(name)) changes.push(`argument removed: ${name}`);
+  return changes.length > 0 ? changes : ['its definition changed'];
+}
+
+/** One drift in words: `'get-item' changed: parameter id: type number → string`, `prompt 'greet' added: …`. */
 export function driftLine(drift: ToolDrift): string {
-  return `'${drift.tool}' ${drift.kind}: ${drift.changes.join('; ')}`;
+  return `${drift.subject ? `${drift.subject} ` : ''}'${drift.tool}' ${drift.kind}: ${drift.changes.join('; ')}`;
 }
 
 /**
@@ -95,12 +179,13 @@ export function driftError(
   drifts: readonly ToolDrift[],
   options: { readonly file?: string; readonly atRunTime?: boolean } = {},
 ): McpxError {
-  const what = drifts.length === 1 ? `1 tool differs` : `${drifts.length} tools differ`;
+  const allTools = drifts.every((d) => d.subject === undefined);
+  const what = `${drifts.length} ${allTools ? (drifts.length === 1 ? 'tool differs' : 'tools differ') : drifts.length === 1 ? 'entry differs' : 'entries differ'}`;
   const subject = options.file ?? 'the generated code';
   return new McpxError(ErrorCode.ToolsChanged, `'${server}' no longer matches ${subject}: ${what}`, {
     server,
     ...(options.file ? { origin: { file: options.file } } : {}),
-    ...(drifts.length === 1 && drifts[0] ? { tool: drifts[0].tool } : {}),
+    ...(drifts.length === 1 && drifts[0] && !drifts[0].subject ? { tool: drifts[0].tool } : {}),
     causes: drifts.map(driftLine),
     fixes: [
       `review the changes, then generate again: mcpx generate ${server}${options.file ? ` --out ${options.file}` : ''}`,

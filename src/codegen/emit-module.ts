@@ -1,14 +1,26 @@
-import type { Tool } from '@modelcontextprotocol/client';
-import { assignIdentifiers, typeNameFor } from './identifiers.js';
-import { createManifest, type GeneratedManifest, manifestLine } from './manifest.js';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import { entriesCode } from './emit-entries.js';
+import { assignByKey, assignFileNames, assignIdentifiers, typeNameFor } from './identifiers.js';
+import {
+  createManifest,
+  type GeneratedManifest,
+  type ManifestIdentifiers,
+  manifestLine,
+} from './manifest.js';
 import { schemaType } from './schema-type.js';
 import { commentText, docComment, stringLiteral } from './source-text.js';
 
-/** What `generateModule` is given: one server's tools as the host lists them. */
+/** What `generateModule` is given: one server's tools, resources and prompts as the host lists them. */
 export interface GenerateModuleOptions {
   /** The server's name in the config: the module calls it by this name. */
   readonly server: string;
   readonly tools: readonly Tool[];
+  /** Its static resources: a reader each, under `resources`. */
+  readonly resources?: readonly Resource[];
+  /** Its resource templates: a function of the template's variables each, under `resources`. */
+  readonly resourceTemplates?: readonly ResourceTemplateType[];
+  /** Its prompts: a function each, under `prompts`. */
+  readonly prompts?: readonly Prompt[];
   /** The mcpx version writing it, recorded in the manifest. */
   readonly generator: string;
   /** Where the module imports mcpx from (default `mcpx`). */
@@ -26,9 +38,21 @@ export interface GeneratedModule {
   /** The module (with `tree`, its index). */
   readonly source: string;
   readonly manifest: GeneratedManifest;
-  /** With `tree`: each tool's file, by its name beside the index (`<identifier>.ts`). */
+  /**
+   * With `tree`: each tool's file, by its name beside the index (`<identifier>.ts`, made distinct
+   * on a case-insensitive file system: `assignFileNames`).
+   */
   readonly toolFiles: ReadonlyMap<string, string>;
 }
+
+/** The names `connect`'s object keeps for itself: no tool's function takes them. */
+const NAMESPACES = ['resources', 'prompts'];
+
+/** What the first lines of every tool's file of a tree say: how regenerating knows its own files. */
+export const TOOL_FILE_MARK = 'as `mcpx generate` wrote it';
+
+/** The index's line listing the files written beside it: what regenerating may remove. */
+export const FILES_PREFIX = 'export const generatedFiles: readonly string[] = JSON.parse(';
 
 const hasRequired = (tool: Tool): boolean =>
   Array.isArray(tool.inputSchema?.required) && tool.inputSchema.required.length > 0;
@@ -45,8 +69,17 @@ export function generateModule(options: GenerateModuleOptions): GeneratedModule 
   const { server } = options;
   const tree = options.layout === 'tree';
   const tools = [...options.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const identifiers = assignIdentifiers(tools.map((t) => t.name));
-  const manifest = createManifest(server, tools, identifiers, options.generator);
+  const catalogue = {
+    tools,
+    resources: sortedBy(options.resources ?? [], (r) => r.uri),
+    resourceTemplates: sortedBy(options.resourceTemplates ?? [], (t) => t.uriTemplate),
+    prompts: sortedBy(options.prompts ?? [], (p) => p.name),
+  };
+  const all = moduleIdentifiers(catalogue);
+  const identifiers = all.tools;
+  const manifest = createManifest(server, catalogue, all, options.generator);
+  const entries = entriesCode(server, catalogue, all);
+  const fileNames = assignFileNames([...identifiers.values()]);
   const from = stringLiteral(options.importFrom ?? 'mcpx');
   const types: string[] = [];
   const imports: string[] = [];
@@ -60,10 +93,11 @@ export function generateModule(options: GenerateModuleOptions): GeneratedModule 
     if (tree) {
       // Each tool's types in a file of its own, reached from the index as a namespace (`$id`):
       // no tool's name can clash with another's types or with the index's own names.
+      const file = fileNames.get(id) ?? `${id}.ts`;
       toolFiles.set(
-        `${id}.ts`,
+        file,
         [
-          `${docComment([`\`${commentText(tool.name)}\` of \`${commentText(server)}\`, as \`mcpx generate\` wrote it; the call is \`connect(host).${id}\` of ./index.js.`]).trimEnd()}`,
+          `${docComment([`\`${commentText(tool.name)}\` of \`${commentText(server)}\`, ${TOOL_FILE_MARK}; the call is \`connect(host).${id}\` of ./index.js.`]).trimEnd()}`,
           '',
           `import type { ${parts.structured ? '' : 'CallToolResult, '}HostCallOptions } from ${from};`,
           '',
@@ -72,7 +106,7 @@ export function generateModule(options: GenerateModuleOptions): GeneratedModule 
           '',
         ].join('\n'),
       );
-      imports.push(`import type * as $${id} from ${stringLiteral(`./${id}.js`)};`);
+      imports.push(`import type * as $${id} from ${stringLiteral(`./${file.replace(/\.ts$/, '.js')}`)};`);
       const qualified = toolParts(tool, server, `$${id}.`);
       methods.push(
         `${indented(qualified.doc)}  ${id}(${qualified.args}, options?: HostCallOptions): Promise<${qualified.returns}>;`,
@@ -91,21 +125,36 @@ export function generateModule(options: GenerateModuleOptions): GeneratedModule 
       `Catalogue fingerprint: ${manifest.fingerprint}`,
     ]).trimEnd(),
     '',
-    `import { type BindOptions, boundTools, type CallToolResult, type GeneratedManifest, type Host, type HostCallOptions } from ${from};`,
+    `import { type BindOptions, boundTools, type CallToolResult, ${entries.uses.prompt ? 'type GetPromptResult, ' : ''}type GeneratedManifest, type Host, type HostCallOptions${entries.uses.read ? ', type ReadResourceResult' : ''} } from ${from};`,
     ...imports,
     '',
     ...types,
     docComment([`The tools of \`${commentText(server)}\`, each one typed call.`]) +
       `export interface ServerTools {\n${methods.join('\n')}\n}`,
     '',
+    entries.interfaces,
     docComment([
-      'What the module was generated from: each tool with its fingerprint. A call whose tool changed since is refused unless `allowChanged`.',
+      `The tools of \`${commentText(server)}\` as methods, its resources under \`resources\`, its prompts under \`prompts\`.`,
+    ]) +
+      'export interface Server extends ServerTools {\n  readonly resources: ServerResources;\n  readonly prompts: ServerPrompts;\n}',
+    '',
+    docComment([
+      'What the module was generated from: each tool, resource, resource template and prompt with its fingerprint. A call whose tool changed since is refused unless `allowChanged`.',
     ]).trimEnd(),
     manifestLine(manifest, stringLiteral),
-    `${docComment([`The tools of \`${commentText(server)}\`, bound to \`host\`.`])}export function connect(host: Host, options?: BindOptions): ServerTools {`,
+    ...(tree
+      ? [
+          docComment([
+            'The files `mcpx generate` wrote beside this index: generating again removes those of tools that are gone, and no other file.',
+          ]).trimEnd(),
+          `${FILES_PREFIX}${stringLiteral(JSON.stringify([...toolFiles.keys()]))});\n`,
+        ]
+      : []),
+    `${docComment([`The tools, resources and prompts of \`${commentText(server)}\`, bound to \`host\`.`])}export function connect(host: Host, options?: BindOptions): Server {`,
     '  const bound = boundTools(host, manifest, options);',
     '  return {',
     ...bindings,
+    entries.bindings,
     '  };',
     '}',
     '',
@@ -161,4 +210,42 @@ function binding(id: string, name: string, parts: ToolParts): string {
   return parts.structured
     ? `    ${id}: (args, options) => bound.structured<${parts.returns}>(${literal}, args, options),`
     : `    ${id}: (args, options) => bound.call(${literal}, args, options),`;
+}
+
+const sortedBy = <T>(items: readonly T[], key: (item: T) => string): T[] =>
+  [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+
+/** Resources' and templates' identifiers, from one numbering keyed `r<uri>` and `t<template>`. */
+function splitResources(
+  ids: ReadonlyMap<string, string>,
+): Pick<ManifestIdentifiers, 'resources' | 'resourceTemplates'> {
+  const resources = new Map<string, string>();
+  const resourceTemplates = new Map<string, string>();
+  for (const [key, id] of ids) (key.startsWith('r') ? resources : resourceTemplates).set(key.slice(1), id);
+  return { resources, resourceTemplates };
+}
+
+/**
+ * Every function's name: tools by the documented rule (never `resources` or `prompts`, the
+ * namespaces); resources and templates in one numbering, as they share `resources`; prompts.
+ */
+function moduleIdentifiers(catalogue: {
+  readonly tools: readonly Tool[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplateType[];
+  readonly prompts: readonly Prompt[];
+}): ManifestIdentifiers {
+  return {
+    tools: assignIdentifiers(
+      catalogue.tools.map((t) => t.name),
+      NAMESPACES,
+    ),
+    ...splitResources(
+      assignByKey([
+        ...catalogue.resources.map((r) => ({ key: `r${r.uri}`, name: r.name })),
+        ...catalogue.resourceTemplates.map((t) => ({ key: `t${t.uriTemplate}`, name: t.name })),
+      ]),
+    ),
+    prompts: assignByKey(catalogue.prompts.map((p) => ({ key: p.name, name: p.name }))),
+  };
 }

@@ -46,17 +46,61 @@ export function assignIdentifiers(
   names: readonly string[],
   taken: readonly string[] = [],
 ): ReadonlyMap<string, string> {
+  return assignByKey(
+    names.map((name) => ({ key: name, name })),
+    taken,
+  );
+}
+
+/**
+ * One identifier per key (a resource's URI, a prompt's name), made from each entry's `name` by
+ * the same rule, numbered on collision in the code-unit order of the names, then of the keys: two
+ * resources may share a name, never a URI.
+ */
+export function assignByKey(
+  entries: readonly { readonly key: string; readonly name: string }[],
+  taken: readonly string[] = [],
+): ReadonlyMap<string, string> {
   const used = new Set(taken);
   const assigned = new Map<string, string>();
-  for (const name of [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const order = (a: { key: string; name: string }, b: { key: string; name: string }) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  for (const { key, name } of [...entries].sort(order)) {
+    if (assigned.has(key)) continue;
     const base = identifierFor(name);
     let id = base;
     for (let n = 2; used.has(id) || used.has(typeNameFor(id)); n++) id = `${base}${n}`;
     used.add(id);
     used.add(typeNameFor(id));
-    assigned.set(name, id);
+    assigned.set(key, id);
   }
   return assigned;
+}
+
+/** Names no file of a tree may take on Windows, whatever its extension, in any case. */
+const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+/** Longest file name stem: a tool's name may be long, a file name may not (255 bytes on most systems). */
+const MAX_STEM = 100;
+
+/**
+ * The file of each identifier in a `--layout tree` folder, as `<stem>.ts`: the identifier itself,
+ * unless another file already has that name on a case-insensitive file system (macOS's,
+ * Windows's) — `index.ts`, a name Windows keeps for devices (`con`, `aux`, `nul`…), or an earlier
+ * identifier equal but for case (`getURL` and `getUrl`). Then, in the identifiers' code-unit
+ * order, the later one gets `-2`, `-3`… (`getUrl-2.ts`), which no identifier can be.
+ */
+export function assignFileNames(identifiers: readonly string[]): ReadonlyMap<string, string> {
+  const used = new Set(['index']);
+  const files = new Map<string, string>();
+  for (const id of [...identifiers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const stem = id.slice(0, MAX_STEM);
+    let name = stem;
+    for (let n = 2; used.has(name.toLowerCase()) || DEVICE_NAMES.test(name); n++) name = `${stem}-${n}`;
+    used.add(name.toLowerCase());
+    files.set(id, `${name}.ts`);
+  }
+  return files;
 }
 
 /** A property key as written in a type or an object literal: bare when it can be, else quoted. */

@@ -6,11 +6,14 @@
 export { type BindOptions, type BoundTools, boundTools } from './bound-tools.js';
 export { catalogueDrift, driftError, driftLine, type ToolDrift } from './drift.js';
 export { type GeneratedModule, type GenerateModuleOptions, generateModule } from './emit-module.js';
-export { assignIdentifiers, identifierFor } from './identifiers.js';
+export { assignByKey, assignFileNames, assignIdentifiers, identifierFor } from './identifiers.js';
 export {
   catalogueFingerprint,
+  type GeneratedEntry,
   type GeneratedManifest,
   type GeneratedTool,
+  type ListedCatalogue,
   readManifest,
 } from './manifest.js';
 export { schemaType } from './schema-type.js';
+export { staleFiles } from './tree-files.js';

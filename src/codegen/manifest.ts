@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/client';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
 import { canonicalJson } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { toolFingerprint } from '../permissions/index.js';
@@ -16,6 +16,21 @@ export interface GeneratedTool {
   readonly definition: Tool;
 }
 
+/**
+ * One resource, resource template or prompt as it was when its code was generated: what a
+ * reader or a prompt's function relies on (names, descriptions, MIME type, arguments).
+ */
+export interface GeneratedEntry<T> {
+  /** What identifies it on the server: a resource's URI, a template's URI template, a prompt's name. */
+  readonly key: string;
+  /** Its function's name under `resources` or `prompts` of the generated module. */
+  readonly identifier: string;
+  /** A hash of `definition`. */
+  readonly fingerprint: string;
+  /** What the fingerprint covers, to say what changed. */
+  readonly definition: T;
+}
+
 /** What a generated module records of its server's catalogue, to catch drift. */
 export interface GeneratedManifest {
   /** The server's name in the config, as `createHost` knows it. */
@@ -26,6 +41,20 @@ export interface GeneratedManifest {
   readonly generator: string;
   /** Every tool the module has a function for, in the order of their names. */
   readonly tools: readonly GeneratedTool[];
+  /** The static resources the module has a reader for (`resources.<identifier>`), by URI. */
+  readonly resources: readonly GeneratedEntry<Resource>[];
+  /** The resource templates the module has a function for (`resources.<identifier>`). */
+  readonly resourceTemplates: readonly GeneratedEntry<ResourceTemplateType>[];
+  /** The prompts the module has a function for (`prompts.<identifier>`). */
+  readonly prompts: readonly GeneratedEntry<Prompt>[];
+}
+
+/** A server's catalogue as the host lists it: what a module is generated from and checked against. */
+export interface ListedCatalogue {
+  readonly tools: readonly Tool[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplateType[];
+  readonly prompts: readonly Prompt[];
 }
 
 /** The part of a definition a fingerprint covers, kept in the manifest. */
@@ -39,28 +68,91 @@ function recordedPart(tool: Tool): Tool {
   };
 }
 
-/** One hash of a catalogue: its tools' names and fingerprints, in name order. */
-export function catalogueFingerprint(tools: readonly Pick<GeneratedTool, 'name' | 'fingerprint'>[]): string {
-  const pairs = tools
-    .map((t) => [t.name, t.fingerprint])
-    .sort(([a = ''], [b = '']) => (a < b ? -1 : a > b ? 1 : 0));
+/** A resource as its reader relies on it (not its size, which changes with its contents). */
+export function recordedResource(resource: Resource): Resource {
+  const { uri, name, title, description, mimeType } = resource;
+  return defined({ uri, name, title, description, mimeType }) as Resource;
+}
+
+/** A resource template as its function relies on it. */
+export function recordedTemplate(template: ResourceTemplateType): ResourceTemplateType {
+  const { uriTemplate, name, title, description, mimeType } = template;
+  return defined({ uriTemplate, name, title, description, mimeType }) as ResourceTemplateType;
+}
+
+/** A prompt as its function relies on it: its arguments, and what it says it does. */
+export function recordedPrompt(prompt: Prompt): Prompt {
+  const { name, title, description } = prompt;
+  const args = prompt.arguments?.map(({ name, description, required }) =>
+    defined({ name, description, required }),
+  );
+  return defined({ name, title, description, arguments: args }) as Prompt;
+}
+
+const defined = (record: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+
+/** The hash of a recorded resource, template or prompt. */
+export const entryFingerprint = (definition: unknown): string =>
+  createHash('sha256').update(canonicalJson(definition)).digest('hex');
+
+/**
+ * One hash of a catalogue: its tools' names and fingerprints, and its resources', templates' and
+ * prompts' keys (each marked with what it is) and fingerprints, in order. A server with only tools
+ * hashes as it did before resources and prompts were generated.
+ */
+export function catalogueFingerprint(
+  tools: readonly Pick<GeneratedTool, 'name' | 'fingerprint'>[],
+  others: Pick<GeneratedManifest, 'resources' | 'resourceTemplates' | 'prompts'> = {
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+  },
+): string {
+  const pairs = [
+    ...tools.map((t) => [t.name, t.fingerprint]),
+    ...others.resources.map((r) => [`resource ${r.key}`, r.fingerprint]),
+    ...others.resourceTemplates.map((r) => [`resource template ${r.key}`, r.fingerprint]),
+    ...others.prompts.map((p) => [`prompt ${p.key}`, p.fingerprint]),
+  ].sort(([a = ''], [b = '']) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash('sha256').update(canonicalJson(pairs)).digest('hex');
 }
 
-/** The manifest of `tools` of `server`, each under the identifier `identifiers` gives it. */
+/** Identifiers for a module: tools by name; resources, templates and prompts by key. */
+export interface ManifestIdentifiers {
+  readonly tools: ReadonlyMap<string, string>;
+  readonly resources: ReadonlyMap<string, string>;
+  readonly resourceTemplates: ReadonlyMap<string, string>;
+  readonly prompts: ReadonlyMap<string, string>;
+}
+
+/** The manifest of `catalogue` of `server`, each entry under the identifier `identifiers` gives it. */
 export function createManifest(
   server: string,
-  tools: readonly Tool[],
-  identifiers: ReadonlyMap<string, string>,
+  catalogue: ListedCatalogue,
+  identifiers: ManifestIdentifiers,
   generator: string,
 ): GeneratedManifest {
-  const generated = tools.map((tool) => ({
+  const tools = catalogue.tools.map((tool) => ({
     name: tool.name,
-    identifier: identifiers.get(tool.name) ?? tool.name,
+    identifier: identifiers.tools.get(tool.name) ?? tool.name,
     fingerprint: toolFingerprint(tool),
     definition: recordedPart(tool),
   }));
-  return { server, fingerprint: catalogueFingerprint(generated), generator, tools: generated };
+  const entry = <T>(key: string, ids: ReadonlyMap<string, string>, definition: T): GeneratedEntry<T> => ({
+    key,
+    identifier: ids.get(key) ?? key,
+    fingerprint: entryFingerprint(definition),
+    definition,
+  });
+  const others = {
+    resources: catalogue.resources.map((r) => entry(r.uri, identifiers.resources, recordedResource(r))),
+    resourceTemplates: catalogue.resourceTemplates.map((t) =>
+      entry(t.uriTemplate, identifiers.resourceTemplates, recordedTemplate(t)),
+    ),
+    prompts: catalogue.prompts.map((p) => entry(p.name, identifiers.prompts, recordedPrompt(p))),
+  };
+  return { server, fingerprint: catalogueFingerprint(tools, others), generator, tools, ...others };
 }
 
 /** The line of a generated module that holds its manifest; `readManifest` finds it again. */
@@ -90,8 +182,29 @@ export function readManifest(source: string, file: string): GeneratedManifest {
     throw fail('its manifest does not parse');
   }
   if (!isManifest(manifest)) throw fail('its manifest is not one this version reads');
-  return manifest;
+  // A module written before resources and prompts were generated has none of them.
+  return { ...manifest, resources: [], resourceTemplates: [], prompts: [], ...definedLists(manifest) };
 }
+
+function definedLists(manifest: GeneratedManifest): Partial<GeneratedManifest> {
+  return defined({
+    resources: manifest.resources,
+    resourceTemplates: manifest.resourceTemplates,
+    prompts: manifest.prompts,
+  });
+}
+
+const isEntryList = (value: unknown): boolean =>
+  value === undefined ||
+  (Array.isArray(value) &&
+    value.every(
+      (e: Partial<GeneratedEntry<unknown>> | null) =>
+        typeof e?.key === 'string' &&
+        typeof e.identifier === 'string' &&
+        typeof e.fingerprint === 'string' &&
+        typeof e.definition === 'object' &&
+        e.definition !== null,
+    ));
 
 function isManifest(value: unknown): value is GeneratedManifest {
   const m = value as Partial<GeneratedManifest> | null;
@@ -108,6 +221,9 @@ function isManifest(value: unknown): value is GeneratedManifest {
         typeof t.fingerprint === 'string' &&
         typeof t.definition === 'object' &&
         t.definition !== null,
-    )
+    ) &&
+    isEntryList(m.resources) &&
+    isEntryList(m.resourceTemplates) &&
+    isEntryList(m.prompts)
   );
 }

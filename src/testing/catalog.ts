@@ -102,6 +102,11 @@ export interface TestAddOn {
   read(uri: string): ReadResourceResult | undefined;
   /** Declared under `capabilities.extensions`. */
   readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
+  /** More prompts, each rendered by `render` (its arguments as received). */
+  readonly prompts?: readonly {
+    readonly prompt: Prompt;
+    render(args: Record<string, string>): GetPromptResult;
+  }[];
 }
 
 /** URI of the resource that changes (`touch_resource`, or `MCPX_TEST_TICK_MS` on the stdio server). */
@@ -757,14 +762,23 @@ export function createTestServer(options: TestServerOptions = {}): Server {
   server.setRequestHandler('prompts/list', async (request) => {
     const { items, nextCursor } = await list(
       'prompts/list',
-      [...promptList, ...floodPrompt()],
+      [
+        ...promptList,
+        ...floodPrompt(),
+        ...addOns.flatMap((addOn) => (addOn.prompts ?? []).map((p) => p.prompt)),
+      ],
       request.params?.cursor,
     );
     return { prompts: items, nextCursor };
   });
-  server.setRequestHandler('prompts/get', async (request) =>
-    getPrompt(request.params.name, request.params.arguments ?? {}),
-  );
+  server.setRequestHandler('prompts/get', async (request) => {
+    const added = addOns
+      .flatMap((addOn) => addOn.prompts ?? [])
+      .find((p) => p.prompt.name === request.params.name);
+    return added
+      ? added.render(request.params.arguments ?? {})
+      : getPrompt(request.params.name, request.params.arguments ?? {});
+  });
   server.setRequestHandler('completion/complete', async (request) =>
     complete(request.params.ref, request.params.argument.name, request.params.argument.value),
   );

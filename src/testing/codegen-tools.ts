@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, GetPromptResult, Prompt, Resource, Tool } from '@modelcontextprotocol/server';
 import type { TestAddOn, TestTool } from './catalog.js';
 
 /**
@@ -7,8 +7,14 @@ import type { TestAddOn, TestTool } from './catalog.js';
  * `oneOf`, an enum, nullable fields and nested arrays, and a tool whose name, description and
  * parameter try to end a doc comment or a string literal and run code. Each answers with the
  * arguments it received, so a test sees exactly what a generated function sent.
+ * A resource and a prompt are named `delete` too, and a tool `resources` (as the generated
+ * module's namespace): names that must not clash; for `--layout tree`, a tool `index` and two,
+ * `get-URL` and `get-url`, whose identifiers differ only by case. The prompt answers with its arguments, the
+ * resource with its URI.
  * `MCPX_TEST_CODEGEN=changed` serves the same catalogue changed as an upstream release would:
- * `delete` gone, `archive` added, `get-item`'s `id` a string, `files.read` described anew.
+ * `delete` gone, `archive` added, `get-item`'s `id` a string, `files.read` described anew, the
+ * prompt `delete` with a new required argument, the resource `test://codegen/notes` gone and
+ * `test://codegen/delete` described anew.
  */
 
 /** What the injection tool is called: a name that would close a string literal and run code. */
@@ -99,6 +105,23 @@ function tools(changed: boolean): Tool[] {
     },
     ORDER,
     {
+      name: 'resources',
+      description: 'A tool named as the namespace of the generated resources.',
+      inputSchema: object({}),
+    },
+    // In a --layout tree folder: a tool whose file would be the index, two whose files differ only by case.
+    { name: 'index', description: 'A tool named as the index file.', inputSchema: object({}) },
+    {
+      name: 'get-URL',
+      description: 'Upper case.',
+      inputSchema: object({ url: { type: 'string' } }, ['url']),
+    },
+    {
+      name: 'get-url',
+      description: 'Lower case.',
+      inputSchema: object({ url: { type: 'integer' } }, ['url']),
+    },
+    {
       name: INJECTION_NAME,
       description: '*/ process.exit(8); /* \u2028 process.exit(9); //',
       inputSchema: object({ 'a"b*/': { type: 'string', description: '*/ process.exit(10); /*' } }),
@@ -115,13 +138,62 @@ function received(tool: Tool, args: unknown): CallToolResult {
   };
 }
 
+function resources(changed: boolean): Resource[] {
+  return [
+    {
+      uri: 'test://codegen/delete',
+      name: 'delete',
+      description: changed ? 'Now described otherwise.' : 'A resource named as a tool is.',
+      mimeType: 'text/plain',
+    },
+    ...(changed ? [] : [{ uri: 'test://codegen/notes', name: 'notes', mimeType: 'text/plain' }]),
+    // A URI, name and description that try to end a string literal or a doc comment.
+    {
+      uri: INJECTION_URI,
+      name: '*/ process.exit(12); /*',
+      description: '*/ process.exit(13); /* \u2028 process.exit(13);',
+      mimeType: 'text/plain*/ process.exit(14); /*',
+    },
+  ];
+}
+
+/** A resource URI that would close a string literal and run code. */
+export const INJECTION_URI = 'test://inject/"); process.exit(11); ("';
+
+/** A prompt whose name, description and argument try to end a literal or a comment. */
+const INJECTION_PROMPT: Prompt = {
+  name: INJECTION_NAME,
+  description: '*/ process.exit(15); /*',
+  arguments: [{ name: 'a"b*/', description: '*/ process.exit(16); /*', required: true }],
+};
+
+const DELETE_PROMPT = (changed: boolean): Prompt => ({
+  name: 'delete',
+  description: 'A prompt named as a tool is.',
+  arguments: [
+    { name: 'id', description: 'What to delete', required: true },
+    { name: 'reason', description: 'Why (optional)' },
+    ...(changed ? [{ name: 'confirm', required: true }] : []),
+  ],
+});
+
 /** The add-on, as served (`changed`: the catalogue after an upstream change). */
 export function codegenTools(changed: boolean): TestAddOn {
+  const listed = resources(changed);
   return {
     tools: tools(changed).map(
       (definition): TestTool => ({ definition, call: async (args) => received(definition, args) }),
     ),
-    resources: [],
-    read: () => undefined,
+    resources: listed,
+    read: (uri) =>
+      listed.some((r) => r.uri === uri)
+        ? { contents: [{ uri, mimeType: 'text/plain', text: `read ${uri}` }] }
+        : undefined,
+    prompts: [DELETE_PROMPT(changed), INJECTION_PROMPT].map((prompt) => ({
+      prompt,
+      render: (args): GetPromptResult => ({
+        messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(args) } }],
+      }),
+    })),
   };
 }

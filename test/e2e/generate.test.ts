@@ -7,7 +7,7 @@
  * changed, and so does a call at run time unless the program allows it.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,8 +19,14 @@ const hostilePath = join(repoRoot, 'dist/testing/hostile-server.js');
 let dir: { path: string; remove: () => Promise<void> };
 let env: Record<string, string>;
 
-/** The config: every server of the test, the codegen tools as served now or `changed`. */
-function config(codegen: '1' | 'changed', deny: readonly string[] = []) {
+/**
+ * The config: every server of the test, the codegen tools as served now or `changed`; `deny`
+ * switches off tools (or `prompts/get`, `resources/read`) of codegen and everything.
+ */
+function config(
+  codegen: '1' | 'changed',
+  deny: { readonly codegen?: readonly string[]; readonly everything?: readonly string[] } = {},
+) {
   const node = (args: string[], extra: Record<string, unknown> = {}) => ({
     command: process.execPath,
     args,
@@ -30,10 +36,10 @@ function config(codegen: '1' | 'changed', deny: readonly string[] = []) {
     mcpServers: {
       codegen: node([testServerPath], {
         env: { MCPX_TEST_CODEGEN: codegen },
-        ...(deny.length > 0 ? { disabled_tools: deny } : {}),
+        ...(deny.codegen ? { disabled_tools: deny.codegen } : {}),
       }),
       hostile: node([hostilePath]),
-      everything: node([everythingPath, 'stdio']),
+      everything: node([everythingPath, 'stdio'], deny.everything ? { disabled_tools: deny.everything } : {}),
       memory: node([memoryPath], { env: { MEMORY_FILE_PATH: join(dir.path, 'memory.jsonl') } }),
       filesystem: node([filesystemPath, dir.path]),
     },
@@ -86,7 +92,10 @@ beforeAll(async () => {
   env = { HOME: dir.path, MCPX_HOME: join(dir.path, '.mcpx') };
   await writeFile(join(dir.path, 'mcp.json'), config('1'));
   await writeFile(join(dir.path, 'changed.json'), config('changed'));
-  await writeFile(join(dir.path, 'denying.json'), config('1', ['delete']));
+  await writeFile(
+    join(dir.path, 'denying.json'),
+    config('1', { codegen: ['delete', 'prompts/get'], everything: ['resources/read'] }),
+  );
   await writeFile(join(dir.path, 'package.json'), '{"type":"module"}');
   await mkdir(join(dir.path, 'node_modules'));
   // The program imports mcpx as a package user does: the built package, by its exports.
@@ -132,7 +141,26 @@ it('writes modules that compile under strict TypeScript, and whose calls send ex
   );
   expect(out.filesRead).toBe('{"path":"/x","max-bytes":10}');
   expect(out.injection).toBe('{"a\\"b*/":"v"}');
+  // Resources and prompts: under their own names beside the tools (`resources2` is the tool `resources`).
+  expect(out.resources2).toBe('{}');
+  expect(out.resource).toBe('read test://codegen/delete');
+  expect(out.injectedResource).toBe('read test://inject/"); process.exit(11); ("');
+  expect(out.template).toContain('"id":"2"');
+  // A template's variable is percent-encoded: the value cannot reach another path.
+  expect(out.encoded).toMatchObject({ message: expect.stringContaining('test://users/a%2Fb%20c') });
+  // The tree's index: getURL and getUrl each from its own file, the tool `index` from neither index.ts.
+  expect(out.treeCase).toEqual(['{"url":"u"}', '{"url":3}', '{}', expect.stringContaining('mcpx')]);
+  const files = await readdir(join(dir.path, 'tree/codegen'));
+  expect(files).toEqual(expect.arrayContaining(['getURL.ts', 'getUrl-2.ts', 'index-2.ts', 'index.ts']));
+  expect(new Set(files.map((f) => f.toLowerCase())).size).toBe(files.length);
+  // The hostile server's tool, prompt and resource, called by the module its poisoned text made.
+  expect(JSON.stringify(out.hostile)).toContain('resource text');
+  expect((out.hostile as unknown[]).filter((o) => typeof o !== 'string')).toEqual([]);
   expect(out.everything).toContain('hello');
+  expect(out.everythingPrompt).toContain('Paris');
+  // The config denies `prompts/get` of codegen and `resources/read` of everything: refused by the guard.
+  expect(out.prompt).toMatchObject({ code: 'PERMISSION_DENIED' });
+  expect(out.everythingResource).toMatchObject({ code: 'PERMISSION_DENIED' });
   expect(JSON.stringify(out.memory)).toContain('entities');
   expect(JSON.stringify(out.filesystem)).toContain(dir.path);
   // The config denies `delete`: the generated function is refused by the host's guard.
@@ -148,13 +176,17 @@ it('writes modules that compile under strict TypeScript, and whose calls send ex
       decision: expect.objectContaining({ result: 'allowed' }),
     }),
   );
-  expect(audit).toContainEqual(
-    expect.objectContaining({
-      server: 'codegen',
-      tool: 'delete',
-      decision: expect.objectContaining({ result: 'denied' }),
-    }),
-  );
+  for (const [server, tool, result] of [
+    ['codegen', 'delete', 'denied'],
+    ['codegen', 'resources/read', 'allowed'],
+    ['codegen', 'prompts/get', 'denied'],
+    ['everything', 'prompts/get', 'allowed'],
+    ['everything', 'resources/read', 'denied'],
+  ]) {
+    expect(audit).toContainEqual(
+      expect.objectContaining({ server, tool, decision: expect.objectContaining({ result }) }),
+    );
+  }
 }, 120_000);
 
 it('keeps untrusted names and descriptions inside their literals and comments', async () => {
@@ -166,6 +198,13 @@ it('keeps untrusted names and descriptions inside their literals and comments', 
     .join('\n');
   expect(code).not.toContain('*/ process.exit(8)');
   expect(code).toContain('*\\/ process.exit(8)');
+  // So can a resource's and a prompt's name, description, MIME type, URI and argument.
+  for (const n of [12, 13, 14, 15, 16]) {
+    expect(code).not.toContain(`*/ process.exit(${n})`);
+    expect(code).toContain(`*\\/ process.exit(${n})`);
+  }
+  expect(source).toContain('bound.read("test://inject/\\"); process.exit(11); (\\"", options)');
+  expect(source).toContain('"a\\"b*/": string;');
   expect(source).toContain('bound.call("x\\"); process.exit(7); (\\"", args, options)');
   const hostile = await readFile(join(dir.path, 'gen/hostile.ts'), 'utf8');
   // eslint-disable-next-line no-control-regex
@@ -193,6 +232,9 @@ it('--check passes on a fresh generation and names what changed after the server
   expect(changed.stdout).toContain("'delete' removed");
   expect(changed.stdout).toContain("'get-item' changed: parameter id: type number → string");
   expect(changed.stdout).toContain("'files.read' changed: description changed");
+  expect(changed.stdout).toContain("resource 'test://codegen/delete' changed: description changed");
+  expect(changed.stdout).toContain("resource 'test://codegen/notes' removed");
+  expect(changed.stdout).toContain("prompt 'delete' changed: argument added: confirm (required)");
   // With --json, the same drift for a script: every change of every tool.
   const json = await mcpx(
     ['--json', 'generate', '--check', 'codegen', '--out', 'gen'],
@@ -205,6 +247,9 @@ it('--check passes on a fresh generation and names what changed after the server
     'delete removed',
     'files.read changed',
     'get-item changed',
+    'test://codegen/delete changed',
+    'test://codegen/notes removed',
+    'delete changed',
   ]);
   expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'TOOLS_CHANGED' } });
 }, 120_000);
@@ -220,4 +265,33 @@ it('refuses at run time a call whose tool changed since generation, unless the p
   expect(refused.echo).toBe('still here');
   const allowed = await program(join(dir.path, 'changed.json'), 'drift-allowed');
   expect(allowed.getItem).toBe('{"id":7}');
+}, 120_000);
+
+it('--layout tree removes the files of tools that are gone when it generates again, and no file the user wrote', async () => {
+  const folder = join(dir.path, 'pruned/codegen');
+  const first = await mcpx(
+    ['generate', 'codegen', '--layout', 'tree', '--out', 'pruned'],
+    join(dir.path, 'mcp.json'),
+  );
+  expect(first.code).toBe(0);
+  expect(await readdir(folder)).toContain('delete_.ts');
+  // The user's own files beside the generated ones: one of their own, one named as a generated file could be.
+  await writeFile(join(folder, 'helpers.ts'), 'export const mine = 1;\n');
+  await writeFile(join(folder, 'archive2.ts'), '// mine too\n');
+  const again = await mcpx(
+    ['generate', 'codegen', '--layout', 'tree', '--out', 'pruned'],
+    join(dir.path, 'changed.json'),
+  );
+  expect(again.stderr).toBe('');
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain('removed delete_.ts');
+  const files = await readdir(folder);
+  expect(files).not.toContain('delete_.ts');
+  expect(files).toEqual(expect.arrayContaining(['archive.ts', 'helpers.ts', 'archive2.ts', 'index.ts']));
+  expect(await readFile(join(folder, 'helpers.ts'), 'utf8')).toBe('export const mine = 1;\n');
+  const checked = await mcpx(
+    ['generate', '--check', '--layout', 'tree', 'codegen', '--out', 'pruned'],
+    join(dir.path, 'changed.json'),
+  );
+  expect(checked.code).toBe(0);
 }, 120_000);

@@ -1,16 +1,19 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
-import type { Tool } from '@modelcontextprotocol/client';
 import {
   catalogueDrift,
   driftError,
   driftLine,
   generateModule,
+  type ListedCatalogue,
   readManifest,
+  staleFiles,
   type ToolDrift,
 } from '../../codegen/index.js';
+import { toolSwitchedOff } from '../../config/index.js';
 import { ErrorCode, McpxError, toMcpxError } from '../../errors/index.js';
 import { forTerminal, say } from '../../text/index.js';
+import { PROMPT_ACTION, RESOURCE_ACTIONS } from '../../tools/index.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context/context.js';
 import { ExitCode, exitCodeFor } from '../io/exit-codes.js';
@@ -35,8 +38,12 @@ interface GenerateReport {
   readonly server: string;
   readonly file?: string;
   readonly tools: number;
+  readonly resources: number;
+  readonly prompts: number;
   readonly fingerprint: string;
   readonly drift?: readonly ToolDrift[];
+  /** With `--layout tree`: the files of tools that are gone, removed. */
+  readonly removed?: readonly string[];
 }
 
 /** `mcpx generate <server...> [--out file|dir] [--check] [--import-from spec]` */
@@ -51,10 +58,10 @@ export async function runGenerate(
   for (const server of servers) {
     const file = files.get(server);
     try {
-      const tools = await listedTools(session, server);
+      const catalogue = await listedCatalogue(session, server);
       const report = flags.check
-        ? await checkOne(server, tools, file as string)
-        : await generateOne(session, server, tools, file, flags);
+        ? await checkOne(server, catalogue, file as string)
+        : await generateOne(session, server, catalogue, file, flags);
       reports.push(report);
       if (report.drift?.length)
         errors.push(driftError(server, report.drift, { file: report.file as string }));
@@ -67,7 +74,8 @@ export async function runGenerate(
   else if (files.size > 0) {
     for (const r of reports) {
       const what = !flags.check ? 'written' : r.drift?.length ? 'differs' : 'matches';
-      io.stdout.write(say`${r.file ?? ''}: ${what} (${r.server}, ${plural(r.tools, 'tool')})\n`);
+      io.stdout.write(say`${r.file ?? ''}: ${what} (${r.server}, ${counts(r)})\n`);
+      for (const removed of r.removed ?? []) io.stdout.write(say`  removed ${removed}\n`);
       // What changed, one line each: the tools' names are the server's text.
       for (const drift of r.drift ?? []) io.stdout.write(say`  ${forTerminal(driftLine(drift))}\n`);
     }
@@ -120,45 +128,86 @@ function fileNameFor(server: string): string {
   return name === '' ? 'server' : name;
 }
 
-/** The server's tools as the host lists them (connected, its config's tool lists applied). */
-async function listedTools(session: CliContext, name: string): Promise<readonly Tool[]> {
+/** `3 tools, 2 resources, 1 prompt`: what a module was generated from (nothing left out but zeros past the tools). */
+const counts = (r: GenerateReport): string =>
+  [
+    plural(r.tools, 'tool'),
+    ...(r.resources > 0 ? [plural(r.resources, 'resource')] : []),
+    ...(r.prompts > 0 ? [plural(r.prompts, 'prompt')] : []),
+  ].join(', ');
+
+/**
+ * The server's tools as the host lists them (connected, its config's tool lists applied), and
+ * its resources, resource templates and prompts.
+ */
+async function listedCatalogue(session: CliContext, name: string): Promise<ListedCatalogue> {
   const { host } = session;
-  await host.connect(await host.server(name));
+  const config = await host.server(name);
+  await host.connect(config);
   const registry = await host.registry();
   await registry.toolsSettled(name);
   const { tools, listingError } = registry.status(name);
   if (listingError) throw listingError;
-  return tools;
+  // An entry that switches off `resources/read` or `prompts/get` gets no functions for them, as a tool.
+  const readable = toolSwitchedOff(config, RESOURCE_ACTIONS.read.name) === undefined;
+  const prompting = toolSwitchedOff(config, PROMPT_ACTION.name) === undefined;
+  const [resources, resourceTemplates, prompts] = await registry.use(name, (c) =>
+    Promise.all([
+      readable ? c.listResources() : [],
+      readable ? c.listResourceTemplates() : [],
+      prompting ? c.listPrompts() : [],
+    ]),
+  );
+  return { tools, resources, resourceTemplates, prompts };
 }
+
+const sizes = (catalogue: ListedCatalogue) => ({
+  tools: catalogue.tools.length,
+  resources: catalogue.resources.length + catalogue.resourceTemplates.length,
+  prompts: catalogue.prompts.length,
+});
 
 async function generateOne(
   session: CliContext,
   server: string,
-  tools: readonly Tool[],
+  catalogue: ListedCatalogue,
   file: string | undefined,
   flags: GenerateFlags,
 ): Promise<GenerateReport> {
   const generated = generateModule({
     server,
-    tools,
+    ...catalogue,
     generator: VERSION,
     ...(flags.importFrom ? { importFrom: flags.importFrom } : {}),
     ...(isTree(flags) ? { layout: 'tree' as const } : {}),
   });
-  const summary = { server, tools: tools.length, fingerprint: generated.manifest.fingerprint };
+  const summary = { server, ...sizes(catalogue), fingerprint: generated.manifest.fingerprint };
   if (file === undefined) {
     // The source is ASCII in its literals and made fit in its comments: forTerminal changes nothing.
     if (!session.options.json) session.io.stdout.write(forTerminal(generated.source));
     return summary;
   }
   await mkdir(dirname(file), { recursive: true });
+  const folder = dirname(file);
+  // Before anything is written: the files the index there now says it wrote, of tools now gone.
+  const stale = isTree(flags) ? await staleFiles(folder, await readOrNothing(file), generated.toolFiles) : [];
   // The tools' files first, the index last: a folder with an index is a whole one.
-  for (const [name, source] of generated.toolFiles) await writeFile(join(dirname(file), name), source);
+  for (const [name, source] of generated.toolFiles) await writeFile(join(folder, name), source);
   await writeFile(file, generated.source);
-  return { ...summary, file };
+  for (const name of stale) await unlink(join(folder, name));
+  return { ...summary, file, ...(stale.length > 0 ? { removed: stale } : {}) };
 }
 
-async function checkOne(server: string, tools: readonly Tool[], file: string): Promise<GenerateReport> {
+/** A file's text, or undefined when there is none yet. */
+async function readOrNothing(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function checkOne(server: string, catalogue: ListedCatalogue, file: string): Promise<GenerateReport> {
   let source: string;
   try {
     source = await readFile(file, 'utf8');
@@ -177,6 +226,6 @@ async function checkOne(server: string, tools: readonly Tool[], file: string): P
       fixes: [`mcpx generate --check ${manifest.server} --out ${file}`],
     });
   }
-  const drift = catalogueDrift(manifest, tools);
-  return { server, file, tools: tools.length, fingerprint: manifest.fingerprint, drift };
+  const drift = catalogueDrift(manifest, catalogue);
+  return { server, file, ...sizes(catalogue), fingerprint: manifest.fingerprint, drift };
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { assignIdentifiers, identifierFor, schemaType } from '../../../src/codegen/index.js';
+import { templateVariables } from '../../../src/codegen/emit-entries.js';
+import {
+  assignByKey,
+  assignFileNames,
+  assignIdentifiers,
+  identifierFor,
+  schemaType,
+} from '../../../src/codegen/index.js';
 import { commentText, docComment, stringLiteral } from '../../../src/codegen/source-text.js';
 
 describe('identifiers', () => {
@@ -66,5 +73,54 @@ describe('schemaType', () => {
       $ref: '#/$defs/Node',
     };
     expect(schemaType(schema).replace(/\s+/g, ' ')).toBe('{ next?: unknown; }');
+  });
+});
+
+describe('tree file names', () => {
+  it('are distinct on a case-insensitive file system, never the index or a Windows device, in a fixed order', () => {
+    const files = assignFileNames(['getUrl', 'getURL', 'index', 'aux', 'echo']);
+    expect(files).toEqual(
+      new Map([
+        ['aux', 'aux-2.ts'],
+        ['echo', 'echo.ts'],
+        ['getURL', 'getURL.ts'],
+        ['getUrl', 'getUrl-2.ts'],
+        ['index', 'index-2.ts'],
+      ]),
+    );
+    expect(assignFileNames(['echo', 'index', 'getURL', 'aux', 'getUrl'])).toEqual(files);
+  });
+
+  it('are cut to a length every file system takes', () => {
+    const long = 'a'.repeat(300);
+    const files = assignFileNames([long, `${long}b`]);
+    expect([...files.values()]).toEqual([`${'a'.repeat(100)}.ts`, `${'a'.repeat(100)}-2.ts`]);
+  });
+});
+
+describe('resources and prompts', () => {
+  it('number resources that share a name by their URIs', () => {
+    const ids = assignByKey([
+      { key: 'b://x', name: 'readme' },
+      { key: 'a://x', name: 'readme' },
+      { key: 'c://x', name: 'delete' },
+    ]);
+    expect(ids).toEqual(
+      new Map([
+        ['c://x', 'delete_'],
+        ['a://x', 'readme'],
+        ['b://x', 'readme2'],
+      ]),
+    );
+  });
+
+  it("types a URI template's variables: required, optional in a query, a list when exploded", () => {
+    expect(templateVariables('file:///{root}/{+path}{/seg*}{?q,page}{&q}')).toEqual([
+      { name: 'root', optional: false, list: false },
+      { name: 'path', optional: false, list: false },
+      { name: 'seg', optional: false, list: true },
+      { name: 'q', optional: true, list: false },
+      { name: 'page', optional: true, list: false },
+    ]);
   });
 });
