@@ -21,6 +21,7 @@ export {
   type LogMessage,
   type ReloadResult,
 } from './core.js';
+export { FastPath, type FastPathOptions } from './fast-path.js';
 export {
   createGateway,
   type Gateway,
