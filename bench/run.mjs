@@ -694,7 +694,7 @@ async function thinRows() {
     'raw line relay / direct `mcpx serve` (namespaced)',
     `${fmt(us(relay), 0)} / ${fmt(us(direct), 0)} µs`,
     `${fmt(us(thin), 0)} µs`,
-    `${ratio(us(thin), us(relay))} relay, ${ratio(us(direct), us(relay))} direct serve; CPU µs/call (serve + daemon / direct / relay) ${cpu(thin, 'relayCpuUs')} / ${cpu(direct, 'relayCpuUs')} / ${cpu(relay, 'relayCpuUs')}`,
+    `${ratio(us(thin), us(relay))} relay, ${ratio(us(thin), us(direct))} direct serve (direct serve ${ratio(us(direct), us(relay))} relay); CPU µs/call (serve + daemon / direct / relay) ${cpu(thin, 'relayCpuUs')} / ${cpu(direct, 'relayCpuUs')} / ${cpu(relay, 'relayCpuUs')}`,
     '≤ 1.5× relay',
   ]);
   rows.push([
@@ -702,7 +702,7 @@ async function thinRows() {
     'raw line relay / direct `mcpx serve` (namespaced)',
     `${fmt(perCall(relay), 0)} / ${fmt(perCall(direct), 0)} µs`,
     `${fmt(perCall(thin), 0)} µs`,
-    `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(direct), perCall(relay))} direct serve; CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
+    `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(thin), perCall(direct))} direct serve (direct serve ${ratio(perCall(direct), perCall(relay))} relay); CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
     '≤ 1.5× relay',
   ]);
 }
