@@ -19,7 +19,7 @@ const minimalServer = lib('raw-server.mjs');
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
 // `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions,
-// tracing, console). `--baseline DIR`: another checkout, built (e.g. main), that the tracing section compares with.
+// thin, tracing, console). `--baseline DIR`: another checkout, built (e.g. main), that the tracing section compares with.
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -309,6 +309,10 @@ try {
       'Five mcpx serve sessions, three keep-alive reference servers: shared through the daemon vs direct',
     );
     await sessionRows();
+  }
+  if (runs('thin')) {
+    section('Shared sessions per call: a thin mcpx serve over a daemon-held minimal server');
+    await thinRows();
   }
 } finally {
   clearInterval(sampler);
@@ -653,6 +657,53 @@ async function sessionRows() {
     `${fmt(thinStart, 0)} ms (full serve: ${fmt(median(full.map((s) => s.startMs)), 0)} ms)`,
     ratio(thinStart, nodeStart),
     '',
+  ]);
+}
+
+/**
+ * Issue 44: a call through a thin `mcpx serve` (its server `keep_alive`, held by the daemon, which
+ * runs the session) against the raw line relay and a direct `mcpx serve` (namespaced, as the thin
+ * one is), routes rotated round by round (`lib/gateway-peers-worker.mjs`): sequentially at steady
+ * state and with 200 in flight, and the CPU per call of each relay (the thin serve's with the
+ * daemon's).
+ */
+async function thinRows() {
+  const routes = ['relay', 'mcpx-namespaced', 'mcpx-thin'];
+  const calls = String(quick ? 300 : 3000);
+  const inFlight = 200;
+  const runsOf = Object.fromEntries(routes.map((route) => [route, []]));
+  for (let i = 0; i < (quick ? 1 : 5); i++)
+    for (const route of routes) {
+      const result = await worker(
+        lib('gateway-peers-worker.mjs'),
+        [route, calls, String(inFlight), calls],
+        env,
+      );
+      if (result.error) notes.push(`thin ${route}: ${result.error}`);
+      else runsOf[route].push(result);
+    }
+  const of = (route, key) => median(runsOf[route].map((r) => r[key]));
+  if (routes.some((route) => runsOf[route].length === 0)) return;
+  const [relay, direct, thin] = routes;
+  const us = (route) => of(route, 'sequentialUs');
+  // In flight as time per call, as the sequential rows read.
+  const perCall = (route) => 1e6 / of(route, 'callsPerSecond');
+  const cpu = (route, key) => fmt(of(route, key), 0);
+  rows.push([
+    'Thin `mcpx serve` (keep_alive minimal server held by the daemon), sequential call',
+    'raw line relay / direct `mcpx serve` (namespaced)',
+    `${fmt(us(relay), 0)} / ${fmt(us(direct), 0)} µs`,
+    `${fmt(us(thin), 0)} µs`,
+    `${ratio(us(thin), us(relay))} relay, ${ratio(us(thin), us(direct))} direct serve (direct serve ${ratio(us(direct), us(relay))} relay); CPU µs/call (serve + daemon / direct / relay) ${cpu(thin, 'relayCpuUs')} / ${cpu(direct, 'relayCpuUs')} / ${cpu(relay, 'relayCpuUs')}`,
+    '≤ 1.5× relay',
+  ]);
+  rows.push([
+    `Thin \`mcpx serve\`, ${inFlight} calls in flight (time per call)`,
+    'raw line relay / direct `mcpx serve` (namespaced)',
+    `${fmt(perCall(relay), 0)} / ${fmt(perCall(direct), 0)} µs`,
+    `${fmt(perCall(thin), 0)} µs`,
+    `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(thin), perCall(direct))} direct serve (direct serve ${ratio(perCall(direct), perCall(relay))} relay); CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
+    '≤ 1.5× relay',
   ]);
 }
 

@@ -49,6 +49,14 @@ const profile = process.env.BENCH_GATEWAY_PROFILE
   ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`]
   : [];
 const serve = (...extra) => [...profile, mcpx, '--config', mcpxConfig, 'serve', ...extra];
+// The shared-sessions path: the same server `keep_alive`, held by mcpx's daemon (started before
+// the client, as a second agent session finds it); `mcpx serve` is then a thin bridge to it.
+const thinConfig = join(home, 'gateway-peers-thin.json');
+const thinArgs = (...args) => [mcpx, '--config', thinConfig, ...args];
+// `BENCH_DAEMON_PROFILE=DIR`: the daemon writes a V8 CPU profile there (when it stops).
+const daemonProfile = process.env.BENCH_DAEMON_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_DAEMON_PROFILE}`]
+  : [];
 const legacy = { mode: 'legacy' };
 const modern = { mode: { pin: '2026-07-28' } };
 
@@ -62,6 +70,10 @@ const routes = {
   relay: { stdio: [process.execPath, here('./raw-relay.mjs'), server], tool: 'echo' },
   'mcpx-transparent': { stdio: [process.execPath, ...serve('--server', 'bench')], tool: 'echo' },
   'mcpx-namespaced': { stdio: [process.execPath, ...serve()], tool: 'bench__echo' },
+  'mcpx-thin': {
+    stdio: [process.execPath, ...profile, ...thinArgs('serve')],
+    tool: 'bench__echo',
+  },
   mcporter: {
     stdio: [node24, mcporterCli, '--config', mcporterConfig, 'serve', '--stdio', '--servers', 'bench'],
     tool: 'bench__echo',
@@ -142,6 +154,7 @@ let client;
 let relayPids = [];
 let stdioRelay;
 let mcporterDaemon;
+let mcpxDaemon;
 let cleaning;
 // Stopped from outside (the bench interrupted): leave nothing behind.
 for (const signal of ['SIGINT', 'SIGTERM'])
@@ -159,6 +172,10 @@ try {
       throw new Error(
         `not installed: ${path} (npm install --prefix ${path.includes('/peers/') ? 'bench/peers' : 'bench/mcporter'})`,
       );
+  if (route === 'mcpx-thin') {
+    mcpxDaemon = await startMcpxDaemon();
+    relayPids.push(mcpxDaemon);
+  }
   if (route === 'mcporter') {
     mcporterDaemon = await startMcporterDaemon();
     relayPids.push(mcporterDaemon);
@@ -245,6 +262,11 @@ async function cleanUp() {
     ]);
     if (stdioRelay) await killTree(stdioRelay, 3_000, leftovers);
     for (const child of started.reverse()) await killTree(child.pid);
+    if (mcpxDaemon) {
+      const daemonTree = descendantsOf(mcpxDaemon);
+      await run(process.execPath, thinArgs('daemon', 'stop'), process.env).catch(() => {});
+      await killTree(mcpxDaemon, 3_000, daemonTree);
+    }
     if (mcporterDaemon) {
       const daemonTree = descendantsOf(mcporterDaemon);
       await run(node24, [mcporterCli, '--config', mcporterConfig, 'daemon', 'stop'], mcporterEnv).catch(
@@ -338,6 +360,39 @@ async function startMcporterDaemon() {
   const metadata = readdirSync(dir).find((name) => name.endsWith('.json'));
   if (!metadata) throw new Error(`mcporter daemon start left no metadata in ${dir}`);
   return JSON.parse(readFileSync(join(dir, metadata), 'utf8')).pid;
+}
+
+/**
+ * mcpx's daemon holding the minimal server (`keep_alive`), started and its server connected
+ * before the client (`daemon start --all` connects it at once); returns its pid, whose CPU is part
+ * of the relay's. The thin serve dials it as any later agent session would.
+ */
+async function startMcpxDaemon() {
+  await writeFile(
+    thinConfig,
+    JSON.stringify({
+      permission: 'yolo',
+      mcpServers: { bench: { command: process.execPath, args: [server], keep_alive: true } },
+    }),
+  );
+  if (daemonProfile.length) {
+    // In the foreground of a detached child of ours, so that its profile flags apply.
+    const child = spawn(process.execPath, [...daemonProfile, ...thinArgs('daemon', 'run')], {
+      env: { ...process.env },
+      stdio: 'ignore',
+      detached: true,
+    });
+    child.unref();
+  } else await run(process.execPath, thinArgs('daemon', 'start'), process.env);
+  for (let i = 0; i < 300; i++) {
+    const status = await run(process.execPath, thinArgs('daemon', 'status', '--json'), process.env).catch(
+      () => undefined,
+    );
+    const parsed = status === undefined ? undefined : JSON.parse(status);
+    if (parsed?.pid) return parsed.pid;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('mcpx daemon did not start');
 }
 
 /** Run a command to its end; reject with its output when it fails. */

@@ -1,4 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { Tracer } from '@opentelemetry/api';
 import type { McpxError } from '../errors/index.js';
 import type { SdkDiagnostic } from '../transport/index.js';
@@ -25,6 +25,13 @@ export interface ManagedTransport extends Transport {
    * speaks 2025-11-25) names the version that connection negotiated with the server.
    */
   readonly relayedProtocolVersion?: string;
+  /**
+   * A transport a line relay may send calls on beside the SDK client, whose replies it hands
+   * to `onrelayreply` (`relayed-call.ts`), as a stdio server's transport does: the daemon's
+   * in-process link (`daemon/in-process-link.ts`).
+   */
+  readonly relaysLines?: boolean;
+  onrelayreply?: ((reply: JSONRPCMessage) => void) | undefined;
 }
 
 /** How `connectServer` connects one server: its transport, timeouts, the era cache, and the callbacks for the server's logs and list changes. */

@@ -5,8 +5,9 @@ import {
   SdkError,
   SdkErrorCode,
   specTypeSchemas,
+  type Transport,
 } from '@modelcontextprotocol/client';
-import { RELAY_ID_PREFIX, type StdioTransport } from '../transport/index.js';
+import { RELAY_ID_PREFIX } from '../transport/index.js';
 import type { CallCancel, CancelWatcher } from './call-cancel.js';
 import { Deadlines } from './deadlines.js';
 import { throughTaps } from './inbound-tap.js';
@@ -19,9 +20,18 @@ export interface RelayOptions {
   readonly cancel?: CallCancel;
 }
 
+/**
+ * A transport a line relay can send calls on beside the SDK client: it hands the replies to
+ * the relay's ids (`RELAY_ID_PREFIX`) to `onrelayreply` (a stdio server's, the daemon's
+ * in-process link's caller end).
+ */
+export interface LineRelayTransport extends Transport {
+  onrelayreply?: ((reply: JSONRPCMessage) => void) | undefined;
+}
+
 /** What a call needs of its line relay: to be forgotten once it ends, and to cancel upstream. */
 interface Relay {
-  readonly transport: StdioTransport;
+  readonly transport: LineRelayTransport;
   readonly waiting: Map<string, RelayedCall>;
   readonly deadlines: Deadlines<string>;
 }
@@ -131,7 +141,7 @@ export class RelayedCalls {
   #next = 0;
   #closed = false;
 
-  constructor(transport: StdioTransport) {
+  constructor(transport: LineRelayTransport) {
     // Every waiting call's timeout on one timer (`Deadlines`).
     this.#relay = { transport, waiting: new Map(), deadlines: new Deadlines() };
     // A reply passes the transport's inbound taps as the SDK's messages do (its span ends there).

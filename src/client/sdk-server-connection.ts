@@ -290,12 +290,13 @@ export class SdkServerConnection implements ServerConnection {
 
   /**
    * The line relay beside this connection's SDK client (`relayed-call.ts`): only to a
-   * local stdio server on 2025-11-25, whose replies the transport can tell apart.
+   * local stdio server (or a server the daemon holds, over its in-process link) on 2025-11-25,
+   * whose replies the transport can tell apart.
    */
   #relay(): RelayedCalls | undefined {
     const link = this.#link;
-    if (link.era !== 'legacy' || this.#renegotiate || !(link.transport instanceof StdioTransport))
-      return undefined;
+    const lines = link.transport instanceof StdioTransport || link.transport.relaysLines === true;
+    if (link.era !== 'legacy' || this.#renegotiate || !lines) return undefined;
     let relay = this.#relays.get(link);
     if (!relay) {
       const made = new RelayedCalls(link.transport);

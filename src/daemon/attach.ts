@@ -1,17 +1,25 @@
-import type { ServerCapabilities, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server, ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ServerConfig } from '../config/index.js';
 import type { CallerOffer, DaemonCallerInfo } from '../daemon-client/index.js';
 import { toMcpxError } from '../errors/index.js';
-import { createSessionServer, recordingRequests, SKILLS_EXTENSION } from '../gateway/index.js';
+import { createSessionServer, FastPath, recordingRequests, SKILLS_EXTENSION } from '../gateway/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
 import type { InstancePool, InstanceSession } from './instance-pool.js';
+
+/**
+ * A transport a caller's session is served on (the socket's, the in-process link's daemon end):
+ * with `intercept`, the session's plain `tools/call`s take the gateway's fast path.
+ */
+export interface SessionTransport extends Transport {
+  intercept?: ((message: JSONRPCMessage) => boolean) | undefined;
+}
 
 /** A caller joined to an instance: what it is told, and its session server on a transport (ended by the returned function). */
 export interface Attached {
   readonly notice?: string;
   readonly protocolVersion?: string;
-  serveOn(transport: Transport): () => Promise<void>;
+  serveOn(transport: SessionTransport): () => Promise<void>;
 }
 
 /**
@@ -25,11 +33,18 @@ export type Attach = (
   offer: CallerOffer,
 ) => Promise<Attached>;
 
-/** How callers join the pool's instances, for a socket's `serve` and an in-process `link` alike. */
+/**
+ * How callers join the pool's instances, for a socket's `serve` and an in-process `link` alike.
+ * `fastPath` (default true): a caller's plain `tools/call` is taken off its transport before the
+ * session server's SDK dispatch and run by the session server's own handler, its upstream hop a
+ * line relay where the server's connection allows it (`gateway/fast-path.ts`, as `mcpx serve`
+ * takes its client's): the same policy, audit, metrics, errors and result, for less.
+ */
 export function createAttach(
   pool: InstancePool,
   metrics: ServingMetrics | undefined,
   now: () => number,
+  fastPath = true,
 ): Attach {
   // Names each caller's session server (a server's questions are routed back by it).
   let links = 0;
@@ -76,6 +91,11 @@ export function createAttach(
         ? { notice: `'${config.name}' stopped since the last call (${crashed}); the daemon started it again` }
         : {}),
       serveOn: (transport) => {
+        let served: Server | undefined;
+        const fast = fastPath
+          ? new FastPath({ core: instance.core, server: () => served, send: (m) => transport.send(m) })
+          : undefined;
+        if (fast) transport.intercept = (message) => fast.take(message);
         const handle = serveStdio(
           () => {
             const server = createSessionServer(instance.core, {
@@ -91,12 +111,15 @@ export function createAttach(
               }),
             });
             instance.live.add(server);
+            served = server;
             return server;
           },
           { transport, onerror: () => {} },
         );
         return async () => {
           release();
+          // As the SDK server aborts its handlers when its caller leaves.
+          fast?.close();
           await handle.close().catch(() => {});
         };
       },

@@ -6,7 +6,7 @@ import {
   type LinkedTransport,
 } from '../daemon-client/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import { inArrivalOrder } from '../transport/index.js';
+import { inArrivalOrder, isRelayId } from '../transport/index.js';
 
 /**
  * Two transports joined in memory: a command the daemon runs for a light
@@ -28,19 +28,35 @@ export function linkedPair(
     /** The link closed, from either end (once). */
     readonly onClosed?: () => void;
   } = {},
-): [client: LinkedTransport, daemon: Transport] {
+): [client: LinkedTransport, daemon: DaemonLinkEnd] {
   const client = new LinkEnd(server, options.relayedProtocolVersion);
   const daemon = new LinkEnd(server);
   client.peer = daemon;
   daemon.peer = client;
   client.onClosedOnce = options.onClosed;
-  return [client, daemon as Transport];
+  return [client, daemon];
+}
+
+/** The daemon's end of a link: a transport whose messages a fast path may take first. */
+export interface DaemonLinkEnd extends Transport {
+  intercept?: ((message: JSONRPCMessage) => boolean) | undefined;
 }
 
 class LinkEnd implements LinkedTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * The daemon's end: sees each message before the session server does and may keep it
+   * (returns true): the gateway's fast path (`gateway/fast-path.ts`), as on a socket.
+   */
+  intercept?: ((message: JSONRPCMessage) => boolean) | undefined;
+  /**
+   * The caller's end: the replies to its line relay's calls (`client/relayed-call.ts`), which
+   * its SDK client never sent, as a stdio transport hands them over.
+   */
+  onrelayreply?: ((reply: JSONRPCMessage) => void) | undefined;
+  readonly relaysLines = true;
   peer: LinkEnd | undefined;
   onClosedOnce: (() => void) | undefined;
   #closed = false;
@@ -90,7 +106,13 @@ class LinkEnd implements LinkedTransport {
   // Each message arrives in a microtask of its own: a result would still overtake the
   // progress before it, whose SDK handler runs one microtask later (see inArrivalOrder).
   readonly #deliver = inArrivalOrder((message: JSONRPCMessage): void => {
-    if (!this.#closed) this.onmessage?.(message);
+    if (this.#closed) return;
+    if (this.onrelayreply && !('method' in message) && isRelayId((message as { id?: unknown }).id)) {
+      this.onrelayreply(message);
+      return;
+    }
+    if (this.intercept?.(message)) return;
+    this.onmessage?.(message);
   });
 
   failureFor(error: unknown): McpxError | undefined {

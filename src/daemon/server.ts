@@ -79,6 +79,11 @@ export interface DaemonServerOptions {
    * the first caller (who may dial the moment it appears, before this function resolves).
    */
   readonly bind?: (serving: Omit<DaemonServer, 'close'>) => void;
+  /**
+   * A caller's plain `tools/call` takes the gateway's fast path in its session (see
+   * `createAttach`). Default true; false sends every request the full way.
+   */
+  readonly fastPath?: boolean;
   readonly now?: () => number;
 }
 
@@ -127,7 +132,7 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     now,
   });
   const stopObserving = observePool(pool, options.metrics);
-  const attach = createAttach(pool, options.metrics, now);
+  const attach = createAttach(pool, options.metrics, now, options.fastPath !== false);
   /** Whether this daemon serves `config` for a caller (a keep-alive entry, or any with --all). */
   const refusal = (config: ServerConfig): McpxError | undefined =>
     !options.all && config.keepAlive !== true

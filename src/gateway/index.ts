@@ -21,6 +21,7 @@ export {
   type LogMessage,
   type ReloadResult,
 } from './core.js';
+export { FastPath, type FastPathOptions } from './fast-path.js';
 export { type FleetState, type FleetStoreStatus, openFleetState } from './fleet/index.js';
 export {
   createGateway,

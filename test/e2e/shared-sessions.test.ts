@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { cliPath, gatewayPathEnv, repoRoot, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { firstText } from '../helpers/gateway.js';
 import {
   daemonPids,
@@ -45,6 +45,8 @@ const env = () => ({
   TMPDIR: dir.path,
   // Once the last session has gone the daemon ends, and its servers with it.
   MCPX_DAEMON_IDLE: '2',
+  // Run as given: the daemon the first session starts inherits it (MCPX_GATEWAY_FAST_PATH=0: the full path).
+  ...gatewayPathEnv(),
 });
 
 beforeEach(async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliPath, runCli, tempDir, testServerPath } from '../helpers/cli.js';
+import { cliPath, gatewayPathEnv, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { firstText } from '../helpers/gateway.js';
 import { heavyIn, type ModuleLoads, recordModuleLoads } from '../helpers/module-loads.js';
 import { daemonPids, waitForExit } from '../helpers/processes.js';
@@ -27,6 +27,8 @@ const env = (extra: Record<string, string> = {}) => ({
   // The socket's folder is this test's own.
   TMPDIR: dir.path,
   MCPX_DAEMON_IDLE: '2',
+  // Run as given: the daemon this session starts inherits it (MCPX_GATEWAY_FAST_PATH=0: the full path).
+  ...gatewayPathEnv(),
   ...extra,
 });
 

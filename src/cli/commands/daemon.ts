@@ -291,6 +291,8 @@ async function run(door: CliDoor, options: DaemonOptions): Promise<number> {
       idleMs: idle * 1000,
       serverIdleMs: DEFAULT_SERVER_IDLE_S * 1000,
       metrics,
+      // MCPX_GATEWAY_FAST_PATH=0, as for `mcpx serve`: every caller's request the full way.
+      fastPath: session.io.env.MCPX_GATEWAY_FAST_PATH !== '0',
       onStop: () => stop(),
       // Its commands reach the servers it holds in memory, not through its own socket.
       runCommand: async (request, terminal) =>
