@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, pairedMedians, worker } from './lib/measure.mjs';
+import { median, pairedMedians, pairedMediansWithCpu, worker } from './lib/measure.mjs';
 
 const quick = process.argv.includes('--quick');
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -151,9 +151,18 @@ try {
       matrixCommands.filter((c) => c.args[0] !== lib('cold-call-baseline.mjs')),
       1,
     );
-    const medians = await pairedMedians([firstEver, nodeOnly, libraryCall, ...matrixCommands], rounds);
-    const [first, nodeAlone, library] = medians;
-    const timeOf = new Map(matrixCommands.map((c, i) => [c, medians[3 + i]]));
+    // Rotated, so no command always follows the same other; CPU (the process and the server it
+    // waited for) beside the wall time: on a loaded machine the wall time moves with the load, CPU far less.
+    const medians = await pairedMediansWithCpu(
+      [firstEver, nodeOnly, libraryCall, ...matrixCommands],
+      rounds,
+      {
+        rotate: true,
+      },
+    );
+    const [first, nodeAlone, library] = medians.map((m) => m.ms);
+    const measured = new Map(matrixCommands.map((c, i) => [c, medians[3 + i]]));
+    const timeOf = new Map([...measured].map(([c, m]) => [c, m.ms]));
     // The minimal server on the machine's Node: the row the library's and the first-ever call's compare with.
     const [floor, everyDay] = [timeOf.get(matrix[0].floor), timeOf.get(matrix[0].mcpx)];
     rows.push([
@@ -164,16 +173,30 @@ try {
       ratio(first, floor),
       '≤ 1.5×',
     ]);
+    // `412.0 ms (CPU 230)`: the wall time, and the CPU where /proc gave it.
+    const both = (command) => {
+      const m = measured.get(command);
+      return m.cpuMs === undefined ? `${fmt(m.ms)} ms` : `${fmt(m.ms)} ms (CPU ${fmt(m.cpuMs, 0)})`;
+    };
+    const ratios = (a, b) => {
+      const [x, y] = [measured.get(a), measured.get(b)];
+      return x.cpuMs === undefined || y.cpuMs === undefined
+        ? ratio(x.ms, y.ms)
+        : `${ratio(x.ms, y.ms)} (CPU ${ratio(x.cpuMs, y.cpuMs)})`;
+    };
     for (const m of matrix) {
-      const [floorMs, mcpxMs] = [timeOf.get(m.floor), timeOf.get(m.mcpx)];
-      const baseMs = m.baseline && timeOf.get(m.baseline);
-      const uncachedMs = m.uncached && timeOf.get(m.uncached);
       rows.push([
         `Cold call, every day, ${m.label}${m.uncached ? " (mcpx's V8 compile cache filled)" : ''}`,
-        `raw script (floor) / ${baseMs === undefined ? 'no baseline given' : 'the baseline build'}${m.uncached ? ' / mcpx without the cache' : ''}`,
-        `${fmt(floorMs)} / ${baseMs === undefined ? '—' : fmt(baseMs)}${m.uncached ? ` / ${fmt(uncachedMs)}` : ''} ms`,
-        `${fmt(mcpxMs)} ms`,
-        `${ratio(mcpxMs, floorMs)} floor${baseMs === undefined ? '' : `, ${ratio(mcpxMs, baseMs)} baseline (${ratio(baseMs, floorMs)} floor)`}${m.uncached ? `, ${ratio(mcpxMs, uncachedMs)} uncached` : ''}`,
+        `raw script (floor) / ${m.baseline ? 'the baseline build' : 'no baseline given'}${m.uncached ? ' / mcpx without the cache' : ''}`,
+        [m.floor, m.baseline, m.uncached].filter(Boolean).map(both).join(' / '),
+        both(m.mcpx),
+        [
+          `${ratios(m.mcpx, m.floor)} floor`,
+          ...(m.baseline
+            ? [`${ratios(m.mcpx, m.baseline)} baseline`, `baseline ${ratios(m.baseline, m.floor)} floor`]
+            : []),
+          ...(m.uncached ? [`${ratios(m.mcpx, m.uncached)} uncached`] : []),
+        ].join(', '),
         '≤ 1.5× floor, < baseline',
       ]);
     }
