@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, pairedMedians, worker } from './lib/measure.mjs';
+import { median, pairedMedians, pairedMediansWithCpu, worker } from './lib/measure.mjs';
 
 const quick = process.argv.includes('--quick');
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -19,7 +19,8 @@ const minimalServer = lib('raw-server.mjs');
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
 // `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions,
-// thin, tracing, console). `--baseline DIR`: another checkout, built (e.g. main), that the tracing section compares with.
+// thin, tracing, console). `--baseline DIR`: another checkout, built (e.g. main, or a release), that the cold-call and
+// tracing sections compare with.
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -105,38 +106,65 @@ try {
       env,
     };
     const nodeOnly = { command: process.execPath, args: ['-e', '0'], env };
-    // Node 24 (from bench/mcporter, when installed): the floor and the server on Node 24 too, and
-    // mcpx with and without the V8 compile cache it keeps under its home on Node >= 22.1.
-    const withNode24 = existsSync(node24);
-    const minimal24Config = join(home, 'minimal-24.json');
-    await writeFile(
-      minimal24Config,
-      JSON.stringify({ mcpServers: { bench: { command: node24, args: [minimalServer] } } }),
+    // The same cold call on Node 20 (the machine's) and Node 24 (the npm `node` package: `node24/`,
+    // as `.ci/run` installs it, else bench/mcporter's), to the minimal server and to
+    // @modelcontextprotocol/server-everything (a real server: SDK, zod, its own boot and exit),
+    // each against its floor (the raw script spawning the same server on the same Node) and, with
+    // `--baseline DIR`, against that build (its own MCPX_HOME, so neither build rewrites the
+    // other's era cache or compile cache), all alternating in the same rounds.
+    const coldNode24 = [join(root, 'node24/node_modules/node/bin/node'), node24].find((p) => existsSync(p));
+    const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const servers = [
+      { name: 'minimal server', script: minimalServer, args: [] },
+      { name: 'server-everything', script: everything, args: ['stdio'] },
+    ];
+    const nodes = [
+      { name: `Node ${process.versions.node.split('.')[0]}`, node: process.execPath },
+      ...(coldNode24 ? [{ name: 'Node 24', node: coldNode24 }] : []),
+    ];
+    const baselineEnv = { ...env, MCPX_HOME: join(home, 'baseline-home') };
+    const matrix = [];
+    for (const { name: nodeName, node } of nodes)
+      for (const { name: serverName, script, args } of servers) {
+        const config = join(home, `cold-${matrix.length}.json`);
+        await writeFile(
+          config,
+          JSON.stringify({ mcpServers: { bench: { command: node, args: [script, ...args] } } }),
+        );
+        const call = (cliPath, callEnv) => ({
+          command: node,
+          args: [cliPath, '--config', config, 'call', 'bench.echo', 'message=hi'],
+          env: callEnv,
+        });
+        matrix.push({
+          label: `${serverName}, ${nodeName}`,
+          floor: { command: node, args: [lib('cold-call-baseline.mjs'), script, 'hi', ...args], env },
+          mcpx: call(cli, env),
+          baseline: baselineCli ? call(baselineCli, baselineEnv) : undefined,
+          // Node 24 only: the call without the V8 compile cache mcpx keeps under its home (Node >= 22.1).
+          uncached: node === coldNode24 ? call(cli, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }) : undefined,
+        });
+      }
+    const matrixCommands = matrix.flatMap((m) => [m.floor, m.mcpx, m.baseline, m.uncached].filter(Boolean));
+    // Remember the era, as every later run of a user has it (and fill the compile caches).
+    await pairedMedians(
+      matrixCommands.filter((c) => c.args[0] !== lib('cold-call-baseline.mjs')),
+      1,
     );
-    const on24 = (command) => ({ ...command, command: node24 });
-    const node24Rows = withNode24
-      ? [
-          on24(rawOn(minimalServer)),
-          on24(callOn(minimal24Config)),
-          on24(callOn(minimal24Config, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' })),
-        ]
-      : [];
-    if (!withNode24)
-      notes.push('Node 24 cold-call rows left out: `npm install --prefix bench/mcporter` installs Node 24');
-    // Remember the era, as every later run of a user has it (and fill Node 24's compile cache).
-    await pairedMedians([callOn(minimalConfig), ...node24Rows.slice(1, 2)], 1);
-    const [floor, everyDay, first, nodeAlone, library, floor24, everyDay24, uncached24] = await pairedMedians(
-      [rawOn(minimalServer), callOn(minimalConfig), firstEver, nodeOnly, libraryCall, ...node24Rows],
+    // Rotated, so no command always follows the same other; CPU (the process and the server it
+    // waited for) beside the wall time: on a loaded machine the wall time moves with the load, CPU far less.
+    const medians = await pairedMediansWithCpu(
+      [firstEver, nodeOnly, libraryCall, ...matrixCommands],
       rounds,
+      {
+        rotate: true,
+      },
     );
-    rows.push([
-      'Cold call, every day (era remembered), minimal server',
-      'raw JSON-RPC script',
-      `${fmt(floor)} ms`,
-      `${fmt(everyDay)} ms`,
-      ratio(everyDay, floor),
-      '≤ 1.5×',
-    ]);
+    const [first, nodeAlone, library] = medians.map((m) => m.ms);
+    const measured = new Map(matrixCommands.map((c, i) => [c, medians[3 + i]]));
+    const timeOf = new Map([...measured].map(([c, m]) => [c, m.ms]));
+    // The minimal server on the machine's Node: the row the library's and the first-ever call's compare with.
+    const [floor, everyDay] = [timeOf.get(matrix[0].floor), timeOf.get(matrix[0].mcpx)];
     rows.push([
       'Cold call, first ever (empty MCPX_HOME), minimal server',
       'raw JSON-RPC script',
@@ -145,16 +173,46 @@ try {
       ratio(first, floor),
       '≤ 1.5×',
     ]);
-    if (withNode24) {
+    // `412.0 ms (CPU 230)`: the wall time, and the CPU where /proc gave it.
+    const both = (command) => {
+      const m = measured.get(command);
+      return m.cpuMs === undefined ? `${fmt(m.ms)} ms` : `${fmt(m.ms)} ms (CPU ${fmt(m.cpuMs, 0)})`;
+    };
+    const ratios = (a, b) => {
+      const [x, y] = [measured.get(a), measured.get(b)];
+      return x.cpuMs === undefined || y.cpuMs === undefined
+        ? ratio(x.ms, y.ms)
+        : `${ratio(x.ms, y.ms)} (CPU ${ratio(x.cpuMs, y.cpuMs)})`;
+    };
+    for (const m of matrix) {
       rows.push([
-        "Cold call, every day, on Node 24 (mcpx's V8 compile cache filled)",
-        'raw JSON-RPC script on Node 24 / mcpx on Node 24 without the cache',
-        `${fmt(floor24)} / ${fmt(uncached24)} ms`,
-        `${fmt(everyDay24)} ms`,
-        `${ratio(everyDay24, floor24)} raw, ${ratio(everyDay24, uncached24)} without`,
-        '≤ 1.5×',
+        `Cold call, every day, ${m.label}${m.uncached ? " (mcpx's V8 compile cache filled)" : ''}`,
+        `raw script (floor) / ${m.baseline ? 'the baseline build' : 'no baseline given'}${m.uncached ? ' / mcpx without the cache' : ''}`,
+        [m.floor, m.baseline, m.uncached].filter(Boolean).map(both).join(' / '),
+        both(m.mcpx),
+        [
+          `${ratios(m.mcpx, m.floor)} floor`,
+          ...(m.baseline
+            ? [`${ratios(m.mcpx, m.baseline)} baseline`, `baseline ${ratios(m.baseline, m.floor)} floor`]
+            : []),
+          ...(m.uncached ? [`${ratios(m.mcpx, m.uncached)} uncached`] : []),
+        ].join(', '),
+        '≤ 1.5× floor, < baseline',
       ]);
     }
+    if (!coldNode24) {
+      rows.push(['Cold call on Node 24', 'not measured: Node 24 is missing', '', '', '', '']);
+      notes.push(
+        'Node 24 cold-call rows not measured: no Node 24 at node24/ or bench/mcporter/ (`npm install --prefix node24` installs it)',
+      );
+      process.stderr.write(
+        'Node 24 is missing (npm install --prefix node24): its cold-call rows are not measured\n',
+      );
+    }
+    if (!baselineCli)
+      notes.push(
+        'cold call: no --baseline DIR given, so the cold-call rows are not compared with an earlier build',
+      );
     rows.push([
       'Library cold call (`import … from "mcpx"`), minimal server',
       'raw script / `node -e 0` / CLI every day',

@@ -1,6 +1,8 @@
 import type { CallerElicitation } from '../daemon-client/light.js';
 import { startCompileCache } from './compile-cache.js';
 import type { CliIo } from './io/io.js';
+import type * as SignInPrompt from './terminal/sign-in-prompt.js';
+import type * as TerminalPrompts from './terminal/terminal-prompts.js';
 
 /**
  * The CLI's ES module side, behind the command's CommonJS entry (main.ts,
@@ -57,5 +59,25 @@ export async function elicitAtTerminal(
   return undefined;
 }
 
-export { showSignIn } from './terminal/sign-in-prompt.js';
-export { askAtTerminal, confirmAtTerminal } from './terminal/terminal-prompts.js';
+// The prompts the CommonJS side asks for, each loaded on its first use: imported statically, they
+// (and the text module they use, which shares the CLI's chunk) were compiled with this file,
+// before `runCli` turns V8's compile cache on, so the CLI's largest chunk was never cached.
+
+/** The sign-in prompt (terminal/sign-in-prompt.ts), for the light caller. */
+export async function showSignIn(...args: Parameters<typeof SignInPrompt.showSignIn>): Promise<void> {
+  return (await import('./terminal/sign-in-prompt.js')).showSignIn(...args);
+}
+
+/** A line of text asked at the process's terminal (terminal/terminal-prompts.ts). */
+export async function askAtTerminal(
+  ...args: Parameters<typeof TerminalPrompts.askAtTerminal>
+): Promise<string> {
+  return (await import('./terminal/terminal-prompts.js')).askAtTerminal(...args);
+}
+
+/** A yes/no question at the process's terminal (terminal/terminal-prompts.ts). */
+export async function confirmAtTerminal(
+  ...args: Parameters<typeof TerminalPrompts.confirmAtTerminal>
+): Promise<boolean> {
+  return (await import('./terminal/terminal-prompts.js')).confirmAtTerminal(...args);
+}
