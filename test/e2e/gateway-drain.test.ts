@@ -1,9 +1,9 @@
 /**
  * `mcpx serve --http` in a fleet: `/readyz` says when an instance takes work (not while its
  * servers' first listing runs, not while it drains), and SIGTERM drains — new work is refused
- * with 503 and `Retry-After` while the call in flight finishes, the session's standalone stream
- * ends so its client goes elsewhere, and the process stops its upstreams and exits 0 within
- * `--drain-timeout`.
+ * with 503 and `Retry-After` while the call in flight finishes, a session's standalone stream
+ * and a 2026-07-28 listen stream end so their clients go elsewhere, and the process stops its
+ * upstreams and exits 0 within `--drain-timeout`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
@@ -34,24 +34,23 @@ async function status(url: string): Promise<{ status: number; body: unknown } | 
   }
 }
 
-/** A 2026-07-28 `tools/call` as a client sends it, answered in full. */
-async function modernCall(url: string): Promise<Response> {
+/** A 2026-07-28 request as a client sends it (`name`: the tool of a `tools/call`). */
+function modernRequest(url: string, method: string, params: Record<string, unknown>): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
       'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'local__echo',
+      'mcp-method': method,
+      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
-      method: 'tools/call',
+      method,
       params: {
-        name: 'local__echo',
-        arguments: { message: 'late' },
+        ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
@@ -61,6 +60,9 @@ async function modernCall(url: string): Promise<Response> {
     }),
   });
 }
+
+const modernCall = (url: string) =>
+  modernRequest(url, 'tools/call', { name: 'local__echo', arguments: { message: 'late' } });
 
 /** A 2025-11-25 call that runs `steps × delayMs`, SIGTERM sent to the gateway at its first progress. */
 async function callThenTerminate(gateway: RunningGateway, steps: number, delayMs: number) {
@@ -183,6 +185,29 @@ describe('SIGTERM drains', () => {
       headers: { ...sessionHeaders(session), accept: 'text/event-stream' },
     });
     expect(stream.status).toBe(200);
+    const order: string[] = [];
+    const ended = stream
+      .text()
+      .catch(() => '')
+      .then(() => order.push('stream ended'));
+    const { call } = await callThenTerminate(gateway, 15, 200);
+    const done = call.then((r) => {
+      order.push('call finished');
+      return r;
+    });
+    await Promise.all([ended, done]);
+    expect(order).toEqual(['stream ended', 'call finished']);
+    expect((await done).isError).toBeFalsy();
+    expect((await gateway.exited).code).toBe(0);
+  });
+
+  it('ends a 2026-07-28 subscriptions/listen stream at once, while a call in flight still runs', async () => {
+    const gateway = await world.serve(['--drain-timeout', '30']);
+    const stream = await modernRequest(gateway.url, 'subscriptions/listen', {
+      notifications: { toolsListChanged: true },
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
     const order: string[] = [];
     const ended = stream
       .text()
