@@ -9,7 +9,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
 import { assertNoLeakedProcesses, trackProcessTree } from '../helpers/processes.js';
-import { LEGACY_VERSION, openRawSession, sessionHeaders } from '../helpers/raw-session.js';
+import {
+  LEGACY_VERSION,
+  messageOf,
+  openRawSession,
+  postToolCall,
+  type RawMessage,
+  resumeStream,
+  sessionHeaders,
+  sseEvents,
+} from '../helpers/raw-session.js';
 
 let world: GatewayWorld;
 
@@ -198,6 +207,53 @@ describe('SIGTERM drains', () => {
     await Promise.all([ended, done]);
     expect(order).toEqual(['stream ended', 'call finished']);
     expect((await done).isError).toBeFalsy();
+    expect((await gateway.exited).code).toBe(0);
+  });
+
+  it("lets a call's cut stream be resumed during the drain, and refuses the session new work", async () => {
+    const gateway = await world.serve(['--drain-timeout', '30']);
+    const session = await openRawSession(gateway.url);
+    const cut = new AbortController();
+    const call = await postToolCall(gateway.url, session, {
+      id: 7,
+      name: 'local__slow_operation',
+      arguments: { steps: 15, delay_ms: 200 },
+      progressToken: 'p',
+      signal: cut.signal,
+    });
+    let lastId: string | undefined;
+    let seen = 0;
+    const events = sseEvents(call);
+    for await (const event of events) {
+      if (event.id) lastId = event.id;
+      if (messageOf(event)?.method === 'notifications/progress' && ++seen === 2) break;
+    }
+    // The client's connection drops (a proxy, a laptop asleep) just as the instance is told to stop.
+    cut.abort();
+    await events.return(undefined).catch(() => {});
+    gateway.child.kill('SIGTERM');
+    await expect
+      .poll(() => status(`${base(gateway)}/readyz`), { timeout: 4_000, interval: 50 })
+      .toMatchObject({ status: 503 });
+    // New work in the session is refused; the resume of the call's stream is let through.
+    const fresh = await fetch(gateway.url, {
+      method: 'POST',
+      headers: sessionHeaders(session),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
+    });
+    expect(fresh.status).toBe(503);
+    await fresh.body?.cancel();
+    const resumed = await resumeStream(gateway.url, session, lastId as string);
+    expect(resumed.status).toBe(200);
+    let result: RawMessage | undefined;
+    for await (const event of sseEvents(resumed)) {
+      const message = messageOf(event);
+      if (message?.id === 7) {
+        result = message;
+        break;
+      }
+    }
+    expect(JSON.stringify(result?.result)).toMatch(/15/);
     expect((await gateway.exited).code).toBe(0);
   });
 
