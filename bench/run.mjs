@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, pairedMedians, pairedMediansWithCpu, worker } from './lib/measure.mjs';
+import { median, pairedMedians, pairedMediansWithCpu, timed, worker } from './lib/measure.mjs';
 
 const quick = process.argv.includes('--quick');
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -19,7 +19,7 @@ const minimalServer = lib('raw-server.mjs');
 const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
 // `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions,
-// thin, tracing, console). `--baseline DIR`: another checkout, built (e.g. main, or a release), that the cold-call and
+// thin, tracing, console, fleet). `--baseline DIR`: another checkout, built (e.g. main, or a release), that the cold-call and
 // tracing sections compare with.
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
@@ -371,6 +371,10 @@ try {
   if (runs('thin')) {
     section('Shared sessions per call: a thin mcpx serve over a daemon-held minimal server');
     await thinRows();
+  }
+  if (runs('fleet')) {
+    section('Fleet: one mcpx serve --http, and three behind nginx (minimal server, 2026-07-28 client)');
+    await fleetRows();
   }
 } finally {
   clearInterval(sampler);
@@ -763,6 +767,133 @@ async function thinRows() {
     `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(thin), perCall(direct))} direct serve (direct serve ${ratio(perCall(direct), perCall(relay))} relay); CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
     '≤ 1.5× relay',
   ]);
+}
+
+/**
+ * The fleet row (issue 43): calls/s through one `mcpx serve --http`, one behind nginx and three
+ * behind nginx, each instance with its own minimal stdio server (`lib/fleet-worker.mjs`, a fresh
+ * fleet per variant and round, the variants paired round by round). Skipped, saying why, without
+ * nginx. With a build whose `mcpx serve` has `--state` (issue 43 item 1) and a `redis-server`, the
+ * same fleets run again sharing their state in a private Redis on loopback.
+ */
+async function fleetRows() {
+  const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx'].find((p) => existsSync(p));
+  if (!nginx) {
+    const reason = 'fleet: not run — nginx is not installed (`apt-get install nginx`; .ci/run installs it)';
+    process.stderr.write(`${reason}\n`);
+    notes.push(reason);
+    return;
+  }
+  const variants = [
+    ['one', 'one instance, reached directly'],
+    ['one-nginx', 'one instance behind nginx'],
+    ['three-nginx', 'three instances behind nginx (round robin)'],
+  ];
+  const sequential = quick ? 100 : 1000;
+  const concurrent = quick ? 300 : 3000;
+  const inFlight = 64;
+  const measure = async (stateUrl) => {
+    const runsOf = Object.fromEntries(variants.map(([v]) => [v, []]));
+    for (let i = 0; i < (quick ? 1 : 5); i++)
+      for (const [variant] of variants) {
+        const args = [variant, nginx, String(sequential), String(concurrent), String(inFlight)];
+        const withState = stateUrl ? { ...env, BENCH_FLEET_STATE: stateUrl } : env;
+        runsOf[variant].push(await worker(lib('fleet-worker.mjs'), args, withState));
+      }
+    for (const [variant, results] of Object.entries(runsOf)) {
+      const warned = [...new Set(results.flatMap((r) => r.warnings))];
+      if (warned.length) notes.push(`fleet ${variant}: process warnings ${warned.join(', ')}`);
+    }
+    return Object.fromEntries(
+      Object.entries(runsOf).map(([v, results]) => [
+        v,
+        {
+          callsPerSecond: median(results.map((r) => r.callsPerSecond)),
+          sequentialUs: median(results.map((r) => r.sequentialUs)),
+        },
+      ]),
+    );
+  };
+  const push = (figures, suffix = '') => {
+    const one = figures.one;
+    for (const [variant, label] of variants)
+      rows.push([
+        `Fleet${suffix}: ${label}, ${inFlight} in flight`,
+        'one instance, directly',
+        `${fmt(one.callsPerSecond, 0)} calls/s`,
+        `${fmt(figures[variant].callsPerSecond, 0)} calls/s (${fmt(figures[variant].sequentialUs, 0)} µs/call one at a time)`,
+        `${ratio(figures[variant].callsPerSecond, one.callsPerSecond)} (throughput)`,
+        '',
+      ]);
+  };
+  const plain = await measure(undefined);
+  push(plain);
+  notes.push(
+    `fleet: ${cpus().length} cores for the client, nginx and every instance with its own stdio server: three instances on one machine share its cores, so the figure shows the cost of the fleet's hops more than a fleet's capacity`,
+  );
+  // HERE the "with --state redis://" rows (issue 43 item 1): on once the built `mcpx serve` has the flag.
+  const store = await sharedStore();
+  if (store.reason) {
+    notes.push(`fleet with --state: not run — ${store.reason}`);
+    return;
+  }
+  try {
+    const shared = await measure(store.url);
+    push(shared, ' with --state redis:// (loopback)');
+    for (const [variant, label] of variants)
+      rows.push([
+        `Fleet: time the shared store adds per call, ${label}`,
+        'the same fleet without --state',
+        `${fmt(plain[variant].sequentialUs, 0)} µs/call`,
+        `${fmt(shared[variant].sequentialUs, 0)} µs/call`,
+        `${signed(shared[variant].sequentialUs - plain[variant].sequentialUs)} µs/call`,
+        '',
+      ]);
+  } finally {
+    await store.stop();
+  }
+}
+
+/** A private `redis-server` on loopback for the fleet's shared-store rows, or why there is none. */
+async function sharedStore() {
+  const help = await timed(process.execPath, [cli, 'serve', '--help'], env).catch(() => ({ stdout: '' }));
+  if (!/--state\b(?!-)/.test(help.stdout))
+    return { reason: "this build's `mcpx serve` has no --state (issue 43 item 1)" };
+  const redis = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
+  if (!redis) return { reason: 'redis-server is not installed (`apt-get install redis-server`)' };
+  const { spawn } = await import('node:child_process');
+  const { createServer, connect } = await import('node:net');
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const child = spawn(
+    redis,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+  for (let i = 0; i < 200; i++) {
+    const up = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      }).once('error', () => resolve(false));
+    });
+    if (up) return { url: `redis://127.0.0.1:${port}`, stop };
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  await stop();
+  return { reason: 'redis-server did not start' };
 }
 
 /**

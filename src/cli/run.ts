@@ -472,6 +472,10 @@ function buildProgram(select: (action: Action) => void): Command {
       'how long a list request waits for servers still starting; the rest are announced as they come (default 2000)',
     )
     .option(
+      '--drain-timeout <seconds>',
+      'on SIGTERM, how long the calls in flight may run on while new work is refused (503) before the gateway stops (default 10)',
+    )
+    .option(
       '--session-idle <seconds>',
       'with --http: end a 2025-11-25 session unused this long, no stream open (default 1800)',
     )

@@ -69,7 +69,7 @@ export type GatewayEvent =
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
   GatewayHttpOptions,
-  'newServer' | 'onListChanged' | 'onLog' | 'subscribe' | 'toolInputSchema' | 'metrics'
+  'newServer' | 'onListChanged' | 'onLog' | 'subscribe' | 'toolInputSchema' | 'metrics' | 'ready'
 >;
 
 export interface GatewayOptions {
@@ -113,6 +113,12 @@ export interface GatewayOptions {
   /** How long `close()` waits for calls in flight. Default 30 s. */
   readonly drainMs?: number;
   /**
+   * Over HTTP, how long `/readyz` waits for the served servers' first connection and listing
+   * before it answers ready anyway (a server that never starts must not keep the instance out
+   * of its balancer). Default 30 s.
+   */
+  readonly readyWaitMs?: number;
+  /**
    * A client's plain `tools/call` skips the SDK server's dispatch (and over HTTP the web
    * Request/Response conversions and, for 2026-07-28, the per-request server), and its
    * upstream hop the SDK client where a line relay serves (`gateway/fast-path.ts`): the
@@ -138,6 +144,7 @@ export interface Gateway {
 }
 
 const DEFAULT_DRAIN_MS = 30_000;
+const DEFAULT_READY_WAIT_MS = 30_000;
 
 /**
  * Serve `base`'s servers as one MCP server until `close()`. The base keeps its
@@ -184,6 +191,9 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
   });
   if (options.wiring) wire(options.wiring, core);
 
+  // Ready (`/readyz`) once the first connection and listing of every served server is done, or
+  // timed out; a transparent bridge connects its one server before it listens.
+  const readiness = firstListing(options.readyWaitMs ?? DEFAULT_READY_WAIT_MS);
   // Transparent: the one server's own capabilities and instructions, so the bridge is invisible.
   let transparent: { capabilities: ServerCapabilities; instructions?: string } | undefined;
   if (options.transparent) {
@@ -211,6 +221,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     await core.recalled;
     const names = new Set(served.map((s) => s.name));
     void registry.connectAll({ only: [...names] }).then((statuses) => {
+      readiness.done();
       for (const s of statuses) {
         if (!names.has(s.name)) continue;
         if (s.state === 'error' && s.error) emit({ type: 'unavailable', server: s.name, error: s.error });
@@ -259,14 +270,22 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
         )
       : () => {};
 
+  if (options.transparent) readiness.done();
   const listening = options.http
-    ? await listenHttp(core, options.http, newServer, options.metrics, options.fastPath !== false)
+    ? await listenHttp(
+        core,
+        { ...options.http, ready: readiness.ready },
+        newServer,
+        options.metrics,
+        options.fastPath !== false,
+      )
     : listenStdio(core, options, newServer, drainMs);
   const stopMetrics = measure(core, listening, options.metrics);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       stopWatching();
+      readiness.done();
       await listening.close(drain);
       stopMetrics();
       core.dispose();
@@ -284,6 +303,22 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     closed: Promise.race([listening.ended, listening.stopped]),
     reload,
     close,
+  };
+}
+
+/** Whether the first listing is done (`done()`), or `waitMs` passed since this was made. */
+function firstListing(waitMs: number): { ready(): boolean; done(): void } {
+  let ready = false;
+  const timer = setTimeout(() => {
+    ready = true;
+  }, waitMs);
+  timer.unref();
+  return {
+    ready: () => ready,
+    done: () => {
+      ready = true;
+      clearTimeout(timer);
+    },
   };
 }
 
@@ -323,7 +358,7 @@ interface Listening {
 
 async function listenHttp(
   core: GatewayCore,
-  http: GatewayHttpListen,
+  http: GatewayHttpListen & Pick<GatewayHttpOptions, 'ready'>,
   newServer: (client: string) => Server,
   metrics: ServingMetrics | undefined,
   fastPath: boolean,

@@ -27,6 +27,8 @@ export interface ServeOptions {
   readonly logArguments?: boolean;
   readonly instanceId?: string;
   readonly ssePoll?: string;
+  /** Seconds SIGTERM waits for the calls in flight before the gateway stops anyway. */
+  readonly drainTimeout?: string;
   /** With --http: seconds a 2025-11-25 session may sit unused before it is ended. */
   readonly sessionIdle?: string;
   /** Milliseconds a list request waits for servers still starting before it answers without them. */
@@ -40,7 +42,7 @@ export interface ServeOptions {
 /** What `mcpx serve`'s flags ask of the gateway, checked. */
 export type ServeSettings = Pick<
   GatewayOptions,
-  'http' | 'pageSize' | 'listWaitMs' | 'stateKey' | 'transparent' | 'servers' | 'skillsOnly'
+  'http' | 'pageSize' | 'listWaitMs' | 'stateKey' | 'transparent' | 'servers' | 'skillsOnly' | 'drainMs'
 >;
 
 // Safe in a header, a URL and an nginx regex, and short enough to leave the session id readable.
@@ -49,6 +51,9 @@ const INSTANCE_ID = /^[A-Za-z0-9_-]{1,32}$/;
 // seconds (Claude Code's `claude mcp list` fails a tools/list it waited on for 5 s), and nine
 // `npx` servers take longer than that to start.
 const DEFAULT_LIST_WAIT_MS = 2_000;
+// SIGTERM's grace for the calls in flight: well inside an orchestrator's own before its SIGKILL
+// (Kubernetes' terminationGracePeriodSeconds is 30 s by default), so the gateway stops its upstreams itself.
+const DEFAULT_DRAIN_SECONDS = 10;
 
 /** The flags that go together (or not), before anything is read or started; the bearer token, if any. */
 export function checkServeFlags(options: ServeOptions): string | undefined {
@@ -105,6 +110,11 @@ export function readServeSettings(options: ServeOptions, token: string | undefin
       ? 0
       : (positiveWhole('--list-wait', options.listWait, 'a number of milliseconds', '2000') ??
         DEFAULT_LIST_WAIT_MS);
+  const drainSeconds =
+    options.drainTimeout === '0'
+      ? 0
+      : (positiveWhole('--drain-timeout', options.drainTimeout, 'a number of seconds', '10') ??
+        DEFAULT_DRAIN_SECONDS);
   if (options.server && options.servers) throw usageError('--server and --servers: give only one of them');
   if (options.server && options.skillsOnly)
     throw usageError(
@@ -129,6 +139,7 @@ export function readServeSettings(options: ServeOptions, token: string | undefin
     ...(options.http ? { http } : {}),
     ...(pageSize !== undefined ? { pageSize } : {}),
     listWaitMs,
+    drainMs: drainSeconds * 1000,
     ...(stateKey ? { stateKey } : {}),
     ...(options.server ? { transparent: options.server } : {}),
     ...(options.servers ? { servers: splitList(options.servers) } : {}),

@@ -20,6 +20,14 @@ import type { FleetState } from '../fleet/index.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
+import {
+  createDrainState,
+  type DrainState,
+  drainRefusal,
+  readinessResponse,
+  resumesCallStream,
+  startsWork,
+} from './drain.js';
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { HttpFastCalls } from './fast-calls.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
@@ -86,6 +94,11 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * DELETE would otherwise keep its server and event log for the life of the process.
    */
   readonly sessionIdleMs?: number;
+  /**
+   * Whether the instance is ready to take work (`GET /readyz` answers 200 while it says so and
+   * the instance is not draining); default: ready once listening.
+   */
+  readonly ready?: () => boolean;
   /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
   readonly newServer: (client: string) => Server;
   /** Subscribe to upstream list changes (the gateway core's `onListChanged`). */
@@ -137,8 +150,11 @@ export interface GatewayHttpServer {
   /** `tools/call` requests that took the fast path so far (see `GatewayHttpOptions.fastPath`). */
   readonly fastCalls: number;
   /**
-   * Stop taking connections, wait for `drain` (the calls in flight), then end
-   * every session and resolve once the listener is closed.
+   * Drain, then stop: `/readyz` turns 503, new work is refused with 503 and `Retry-After`
+   * (what serves the calls in flight still passes), the streams that would outlive the drain
+   * end (a session's standalone `GET` stream, `subscriptions/listen`) so their clients resume
+   * elsewhere; then wait for `drain` (the calls in flight), end every session and resolve once
+   * the listener is closed.
    */
   close(drain?: () => Promise<void>): Promise<void>;
 }
@@ -147,7 +163,8 @@ export interface GatewayHttpServer {
  * The gateway on Streamable HTTP: `/mcp` speaks 2026-07-28 statelessly (a
  * fresh server per request, the SDK's `createMcpHandler`) and 2025-11-25 with
  * sessions (one server and transport per session), routed per request by the
- * SDK's `isLegacyRequest`; `/healthz` answers `{"ok":true}` and nothing else.
+ * SDK's `isLegacyRequest`; `/healthz` answers `{"ok":true}` and nothing else (liveness), and
+ * `/readyz` whether the instance takes work now (readiness: not while starting or draining).
  * Every `/mcp` request passes the guard (query credentials, Host, Origin,
  * bearer token) and the body cap before any server sees it. The client's
  * Authorization header stops here: upstream requests are the registry's own.
@@ -187,8 +204,12 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     async close(drain) {
       clearInterval(sweeper);
       stopRelays();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // The listener stays open while the calls in flight finish: a balancer still sending here
+      // (its readiness check not yet run) gets a 503 that says retry, not a refused connection.
+      listener.drain.begin();
+      for (const transport of sessions.values()) transport.closeStandaloneSSEStream();
       await drain?.();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await live.closeAll();
       for (const transport of sessions.values()) await transport.close().catch(() => {});
       await modern.close().catch(() => {});
@@ -214,6 +235,7 @@ interface Listener {
   readonly events: SseEventLog;
   readonly activity: SessionActivity;
   readonly fast: HttpFastCalls | undefined;
+  readonly drain: DrainState;
 }
 
 function createListener(options: GatewayHttpOptions): Listener {
@@ -245,6 +267,7 @@ function createListener(options: GatewayHttpOptions): Listener {
             refuseParamHeaderMismatch(options, message as ModernMessage, headers),
         })
       : undefined,
+    drain: createDrainState(),
   };
 }
 
@@ -291,6 +314,10 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
     req.resume();
     return void res.writeHead(200, { 'content-type': 'application/json' }).end(health(options.fleet));
   }
+  if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    req.resume();
+    return writeWebResponse(res, readinessResponse(options.ready?.() ?? true, listener.drain.draining));
+  }
   const scrape = path === '/metrics' && options.metrics !== undefined;
   if (path !== '/mcp' && !scrape) {
     req.resume();
@@ -304,6 +331,11 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
   if (scrape) {
     req.resume();
     return writeWebResponse(res, await metricsResponse(req.method, options.metrics));
+  }
+  const draining = listener.drain.draining;
+  if (draining && !(await servesWorkInFlight(listener, req))) {
+    req.resume();
+    return writeWebResponse(res, drainRefusal());
   }
   const client = req.headers['mcp-session-id'];
   const release = listener.clients.enter(
@@ -333,8 +365,16 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
   // Parsed once, for the fast path, the era, the gateway's own checks and the SDK (no
   // Request.clone(), no second parse); a body that does not parse is left to the SDK to answer.
   const parsed = body ? parseMessage(body) : undefined;
+  if (draining && startsWork(parsed)) return writeWebResponse(res, drainRefusal());
   if (fast && parsed !== undefined && (await fast.take(req, res, parsed))) return;
-  const request = toWebRequest(req, listener.origins.safe(origin), body);
+  // A listen stream ends with the drain, so its client listens elsewhere.
+  const listen = (parsed as ModernMessage | undefined)?.method === 'subscriptions/listen';
+  const request = toWebRequest(
+    req,
+    listener.origins.safe(origin),
+    body,
+    listen ? listener.drain.signal : undefined,
+  );
   const isLegacy = await isLegacyRequest(request, parsed);
   const message = isLegacy ? undefined : parsed;
   if (message) {
@@ -346,6 +386,21 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
     ? await serveLegacy(listener, request, res, parsed, body?.byteLength)
     : await listener.modern.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed });
   await writeWebResponse(res, response);
+}
+
+/**
+ * During a drain, what may still reach a 2025-11-25 session of this instance: its `DELETE`, a
+ * `POST` (its body is checked for new requests once read), and a `GET` resuming a call's
+ * stream. Everything else is new work, or a stream that would only keep the client here.
+ */
+async function servesWorkInFlight({ sessions, events }: Listener, req: IncomingMessage): Promise<boolean> {
+  const sessionId = req.headers['mcp-session-id'];
+  const transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+  if (!transport) return false;
+  if (req.method === 'DELETE' || req.method === 'POST') return true;
+  const lastEventId = req.headers['last-event-id'];
+  if (req.method !== 'GET' || typeof lastEventId !== 'string') return false;
+  return resumesCallStream(transport, events.forSession(sessionId as string), lastEventId);
 }
 
 /** A 2025-11-25 request: to its session's transport, or an initialize that starts a session. */

@@ -6,8 +6,14 @@ import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotoc
 /**
  * A web-standard Request for a node:http request (the SDK's server handlers speak fetch).
  * `body`: the body already read (the gateway reads it first, to cap its size); else it streams.
+ * `signal`: ends what the handler streams back when it aborts (a drain ending a listen stream).
  */
-export function toWebRequest(req: IncomingMessage, origin: string, body?: Uint8Array): Request {
+export function toWebRequest(
+  req: IncomingMessage,
+  origin: string,
+  body?: Uint8Array,
+  signal?: AbortSignal,
+): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
@@ -17,6 +23,7 @@ export function toWebRequest(req: IncomingMessage, origin: string, body?: Uint8A
   return new Request(new URL(req.url ?? '/', origin), {
     method,
     headers,
+    ...(signal ? { signal } : {}),
     ...(hasBody ? { body: body ?? (Readable.toWeb(req) as ReadableStream<Uint8Array>), duplex: 'half' } : {}),
   } as RequestInit);
 }
