@@ -16,7 +16,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedEventKeys } from '../../src/gateway/http/shared-event-log.js';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
@@ -91,6 +91,14 @@ afterAll(async () => {
   await world?.close();
   await redis?.stop();
   for (const pid of nginxWorkers) expect(alive(pid), `nginx worker ${pid} outlived the test`).toBe(false);
+});
+
+// What the instances and nginx said, when a test failed: a crash or a refusal is visible at once.
+afterEach(async (context) => {
+  if (context.task.result?.state !== 'fail') return;
+  const said = [...gateways].map(([id, g]) => `--- instance ${id}:\n${g.stderr().slice(-2_000)}`);
+  const log = await readFile(join(prefix, 'logs/error.log'), 'utf8').catch(() => '');
+  context.task.result.errors?.push({ message: `${said.join('\n')}\n--- nginx:\n${log.slice(-2_000)}` });
 });
 
 describe('a fleet of mcpx serve --http --state behind nginx (docs/nginx-fleet.conf)', () => {
@@ -230,7 +238,8 @@ function nginxConf(port: number): string {
 worker_processes 1;
 pid ${join(prefix, 'nginx.pid')};
 error_log ${join(prefix, 'logs/error.log')} warn;
-events { worker_connections 1024; }
+worker_rlimit_nofile 8192;
+events { worker_connections 4096; }
 http {
 ${paths}
   access_log off;
