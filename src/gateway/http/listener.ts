@@ -41,6 +41,8 @@ import {
 } from './node-glue.js';
 import { declaredParamHeaders, HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { SessionActivity } from './session-idle.js';
+import { createSharedSseEventLog, type SharedSseEventLog } from './shared-event-log.js';
+import { createSharedSessions, type SharedSessions, sessionRecordOf } from './shared-sessions.js';
 import { pollCallStreams } from './sse-polling.js';
 import { takeOverStream } from './stream-takeover.js';
 
@@ -174,6 +176,13 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
   const { sessions, live, modern, events } = listener;
   const sweeper = sweepIdleSessions(listener, options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
   const stopRelays = relayUpstream(listener);
+  // A DELETE on another instance ends the session here too (only this copy: the store is done).
+  const stopEnded = listener.shared?.sessions.onEnded((id) => {
+    void sessions
+      .get(id)
+      ?.close()
+      .catch(() => {});
+  });
   const server: NodeServer = createServer((req, res) => {
     route(listener, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
@@ -204,6 +213,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
     async close(drain) {
       clearInterval(sweeper);
       stopRelays();
+      stopEnded?.();
       // The listener stays open while the calls in flight finish: a balancer still sending here
       // (its readiness check not yet run) gets a 503 that says retry, not a refused connection.
       listener.drain.begin();
@@ -236,12 +246,36 @@ interface Listener {
   readonly activity: SessionActivity;
   readonly fast: HttpFastCalls | undefined;
   readonly drain: DrainState;
+  /** In a fleet: the sessions and their events in the shared store, and the sessions being restored here. */
+  readonly shared: SharedState | undefined;
 }
+
+interface SharedState {
+  readonly events: SharedSseEventLog;
+  readonly sessions: SharedSessions;
+  readonly restoring: Map<string, Promise<WebStandardStreamableHTTPServerTransport | undefined>>;
+}
+
+/** How often idle sessions are looked for (and, in a fleet, held ones renewed in the store). */
+const sweepInterval = (idleMs: number): number => Math.max(10, Math.min(idleMs / 2, 60_000));
 
 function createListener(options: GatewayHttpOptions): Listener {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const activity = new SessionActivity(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS);
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const activity = new SessionActivity(idleMs);
+  // A session held somewhere is renewed every sweep, so its records outlive a sweep's gap.
+  const ttlMs = idleMs + sweepInterval(idleMs);
+  const shared: SharedState | undefined = options.fleet
+    ? {
+        events: createSharedSseEventLog(options.fleet, {
+          ttlMs,
+          ...(options.sseEventBounds ? { bounds: options.sseEventBounds } : {}),
+        }),
+        sessions: createSharedSessions(options.fleet, ttlMs),
+        restoring: new Map(),
+      }
+    : undefined;
   return {
     options,
     guard: createHttpGuard(options),
@@ -256,7 +290,8 @@ function createListener(options: GatewayHttpOptions): Listener {
     }),
     live: new LiveSessions(),
     sessions,
-    events: createSseEventLog(options.sseEventBounds),
+    events: shared?.events ?? createSseEventLog(options.sseEventBounds),
+    shared,
     activity,
     fast: options.fastPath
       ? new HttpFastCalls({
@@ -272,17 +307,21 @@ function createListener(options: GatewayHttpOptions): Listener {
 }
 
 /** Sessions left idle past `idleMs` are closed; the sweep alone never keeps the process alive. */
-function sweepIdleSessions({ sessions, activity }: Listener, idleMs: number): NodeJS.Timeout {
-  const sweeper = setInterval(
-    () => {
-      for (const id of activity.idle()) {
-        const transport = sessions.get(id);
-        if (transport) void transport.close().catch(() => {});
-        else activity.forget(id);
-      }
-    },
-    Math.max(10, Math.min(idleMs / 2, 60_000)),
-  );
+function sweepIdleSessions({ sessions, activity, shared }: Listener, idleMs: number): NodeJS.Timeout {
+  const sweeper = setInterval(() => {
+    const idle = activity.idle();
+    // Closed here only: in a fleet the session lives on in the store until its expiry.
+    for (const id of idle) {
+      const transport = sessions.get(id);
+      if (transport) void transport.close().catch(() => {});
+      else activity.forget(id);
+    }
+    if (shared) {
+      const held = [...sessions.keys()].filter((id) => !idle.includes(id));
+      shared.sessions.touch(held);
+      shared.events.touch(held);
+    }
+  }, sweepInterval(idleMs));
   sweeper.unref();
   return sweeper;
 }
@@ -414,7 +453,8 @@ async function serveLegacy(
   const { sessions, activity, events, fast } = listener;
   const sessionId = request.headers.get('mcp-session-id');
   if (sessionId) {
-    const transport = sessions.get(sessionId);
+    const transport = sessions.get(sessionId) ?? (await restoreSession(listener, sessionId));
+    if (transport instanceof Response) return transport;
     if (!transport) return refusal(404, 'Session not found');
     res.once('close', activity.begin(sessionId));
     const lastEventId = request.headers.get('last-event-id');
@@ -430,7 +470,7 @@ async function serveLegacy(
     return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
   }
   // A new session starts only with an initialize request (its body already parsed, once).
-  const body = isInitializeRequest(parsed) ? parsed : undefined;
+  const body = isInitializeRequest(parsed) ? (parsed as { params?: unknown }) : undefined;
   if (!body) return refusal(400, 'Bad Request: No valid session ID provided');
   return startSession(listener, request, res, body);
 }
@@ -440,23 +480,124 @@ async function startSession(
   listener: Listener,
   request: Request,
   res: ServerResponse,
-  body: unknown,
+  body: { params?: unknown },
 ): Promise<Response> {
-  const { options, sessions, activity, events, live, fast } = listener;
+  const { options, sessions, activity, shared } = listener;
   const id = options.instanceId ? `${options.instanceId}.${randomUUID()}` : randomUUID();
-  const server = options.newServer(id);
   res.once('close', activity.begin(id));
+  const { transport } = await openSession(listener, id, false);
+  const response = await transport.handleRequest(request, { parsedBody: body });
+  // Refused before it became a session (a malformed initialize): nothing will ever reach it again.
+  if (!sessions.has(id)) await transport.close().catch(() => {});
+  else if (shared) {
+    // Kept before the client can use it, so its next request may land on any instance. A store
+    // that is down leaves the session to this instance (the client re-initialises elsewhere).
+    const record = sessionRecordOf(body.params);
+    if (record) await shared.sessions.save(id, record).catch(() => {});
+  }
+  return response;
+}
+
+/**
+ * A session another instance began (or this one, before a restart), continued here: a fresh
+ * server and transport, initialised with what the client said in its `initialize` (kept in the
+ * fleet's store). The SDK has no way to make a transport initialised but to hand it an
+ * `initialize` request, so it is handed the stored one (and `notifications/initialized`), and
+ * their answers go nowhere. The client's request then goes to it as to any held session.
+ * Undefined when the store has no such session; a 404 saying why when the store is down.
+ */
+async function restoreSession(
+  listener: Listener,
+  id: string,
+): Promise<WebStandardStreamableHTTPServerTransport | Response | undefined> {
+  const { shared, sessions } = listener;
+  if (!shared) return undefined;
+  const found = await shared.sessions.load(id);
+  if ('unavailable' in found)
+    return refusal(
+      404,
+      `Session not found: this instance does not hold it and the fleet's shared state cannot be read (${found.unavailable}); initialize a new session`,
+    );
+  if ('missing' in found) return undefined;
+  // Many requests of one session may arrive at once: one restore, which they all wait for.
+  const pending = shared.restoring.get(id);
+  if (pending) return pending;
+  const restoring = (async () => {
+    const held = sessions.get(id);
+    if (held) return held;
+    const { transport, quiet } = await openSession(listener, id, true);
+    const record = found.found;
+    const post = (message: object) =>
+      transport
+        .handleRequest(
+          new Request('http://restore.invalid/mcp', {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-session-id': id,
+              'mcp-protocol-version': record.protocolVersion,
+            },
+            body: JSON.stringify(message),
+          }),
+          { parsedBody: message },
+        )
+        .then((response) => response.arrayBuffer());
+    await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: record.protocolVersion,
+        capabilities: record.capabilities,
+        clientInfo: record.clientInfo,
+      },
+    });
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    quiet.done = true;
+    if (sessions.get(id) !== transport) {
+      await transport.close().catch(() => {});
+      return undefined;
+    }
+    return transport;
+  })().finally(() => shared.restoring.delete(id));
+  shared.restoring.set(id, restoring);
+  return restoring;
+}
+
+/**
+ * A session's server and transport, connected; the transport is registered under `id` once it
+ * is initialised. `quiet` holds back what a restore's replayed `initialize` would store as events.
+ */
+async function openSession(
+  listener: Listener,
+  id: string,
+  restoring: boolean,
+): Promise<{ transport: WebStandardStreamableHTTPServerTransport; quiet: { done: boolean } }> {
+  const { options, sessions, activity, events, live, fast, shared } = listener;
+  const server = options.newServer(id);
+  // The session's own view of the log: it replays only this session's streams.
+  const store = events.forSession(id);
+  const quiet = { done: !restoring };
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
     keepAliveMs: 0,
-    // The session's own view of the instance's log: it replays only this session's streams.
-    eventStore: events.forSession(id),
+    eventStore: restoring
+      ? {
+          storeEvent: (streamId, message) =>
+            quiet.done ? store.storeEvent(streamId, message) : Promise.resolve(`${streamId}_restore`),
+          getStreamIdForEventId: store.getStreamIdForEventId,
+          replayEventsAfter: store.replayEventsAfter,
+        }
+      : store,
     retryInterval: SSE_RETRY_MS,
     onsessioninitialized: () => {
       sessions.set(id, transport);
     },
-    onsessionclosed: () => {
+    onsessionclosed: async () => {
       sessions.delete(id);
+      // A DELETE ends the session fleet-wide; a store that is down lets it expire instead.
+      if (shared) await Promise.all([shared.sessions.end(id), shared.events.endSession(id)]).catch(() => {});
     },
   });
   live.add(server);
@@ -466,16 +607,13 @@ async function startSession(
   if (options.ssePollMs !== undefined) pollCallStreams(transport, options.ssePollMs);
   const closed = transport.onclose;
   transport.onclose = () => {
-    sessions.delete(id);
+    if (sessions.get(id) === transport) sessions.delete(id);
     events.dropSession(id);
     activity.forget(id);
     fast?.closeSession(id);
     closed?.();
   };
-  const response = await transport.handleRequest(request, { parsedBody: body });
-  // Refused before it became a session (a malformed initialize): nothing will ever reach it again.
-  if (!sessions.has(id)) await transport.close().catch(() => {});
-  return response;
+  return { transport, quiet };
 }
 
 /**
