@@ -41,6 +41,9 @@ const rows = [];
 // The gateway table (its own columns): filled by gatewayTable().
 const gatewayRows = [];
 let gatewayFacts = '';
+/** The in-flight counts of the gateway table's columns, and mcpx beside each peer in flight. */
+let gatewayHeads = [];
+const gatewayVersus = [];
 const notes = [];
 const ratio = (a, b) => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`);
 const fmt = (n, digits = 1) => n.toFixed(digits);
@@ -924,14 +927,17 @@ async function gatewayTable() {
   // after many calls; caches and heaps grow): relay and client alike spent 20-70% more CPU per
   // call in them than in the next 5,000, and no less in the 5,000 after 15,000. The steady state
   // is what issue 26 asks for; the first calls are reported beside it. In flight the same: one
-  // burst of 1,000 (50 ms on stdio) read its throughput ±15% run to run.
+  // burst of 1,000 (50 ms on stdio) read its throughput ±15% run to run. In flight twice: with
+  // 200 calls at once (what issue 44 measures, an agent host's busy moment) and with 1,000.
+  // `BENCH_GATEWAY_ROUNDS=N`: fewer (or more) rounds than 5, for development.
   const sequential = { stdio: quick ? 300 : 5000, http: quick ? 100 : 5000 };
-  const inFlight = quick ? 200 : 1000;
+  const inFlight = quick ? [50, 200] : [200, 1000];
+  const gatewayRounds = quick ? 1 : Number(process.env.BENCH_GATEWAY_ROUNDS ?? 5);
   const runsOf = Object.fromEntries(routes.map(([route]) => [route, []]));
-  for (let i = 0; i < (quick ? 1 : 5); i++) {
+  for (let i = 0; i < gatewayRounds; i++) {
     for (const [route, , transport] of routes) {
       const calls = String(sequential[transport]);
-      const args = [route, calls, String(inFlight), calls];
+      const args = [route, calls, inFlight.join(','), calls];
       runsOf[route].push(
         await worker(lib('gateway-peers-worker.mjs'), args, env).catch((error) => ({
           route,
@@ -958,7 +964,21 @@ async function gatewayTable() {
     if (!ok.length) return { error: runsOf[route][0]?.error ?? 'not run' };
     const medianOf = (key) =>
       ok.some((r) => r[key] === undefined) ? undefined : median(ok.map((r) => r[key]));
+    const inFlightOf = (n, key) =>
+      ok.some((r) => r.inFlight?.[n]?.[key] === undefined)
+        ? undefined
+        : median(ok.map((r) => r.inFlight[n][key]));
     return {
+      inFlight: Object.fromEntries(
+        inFlight.map((n) => [
+          n,
+          {
+            callsPerSecond: inFlightOf(n, 'callsPerSecond'),
+            relayCpuUs: route === 'direct' ? undefined : inFlightOf(n, 'relayCpuUs'),
+            clientCpuUs: inFlightOf(n, 'clientCpuUs'),
+          },
+        ]),
+      ),
       sequentialUs: medianOf('sequentialUs'),
       callsPerSecond: medianOf('callsPerSecond'),
       clientCpuUs: medianOf('clientCpuUs'),
@@ -975,24 +995,86 @@ async function gatewayTable() {
     ...routes.map(([route, label, transport]) => {
       const g = figures[route];
       if (g.error)
-        return [label, transport, `failed: ${g.error.replaceAll('|', '\\|')}`, ...Array(8).fill('')];
+        return [
+          label,
+          transport,
+          `failed: ${g.error.replaceAll('|', '\\|')}`,
+          ...Array(5 + 3 * inFlight.length).fill(''),
+        ];
       return [
         label,
         transport,
         fmt(g.sequentialUs, 0),
         floor.error ? 'n/a' : ratio(g.sequentialUs, floor.sequentialUs),
         fmt(g.firstSequentialUs, 0),
-        fmt(g.callsPerSecond, 0),
-        // In flight as time per call against the relay's, the way the sequential column reads.
-        floor.error ? 'n/a' : ratio(floor.callsPerSecond, g.callsPerSecond),
+        ...inFlight.flatMap((n) => {
+          const [mine, floors] = [g.inFlight[n], floor.inFlight?.[n]];
+          return [
+            mine.callsPerSecond === undefined ? '—' : fmt(mine.callsPerSecond, 0),
+            // In flight as time per call against the relay's, the way the sequential column reads.
+            floor.error || !floors?.callsPerSecond || !mine.callsPerSecond
+              ? 'n/a'
+              : ratio(floors.callsPerSecond, mine.callsPerSecond),
+            cpu(mine.relayCpuUs),
+          ];
+        }),
         cpu(g.relayCpuUs),
         cpu(g.firstRelayCpuUs),
-        cpu(g.inFlightRelayCpuUs),
         cpu(g.clientCpuUs),
       ];
     }),
   );
-  gatewayFacts = `${quick ? 1 : 5} rounds; per route and round ${sequential.stdio} (stdio) / ${sequential.http} (HTTP) sequential calls after 200 untimed (the first calls), then as many again (the steady state), then as many again with ${inFlight} in flight`;
+  gatewayHeads = inFlight;
+  gatewayFacts = `${gatewayRounds} rounds; per route and round ${sequential.stdio} (stdio) / ${sequential.http} (HTTP) sequential calls after 200 untimed (the first calls), then as many again (the steady state), then as many again with ${inFlight.join(', then with ')} in flight`;
+  // mcpx beside each peer on its transport, in flight: its time per call as a multiple of theirs,
+  // and its relay CPU per call as a multiple of theirs (below 1×: mcpx ahead).
+  const peersOf = {
+    stdio: ['relay', 'mcporter'],
+    http: [
+      'raw-http',
+      'supergateway-sse',
+      'supergateway-stateful',
+      'mcp-proxy-sse',
+      'mcp-proxy-stream',
+      'mcp-proxy-stream-2026',
+    ],
+  };
+  const label = {
+    relay: 'the raw line relay',
+    mcporter: 'mcporter',
+    'raw-http': 'the raw HTTP relay',
+    'supergateway-sse': 'supergateway SSE',
+    'supergateway-stateful': 'supergateway Streamable HTTP',
+    'mcp-proxy-sse': 'mcp-proxy SSE',
+    'mcp-proxy-stream': 'mcp-proxy Streamable HTTP (2025-11-25)',
+    'mcp-proxy-stream-2026': 'mcp-proxy Streamable HTTP (2026-07-28)',
+    'mcpx-transparent': '`mcpx serve --server bench` (stdio)',
+    'mcpx-namespaced': '`mcpx serve` (stdio, namespaced)',
+    'mcpx-http-2025': '`mcpx serve --http`, 2025-11-25 client',
+    'mcpx-http-2026': '`mcpx serve --http`, 2026-07-28 client',
+  };
+  for (const [mine, transport] of [
+    ['mcpx-transparent', 'stdio'],
+    ['mcpx-namespaced', 'stdio'],
+    ['mcpx-http-2025', 'http'],
+    ['mcpx-http-2026', 'http'],
+  ]) {
+    const m = figures[mine];
+    if (m.error) continue;
+    for (const n of inFlight) {
+      const beside = peersOf[transport]
+        .filter((peer) => !figures[peer].error && figures[peer].inFlight[n].callsPerSecond)
+        .map((peer) => {
+          const p = figures[peer].inFlight[n];
+          const cpuRatio =
+            p.relayCpuUs && m.inFlight[n].relayCpuUs
+              ? `, CPU ${ratio(m.inFlight[n].relayCpuUs, p.relayCpuUs)}`
+              : '';
+          return `${ratio(p.callsPerSecond, m.inFlight[n].callsPerSecond)} ${label[peer]}${cpuRatio}`;
+        });
+      if (beside.length) gatewayVersus.push(`${label[mine]}, ${n} in flight: time ${beside.join('; ')}`);
+    }
+  }
 }
 
 /** `+5.4` or `−5.9`: how far above (or below) the floor's peak RSS. */
@@ -1010,17 +1092,19 @@ const gatewayHeader = [
   'sequential µs/call',
   '× raw relay',
   'first calls, µs/call',
-  'in flight, calls/s',
-  'in flight, × raw relay',
+  ...gatewayHeads.flatMap((n) => [
+    `${n} in flight, calls/s`,
+    `${n} in flight, × raw relay`,
+    `relay CPU µs/call, ${n} in flight`,
+  ]),
   'relay CPU µs/call',
   'relay CPU µs/call, first calls',
-  'relay CPU µs/call in flight',
   'client CPU µs/call',
 ];
 const gatewayTableText =
   gatewayRows.length === 0
     ? ''
-    : `\n\nGateway: the SDK \`Client\` through each relay to the same minimal stdio server (${gatewayFacts}); CPU from /proc; client CPU per sequential call.\n\n${markdown(gatewayHeader, gatewayRows)}`;
+    : `\n\nGateway: the SDK \`Client\` through each relay to the same minimal stdio server (${gatewayFacts}); CPU from /proc; client CPU per sequential call.\n\n${markdown(gatewayHeader, gatewayRows)}${gatewayVersus.length ? `\n\nIn flight, mcpx beside each relay on its transport (its time per call and its relay CPU per call as multiples of the other's; below 1×: mcpx ahead):\n\n${gatewayVersus.map((line) => `- ${line}`).join('\n')}` : ''}`;
 loads.push(loadavg()[0]);
 const load = `load average ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)} (median ${fmt(median(loads), 1)}) on ${cpus().length} cores during the run`;
 // A load above the core count means other work held the CPU for much of the run: say so where the figures are.

@@ -7,10 +7,12 @@
 // (its own process; for mcporter its bridge and its daemon, which holds the server), sequentially
 // and in flight. Prints one JSON line; a route that cannot be set up prints its error instead.
 //
-//   node gateway-peers-worker.mjs <route> <sequential calls> <in flight> [<calls in flight>]
+//   node gateway-peers-worker.mjs <route> <sequential calls> <in flight>[,<in flight>…] [<calls in flight>]
 //
-// In flight: <calls in flight> calls (default <in flight>), never more than <in flight> at once;
-// each call that ends starts the next, so the load is steady rather than one burst.
+// In flight: <calls in flight> calls (default the largest <in flight>), never more than <in flight>
+// at once; each call that ends starts the next, so the load is steady rather than one burst. Each
+// <in flight> of the list is one such pass, in order, reported under `inFlight[N]`; the top-level
+// in-flight figures are the last pass's.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,12 +23,12 @@ import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@mode
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { cpuOf, descendantsOf, freePort, killTree, listeningOn } from './process-tree.mjs';
 
-const [route, sequentialCalls, concurrentCalls] = [
+const [route, sequentialCalls, concurrency] = [
   process.argv[2],
   Number(process.argv[3]),
-  Number(process.argv[4]),
+  String(process.argv[4]).split(',').map(Number),
 ];
-const inFlightCalls = Number(process.argv[5] ?? concurrentCalls);
+const inFlightCalls = Number(process.argv[5] ?? Math.max(...concurrency));
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const server = here('./raw-server.mjs');
 const mcpx = here('../../dist/bin/mcpx.cjs');
@@ -227,7 +229,7 @@ try {
       throw new Error(`${route}: wrong echo ${JSON.stringify(result)}`);
   };
   // A relay that stops answering must not hang the bench: its route becomes a row with this error.
-  const limitMs = 120_000 + 2 * sequentialCalls * 100 + inFlightCalls * 50;
+  const limitMs = 120_000 + 2 * sequentialCalls * 100 + concurrency.length * inFlightCalls * 50;
   let watchdog;
   const hung = new Promise((_, reject) => {
     watchdog = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs);
@@ -302,26 +304,37 @@ async function measure(call, ownCpu, relayCpu) {
   const first = await sequentially('f');
   const steady = await sequentially('m');
 
-  const clock = process.hrtime.bigint();
-  const [ownIn, relayIn] = [ownCpu(), relayCpu()];
   // `concurrentCalls` lanes, each making its share of the calls one after another.
-  const lane = async (first) => {
-    for (let i = first; i < inFlightCalls; i += concurrentCalls) await call(`c${i}`);
+  const inFlight = async (concurrentCalls) => {
+    const clock = process.hrtime.bigint();
+    const [ownIn, relayIn] = [ownCpu(), relayCpu()];
+    const lane = async (first) => {
+      for (let i = first; i < inFlightCalls; i += concurrentCalls) await call(`c${i}`);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrentCalls, inFlightCalls) }, (_, i) => lane(i)));
+    const concurrentSeconds = Number(process.hrtime.bigint() - clock) / 1e9;
+    const [ownOut, relayOut] = [ownCpu(), relayCpu()];
+    return {
+      callsPerSecond: inFlightCalls / concurrentSeconds,
+      clientCpuUs: (ownOut - ownIn) / inFlightCalls,
+      relayCpuUs: perCall(relayIn, relayOut, inFlightCalls),
+    };
   };
-  await Promise.all(Array.from({ length: Math.min(concurrentCalls, inFlightCalls) }, (_, i) => lane(i)));
-  const concurrentSeconds = Number(process.hrtime.bigint() - clock) / 1e9;
-  const [ownOut, relayOut] = [ownCpu(), relayCpu()];
+  const passes = {};
+  for (const n of concurrency) passes[n] = await inFlight(n);
+  const last = passes[concurrency.at(-1)];
 
   return {
     sequentialUs: steady.us,
-    callsPerSecond: inFlightCalls / concurrentSeconds,
+    callsPerSecond: last.callsPerSecond,
     clientCpuUs: steady.clientCpuUs,
     relayCpuUs: steady.relayCpuUs,
     firstSequentialUs: first.us,
     firstClientCpuUs: first.clientCpuUs,
     firstRelayCpuUs: first.relayCpuUs,
-    inFlightClientCpuUs: (ownOut - ownIn) / inFlightCalls,
-    inFlightRelayCpuUs: perCall(relayIn, relayOut, inFlightCalls),
+    inFlightClientCpuUs: last.clientCpuUs,
+    inFlightRelayCpuUs: last.relayCpuUs,
+    inFlight: passes,
   };
 }
 

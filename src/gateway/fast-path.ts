@@ -189,37 +189,68 @@ function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
 /**
  * What the session handler uses of a request handler's context, for a call the SDK server
  * never saw: the session server's own methods, which is what the SDK's handler context
- * calls on stdio; over HTTP they reach the client on its standalone stream.
+ * calls on stdio; over HTTP they reach the client on its standalone stream. Made once per
+ * call with many in flight, so its methods live on the prototype: a call allocates this
+ * object, not a closure per method.
  */
+class FastCallRequest {
+  readonly method = 'tools/call';
+  readonly _meta = undefined;
+  readonly id: RequestId;
+  readonly #server: Server;
+  readonly #cancel: CallCancel;
+  readonly #sessionId: string | undefined;
+
+  constructor(server: Server, id: RequestId, cancel: CallCancel, sessionId: string | undefined) {
+    this.#server = server;
+    this.id = id;
+    this.#cancel = cancel;
+    this.#sessionId = sessionId;
+  }
+
+  /** Made only if something asks: the upstream request watches `cancel` itself. */
+  get signal(): AbortSignal {
+    return this.#cancel.signal;
+  }
+
+  requestState(): undefined {
+    return undefined;
+  }
+
+  notify(notification: Parameters<Server['notification']>[0]): Promise<void> {
+    return this.#server.notification(notification);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.#server.sendLoggingMessage(
+      { level, data, ...(logger === undefined ? {} : { logger }) },
+      this.#sessionId,
+    );
+  }
+
+  elicitInput(params: never, options?: never): ReturnType<Server['elicitInput']> {
+    return this.#server.elicitInput(params, options);
+  }
+
+  requestSampling(params: never, options?: never): ReturnType<Server['createMessage']> {
+    return this.#server.createMessage(params, options);
+  }
+
+  send(request: { method: string }, options?: { signal?: AbortSignal }): Promise<unknown> {
+    if (request.method === 'roots/list') return this.#server.listRoots(undefined, options);
+    return Promise.reject(new Error(`mcpx fast path: ${request.method} is not sent from a fast call`));
+  }
+}
+
+/** A fast call's handler context (see `FastCallRequest`). */
 function sessionContext(
   server: Server,
   id: RequestId,
   cancel: CallCancel,
   sessionId?: string,
 ): ServerContext {
-  const mcpReq = withRequestCancel(
-    {
-      id,
-      method: 'tools/call',
-      // Made only if something asks: the upstream request watches `cancel` itself.
-      get signal() {
-        return cancel.signal;
-      },
-      _meta: undefined,
-      requestState: () => undefined,
-      notify: (notification: Parameters<Server['notification']>[0]) => server.notification(notification),
-      log: (level: LoggingLevel, data: unknown, logger?: string) =>
-        server.sendLoggingMessage({ level, data, ...(logger === undefined ? {} : { logger }) }, sessionId),
-      elicitInput: (params: never, options?: never) => server.elicitInput(params, options),
-      requestSampling: (params: never, options?: never) => server.createMessage(params, options),
-      send: (request: { method: string }, options?: { signal?: AbortSignal }) => {
-        if (request.method === 'roots/list') return server.listRoots(undefined, options);
-        return Promise.reject(new Error(`mcpx fast path: ${request.method} is not sent from a fast call`));
-      },
-    },
-    cancel,
-  );
-  return { mcpReq, ...(sessionId === undefined ? {} : { sessionId }) } as unknown as ServerContext;
+  const mcpReq = withRequestCancel(new FastCallRequest(server, id, cancel, sessionId), cancel);
+  return (sessionId === undefined ? { mcpReq } : { mcpReq, sessionId }) as unknown as ServerContext;
 }
 
 export interface FastPathOptions {

@@ -39,6 +39,30 @@ describe('WriteQueue', () => {
     expect(stream.written).toEqual([Array.from({ length: 1000 }, (_, i) => `m${i};`).join('')]);
   });
 
+  it('sends what many callbacks of one loop turn write in two writes, in order', async () => {
+    // Calls in flight over HTTP arrive one per socket, each in a callback of its own within one
+    // poll of the event loop; a write per callback wakes the server once per call.
+    const stream = new FakeStream(1000);
+    const queue = new WriteQueue(stream);
+    const writes: Promise<void>[] = [];
+    await new Promise<void>((resolve) => {
+      for (let i = 0; i < 100; i++)
+        setImmediate(() => {
+          writes.push(queue.write(`m${i};`));
+          if (i === 99) resolve();
+        });
+    });
+    await Promise.all(writes);
+    expect(stream.written.join('')).toBe(Array.from({ length: 100 }, (_, i) => `m${i};`).join(''));
+    expect(stream.written).toHaveLength(2);
+    // A lone write after a quiet turn goes out with its own microtasks, not a turn later.
+    await new Promise((resolve) => setImmediate(resolve));
+    const lone = queue.write('alone;');
+    await Promise.resolve();
+    expect(stream.written.at(-1)).toBe('alone;');
+    await lone;
+  });
+
   it('keeps order and at most one drain listener while the stream is full', async () => {
     const stream = new FakeStream(1);
     const queue = new WriteQueue(stream);
