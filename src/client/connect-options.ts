@@ -31,6 +31,7 @@ export interface ManagedTransport extends Transport {
    * in-process link (`daemon/in-process-link.ts`).
    */
   readonly relaysLines?: boolean;
+  /** Where such a transport hands the replies to the relay's own ids (set by `relayed-call.ts`). */
   onrelayreply?: ((reply: JSONRPCMessage) => void) | undefined;
 }
 
