@@ -17,6 +17,7 @@ import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
 import { openCatalogueMemory } from './catalogue-memory.js';
 import { GatewayCore, type ReloadResult } from './core.js';
 import { FastPath } from './fast-path.js';
+import { fleetConsents } from './fleet/fleet-consent.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
@@ -64,7 +65,9 @@ export type GatewayEvent =
   /** A reload failed (a config that no longer loads): the previous servers are still served. */
   | { readonly type: 'not-reloaded'; readonly error: McpxError }
   /** A remembered tool list could not be read or written safely (a planted link, a full disk): it is not used. */
-  | { readonly type: 'catalogue-unusable'; readonly error: McpxError };
+  | { readonly type: 'catalogue-unusable'; readonly error: McpxError }
+  /** The fleet's shared store failed where it was needed (a consent answer not read, or not shared). */
+  | { readonly type: 'fleet-store'; readonly error: McpxError };
 
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
@@ -171,6 +174,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     base.home === undefined
       ? undefined
       : openCatalogueMemory(base.home, { onError: (error) => emit({ type: 'catalogue-unusable', error }) });
+  const fleet = options.http?.fleet;
   const core = new GatewayCore({
     registry,
     servers: served,
@@ -181,6 +185,10 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(base.audit ? { audit: base.audit() } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(catalogues ? { catalogues } : {}),
+    // A fleet's clients' consent is shared through its store; its failures told as events.
+    ...(fleet
+      ? { consents: fleetConsents(fleet, options.stateKey, (error) => emit({ type: 'fleet-store', error })) }
+      : {}),
   });
   if (options.wiring) wire(options.wiring, core);
 
