@@ -44,12 +44,12 @@ function store(): RunningRedis {
   return redis;
 }
 
-async function fleet(): Promise<RunningGateway[]> {
-  return Promise.all(
-    ['a', 'b', 'c'].map((id) =>
-      world.serve(['--port', '0', '--instance-id', id, '--state', store().url, '--state-key-file', keyFile]),
-    ),
-  );
+type Fleet = [RunningGateway, RunningGateway, RunningGateway];
+
+async function fleet(): Promise<Fleet> {
+  const serve = (id: string) =>
+    world.serve(['--port', '0', '--instance-id', id, '--state', store().url, '--state-key-file', keyFile]);
+  return Promise.all([serve('a'), serve('b'), serve('c')]);
 }
 
 /** The client's person: each consent question answered from `answers` in order, and counted. */
@@ -91,12 +91,12 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 describe('consent shared by a fleet (--state)', () => {
   it('an answer given through A is honoured through B and C without asking; other credentials are asked afresh', async () => {
     const [a, b, c] = await fleet();
-    const throughA = await client((a as RunningGateway).url, 'alice');
+    const throughA = await client(a.url, 'alice');
     const askedA = person(throughA, ['allow-all']);
     expect(firstText(await echo(throughA, 'one'))).toBe('one');
     expect(askedA).toEqual(['connect']);
 
-    for (const instance of [b, c] as RunningGateway[]) {
+    for (const instance of [b, c]) {
       const same = await client(instance.url, 'alice');
       const asked = person(same, []);
       expect(firstText(await echo(same, 'again'))).toBe('again');
@@ -104,11 +104,11 @@ describe('consent shared by a fleet (--state)', () => {
     }
 
     // Bob's "deny" through C is his own, and holds through A; Alice's "allow all" is not his.
-    const bobC = await client((c as RunningGateway).url, 'bob');
+    const bobC = await client(c.url, 'bob');
     const askedBobC = person(bobC, ['deny']);
     expect((await echo(bobC, 'no')).isError).toBe(true);
     expect(askedBobC).toEqual(['connect']);
-    const bobA = await client((a as RunningGateway).url, 'bob');
+    const bobA = await client(a.url, 'bob');
     const bobAsked = person(bobA, []);
     expect((await echo(bobA, 'still no')).isError).toBe(true);
     expect(bobAsked).toEqual([]);
@@ -119,7 +119,7 @@ describe('consent shared by a fleet (--state)', () => {
   });
 
   it('store down: asked again, told it was not shared, /healthz down; store back: shared again', async () => {
-    const [a, b, c] = (await fleet()) as RunningGateway[];
+    const [a, b, c] = await fleet();
     const throughA = await client(a.url, 'carol');
     const askedA = person(throughA, ['allow-all']);
     expect(firstText(await echo(throughA, 'before'))).toBe('before');
