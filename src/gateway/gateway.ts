@@ -18,6 +18,7 @@ import { openCatalogueMemory } from './catalogue-memory.js';
 import { GatewayCore, type ReloadResult } from './core.js';
 import { FastPath } from './fast-path.js';
 import { fleetConsents } from './fleet/fleet-consent.js';
+import { type FanoutSource, notFannedOut, startFanout } from './fleet/fleet-fanout.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
@@ -227,6 +228,10 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     });
   }
 
+  // A fleet's list changes and resource updates reach every instance's listeners.
+  const fanout =
+    fleet &&
+    startFanout(fleet, core, (cause) => emit({ type: 'fleet-store', error: notFannedOut(fleet, cause) }));
   const pages = new Paginator(options.pageSize);
   const onRequest = recordingRequests(options.metrics, options.onRequest);
   const newServer = (client: string): Server =>
@@ -236,6 +241,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       ...transparent,
       ...(options.skillsOnly ? { skillsOnly: true } : {}),
       ...(onRequest ? { onRequest } : {}),
+      ...(fanout ? { subscribe: fanout.subscribe } : {}),
     });
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const drain = async () => {
@@ -268,7 +274,14 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       : () => {};
 
   const listening = options.http
-    ? await listenHttp(core, options.http, newServer, options.metrics, options.fastPath !== false)
+    ? await listenHttp(
+        fanout ?? core,
+        core,
+        options.http,
+        newServer,
+        options.metrics,
+        options.fastPath !== false,
+      )
     : listenStdio(core, options, newServer, drainMs);
   const stopMetrics = measure(core, listening, options.metrics);
   let closing: Promise<void> | undefined;
@@ -278,6 +291,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       await listening.close(drain);
       stopMetrics();
       core.dispose();
+      fanout?.close();
     })();
     return closing;
   };
@@ -330,6 +344,7 @@ interface Listening {
 }
 
 async function listenHttp(
+  changes: FanoutSource,
   core: GatewayCore,
   http: GatewayHttpListen,
   newServer: (client: string) => Server,
@@ -344,9 +359,9 @@ async function listenHttp(
     newServer,
     ...(sessionless ? { fastPath: { toolCall: sessionless, serverInfo: sessionServerInfo(core) } } : {}),
     ...(metrics ? { metrics: () => metrics.prometheus() } : {}),
-    onListChanged: (l) => core.onListChanged(l),
+    onListChanged: (l) => changes.onListChanged(l),
     onLog: (l, audience) => core.onLog(l, audience),
-    subscribe: (uri, onUpdated) => core.subscribe(uri, onUpdated),
+    subscribe: (uri, onUpdated) => changes.subscribe(uri, onUpdated),
     // A tool listed now is found without waiting a turn (asked on every 2026-07-28 call).
     toolInputSchema: async (name) =>
       (core.knownTool(name) ?? (await core.toolRoute(name).catch(() => undefined)))?.tool.inputSchema,
