@@ -77,11 +77,11 @@ describe('per-client limits across a fleet (--state)', () => {
     const serve = (id: string) => world.serve(['--port', '0', '--instance-id', id, '--state', store().url]);
     const [a, b, c] = (await Promise.all([serve('a'), serve('b'), serve('c')])) as RunningGateway[] &
       [RunningGateway, RunningGateway, RunningGateway];
-    expect(await healthState(c.url)).toMatchObject({ up: true, limits: 'fleet' });
     // Half the bound through A, half through B: the client is at its limit on C too.
     for (let i = 0; i < LIMIT / 2; i++) await hold(a.url);
     for (let i = 0; i < LIMIT / 2; i++) await hold(b.url);
     expect(await post(c.url)).toBe(429);
+    expect(await healthState(c.url)).toMatchObject({ up: true, limits: 'fleet' });
 
     // Some of those requests end: their slots are free through any instance.
     for (const req of held.splice(0, 2)) req.destroy();
