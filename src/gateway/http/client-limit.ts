@@ -7,8 +7,8 @@ export type ClientSlot = (() => void) | undefined;
 /**
  * Requests per client (a 2025-11-25 session by its id, else the remote address) whose bodies are
  * being read, so one client cannot make the gateway buffer and scan without bound. `enter` returns
- * the release, or undefined when the client is at `max`; a fleet's limit (`fleet/fleet-limit.ts`)
- * answers with a promise, as it asks the shared store.
+ * the release, or undefined when the client is at `max`; a fleet's limit
+ * (`fleet-client-limit.ts`) answers with a promise, as it asks the shared store.
  */
 export interface ClientLimit {
   enter(client: string): ClientSlot | Promise<ClientSlot>;

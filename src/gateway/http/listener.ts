@@ -16,13 +16,13 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../core.js';
-import { fleetClientLimit } from '../fleet/fleet-limit.js';
 import type { FleetState } from '../fleet/index.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { type ClientLimit, createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { HttpFastCalls } from './fast-calls.js';
+import { fleetClientLimit } from './fleet-client-limit.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
 import {

@@ -9,8 +9,8 @@
  * instance does, and `/healthz` says the limits are the instance's (`limits: "instance"`).
  */
 import { createHash } from 'node:crypto';
-import { type ClientLimit, type ClientSlot, createClientLimit } from '../http/client-limit.js';
-import type { FleetState } from './fleet-state.js';
+import type { FleetState } from '../fleet/index.js';
+import { type ClientLimit, type ClientSlot, createClientLimit } from './client-limit.js';
 
 /** How long a request's slot counts at most: past it, a slot of a dead instance is free again. */
 const SLOT_TTL_MS = 30_000;
