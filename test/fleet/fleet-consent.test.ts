@@ -149,4 +149,33 @@ describe('consent shared by a fleet (--state)', () => {
     expect(firstText(await echo(againA, 'shared again'))).toBe('shared again');
     expect(askedAgainA).toEqual([]);
   });
+
+  it("an answer copied in Redis onto another client's key is not believed: that client is asked, not let through", async () => {
+    const [a, b] = await fleet();
+    const consentKeys = () =>
+      store()
+        .cli(['--scan', '--pattern', 'mcpx:consent:*'])
+        .split('\n')
+        .filter((key) => key && key !== 'mcpx:consent:clients');
+    const alice = await client(a.url, 'alice');
+    person(alice, ['allow-all']);
+    expect(firstText(await echo(alice, 'hi'))).toBe('hi');
+    const [aliceKey] = consentKeys();
+    const bob = await client(a.url, 'bob');
+    const bobAsked = person(bob, ['deny']);
+    expect((await echo(bob, 'no')).isError).toBe(true);
+    expect(bobAsked).toEqual(['connect']);
+    const bobKey = consentKeys().find((key) => key !== aliceKey) as string;
+    // Whoever can write to Redis copies Alice's "allow all" over Bob's "deny".
+    const granted = store().cli(['HGET', aliceKey as string, 'c:local']);
+    expect(granted).toContain('allow-all');
+    store().cli(['HSET', bobKey, 'c:local', granted]);
+    const bobOnB = await client(b.url, 'bob');
+    const askedOnB = person(bobOnB, ['deny']);
+    expect((await echo(bobOnB, 'still no')).isError).toBe(true);
+    expect(askedOnB).toEqual(['connect']);
+    await expect
+      .poll(() => b.stderr(), { timeout: 5_000 })
+      .toMatch(/holds consent answers that are not this fleet's/);
+  });
 });
