@@ -151,7 +151,10 @@ export class ClientConsent {
     const choose = async <T extends string>(message: string, choices: readonly Choice<T>[]): Promise<T> => {
       const elicit = this.#asking.getStore();
       if (!elicit) throw new NotAnswered('nobody could be asked');
-      return answerOf(await elicit(consentForm(message, choices)), choices);
+      // Why the person may be asked again what they answered before (the fleet's store was down).
+      const unread = this.#kept?.unread?.();
+      const asked = unread ? `${message}\n(${unread})` : message;
+      return answerOf(await elicit(consentForm(asked, choices)), choices);
     };
     return {
       answerer: 'client',
@@ -251,6 +254,8 @@ function describeCall(server: string, tool: Tool, args: Readonly<Record<string, 
 export interface KeptAnswers {
   answers(): PermissionAnswers | undefined | Promise<PermissionAnswers | undefined>;
   keep(answers: PermissionAnswers): void | Promise<void>;
+  /** Why earlier answers could not be read, once `answers()` found so: said with the question. */
+  unread?(): string | undefined;
 }
 
 /** {@link KeptAnswers} in this process's memory: never a promise. */

@@ -53,10 +53,11 @@ async function fleet(): Promise<Fleet> {
 }
 
 /** The client's person: each consent question answered from `answers` in order, and counted. */
-function person(client: Client, answers: string[]): string[] {
+function person(client: Client, answers: string[], messages: string[] = []): string[] {
   const asked: string[] = [];
   client.setRequestHandler('elicitation/create', async (request) => {
     const message = (request.params as { message: string }).message;
+    messages.push(message);
     asked.push(message.includes('to be used') ? 'connect' : 'call');
     const answer = answers.shift();
     if (answer === undefined) throw new Error(`asked more than the test expected: ${message}`);
@@ -129,9 +130,12 @@ describe('consent shared by a fleet (--state)', () => {
     await until(async () => !(await storeUp(b.url)), 'B to see the store down');
     // B cannot read the answer given through A: not known here, so the person is asked (no grant).
     const throughB = await client(b.url, 'carol');
-    const askedB = person(throughB, ['deny']);
+    const questions: string[] = [];
+    const askedB = person(throughB, ['deny'], questions);
     expect((await echo(throughB, 'while down')).isError).toBe(true);
     expect(askedB).toEqual(['connect']);
+    // The person is told why they are asked again.
+    expect(questions[0]).toContain('an earlier answer could not be read');
     await expect
       .poll(() => b.stderr(), { timeout: 5_000 })
       .toMatch(/could not be read from the fleet's shared state/);

@@ -95,13 +95,17 @@ export class FleetConsents implements Consents {
   of(identity: string): KeptAnswers {
     const key = this.#space + this.#digest(`client\0${identity}`);
     let loaded: PermissionAnswers | undefined;
+    let unread: string | undefined;
     return {
+      unread: () => unread,
       answers: async () => {
         let fields: Record<string, string>;
         try {
           fields = await this.#fleet.redis.hgetall(key);
         } catch (error) {
           this.#onStoreError('read', error);
+          unread =
+            "the gateway's shared store is down: an earlier answer could not be read, nor this one shared";
           return undefined;
         }
         loaded = this.#parse(key, fields);
