@@ -7,15 +7,15 @@ export type ClientSlot = (() => void) | undefined;
 /**
  * Requests per client (a 2025-11-25 session by its id, else the remote address) whose bodies are
  * being read, so one client cannot make the gateway buffer and scan without bound. `enter` returns
- * the release, or undefined when the client is at `max`; a fleet's limit
- * (`fleet-client-limit.ts`) answers with a promise, as it asks the shared store.
+ * the release, or undefined when the client is at `max`, at once (a fleet's, `fleet-client-limit.ts`,
+ * also without waiting on its store).
  */
 export interface ClientLimit {
-  enter(client: string): ClientSlot | Promise<ClientSlot>;
+  enter(client: string): ClientSlot;
 }
 
 /** {@link ClientLimit} counted in this instance's memory: synchronous. */
-export function createClientLimit(max: number): ClientLimit & { enter(client: string): ClientSlot } {
+export function createClientLimit(max: number): ClientLimit {
   const inFlight = new Map<string, number>();
   return {
     enter(client) {

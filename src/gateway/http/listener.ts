@@ -311,9 +311,9 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
     return writeWebResponse(res, await metricsResponse(req.method, options.metrics));
   }
   const client = req.headers['mcp-session-id'];
-  let release = listener.clients.enter(typeof client === 'string' ? `session ${client}` : clientAddress(req));
-  // A fleet's limit asks its store; one instance's is counted here, without a turn.
-  if (release instanceof Promise) release = await release;
+  const release = listener.clients.enter(
+    typeof client === 'string' ? `session ${client}` : clientAddress(req),
+  );
   if (!release) {
     req.resume();
     return writeWebResponse(
