@@ -99,7 +99,10 @@ export class ClientConsent {
    * refusal to return in its place.
    */
   async decide(request: ConsentCall, elicit: Elicit): Promise<string | undefined> {
-    const guard = this.#guardFor(request);
+    // Read from the fleet's store (a promise) only there: in memory it stays synchronous.
+    let kept = this.#guard ? undefined : this.#kept?.answers();
+    if (kept instanceof Promise) kept = await kept;
+    const guard = this.#guardFor(request, kept);
     const { server, tool, args } = request;
     const decided = request.decided ?? (() => {});
     return this.#asking.run(elicit, async () => {
@@ -121,11 +124,13 @@ export class ClientConsent {
               ),
           },
         );
-        this.#kept?.keep(guard.state);
+        const keeping = this.#kept?.keep(guard.state);
+        if (keeping) await keeping;
         return undefined;
       } catch (error) {
         // A question left for the next round is no answer yet: the retry replays this call's.
-        if (!(error instanceof AskLater)) this.#kept?.keep(guard.state);
+        const keeping = error instanceof AskLater ? undefined : this.#kept?.keep(guard.state);
+        if (keeping) await keeping;
         if (error instanceof NotAnswered) {
           decided({ result: 'denied', by: 'client', reason: error.message });
           return `mcpx refused '${forModel(tool.name)}' of '${forModel(server)}': ${error.message}; call it again to be asked again`;
@@ -137,8 +142,8 @@ export class ClientConsent {
     });
   }
 
-  #guardFor(request: ConsentCall): PermissionGuard {
-    this.#guard ??= request.guard.withApprover(this.#approver(), this.#kept?.answers());
+  #guardFor(request: ConsentCall, kept: PermissionAnswers | undefined): PermissionGuard {
+    this.#guard ??= request.guard.withApprover(this.#approver(), kept);
     return this.#guard;
   }
 
@@ -146,7 +151,10 @@ export class ClientConsent {
     const choose = async <T extends string>(message: string, choices: readonly Choice<T>[]): Promise<T> => {
       const elicit = this.#asking.getStore();
       if (!elicit) throw new NotAnswered('nobody could be asked');
-      return answerOf(await elicit(consentForm(message, choices)), choices);
+      // Why the person may be asked again what they answered before (the fleet's store was down).
+      const unread = this.#kept?.unread?.();
+      const asked = unread ? `${message}\n(${unread})` : message;
+      return answerOf(await elicit(consentForm(asked, choices)), choices);
     };
     return {
       answerer: 'client',
@@ -238,26 +246,44 @@ function describeCall(server: string, tool: Tool, args: Readonly<Record<string, 
   );
 }
 
-/** One client's answers in a {@link ConsentMemory}. */
+/**
+ * One client's answers in a {@link Consents}: synchronous in this process's memory, promises in
+ * the fleet's store (`fleet/fleet-consent.ts`), which never reject (a store that fails is reported
+ * there, and an answer that cannot be read is not known: the person is asked again).
+ */
 export interface KeptAnswers {
+  answers(): PermissionAnswers | undefined | Promise<PermissionAnswers | undefined>;
+  keep(answers: PermissionAnswers): void | Promise<void>;
+  /** Why earlier answers could not be read, once `answers()` found so: said with the question. */
+  unread?(): string | undefined;
+}
+
+/** {@link KeptAnswers} in this process's memory: never a promise. */
+export interface KeptInMemory extends KeptAnswers {
   answers(): PermissionAnswers | undefined;
   keep(answers: PermissionAnswers): void;
 }
 
+/** Where the answers of clients without a session are kept, under each client's identity. */
+export interface Consents {
+  of(identity: string): KeptAnswers;
+}
+
 /** How long a client's answers are kept after its last call, and for how many clients at most. */
-const KEPT_IDLE_MS = 30 * 60_000;
-const KEPT_CLIENTS = 1_000;
+export const KEPT_IDLE_MS = 30 * 60_000;
+export const KEPT_CLIENTS = 1_000;
 
 /**
  * The consent of clients that have no session: a 2026-07-28 client over HTTP sends every call as a
  * request of its own, so the answers its person gave ("allow all", "always", "deny") are kept here,
  * under the client's identity (its credentials, hashed, and its name and version), and each request
- * starts from them. They are answers of this gateway process only (another instance behind a load
- * balancer asks again), and forgotten after 30 minutes without a call, as a session would end.
+ * starts from them. They are answers of this gateway process only (a fleet sharing a store keeps
+ * them there instead: `fleet/fleet-consent.ts`), and forgotten after 30 minutes without a call, as a
+ * session would end.
  * A call's answers are kept when its consent is settled, not between its rounds: each round
  * replays the answers given so far, against the same starting point.
  */
-export class ConsentMemory {
+export class ConsentMemory implements Consents {
   readonly #clients = new Map<string, { answers: PermissionAnswers; used: number }>();
   readonly #idleMs: number;
   readonly #max: number;
@@ -268,7 +294,7 @@ export class ConsentMemory {
   }
 
   /** The answers of the client `identity` names, to start its next request's consent from. */
-  of(identity: string): KeptAnswers {
+  of(identity: string): KeptInMemory {
     return {
       answers: () => {
         this.#forgetIdle();

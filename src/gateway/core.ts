@@ -48,7 +48,7 @@ import { consentBeforeCall } from './call-consent.js';
 import { Callers } from './callers.js';
 import type { CatalogueMemory } from './catalogue-memory.js';
 import { questionsFor, relayRounds } from './client-questions.js';
-import { ConsentMemory } from './consent.js';
+import { ConsentMemory, type Consents } from './consent.js';
 import {
   cancellationOf,
   currentCtx,
@@ -113,6 +113,8 @@ export interface GatewayCoreOptions {
   readonly audit?: AuditTrail;
   /** Where each upstream request's duration and outcome are recorded (`mcp.client.operation.duration`). */
   readonly metrics?: MetricsRecorder;
+  /** Where sessionless clients' consent is kept: the fleet's store (`--state`); default this process's memory. */
+  readonly consents?: Consents;
 }
 
 /** A log message for clients (`notifications/message` params). */
@@ -163,7 +165,7 @@ export class GatewayCore {
   /** 2026-07-28 calls waiting for their client to answer an upstream's questions. */
   readonly rounds: InputRounds;
   /** The consent of 2026-07-28 clients over HTTP, which have no session to keep it in. */
-  readonly consents = new ConsentMemory();
+  readonly consents: Consents;
   readonly #listeners = new Set<(kind: ListKind) => void>();
   readonly #logListeners = new Map<(message: LogMessage) => void, () => boolean>();
   /**
@@ -193,6 +195,7 @@ export class GatewayCore {
     this.guard = options.guard;
     this.#audit = options.audit;
     this.rounds = new InputRounds(undefined, options.stateKey);
+    this.consents = options.consents ?? new ConsentMemory();
     this.#listWait = options.listWaitMs === undefined ? {} : { waitMs: options.listWaitMs };
     const announce = (kind: ListKind) => {
       for (const listener of this.#listeners) listener(kind);

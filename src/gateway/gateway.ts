@@ -17,6 +17,8 @@ import { coalescingWriter, ServingStdioTransport } from '../transport/index.js';
 import { openCatalogueMemory } from './catalogue-memory.js';
 import { GatewayCore, type ReloadResult } from './core.js';
 import { FastPath } from './fast-path.js';
+import { fleetConsents } from './fleet/fleet-consent.js';
+import { type FanoutSource, notFannedOut, startFanout } from './fleet/fleet-fanout.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
 import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
@@ -64,7 +66,9 @@ export type GatewayEvent =
   /** A reload failed (a config that no longer loads): the previous servers are still served. */
   | { readonly type: 'not-reloaded'; readonly error: McpxError }
   /** A remembered tool list could not be read or written safely (a planted link, a full disk): it is not used. */
-  | { readonly type: 'catalogue-unusable'; readonly error: McpxError };
+  | { readonly type: 'catalogue-unusable'; readonly error: McpxError }
+  /** The fleet's shared store failed where it was needed (a consent answer not read, or not shared). */
+  | { readonly type: 'fleet-store'; readonly error: McpxError };
 
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
@@ -178,6 +182,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     base.home === undefined
       ? undefined
       : openCatalogueMemory(base.home, { onError: (error) => emit({ type: 'catalogue-unusable', error }) });
+  const fleet = options.http?.fleet;
   const core = new GatewayCore({
     registry,
     servers: served,
@@ -188,6 +193,10 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(base.audit ? { audit: base.audit() } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(catalogues ? { catalogues } : {}),
+    // A fleet's clients' consent is shared through its store; its failures told as events.
+    ...(fleet
+      ? { consents: fleetConsents(fleet, options.stateKey, (error) => emit({ type: 'fleet-store', error })) }
+      : {}),
   });
   if (options.wiring) wire(options.wiring, core);
 
@@ -230,6 +239,10 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     });
   }
 
+  // A fleet's list changes and resource updates reach every instance's listeners.
+  const fanout =
+    fleet &&
+    startFanout(fleet, core, (cause) => emit({ type: 'fleet-store', error: notFannedOut(fleet, cause) }));
   const pages = new Paginator(options.pageSize);
   const onRequest = recordingRequests(options.metrics, options.onRequest);
   const newServer = (client: string): Server =>
@@ -239,6 +252,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       ...transparent,
       ...(options.skillsOnly ? { skillsOnly: true } : {}),
       ...(onRequest ? { onRequest } : {}),
+      ...(fanout ? { subscribe: fanout.subscribe } : {}),
     });
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const drain = async () => {
@@ -273,6 +287,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
   if (options.transparent) readiness.done();
   const listening = options.http
     ? await listenHttp(
+        fanout ?? core,
         core,
         { ...options.http, ready: readiness.ready },
         newServer,
@@ -289,6 +304,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       await listening.close(drain);
       stopMetrics();
       core.dispose();
+      fanout?.close();
     })();
     return closing;
   };
@@ -357,6 +373,7 @@ interface Listening {
 }
 
 async function listenHttp(
+  changes: FanoutSource,
   core: GatewayCore,
   http: GatewayHttpListen & Pick<GatewayHttpOptions, 'ready'>,
   newServer: (client: string) => Server,
@@ -371,9 +388,9 @@ async function listenHttp(
     newServer,
     ...(sessionless ? { fastPath: { toolCall: sessionless, serverInfo: sessionServerInfo(core) } } : {}),
     ...(metrics ? { metrics: () => metrics.prometheus() } : {}),
-    onListChanged: (l) => core.onListChanged(l),
+    onListChanged: (l) => changes.onListChanged(l),
     onLog: (l, audience) => core.onLog(l, audience),
-    subscribe: (uri, onUpdated) => core.subscribe(uri, onUpdated),
+    subscribe: (uri, onUpdated) => changes.subscribe(uri, onUpdated),
     // A tool listed now is found without waiting a turn (asked on every 2026-07-28 call).
     toolInputSchema: async (name) =>
       (core.knownTool(name) ?? (await core.toolRoute(name).catch(() => undefined)))?.tool.inputSchema,

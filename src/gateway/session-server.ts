@@ -55,6 +55,8 @@ export interface SessionServerOptions {
   /** What serves these requests, on each one's SERVER span (`mcpx.hop`). Default `gateway`. */
   readonly hop?: 'gateway' | 'daemon';
   /** Only the gateway's skill pair: no upstream tool, resource or prompt (`GatewayOptions.skillsOnly`). */
+  /** Watch a resource for `resources/subscribe`: the core's, or a fleet's fan-out of it. Default the core's. */
+  readonly subscribe?: GatewayCore['subscribe'];
   readonly skillsOnly?: boolean;
 }
 
@@ -409,7 +411,7 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
       server.setRequestHandler('resources/subscribe', async (request) => {
         const uri = request.params.uri;
         if (!subscriptions.has(uri)) {
-          const pending = core.subscribe(uri, (changed) => {
+          const pending = (options.subscribe ?? core.subscribe.bind(core))(uri, (changed) => {
             void server.sendResourceUpdated({ uri: changed }).catch(() => {});
           });
           subscriptions.set(uri, pending);

@@ -51,7 +51,7 @@ describe('mcpx serve --state', () => {
     const where = `redis://127.0.0.1:${store().port}`;
     expect(await health(gateway.url)).toEqual({
       status: 200,
-      body: { ok: true, state: { store: where, up: true } },
+      body: { ok: true, state: { store: where, up: true, limits: 'fleet' } },
     });
 
     await store().stop();

@@ -152,6 +152,8 @@ function describe(event: GatewayEvent): string {
       return `mcpx serve: config not reloaded, still serving the previous one: ${event.error.message}`;
     case 'catalogue-unusable':
       return `mcpx serve: a remembered tool list is not used: ${event.error.message}`;
+    case 'fleet-store':
+      return `mcpx serve: ${event.error.message}`;
   }
 }
 

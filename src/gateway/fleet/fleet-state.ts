@@ -1,5 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { ErrorCode, McpxError } from '../../errors/index.js';
+import { storeError } from './store-error.js';
+
+export { storeError } from './store-error.js';
 
 /** Whether the shared store answers now, and why not when it does not. */
 export interface FleetStoreStatus {
@@ -124,13 +127,6 @@ export function describeStore(url: string): string {
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw badUrl(url);
   const db = parsed.pathname.length > 1 ? parsed.pathname : '';
   return `${parsed.protocol}//${parsed.hostname}:${parsed.port || '6379'}${db}`;
-}
-
-/** A store command's failure while the fleet runs, for an error a client or `/healthz` shows. */
-export function storeError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  // ioredis's messages may quote the URL it was given; keep only the first line, without credentials.
-  return (text.split('\n')[0] ?? '').replace(/\/\/[^@/\s]*@/g, '//');
 }
 
 function unavailable(where: string, error: unknown): McpxError {

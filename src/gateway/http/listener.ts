@@ -19,7 +19,7 @@ import type { LogMessage } from '../core.js';
 import type { FleetState } from '../fleet/index.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
-import { createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
+import { type ClientLimit, createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
 import {
   createDrainState,
   type DrainState,
@@ -30,6 +30,7 @@ import {
 } from './drain.js';
 import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './event-store.js';
 import { HttpFastCalls } from './fast-calls.js';
+import { fleetClientLimit } from './fleet-client-limit.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
 import {
@@ -236,7 +237,7 @@ interface Listener {
   readonly origins: ReturnType<typeof originChecker>;
   readonly maxBody: number;
   readonly jsonLimits: JsonShapeLimits;
-  readonly clients: ReturnType<typeof createClientLimit>;
+  readonly clients: ClientLimit & { scope?(): 'fleet' | 'instance' };
   /** 2026-07-28: a fresh server per request. */
   readonly modern: ReturnType<typeof createMcpHandler>;
   /** 2025-11-25: the servers of the live sessions, and their transports by session id. */
@@ -282,7 +283,9 @@ function createListener(options: GatewayHttpOptions): Listener {
     origins: originChecker(),
     maxBody,
     jsonLimits: options.jsonLimits ?? DEFAULT_JSON_SHAPE_LIMITS,
-    clients: createClientLimit(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT),
+    clients: (options.fleet
+      ? (max: number) => fleetClientLimit(options.fleet as FleetState, max)
+      : createClientLimit)(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT),
     modern: createMcpHandler(() => options.newServer(randomUUID()), {
       legacy: 'reject',
       keepAliveMs: 0,
@@ -351,7 +354,9 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
     req.resume();
-    return void res.writeHead(200, { 'content-type': 'application/json' }).end(health(options.fleet));
+    return void res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(health(options.fleet, listener.clients.scope?.()));
   }
   if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
     req.resume();
@@ -767,8 +772,10 @@ function readBounded(
  * `/healthz`: the process is alive (so 200 either way: a liveness probe must not restart every
  * instance because their shared store is down), and, in a fleet, whether the store answers.
  */
-function health(fleet: FleetState | undefined): string {
+function health(fleet: FleetState | undefined, limits: 'fleet' | 'instance' | undefined): string {
   if (!fleet) return '{"ok":true}';
   const { up, error } = fleet.status();
-  return JSON.stringify({ ok: true, state: { store: fleet.where, up, ...(error && !up ? { error } : {}) } });
+  // `limits`: whether the per-client limits count the fleet's requests or, the store down, this instance's.
+  const state = { store: fleet.where, up, ...(error && !up ? { error } : {}), ...(limits ? { limits } : {}) };
+  return JSON.stringify({ ok: true, state });
 }
