@@ -9,6 +9,7 @@
 // `BENCH_FLEET_STATE=redis://HOST:PORT`: every instance gets `--state <url>`, the shared store
 // of issue 43 item 1 (run.mjs sets it for its "with --state" rows once `mcpx serve` has the flag).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
@@ -152,6 +153,9 @@ try {
       mcpServers: { bench: { command: process.execPath, args: [server] } },
     }),
   );
+  // `--state` goes with the fleet's shared key, as docs/deploy-fleet.md sets them up.
+  const stateKey = join(process.env.HOME, 'fleet-state.key');
+  if (state) await writeFile(stateKey, randomBytes(32), { mode: 0o600 });
   const urls = await Promise.all(
     Array.from({ length: instances }, (_, i) =>
       listening([
@@ -159,7 +163,7 @@ try {
         ...['--config', configFile, 'serve', '--http', '--server', 'bench'],
         ...['--instance-id', `i${i}`],
         // HERE the shared store: issue 43 item 1's `--state redis://…`, when run.mjs asks for it.
-        ...(state ? ['--state', state] : []),
+        ...(state ? ['--state', state, '--state-key-file', stateKey] : []),
       ]),
     ),
   );

@@ -432,7 +432,7 @@ function buildProgram(select: (action: Action) => void): Command {
     )
     .option(
       '--state <url>',
-      "with --http: share consent, SSE events, sessions, fan-out and limits with the fleet's other instances through Redis (redis://host:6379)",
+      "with --http: share consent, SSE events, sessions, fan-out and limits with the fleet's other instances through Redis (redis://host:6379); needs --state-key-file",
     )
     .option(
       '--allowed-origin <host>',

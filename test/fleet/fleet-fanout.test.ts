@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
 
 const COUNTER = 'mcpx://local/test://counter';
 let world: GatewayWorld;
@@ -64,7 +64,8 @@ async function storeUp(url: string): Promise<boolean> {
 
 describe('fan-out across a fleet (--state)', () => {
   it("a list change and a resource update on A's upstream reach the listeners on B and C, also after an outage", async () => {
-    const serve = (id: string) => world.serve(['--port', '0', '--instance-id', id, '--state', store().url]);
+    const serve = (id: string) =>
+      world.serve(['--port', '0', '--instance-id', id, '--state', store().url, ...stateKeyArgs(world.dir)]);
     const [a, b, c] = (await Promise.all([serve('a'), serve('b'), serve('c')])) as [
       RunningGateway,
       RunningGateway,

@@ -9,7 +9,7 @@ import { type ClientRequest, request } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
 
 const LIMIT = 32;
 let world: GatewayWorld;
@@ -75,7 +75,8 @@ async function healthState(url: string): Promise<Record<string, unknown>> {
 
 describe('per-client limits across a fleet (--state)', () => {
   it("counts a client's requests through every instance against one bound; the store down, each its own", async () => {
-    const serve = (id: string) => world.serve(['--port', '0', '--instance-id', id, '--state', store().url]);
+    const serve = (id: string) =>
+      world.serve(['--port', '0', '--instance-id', id, '--state', store().url, ...stateKeyArgs(world.dir)]);
     const [a, b, c] = (await Promise.all([serve('a'), serve('b'), serve('c')])) as RunningGateway[] &
       [RunningGateway, RunningGateway, RunningGateway];
     // Half the bound through A, half through B: the client is at its limit on C too.
@@ -100,7 +101,15 @@ describe('per-client limits across a fleet (--state)', () => {
   });
 
   it('a burst of 600 quick requests from one address through one instance is not refused for the store', async () => {
-    const gateway = await world.serve(['--port', '0', '--instance-id', 'a', '--state', store().url]);
+    const gateway = await world.serve([
+      '--port',
+      '0',
+      '--instance-id',
+      'a',
+      '--state',
+      store().url,
+      ...stateKeyArgs(world.dir),
+    ]);
     const statuses = await Promise.all(Array.from({ length: 600 }, () => post(gateway.url)));
     expect(statuses.filter((status) => status === 429)).toEqual([]);
   });

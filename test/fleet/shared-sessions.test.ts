@@ -16,7 +16,7 @@ import {
   sessionHeaders,
   sseEvents,
 } from '../helpers/raw-session.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
 
 let world: GatewayWorld;
 let redis: RunningRedis | undefined;
@@ -39,7 +39,9 @@ afterAll(async () => world?.close());
 async function twoInstances(): Promise<[string, string]> {
   const url = (redis as RunningRedis).url;
   const [a, b] = await Promise.all(
-    ['a', 'b'].map((id) => world.serve(['--port', '0', '--instance-id', id, '--state', url])),
+    ['a', 'b'].map((id) =>
+      world.serve(['--port', '0', '--instance-id', id, '--state', url, ...stateKeyArgs(world.dir)]),
+    ),
   );
   return [(a as { url: string }).url, (b as { url: string }).url];
 }

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
 
 let world: GatewayWorld;
 let redis: RunningRedis | undefined;
@@ -47,7 +47,15 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 
 describe('mcpx serve --state', () => {
   it('connects before serving and says in /healthz that the store answers, through an outage and back', async () => {
-    const gateway = await world.serve(['--port', '0', '--instance-id', 'a', '--state', store().url]);
+    const gateway = await world.serve([
+      '--port',
+      '0',
+      '--instance-id',
+      'a',
+      '--state',
+      store().url,
+      ...stateKeyArgs(world.dir),
+    ]);
     const where = `redis://127.0.0.1:${store().port}`;
     expect(await health(gateway.url)).toEqual({
       status: 200,
@@ -70,7 +78,7 @@ describe('mcpx serve --state', () => {
 
   it('does not start when the store cannot be reached, and says where and how to fix it', async () => {
     await store().stop();
-    const failed = world.serve(['--port', '0', '--state', store().url]);
+    const failed = world.serve(['--port', '0', '--state', store().url, ...stateKeyArgs(world.dir)]);
     await expect(failed).rejects.toThrow(/exited \(4\)/);
     const message = String(await failed.catch((error: Error) => error.message));
     expect(message).toContain(`cannot reach the fleet's shared state at redis://127.0.0.1:${store().port}`);
@@ -78,8 +86,24 @@ describe('mcpx serve --state', () => {
     expect(message).not.toMatch(/\n\s+at /);
   });
 
+  it('asks for the fleet key with --state: what the instances store is signed with it', async () => {
+    const failed = world.serve(['--port', '0', '--state', store().url]);
+    const message = String(await failed.catch((error: Error) => error.message));
+    expect(message).toMatch(/exited \(1\)/);
+    expect(message).toContain(
+      '--state shares consent answers, sessions and streams through Redis: it needs --state-key-file',
+    );
+    expect(message).toContain('head -c 32 /dev/urandom');
+  });
+
   it('refuses a URL that is not redis://, never showing its password', async () => {
-    const failed = world.serve(['--port', '0', '--state', 'http://user:hunter2@127.0.0.1:6379']);
+    const failed = world.serve([
+      '--port',
+      '0',
+      '--state',
+      'http://user:hunter2@127.0.0.1:6379',
+      ...stateKeyArgs(world.dir),
+    ]);
     const message = String(await failed.catch((error: Error) => error.message));
     expect(message).toContain("--state takes a redis:// or rediss:// URL, got 'http://127.0.0.1:6379'");
     expect(message).not.toContain('hunter2');

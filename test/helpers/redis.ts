@@ -5,8 +5,10 @@
  * process started in a test and still running after it.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 export interface RunningRedis {
   readonly url: string;
@@ -91,4 +93,14 @@ function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/**
+ * `--state-key-file <file>` with a fresh owner-only key in `dir` (the same file for every instance of
+ * a test's fleet): `--state` asks for it, so that what the instances store is signed.
+ */
+export function stateKeyArgs(dir: string): string[] {
+  const file = join(dir, 'fleet-state.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32), { mode: 0o600 });
+  return ['--state-key-file', file];
 }

@@ -76,6 +76,11 @@ export function checkServeFlags(options: ServeOptions): string | undefined {
     throw usageError(
       '--host, --port, --token, --token-file, --state-key-file, --state and --instance-id go with --http',
     );
+  if (options.state !== undefined && options.stateKeyFile === undefined)
+    throw usageError(
+      '--state shares consent answers, sessions and streams through Redis: it needs --state-key-file, the same key file on every instance',
+      "make one: (umask 077; head -c 32 /dev/urandom > state.key); it signs what the instances store, so that whoever can write to the store cannot grant a client's consent",
+    );
   if (!options.http && options.ssePoll !== undefined)
     throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');
   if (!options.http && options.sessionIdle !== undefined)
