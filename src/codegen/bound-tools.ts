@@ -1,10 +1,4 @@
-import {
-  type CallToolResult,
-  type GetPromptResult,
-  type ReadResourceResult,
-  type Tool,
-  UriTemplate,
-} from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
 import { toolSwitchedOff } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import type { Host, HostCallOptions, ServerConnection } from '../host/index.js';
@@ -129,7 +123,9 @@ export function boundTools(host: Host, manifest: GeneratedManifest, options: Bin
     },
     read: (uri, callOptions = {}) =>
       request(RESOURCE_ACTIONS.read, { uri }, callOptions, (c, control) => c.readResource(uri, control)),
-    readTemplate: (template, variables, callOptions = {}) => {
+    readTemplate: async (template, variables, callOptions = {}) => {
+      // The SDK loads when a server is first reached, never with `import … from 'mcpx'` (library-entry.test.ts).
+      const { UriTemplate } = await import('@modelcontextprotocol/client');
       const uri = new UriTemplate(template).expand(
         Object.fromEntries(
           Object.entries(variables).map(([k, v]) => [k, typeof v === 'string' ? v : [...v]]),

@@ -192,6 +192,6 @@ describe('mcpx serve --state-key-file', () => {
       home: world.home,
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('--state-key-file and --instance-id go with --http');
+    expect(run.stderr).toContain('--state-key-file, --state and --instance-id go with --http');
   });
 });

@@ -50,21 +50,33 @@ describe('mcpx call against a server that asks a question after the result', () 
   it('exits within 100 ms of printing the result, and leaves nothing running', async () => {
     const startLog = join(dir.path, 'starts.log');
     // The same call to a server that asks nothing: what exiting costs on this machine right now.
-    const plain = await oneShot({});
-    expect(plain.code, plain.stderr).toBe(0);
-    const run = await oneShot({
-      MCPX_TEST_FAULT: 'late-request',
-      MCPX_TEST_LATE_REQUEST_MS: '10',
-      MCPX_TEST_START_LOG: startLog,
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe('done\n');
-    expect(run.printedAt).toBeDefined();
+    // Each kind twice, alternating, the quicker of each compared: one process stalled by a loaded
+    // machine says nothing, while the unanswered question this guards against costs a whole second.
+    const late = () =>
+      oneShot({
+        MCPX_TEST_FAULT: 'late-request',
+        MCPX_TEST_LATE_REQUEST_MS: '10',
+        MCPX_TEST_START_LOG: startLog,
+      });
+    const plains = [];
+    const runs = [];
+    for (let round = 0; round < 2; round++) {
+      plains.push(await oneShot({}));
+      runs.push(await late());
+    }
+    for (const plain of plains) expect(plain.code, plain.stderr).toBe(0);
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('done\n');
+      expect(run.printedAt).toBeDefined();
+    }
+    const plainMs = Math.min(...plains.map((p) => p.exitMs));
+    const runMs = Math.min(...runs.map((r) => r.exitMs));
     // Within 100 ms of the plain call's own exit, far inside the 1 s shutdown grace an unanswered
     // question would cost; paired, so a loaded machine slows both alike.
-    expect(run.exitMs, `plain call: ${Math.round(plain.exitMs)} ms`).toBeLessThan(plain.exitMs + 100);
-    const [pid] = (await readFile(startLog, 'utf8')).trim().split('\n').map(Number);
-    expect(pid).toBeGreaterThan(0);
-    expect(isAlive(pid ?? 0)).toBe(false);
+    expect(runMs, `plain call: ${Math.round(plainMs)} ms`).toBeLessThan(plainMs + 100);
+    const pids = (await readFile(startLog, 'utf8')).trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
   });
 });
