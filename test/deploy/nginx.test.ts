@@ -8,19 +8,17 @@
  * nginx runs as the current user from a private prefix, and every process the
  * test starts is gone at the end.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConformanceBackend, startConformanceBackend } from '../../src/testing/conformance-backend.js';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
+import { documentedHttpBlock, findNginx, type RunningNginx, startNginx } from '../helpers/nginx.js';
 import { callCutAndResume, openRawSession } from '../helpers/raw-session.js';
 
 const INSTANCES = ['a', 'b'] as const;
@@ -28,16 +26,14 @@ const TOKEN = 'one-token-shared-by-every-instance-0123456789';
 const PUBLIC_HOST = 'mcp.example.test';
 let world: GatewayWorld;
 const gateways = new Map<string, RunningGateway & { port: number; log: string }>();
-let nginx: ChildProcess | undefined;
-let nginxExited: Promise<void> | undefined;
-let nginxWorkers: number[] = [];
+let nginx: RunningNginx | undefined;
 let prefix: string;
 let url: string;
 const clients: Client[] = [];
 let asking: ConformanceBackend | undefined;
 
 beforeAll(async () => {
-  const binary = findNginx();
+  findNginx();
   // One 2026-07-28 upstream that asks its client questions, shared by both instances.
   asking = await startConformanceBackend();
   world = await gatewayWorld({
@@ -58,39 +54,17 @@ beforeAll(async () => {
     gateways.set(id, { ...gateway, port: Number(new URL(gateway.url).port), log });
   }
   prefix = join(world.dir, 'nginx');
-  await mkdir(join(prefix, 'logs'), { recursive: true });
-  const port = await freePort();
-  await writeFile(join(prefix, 'nginx.conf'), nginxConf(port));
-  nginx = spawn(
-    binary,
-    ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'logs/error.log')],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  nginx.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const started = nginx;
-  nginxExited = new Promise((resolve) => started.once('exit', () => resolve()));
-  url = `http://127.0.0.1:${port}/mcp`;
-  await waitForHealth(`http://127.0.0.1:${port}/healthz`, () => stderr);
-  nginxWorkers = childrenOf(started.pid as number);
+  nginx = await startNginx({ prefix, http: httpBlock });
+  url = nginx.url;
 }, 90_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
-    nginx.kill('SIGQUIT');
-    const killer = setTimeout(() => nginx?.kill('SIGKILL'), 10_000);
-    await nginxExited;
-    clearTimeout(killer);
-  }
+  const workersLeft = (await nginx?.stop()) ?? [];
   await world?.close();
   await asking?.close();
-  // The workers are nginx's children, not ours: make sure the master took them down.
-  for (const pid of nginxWorkers) expect(alive(pid), `nginx worker ${pid} outlived the test`).toBe(false);
+  // The workers are nginx's children, not ours: the master must have taken them down.
+  expect(workersLeft, 'nginx workers that outlived the test').toEqual([]);
 });
 
 describe('several mcpx serve --http behind nginx (docs/deploy-nginx.md)', () => {
@@ -292,89 +266,13 @@ function accessLog(id: string): { client: string; method: string }[] {
     .map((line) => JSON.parse(line) as { client: string; method: string });
 }
 
-/** The documented config (docs/nginx.conf) with this test's ports and private paths. */
-function nginxConf(port: number): string {
+/** The documented http block (docs/nginx.conf) with this test's ports, and nginx's access log of routing. */
+function httpBlock(port: number): string {
   const upstream = (id: string) => `127.0.0.1:${gateways.get(id)?.port}`;
-  const paths = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-    .map((kind) => `  ${kind}_temp_path ${join(prefix, `${kind}_temp`)};`)
-    .join('\n');
-  // As root the master would hand its workers to 'nobody', who cannot write the private prefix.
-  const user = process.getuid?.() === 0 ? `user ${userInfo().username};\n` : '';
-  return `${user}daemon off;
-worker_processes 1;
-pid ${join(prefix, 'nginx.pid')};
-error_log ${join(prefix, 'logs/error.log')} warn;
-events { worker_connections 256; }
-http {
-${paths}
-  log_format routing '$status $upstream_addr $http_mcp_session_id $request_method';
+  return `  log_format routing '$status $upstream_addr $http_mcp_session_id $request_method';
   access_log ${join(prefix, 'logs/access.log')} routing;
-${readFileSync(join(import.meta.dirname, '../../docs/nginx.conf'), 'utf8')
-  .replace(/^[\s\S]*?# --- begin http block ---\n/, '')
-  .replace(/# --- end http block ---[\s\S]*$/, '')
+${documentedHttpBlock(join(import.meta.dirname, '../../docs/nginx.conf'))
   .replaceAll('127.0.0.1:8801', upstream('a'))
   .replaceAll('127.0.0.1:8802', upstream('b'))
-  .replace('listen 8800;', `listen 127.0.0.1:${port};`)}
-}
-`;
-}
-
-function findNginx(): string {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx']) {
-    try {
-      execFileSync(candidate, ['-v'], { stdio: 'ignore' });
-      return candidate;
-    } catch {}
-  }
-  throw new Error('nginx is not installed: `apt-get install -y nginx` (.ci/run does)');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(health: string, stderr: () => string): Promise<void> {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(health)).status === 200) return;
-    } catch {}
-    if (nginx?.exitCode !== null || Date.now() > until) {
-      const log = await readFile(join(prefix, 'logs/error.log'), 'utf8').catch(() => '');
-      throw new Error(`nginx did not come up:\n${stderr()}\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Process ids whose parent is `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  .replace('listen 8800;', `listen 127.0.0.1:${port};`)}`;
 }

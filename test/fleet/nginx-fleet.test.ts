@@ -7,19 +7,15 @@
  * nginx runs as the current user from a private prefix; every process the test starts is gone
  * at the end.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedEventKeys } from '../../src/gateway/http/shared-event-log.js';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
+import { documentedHttpBlock, findNginx, type RunningNginx, startNginx } from '../helpers/nginx.js';
 import {
   messageOf,
   openRawSession,
@@ -36,15 +32,12 @@ const PORTS = { a: '8801', b: '8802', c: '8803' } as const;
 let world: GatewayWorld;
 let redis: RunningRedis;
 const gateways = new Map<string, RunningGateway & { port: number }>();
-let nginx: ChildProcess | undefined;
-let nginxExited: Promise<void> | undefined;
-let nginxWorkers: number[] = [];
-let prefix: string;
+let nginx: RunningNginx | undefined;
 let url: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  const binary = findNginx();
+  findNginx();
   redis = await startRedis();
   world = await gatewayWorld({
     permission: 'yolo',
@@ -60,44 +53,24 @@ beforeAll(async () => {
       gateways.set(id, { ...gateway, port: Number(new URL(gateway.url).port) });
     }),
   );
-  prefix = join(world.dir, 'nginx');
-  await mkdir(join(prefix, 'logs'), { recursive: true });
-  const port = await freePort();
-  await writeFile(join(prefix, 'nginx.conf'), nginxConf(port));
-  nginx = spawn(
-    binary,
-    ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'logs/error.log')],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  nginx.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const started = nginx;
-  nginxExited = new Promise((resolve) => started.once('exit', () => resolve()));
-  url = `http://127.0.0.1:${port}/mcp`;
-  await waitForHealth(`http://127.0.0.1:${port}/healthz`, () => stderr);
-  nginxWorkers = childrenOf(started.pid as number);
+  nginx = await startNginx({ prefix: join(world.dir, 'nginx'), http: httpBlock, workerConnections: 4096 });
+  url = nginx.url;
 }, 90_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
-    nginx.kill('SIGQUIT');
-    const killer = setTimeout(() => nginx?.kill('SIGKILL'), 10_000);
-    await nginxExited;
-    clearTimeout(killer);
-  }
+  const workersLeft = (await nginx?.stop()) ?? [];
   await world?.close();
   await redis?.stop();
-  for (const pid of nginxWorkers) expect(alive(pid), `nginx worker ${pid} outlived the test`).toBe(false);
+  // The workers are nginx's children, not ours: the master must have taken them down.
+  expect(workersLeft, 'nginx workers that outlived the test').toEqual([]);
 });
 
 // What the instances and nginx said, when a test failed: a crash or a refusal is visible at once.
 afterEach(async (context) => {
   if (context.task.result?.state !== 'fail') return;
   const said = [...gateways].map(([id, g]) => `--- instance ${id}:\n${g.stderr().slice(-2_000)}`);
-  const log = await readFile(join(prefix, 'logs/error.log'), 'utf8').catch(() => '');
+  const log = (await nginx?.errorLog()) ?? '';
   context.task.result.errors?.push({ message: `${said.join('\n')}\n--- nginx:\n${log.slice(-2_000)}` });
 });
 
@@ -222,87 +195,13 @@ async function connect(era: 'legacy' | 'modern'): Promise<Client> {
   return client;
 }
 
-/** The documented config (docs/nginx-fleet.conf) with this test's ports and private paths. */
-function nginxConf(port: number): string {
-  const paths = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-    .map((kind) => `  ${kind}_temp_path ${join(prefix, `${kind}_temp`)};`)
-    .join('\n');
-  const user = process.getuid?.() === 0 ? `user ${userInfo().username};\n` : '';
-  let block = readFileSync(join(import.meta.dirname, '../../docs/nginx-fleet.conf'), 'utf8')
-    .replace(/^[\s\S]*?# --- begin http block ---\n/, '')
-    .replace(/# --- end http block ---[\s\S]*$/, '')
-    .replace('listen 8800;', `listen 127.0.0.1:${port};`);
+/** The documented http block (docs/nginx-fleet.conf) with this test's ports. */
+function httpBlock(port: number): string {
+  let block = documentedHttpBlock(join(import.meta.dirname, '../../docs/nginx-fleet.conf')).replace(
+    'listen 8800;',
+    `listen 127.0.0.1:${port};`,
+  );
   for (const id of INSTANCES)
     block = block.replaceAll(`127.0.0.1:${PORTS[id]}`, `127.0.0.1:${gateways.get(id)?.port}`);
-  return `${user}daemon off;
-worker_processes 1;
-pid ${join(prefix, 'nginx.pid')};
-error_log ${join(prefix, 'logs/error.log')} warn;
-worker_rlimit_nofile 8192;
-events { worker_connections 4096; }
-http {
-${paths}
-  access_log off;
-${block}
-}
-`;
-}
-
-function findNginx(): string {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx']) {
-    try {
-      execFileSync(candidate, ['-v'], { stdio: 'ignore' });
-      return candidate;
-    } catch {}
-  }
-  throw new Error('nginx is not installed: `apt-get install -y nginx` (.ci/run does)');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(health: string, stderr: () => string): Promise<void> {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(health)).status === 200) return;
-    } catch {}
-    if (nginx?.exitCode !== null || Date.now() > until) {
-      const log = await readFile(join(prefix, 'logs/error.log'), 'utf8').catch(() => '');
-      throw new Error(`nginx did not start:\n${stderr}\n${log}`);
-    }
-    await delay(100);
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return `  access_log off;\n${block}`;
 }
