@@ -1,8 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { ErrorCode, McpxError } from '../../errors/index.js';
-import { storeError } from './store-error.js';
-
-export { storeError } from './store-error.js';
+import { storeError, withoutCredentials } from './store-error.js';
 
 /** Whether the shared store answers now, and why not when it does not. */
 export interface FleetStoreStatus {
@@ -117,7 +115,7 @@ export async function openFleetState(url: string, options: FleetStateOptions): P
 }
 
 /** A `--state` URL as it may be shown: no user or password. */
-export function describeStore(url: string): string {
+function describeStore(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -140,7 +138,7 @@ function unavailable(where: string, error: unknown): McpxError {
 }
 
 function badUrl(url: string): McpxError {
-  const shown = url.replace(/\/\/[^@/\s]*@/, '//');
+  const shown = withoutCredentials(url);
   return new McpxError(
     ErrorCode.FleetStateUnavailable,
     `--state takes a redis:// or rediss:// URL, got '${shown}'`,

@@ -5,5 +5,10 @@
 export function storeError(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   // ioredis's messages may quote the URL it was given; keep only the first line, without credentials.
-  return (text.split('\n')[0] ?? '').replace(/\/\/[^@/\s]*@/g, '//');
+  return withoutCredentials(text.split('\n')[0] ?? '');
+}
+
+/** `text` with the user and password of any URL in it taken out (`redis://:secret@host` → `redis://host`). */
+export function withoutCredentials(text: string): string {
+  return text.replace(/\/\/[^@/\s]*@/g, '//');
 }
