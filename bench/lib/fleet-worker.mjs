@@ -11,11 +11,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { freePort, spawnListening } from './process-tree.mjs';
 
 const [variant, nginxBinary, sequentialCalls, concurrentCalls, inFlight] = [
   process.argv[2],
@@ -32,38 +32,6 @@ const state = process.env.BENCH_FLEET_STATE;
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));
 const children = [];
-
-/** Start a process and resolve with its URL once it prints `listening on <url>`. */
-function listening(args) {
-  const child = spawn(process.execPath, args, { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no URL from ${args.join(' ')}:\n${output}`)), 30_000);
-    const seen = (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', seen);
-    child.stderr.setEncoding('utf8').on('data', seen);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}):\n${output}`)));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** nginx in front of `upstreams` (host:port), round robin with kept-alive connections, as docs/nginx.conf. */
 async function startNginx(upstreams) {
@@ -158,13 +126,16 @@ try {
   if (state) await writeFile(stateKey, randomBytes(32), { mode: 0o600 });
   const urls = await Promise.all(
     Array.from({ length: instances }, (_, i) =>
-      listening([
-        cli,
-        ...['--config', configFile, 'serve', '--http', '--server', 'bench'],
-        ...['--instance-id', `i${i}`],
-        // HERE the shared store: issue 43 item 1's `--state redis://…`, when run.mjs asks for it.
-        ...(state ? ['--state', state, '--state-key-file', stateKey] : []),
-      ]),
+      spawnListening(
+        [
+          cli,
+          ...['--config', configFile, 'serve', '--http', '--server', 'bench'],
+          ...['--instance-id', `i${i}`],
+          // HERE the shared store: issue 43 item 1's `--state redis://…`, when run.mjs asks for it.
+          ...(state ? ['--state', state, '--state-key-file', stateKey] : []),
+        ],
+        children,
+      ).then(({ url }) => url),
     ),
   );
   const target = variant === 'one' ? urls[0] : await startNginx(urls.map((u) => new URL(u).host));

@@ -2,12 +2,12 @@
 // HTTP straight to an HTTP MCP server, or to `mcpx serve --http --server bench` in front of it
 // (the upstream reached over HTTP too). The server is mcpx's HTTP test server in its 2026-07-28
 // era, in its own process. Sequential µs per call and calls/s with N in flight; one JSON line.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { spawnListening } from './process-tree.mjs';
 
 const [variant, sequentialCalls, concurrentCalls] = [
   process.argv[2],
@@ -25,33 +25,12 @@ const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));
 const children = [];
 
-/** Start a process and resolve with its URL once it prints `listening on <url>` (on either stream). */
-function listening(args) {
-  const child = spawn(process.execPath, args, { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no URL from ${args.join(' ')}:\n${output}`)), 30_000);
-    const seen = (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1], pid: child.pid });
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', seen);
-    child.stderr.setEncoding('utf8').on('data', seen);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}):\n${output}`)));
-  });
-}
-
 // The test server keeps idle connections 65 s by default (`outliveClientKeepAlive`), longer than
 // any client's, so a loaded gateway never reuses a socket the server is closing.
-const upstream = await listening([
-  dist('testing/http-test-server.js'),
-  ...['--port', '0', '--era', 'modern'],
-]);
+const upstream = await spawnListening(
+  [dist('testing/http-test-server.js'), ...['--port', '0', '--era', 'modern']],
+  children,
+);
 let target = upstream;
 if (variant === 'gateway') {
   // The bench gives every worker a private HOME; the gateway's config lives there.
@@ -64,16 +43,10 @@ if (variant === 'gateway') {
   const profile = process.env.BENCH_GATEWAY_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`]
     : [];
-  target = await listening([
-    ...profile,
-    dist('bin/mcpx.cjs'),
-    '--config',
-    configFile,
-    'serve',
-    '--http',
-    '--server',
-    'bench',
-  ]);
+  target = await spawnListening(
+    [...profile, dist('bin/mcpx.cjs'), '--config', configFile, 'serve', '--http', '--server', 'bench'],
+    children,
+  );
 }
 
 const client = new Client(

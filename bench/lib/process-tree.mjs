@@ -1,9 +1,33 @@
 // The bench's own processes: a free port, waiting for a listener, the CPU time of a process,
 // and ending a process with everything it started (peers spawn their upstream through a shell,
 // some in a process group of its own, so killing the one pid we know is not enough).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+
+/**
+ * Start `node ARGS` (an `mcpx serve --http`, say) and resolve with its URL and pid once it prints
+ * `listening on <url>` on either stream; the child is pushed onto `children`, for the caller to end.
+ */
+export function spawnListening(args, children) {
+  const child = spawn(process.execPath, args, { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from ${args.join(' ')}:\n${output}`)), 30_000);
+    const seen = (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], pid: child.pid });
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', seen);
+    child.stderr.setEncoding('utf8').on('data', seen);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}):\n${output}`)));
+  });
+}
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now (for peers that cannot take port 0). */
 export function freePort() {
