@@ -10,13 +10,13 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { redisEachTest } from '../helpers/redis.js';
 
 let world: GatewayWorld;
-let redis: RunningRedis | undefined;
+const store = redisEachTest(() => world.stopAll());
 let keyFile: string;
 
 beforeAll(async () => {
@@ -30,19 +30,7 @@ beforeAll(async () => {
   keyFile = join(world.dir, 'state.key');
   await writeFile(keyFile, randomBytes(32), { mode: 0o600 });
 }, 60_000);
-beforeEach(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await world.stopAll();
-  await redis?.stop();
-});
 afterAll(async () => world?.close());
-
-function store(): RunningRedis {
-  if (!redis) throw new Error('no store started');
-  return redis;
-}
 
 type Fleet = [RunningGateway, RunningGateway, RunningGateway];
 

@@ -7,14 +7,14 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
+import { redisEachTest, stateKeyArgs } from '../helpers/redis.js';
 
 const COUNTER = 'mcpx://local/test://counter';
 let world: GatewayWorld;
-let redis: RunningRedis | undefined;
+const store = redisEachTest(() => world.stopAll());
 
 beforeAll(async () => {
   world = await gatewayWorld({
@@ -22,19 +22,7 @@ beforeAll(async () => {
     mcpServers: { local: { command: process.execPath, args: [testServerPath] } },
   });
 }, 60_000);
-beforeEach(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await world.stopAll();
-  await redis?.stop();
-});
 afterAll(async () => world?.close());
-
-function store(): RunningRedis {
-  if (!redis) throw new Error('no store started');
-  return redis;
-}
 
 /** What one client was told: list changes and resource updates, counted. */
 function heard(client: Client): { lists: number; updates: string[] } {

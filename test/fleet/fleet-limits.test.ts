@@ -6,14 +6,17 @@
  * requests is not refused for it (the store is not on their way).
  */
 import { type ClientRequest, request } from 'node:http';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
+import { redisEachTest, stateKeyArgs } from '../helpers/redis.js';
 
 const LIMIT = 32;
 let world: GatewayWorld;
-let redis: RunningRedis | undefined;
+const store = redisEachTest(async () => {
+  for (const req of held.splice(0)) req.destroy();
+  await world.stopAll();
+});
 const held: ClientRequest[] = [];
 
 beforeAll(async () => {
@@ -22,20 +25,7 @@ beforeAll(async () => {
     mcpServers: { local: { command: process.execPath, args: [testServerPath] } },
   });
 }, 60_000);
-beforeEach(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  for (const req of held.splice(0)) req.destroy();
-  await world.stopAll();
-  await redis?.stop();
-});
 afterAll(async () => world?.close());
-
-function store(): RunningRedis {
-  if (!redis) throw new Error('no store started');
-  return redis;
-}
 
 const SESSION = 'one-client-s-session';
 

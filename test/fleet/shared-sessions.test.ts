@@ -4,7 +4,7 @@
  * asked; and with the store down, the sessions an instance holds go on (their streams still
  * resume there) while any other session is refused with a 404 that says why.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
 import {
@@ -16,10 +16,10 @@ import {
   sessionHeaders,
   sseEvents,
 } from '../helpers/raw-session.js';
-import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
+import { redisEachTest, stateKeyArgs } from '../helpers/redis.js';
 
 let world: GatewayWorld;
-let redis: RunningRedis | undefined;
+const store = redisEachTest(() => world.stopAll());
 
 beforeAll(async () => {
   world = await gatewayWorld({
@@ -27,17 +27,10 @@ beforeAll(async () => {
     mcpServers: { test: { command: process.execPath, args: [testServerPath] } },
   });
 });
-beforeEach(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await world.stopAll();
-  await redis?.stop();
-});
 afterAll(async () => world?.close());
 
 async function twoInstances(): Promise<[string, string]> {
-  const url = (redis as RunningRedis).url;
+  const url = store().url;
   const [a, b] = await Promise.all(
     ['a', 'b'].map((id) =>
       world.serve(['--port', '0', '--instance-id', id, '--state', url, ...stateKeyArgs(world.dir)]),
@@ -86,7 +79,7 @@ describe('2025-11-25 sessions in the shared store', () => {
     const [a, b] = await twoInstances();
     const held = await openRawSession(a);
     const elsewhere = await openRawSession(b);
-    await (redis as RunningRedis).stop();
+    await store().stop();
     await expect
       .poll(
         async () =>

@@ -3,13 +3,13 @@
  * before it serves, refuses to start without it (saying where and how to fix it), and says in
  * `/healthz` whether the store answers — through an outage and back.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServerPath } from '../helpers/cli.js';
 import { type GatewayWorld, gatewayWorld } from '../helpers/gateway.js';
-import { type RunningRedis, startRedis, stateKeyArgs } from '../helpers/redis.js';
+import { redisEachTest, stateKeyArgs } from '../helpers/redis.js';
 
 let world: GatewayWorld;
-let redis: RunningRedis | undefined;
+const store = redisEachTest(() => world.stopAll());
 
 beforeAll(async () => {
   world = await gatewayWorld({
@@ -17,20 +17,7 @@ beforeAll(async () => {
     mcpServers: { test: { command: process.execPath, args: [testServerPath] } },
   });
 });
-// Each test starts its own store (the leak guard counts one restarted in a test).
-beforeEach(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await world.stopAll();
-  await redis?.stop();
-});
 afterAll(async () => world?.close());
-
-function store(): RunningRedis {
-  if (!redis) throw new Error('no store started');
-  return redis;
-}
 
 async function health(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(new URL('/healthz', url));

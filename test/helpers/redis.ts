@@ -8,6 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { freePort } from './ports.js';
 
 export interface RunningRedis {
@@ -92,4 +93,24 @@ export function stateKeyArgs(dir: string): string[] {
   const file = join(dir, 'fleet-state.key');
   if (!existsSync(file)) writeFileSync(file, randomBytes(32), { mode: 0o600 });
   return ['--state-key-file', file];
+}
+
+/**
+ * A fresh store for each test of the file, started before it and stopped after `cleanUp` (the
+ * test's instances first, so none outlives its store): the leak guard counts a process started
+ * in a test and still running after it. Returns the running store of the current test.
+ */
+export function redisEachTest(cleanUp: () => Promise<void>): () => RunningRedis {
+  let redis: RunningRedis | undefined;
+  beforeEach(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    await cleanUp();
+    await redis?.stop();
+  });
+  return () => {
+    if (!redis) throw new Error('no store started');
+    return redis;
+  };
 }
