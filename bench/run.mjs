@@ -795,12 +795,20 @@ async function fleetRows() {
   const sequential = quick ? 100 : 1000;
   const concurrent = quick ? 300 : 3000;
   const inFlight = 64;
-  const measure = async (stateUrl) => {
-    const runsOf = Object.fromEntries(variants.map(([v]) => [v, []]));
+  // A 2025-11-25 session is pinned to its instance without the store: round robin over three
+  // instances is measured for it only with the store, which lets any instance continue it.
+  const legacyVariants = (stateUrl) => (stateUrl ? variants : variants.slice(0, 2));
+  const measure = async (stateUrl, era = '2026-07-28') => {
+    const measured = era === '2025-11-25' ? legacyVariants(stateUrl) : variants;
+    const runsOf = Object.fromEntries(measured.map(([v]) => [v, []]));
     for (let i = 0; i < (quick ? 1 : 5); i++)
-      for (const [variant] of variants) {
+      for (const [variant] of measured) {
         const args = [variant, nginx, String(sequential), String(concurrent), String(inFlight)];
-        const withState = stateUrl ? { ...env, BENCH_FLEET_STATE: stateUrl } : env;
+        const withState = {
+          ...env,
+          ...(stateUrl ? { BENCH_FLEET_STATE: stateUrl } : {}),
+          ...(era === '2025-11-25' ? { BENCH_FLEET_ERA: era } : {}),
+        };
         runsOf[variant].push(await worker(lib('fleet-worker.mjs'), args, withState));
       }
     for (const [variant, results] of Object.entries(runsOf)) {
@@ -817,9 +825,8 @@ async function fleetRows() {
       ]),
     );
   };
-  const push = (figures, suffix = '') => {
-    const one = figures.one;
-    for (const [variant, label] of variants)
+  const push = (figures, suffix = '', one = figures.one) => {
+    for (const [variant, label] of variants.filter(([v]) => figures[v]))
       rows.push([
         `Fleet${suffix}: ${label}, ${inFlight} in flight`,
         'one instance, directly',
@@ -840,18 +847,27 @@ async function fleetRows() {
     notes.push(`fleet with --state: not run — ${store.reason}`);
     return;
   }
+  const storeAdds = (without, withStore, era) => {
+    for (const [variant, label] of variants.filter(([v]) => without[v] && withStore[v]))
+      rows.push([
+        `Fleet, ${era}: time the shared store adds per call, ${label}`,
+        'the same fleet without --state',
+        `${fmt(without[variant].sequentialUs, 0)} µs/call`,
+        `${fmt(withStore[variant].sequentialUs, 0)} µs/call`,
+        `${signed(withStore[variant].sequentialUs - without[variant].sequentialUs)} µs/call`,
+        '',
+      ]);
+  };
   try {
     const shared = await measure(store.url);
     push(shared, ' with --state redis:// (loopback)');
-    for (const [variant, label] of variants)
-      rows.push([
-        `Fleet: time the shared store adds per call, ${label}`,
-        'the same fleet without --state',
-        `${fmt(plain[variant].sequentialUs, 0)} µs/call`,
-        `${fmt(shared[variant].sequentialUs, 0)} µs/call`,
-        `${signed(shared[variant].sequentialUs - plain[variant].sequentialUs)} µs/call`,
-        '',
-      ]);
+    storeAdds(plain, shared, '2026-07-28 (stateless: a call that asks nothing makes no store round trip)');
+    // A 2025-11-25 session writes each event to the store before sending it: the store's real cost.
+    const legacyPlain = await measure(undefined, '2025-11-25');
+    const legacyShared = await measure(store.url, '2025-11-25');
+    push(legacyPlain, ', 2025-11-25 session');
+    push(legacyShared, ', 2025-11-25 session, with --state redis:// (loopback)', legacyPlain.one);
+    storeAdds(legacyPlain, legacyShared, '2025-11-25 session (every event kept in the store)');
   } finally {
     await store.stop();
   }

@@ -8,6 +8,9 @@
 //
 // `BENCH_FLEET_STATE=redis://HOST:PORT`: every instance gets `--state <url>`, the shared store
 // of issue 43 item 1 (run.mjs sets it for its "with --state" rows once `mcpx serve` has the flag).
+// `BENCH_FLEET_ERA=2025-11-25`: the client holds a 2025-11-25 session instead, whose every event
+// the store keeps (written before it is sent) so another instance can resume it; round robin
+// across three instances then works only with the store (each continues the session it is sent).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -29,6 +32,7 @@ if (!instances) throw new Error(`unknown variant ${variant}`);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const cli = here('../../dist/bin/mcpx.cjs');
 const state = process.env.BENCH_FLEET_STATE;
+const legacy = process.env.BENCH_FLEET_ERA === '2025-11-25';
 const warnings = [];
 process.on('warning', (w) => warnings.push(w.name));
 const children = [];
@@ -142,7 +146,7 @@ try {
 
   const client = new Client(
     { name: 'bench', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    { versionNegotiation: legacy ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(target)));
   const call = async (message) => {
@@ -168,7 +172,7 @@ try {
   const concurrentSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   await client.close();
   process.stdout.write(
-    `${JSON.stringify({ variant, instances, state: state !== undefined, sequentialUs, callsPerSecond: concurrentCalls / concurrentSeconds, warnings })}\n`,
+    `${JSON.stringify({ variant, instances, state: state !== undefined, era: legacy ? '2025-11-25' : '2026-07-28', sequentialUs, callsPerSecond: concurrentCalls / concurrentSeconds, warnings })}\n`,
   );
 } finally {
   await stopAll();
