@@ -194,20 +194,7 @@ describe('SIGTERM drains', () => {
       headers: { ...sessionHeaders(session), accept: 'text/event-stream' },
     });
     expect(stream.status).toBe(200);
-    const order: string[] = [];
-    const ended = stream
-      .text()
-      .catch(() => '')
-      .then(() => order.push('stream ended'));
-    const { call } = await callThenTerminate(gateway, 15, 200);
-    const done = call.then((r) => {
-      order.push('call finished');
-      return r;
-    });
-    await Promise.all([ended, done]);
-    expect(order).toEqual(['stream ended', 'call finished']);
-    expect((await done).isError).toBeFalsy();
-    expect((await gateway.exited).code).toBe(0);
+    await expectStreamEndsBeforeCall(gateway, stream);
   });
 
   it("lets a call's cut stream be resumed during the drain, and refuses the session new work", async () => {
@@ -264,19 +251,27 @@ describe('SIGTERM drains', () => {
     });
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const order: string[] = [];
-    const ended = stream
-      .text()
-      .catch(() => '')
-      .then(() => order.push('stream ended'));
-    const { call } = await callThenTerminate(gateway, 15, 200);
-    const done = call.then((r) => {
-      order.push('call finished');
-      return r;
-    });
-    await Promise.all([ended, done]);
-    expect(order).toEqual(['stream ended', 'call finished']);
-    expect((await done).isError).toBeFalsy();
-    expect((await gateway.exited).code).toBe(0);
+    await expectStreamEndsBeforeCall(gateway, stream);
   });
 });
+
+/**
+ * SIGTERM while a 15-step call runs: `stream` (a session's or a listen stream) ends at once, the
+ * call still finishes without error, and the gateway exits cleanly after it.
+ */
+async function expectStreamEndsBeforeCall(gateway: RunningGateway, stream: Response): Promise<void> {
+  const order: string[] = [];
+  const ended = stream
+    .text()
+    .catch(() => '')
+    .then(() => order.push('stream ended'));
+  const { call } = await callThenTerminate(gateway, 15, 200);
+  const done = call.then((r) => {
+    order.push('call finished');
+    return r;
+  });
+  await Promise.all([ended, done]);
+  expect(order).toEqual(['stream ended', 'call finished']);
+  expect((await done).isError).toBeFalsy();
+  expect((await gateway.exited).code).toBe(0);
+}
