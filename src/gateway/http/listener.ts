@@ -17,6 +17,7 @@ import {
 import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../core.js';
 import type { FleetState } from '../fleet/index.js';
+import { credentialsDigest } from '../input-rounds.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { type ClientLimit, createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
@@ -47,6 +48,9 @@ import { createSharedSseEventLog, type SharedSseEventLog } from './shared-event-
 import { createSharedSessions, type SharedSessions, sessionRecordOf } from './shared-sessions.js';
 import { pollCallStreams } from './sse-polling.js';
 import { takeOverStream } from './stream-takeover.js';
+
+/** What a server of `GatewayHttpOptions.newServer` is for: a 2025-11-25 session, or one 2026-07-28 request. */
+export type ServerPurpose = 'session' | 'request';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -103,8 +107,16 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * the instance is not draining); default: ready once listening.
    */
   readonly ready?: () => boolean;
-  /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
-  readonly newServer: (client: string) => Server;
+  /**
+   * A fresh downstream server for one client: a 2025-11-25 session's (`client` its session id),
+   * or one 2026-07-28 request's (`client` a per-request id).
+   */
+  readonly newServer: (client: string, purpose: ServerPurpose) => Server;
+  /**
+   * A 2025-11-25 session ended by its client's DELETE (fleet-wide), with the credentials (hashed)
+   * the DELETE carried: what the gateway keeps of the session elsewhere (its consent) goes too.
+   */
+  readonly onSessionEnded?: (sessionId: string, credentials: string) => Promise<void>;
   /** Subscribe to upstream list changes (the gateway core's `onListChanged`). */
   readonly onListChanged: (listener: (kind: ListKind) => void) => () => void;
   /**
@@ -287,7 +299,7 @@ function createListener(options: GatewayHttpOptions): Listener {
     clients: (options.fleet
       ? (max: number) => fleetClientLimit(options.fleet as FleetState, max)
       : createClientLimit)(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT),
-    modern: createMcpHandler(() => options.newServer(randomUUID()), {
+    modern: createMcpHandler(() => options.newServer(randomUUID(), 'request'), {
       legacy: 'reject',
       keepAliveMs: 0,
       maxRequestBodySize: maxBody,
@@ -473,7 +485,12 @@ async function serveLegacy(
     if (request.method === 'GET' && !lastEventId) fast?.streamOpened(sessionId, res);
     // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
     const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
-    return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
+    const response = await transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
+    if (request.method === 'DELETE' && response.ok && listener.options.onSessionEnded)
+      await listener.options
+        .onSessionEnded(sessionId, credentialsDigest(request.headers.get('authorization') ?? ''))
+        .catch(() => {});
+    return response;
   }
   // A new session starts only with an initialize request (its body already parsed, once).
   const body = isInitializeRequest(parsed) ? (parsed as { params?: unknown }) : undefined;
@@ -581,7 +598,7 @@ async function openSession(
   restoring: boolean,
 ): Promise<{ transport: WebStandardStreamableHTTPServerTransport; quiet: { done: boolean } }> {
   const { options, sessions, activity, events, live, fast, shared } = listener;
-  const server = options.newServer(id);
+  const server = options.newServer(id, 'session');
   // The session's own view of the log: it replays only this session's streams.
   const store = events.forSession(id);
   const quiet = { done: !restoring };
