@@ -44,6 +44,7 @@ import {
 import { declaredParamHeaders, HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { readBounded } from './read-bounded.js';
 import { SessionActivity } from './session-idle.js';
+import { keepSetting, settingsRequests } from './session-settings.js';
 import { createSharedSseEventLog, type SharedSseEventLog } from './shared-event-log.js';
 import { createSharedSessions, type SharedSessions, sessionRecordOf } from './shared-sessions.js';
 import { pollCallStreams } from './sse-polling.js';
@@ -483,6 +484,11 @@ async function serveLegacy(
     )
       await takeOverStream(transport, events.forSession(sessionId), lastEventId);
     if (request.method === 'GET' && !lastEventId) fast?.streamOpened(sessionId, res);
+    const notKept =
+      request.method === 'POST' && listener.shared
+        ? await keepSetting(listener.shared.sessions, sessionId, parsed)
+        : undefined;
+    if (notKept) return notKept;
     // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
     const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
     const response = await transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
@@ -577,6 +583,9 @@ async function restoreSession(
       },
     });
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // What the client set since (its log level, its subscriptions), set again through the
+    // session server's own handlers; a subscription that fails here is left out, as it would be.
+    await Promise.all(settingsRequests(found.settings).map((message) => post(message).catch(() => {})));
     quiet.done = true;
     if (sessions.get(id) !== transport) {
       await transport.close().catch(() => {});
