@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_KEPT_SUBSCRIPTIONS } from '../../src/gateway/http/session-settings.js';
 import { testServerPath } from '../helpers/cli.js';
 import { firstText, type GatewayWorld, gatewayWorld, type RunningGateway } from '../helpers/gateway.js';
 import { documentedHttpBlock, findNginx, type RunningNginx, startNginx } from '../helpers/nginx.js';
@@ -205,5 +206,19 @@ describe('a 2025-11-25 session continued on another instance after its own was k
     // standalone stream, which the client opens again after the kill).
     await killHolder(sessionOf(c));
     expect(await touchedUntilTold()).toContain('mcpx://local/test://counter');
+  }, 90_000);
+
+  it('refuses a subscription past the most the fleet carries for a session, saying so', async () => {
+    const url = await fleetBehindNginx(open);
+    const c = await client(url, 'dave');
+    const uri = (i: number) => `mcpx://local/test://n/${i}`;
+    for (let i = 0; i < MAX_KEPT_SUBSCRIPTIONS; i++) await c.subscribeResource({ uri: uri(i) });
+    // The same URI again is no new subscription; one more is refused, with what to do.
+    await c.subscribeResource({ uri: uri(0) });
+    await expect(c.subscribeResource({ uri: uri(MAX_KEPT_SUBSCRIPTIONS) })).rejects.toThrow(
+      /already holds 256 resource subscriptions.*unsubscribe from one first/,
+    );
+    await c.unsubscribeResource({ uri: uri(0) });
+    await c.subscribeResource({ uri: uri(MAX_KEPT_SUBSCRIPTIONS) });
   }, 90_000);
 });
