@@ -20,7 +20,7 @@ import { FastPath } from './fast-path.js';
 import { fleetConsents } from './fleet/fleet-consent.js';
 import { type FanoutSource, notFannedOut, startFanout } from './fleet/fleet-fanout.js';
 import { type GatewayWiring, wire } from './gateway-wiring.js';
-import { type GatewayHttpOptions, startGatewayHttp } from './http/listener.js';
+import { type GatewayHttpOptions, type ServerPurpose, startGatewayHttp } from './http/listener.js';
 import { Paginator } from './paginate.js';
 import { recordingRequests } from './request-metrics.js';
 import {
@@ -73,8 +73,21 @@ export type GatewayEvent =
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
   GatewayHttpOptions,
-  'newServer' | 'onListChanged' | 'onLog' | 'subscribe' | 'toolInputSchema' | 'metrics' | 'ready'
+  | 'newServer'
+  | 'onListChanged'
+  | 'onLog'
+  | 'subscribe'
+  | 'toolInputSchema'
+  | 'metrics'
+  | 'ready'
+  | 'onSessionEnded'
 >;
+
+/**
+ * What a session server is for: a 2025-11-25 session over HTTP, one 2026-07-28 request, the
+ * shared handler of the fast path's requests that have no session, or the one stdio client.
+ */
+type ServerFor = ServerPurpose | 'sessionless' | 'stdio';
 
 export interface GatewayOptions {
   /**
@@ -183,6 +196,9 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
       ? undefined
       : openCatalogueMemory(base.home, { onError: (error) => emit({ type: 'catalogue-unusable', error }) });
   const fleet = options.http?.fleet;
+  // A fleet's clients' and sessions' consent is shared through its store; its failures told as events.
+  const consents =
+    fleet && fleetConsents(fleet, options.stateKey, (error) => emit({ type: 'fleet-store', error }));
   const core = new GatewayCore({
     registry,
     servers: served,
@@ -193,10 +209,7 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ...(base.audit ? { audit: base.audit() } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(catalogues ? { catalogues } : {}),
-    // A fleet's clients' consent is shared through its store; its failures told as events.
-    ...(fleet
-      ? { consents: fleetConsents(fleet, options.stateKey, (error) => emit({ type: 'fleet-store', error })) }
-      : {}),
+    ...(consents ? { consents } : {}),
   });
   if (options.wiring) wire(options.wiring, core);
 
@@ -245,10 +258,14 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     startFanout(fleet, core, (cause) => emit({ type: 'fleet-store', error: notFannedOut(fleet, cause) }));
   const pages = new Paginator(options.pageSize);
   const onRequest = recordingRequests(options.metrics, options.onRequest);
-  const newServer = (client: string): Server =>
+  const newServer = (client: string, purpose: ServerFor): Server =>
     createSessionServer(core, {
       client,
       pages,
+      // A 2025-11-25 session's person's answers outlive the instance that asked (a failover).
+      ...(consents && purpose === 'session'
+        ? { keptConsent: (credentials: string) => consents.ofSession(client, credentials) }
+        : {}),
       ...transparent,
       ...(options.skillsOnly ? { skillsOnly: true } : {}),
       ...(onRequest ? { onRequest } : {}),
@@ -289,7 +306,12 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
     ? await listenHttp(
         fanout ?? core,
         core,
-        { ...options.http, ready: readiness.ready },
+        {
+          ...options.http,
+          ready: readiness.ready,
+          // A session's DELETE ends its person's answers in the store with it.
+          ...(consents ? { onSessionEnded: (id, credentials) => consents.endSession(id, credentials) } : {}),
+        },
         newServer,
         options.metrics,
         options.fastPath !== false,
@@ -375,14 +397,14 @@ interface Listening {
 async function listenHttp(
   changes: FanoutSource,
   core: GatewayCore,
-  http: GatewayHttpListen & Pick<GatewayHttpOptions, 'ready'>,
-  newServer: (client: string) => Server,
+  http: GatewayHttpListen & Pick<GatewayHttpOptions, 'ready' | 'onSessionEnded'>,
+  newServer: (client: string, purpose: ServerFor) => Server,
   metrics: ServingMetrics | undefined,
   fastPath: boolean,
 ): Promise<Listening> {
   // Requests without a session share one handler (its server never connects): each call is
   // told its own client, as a fresh server per request would be.
-  const sessionless = fastPath ? sessionToolCall(newServer('sessionless')) : undefined;
+  const sessionless = fastPath ? sessionToolCall(newServer('sessionless', 'sessionless')) : undefined;
   const listener = await startGatewayHttp({
     ...http,
     newServer,
@@ -412,7 +434,7 @@ async function listenHttp(
 function listenStdio(
   core: GatewayCore,
   options: GatewayOptions,
-  newServer: (client: string) => Server,
+  newServer: (client: string, purpose: ServerFor) => Server,
   drainMs: number,
 ): Listening {
   const { stdin, stdout } = options.stdio as NonNullable<GatewayOptions['stdio']>;
@@ -436,7 +458,7 @@ function listenStdio(
   }
   const handle = serveStdio(
     () => {
-      const server = newServer('stdio');
+      const server = newServer('stdio', 'stdio');
       session = server;
       live.add(server);
       return server;

@@ -80,10 +80,22 @@ export function httpClientIdentity(ctx: ServerContext): string | undefined {
   return `${credentials}\0${JSON.stringify(envelopeValue(ctx, CLIENT_INFO_META_KEY) ?? null)}`;
 }
 
+/**
+ * Over HTTP, the credentials a request carries (its `Authorization`, hashed); undefined on stdio
+ * and a daemon socket. A 2025-11-25 session's consent in a fleet is kept under these with the
+ * session, so a session id alone lets no other credentials use its person's answers.
+ */
+export function httpCredentials(ctx: ServerContext): string | undefined {
+  if (!ctx.http) return undefined;
+  const request = (ctx.http as { req?: Request }).req;
+  return credentialsDigest(request?.headers.get('authorization') ?? '');
+}
+
 /** The last few credentials' digests: a client sends the same token on every request. */
 const digests = new Map<string, string>();
 
-function credentialsDigest(authorization: string): string {
+/** An `Authorization` header's value (empty when none), hashed: what keys a client's answers. */
+export function credentialsDigest(authorization: string): string {
   let digest = digests.get(authorization);
   if (digest === undefined) {
     digest = createHash('sha256').update(authorization).digest('base64url');

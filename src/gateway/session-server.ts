@@ -25,12 +25,13 @@ import {
   tracingInert,
 } from '../tracing/index.js';
 import { VERSION } from '../version.js';
-import { ClientConsent } from './consent.js';
+import { ClientConsent, type KeptAnswers } from './consent.js';
 import type { DownstreamCall, GatewayCore } from './core.js';
 import {
   declaredCapabilities,
   declaredClientInfo,
   httpClientIdentity,
+  httpCredentials,
   isModernRequest,
   roundOwner,
 } from './input-rounds.js';
@@ -58,7 +59,16 @@ export interface SessionServerOptions {
   /** Watch a resource for `resources/subscribe`: the core's, or a fleet's fan-out of it. Default the core's. */
   readonly subscribe?: GatewayCore['subscribe'];
   readonly skillsOnly?: boolean;
+  /**
+   * A 2025-11-25 session over HTTP in a fleet: where its person's answers are kept, as the
+   * credentials (hashed) of each request find them (`FleetConsents.ofSession`), so they outlive
+   * this instance. Without it they live and end with this server.
+   */
+  readonly keptConsent?: (credentials: string) => KeptAnswers;
 }
+
+/** Credentials one session's server keeps a consent for (a session is one client: one, usually). */
+const CONSENTS_PER_SESSION = 4;
 
 /** One request a client made, for the access log. */
 export interface RequestEvent {
@@ -178,16 +188,30 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
     capabilities,
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
-  // This session's person's answers: they live and end with this server. A 2026-07-28 client
-  // over HTTP has no session: its answers are kept by the gateway core under its identity.
+  // This session's person's answers: they live and end with this server, unless a fleet keeps
+  // them (`keptConsent`). A 2026-07-28 client over HTTP has no session: its answers are kept by
+  // the gateway core under its identity.
   const sessionConsent = new ClientConsent();
+  const keptConsents = new Map<string, ClientConsent>();
+  const consentOf = (ctx: ServerContext): ClientConsent => {
+    const credentials = options.keptConsent && httpCredentials(ctx);
+    if (credentials === undefined || !options.keptConsent) return sessionConsent;
+    let consent = keptConsents.get(credentials);
+    if (!consent) {
+      if (keptConsents.size >= CONSENTS_PER_SESSION)
+        keptConsents.delete(keptConsents.keys().next().value as string);
+      consent = new ClientConsent(options.keptConsent(credentials));
+      keptConsents.set(credentials, consent);
+    }
+    return consent;
+  };
   const call = (ctx: ServerContext, client: string): DownstreamCall => {
     const clientCapabilities = server.getClientCapabilities();
     const clientInfo = server.getClientVersion();
     return {
       client,
       ctx,
-      consent: sessionConsent,
+      consent: consentOf(ctx),
       ...(clientCapabilities ? { clientCapabilities } : {}),
       ...(clientInfo ? { clientInfo: { name: clientInfo.name, version: clientInfo.version } } : {}),
     };

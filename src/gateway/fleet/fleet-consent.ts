@@ -1,9 +1,11 @@
 /**
- * The consent of clients without a session (2026-07-28 over HTTP), kept in the fleet's shared
- * store instead of one process's memory, so an answer given through one instance is honoured
- * through every other (`mcpx serve --http --state`).
+ * The consent of clients without a session (2026-07-28 over HTTP), and of each 2025-11-25 session
+ * over HTTP, kept in the fleet's shared store instead of one process's memory, so an answer given
+ * through one instance is honoured through every other (`mcpx serve --http --state`), and a
+ * session continued on another instance after its own died does not ask its person again.
  *
- * Layout: one Redis hash per client, `${prefix}consent:<digest of the client's identity>`, a field
+ * Layout: one Redis hash per client (or per session and its credentials: `ofSession`),
+ * `${prefix}consent:<digest of the client's identity>`, a field
  * per answer (`c:<server>` a connect decision, `a:<server>\0<tool>` an approved definition), so two
  * instances settling two answers of one client at once both keep theirs. Each hash expires after
  * the idle time, refreshed by every answer kept; `${prefix}consent:clients` (a sorted set of the
@@ -93,7 +95,34 @@ export class FleetConsents implements Consents {
   }
 
   of(identity: string): KeptAnswers {
-    const key = this.#space + this.#digest(`client\0${identity}`);
+    return this.#keptAt(this.#space + this.#digest(`client\0${identity}`));
+  }
+
+  /**
+   * The answers of a 2025-11-25 session's person, as the session's request `credentials` (hashed)
+   * find them: kept under the session and the credentials, so an instance continuing the session
+   * after another died starts from them, and a session id alone (other credentials) finds none.
+   */
+  ofSession(sessionId: string, credentials: string): KeptAnswers {
+    return this.#keptAt(this.#sessionKey(sessionId, credentials));
+  }
+
+  /** A session ended (its DELETE, on any instance): its answers under these credentials go with it. */
+  async endSession(sessionId: string, credentials: string): Promise<void> {
+    const key = this.#sessionKey(sessionId, credentials);
+    try {
+      await this.#fleet.redis.multi().del(key).zrem(`${this.#space}clients`, key).exec();
+    } catch (error) {
+      // Not removed now: they expire after the idle time, as any answer does.
+      this.#onStoreError('write', error);
+    }
+  }
+
+  #sessionKey(sessionId: string, credentials: string): string {
+    return this.#space + this.#digest(`session\0${sessionId}\0${credentials}`);
+  }
+
+  #keptAt(key: string): KeptAnswers {
     let loaded: PermissionAnswers | undefined;
     let unread: string | undefined;
     return {

@@ -17,6 +17,7 @@ import {
 import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../core.js';
 import type { FleetState } from '../fleet/index.js';
+import { credentialsDigest } from '../input-rounds.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { type ClientLimit, createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
@@ -32,7 +33,7 @@ import { createSseEventLog, type SseEventLog, type SseEventLogBounds } from './e
 import { HttpFastCalls } from './fast-calls.js';
 import { fleetClientLimit } from './fleet-client-limit.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
-import { createJsonShapeScanner, DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
+import { DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
 import {
   headerLookup,
   outliveClientKeepAlive,
@@ -41,11 +42,16 @@ import {
   writeWebResponse,
 } from './node-glue.js';
 import { declaredParamHeaders, HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
+import { readBounded } from './read-bounded.js';
 import { SessionActivity } from './session-idle.js';
+import { keepSetting, settingsRequests } from './session-settings.js';
 import { createSharedSseEventLog, type SharedSseEventLog } from './shared-event-log.js';
 import { createSharedSessions, type SharedSessions, sessionRecordOf } from './shared-sessions.js';
 import { pollCallStreams } from './sse-polling.js';
 import { takeOverStream } from './stream-takeover.js';
+
+/** What a server of `GatewayHttpOptions.newServer` is for: a 2025-11-25 session, or one 2026-07-28 request. */
+export type ServerPurpose = 'session' | 'request';
 
 /** Largest request body accepted (413 beyond): MCP requests are small; the SDK's own default is 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -102,8 +108,16 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
    * the instance is not draining); default: ready once listening.
    */
   readonly ready?: () => boolean;
-  /** A fresh downstream server for one client (`client`: its session id, or a per-request id). */
-  readonly newServer: (client: string) => Server;
+  /**
+   * A fresh downstream server for one client: a 2025-11-25 session's (`client` its session id),
+   * or one 2026-07-28 request's (`client` a per-request id).
+   */
+  readonly newServer: (client: string, purpose: ServerPurpose) => Server;
+  /**
+   * A 2025-11-25 session ended by its client's DELETE (fleet-wide), with the credentials (hashed)
+   * the DELETE carried: what the gateway keeps of the session elsewhere (its consent) goes too.
+   */
+  readonly onSessionEnded?: (sessionId: string, credentials: string) => Promise<void>;
   /** Subscribe to upstream list changes (the gateway core's `onListChanged`). */
   readonly onListChanged: (listener: (kind: ListKind) => void) => () => void;
   /**
@@ -286,7 +300,7 @@ function createListener(options: GatewayHttpOptions): Listener {
     clients: (options.fleet
       ? (max: number) => fleetClientLimit(options.fleet as FleetState, max)
       : createClientLimit)(options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT),
-    modern: createMcpHandler(() => options.newServer(randomUUID()), {
+    modern: createMcpHandler(() => options.newServer(randomUUID(), 'request'), {
       legacy: 'reject',
       keepAliveMs: 0,
       maxRequestBodySize: maxBody,
@@ -470,9 +484,19 @@ async function serveLegacy(
     )
       await takeOverStream(transport, events.forSession(sessionId), lastEventId);
     if (request.method === 'GET' && !lastEventId) fast?.streamOpened(sessionId, res);
+    const notKept =
+      request.method === 'POST' && listener.shared
+        ? await keepSetting(listener.shared.sessions, sessionId, parsed)
+        : undefined;
+    if (notKept) return notKept;
     // The body parsed once; over the transport's own cap (the SDK default) it reads and refuses it.
     const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
-    return transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
+    const response = await transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
+    if (request.method === 'DELETE' && response.ok && listener.options.onSessionEnded)
+      await listener.options
+        .onSessionEnded(sessionId, credentialsDigest(request.headers.get('authorization') ?? ''))
+        .catch(() => {});
+    return response;
   }
   // A new session starts only with an initialize request (its body already parsed, once).
   const body = isInitializeRequest(parsed) ? (parsed as { params?: unknown }) : undefined;
@@ -559,6 +583,9 @@ async function restoreSession(
       },
     });
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // What the client set since (its log level, its subscriptions), set again through the
+    // session server's own handlers; a subscription that fails here is left out, as it would be.
+    await Promise.all(settingsRequests(found.settings).map((message) => post(message).catch(() => {})));
     quiet.done = true;
     if (sessions.get(id) !== transport) {
       await transport.close().catch(() => {});
@@ -580,7 +607,7 @@ async function openSession(
   restoring: boolean,
 ): Promise<{ transport: WebStandardStreamableHTTPServerTransport; quiet: { done: boolean } }> {
   const { options, sessions, activity, events, live, fast, shared } = listener;
-  const server = options.newServer(id);
+  const server = options.newServer(id, 'session');
   // The session's own view of the log: it replays only this session's streams.
   const store = events.forSession(id);
   const quiet = { done: !restoring };
@@ -724,48 +751,6 @@ function originChecker(): { safe(origin: string): string } {
 /** Whom a sessionless request counts against: its remote address (a proxy's, behind one). */
 function clientAddress(req: IncomingMessage): string {
   return `address ${req.socket.remoteAddress ?? 'unknown'}`;
-}
-
-/**
- * The body, or the refusal once it is over `max` bytes (413) or its JSON's shape
- * is over `limits` (400/413), scanned as it arrives, so a nesting bomb is refused
- * after its first bytes and never buffered or parsed. The rest is drained
- * unread, so the refusal still gets out.
- */
-function readBounded(
-  req: IncomingMessage,
-  max: number,
-  limits: JsonShapeLimits,
-): Promise<Uint8Array | Response> {
-  return new Promise((resolve, reject) => {
-    const tooLarge = () => refusal(413, `request body over ${max} bytes`);
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) {
-      req.resume();
-      return resolve(tooLarge());
-    }
-    const shape = createJsonShapeScanner(limits);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    const refuse = (response: Response) => {
-      refused = true;
-      chunks.length = 0;
-      resolve(response);
-    };
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > max) return refuse(tooLarge());
-      const violation = shape.feed(chunk);
-      if (violation) return refuse(refusal(violation.status, violation.message));
-      chunks.push(chunk);
-    });
-    req.once('end', () => {
-      if (!refused) resolve(Buffer.concat(chunks));
-    });
-    req.once('error', reject);
-  });
 }
 
 /**
