@@ -69,6 +69,11 @@ const LAYERS = [
  * short: anything else goes through index.ts (or is in the baseline, the list of what is left).
  */
 const DEEP_IMPORTS_ALLOWED = [
+  // What a command needs of the config at its start (load, trust check, profile, suggestions),
+  // for the host, the registry and the call's own modules: config/index.ts would add the config
+  // editing with jsonc-parser's editor, the trust review, the ad-hoc servers and the file cache to
+  // the chunk every cold `mcpx call` reads and compiles.
+  'config/loading.ts',
   // Where the config files and the home are, and nothing else: the light caller (bundled into
   // mcpx.cjs, which answers a warm daemon call without the ES module side) names the daemon's
   // socket by the files' paths, and the compile cache (the ES module side's first chunk, turned
@@ -133,6 +138,9 @@ const DEEP_IMPORTS_ALLOWED = [
  * goes through index.ts like any other (a type-only one, which loads nothing, needs neither).
  */
 const LAZY_IMPORTS_ALLOWED = [
+  // The trust review's text, loaded by the host (host/servers.ts) only when it has a project
+  // entry to put to someone: a command whose servers are all trusted never loads it.
+  'config/trust/trust-review.ts',
   // After the early spawn, so a cold `mcpx call` starts the server before it loads the protocol
   // stack (rolldown.config.mjs's chunk groups name these modules).
   'client/server-connection.ts',

@@ -1,5 +1,5 @@
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
-import { assertApproved, type ServerConfig } from '../config/index.js';
+import { assertApproved, type ServerConfig } from '../config/loading.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './connect.js';
 import { type ConnectBudget, connectBudget } from './connect-budget.js';

@@ -13,7 +13,7 @@ import type { ClientFeatures } from '../client/features.js';
 import type { EraCache, ManagedTransport, ServerConnection, ServerLogEvent } from '../client/index.js';
 import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
 import type { ServerConfig } from '../config/index.js';
-import { assertApproved } from '../config/index.js';
+import { assertApproved } from '../config/loading.js';
 import type { Connector, RoutableConnector } from '../registry/index.js';
 import { ATTR_MCPX_SERVER, inSpan, mcpxTracer, recordFailure } from '../tracing/index.js';
 import type { SdkDiagnostic } from '../transport/index.js';

@@ -27,7 +27,7 @@ import type {
   TransportHooks,
 } from '../client/index.js';
 import type { InputRequest, ProfileConfig, ServerConfig } from '../config/index.js';
-import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/index.js';
+import { type LoadedConfig, loadConfig, loadTrustStore, resolveMcpxHome } from '../config/loading.js';
 import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
 import { formatOrigin, type McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';

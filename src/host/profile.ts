@@ -3,7 +3,7 @@
  * and the level it runs at. The tools it lets through are the permission guard's to decide.
  */
 import type { LoadedConfig, PermissionName, ProfileConfig, ServerConfig } from '../config/index.js';
-import { findProfile } from '../config/index.js';
+import { findProfile } from '../config/loading.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 
 const RANK: Readonly<Record<PermissionName, number>> = { sandboxed: 0, trusted: 1, yolo: 2 };

@@ -8,7 +8,7 @@
  */
 
 import type { ServerConfig } from '../config/index.js';
-import { isMcpxProcess, runsMcpx } from '../config/index.js';
+import { isMcpxProcess, runsMcpx } from '../config/loading.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import {
   type AncestorProcess,

@@ -6,13 +6,12 @@
 import type { ServerConfig } from '../config/index.js';
 import {
   approvedRecord,
-  describeForTrust,
   type LoadedConfig,
   markApproved,
   suggest,
   type TrustStore,
   trustServers,
-} from '../config/index.js';
+} from '../config/loading.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
 import { forTerminal } from '../text/index.js';
 import type { Ask, TrustQuestion } from './ask.js';
@@ -62,6 +61,9 @@ export async function chooseServers(options: ChooseOptions): Promise<ServerChoic
   const runs = (s: ServerConfig) => s.enabled && !selfSkipped.has(s.name);
   const approved: ServerConfig[] = [];
   for (const server of config.unapproved.filter(runs)) {
+    // The review text is for a question only: a command whose servers are all trusted (every
+    // `mcpx call` after the first) never loads it.
+    const { describeForTrust } = await import('../config/trust/trust-review.js');
     const description = describeForTrust(server, approvedRecord(options.trust, server)).map(forTerminal);
     const answer = await askApproval(options.approveServer, { server, description }, options.signal);
     if (answer === true) {

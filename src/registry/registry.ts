@@ -7,7 +7,7 @@ import {
   type Throttle,
   throttle,
 } from '../client/index.js';
-import { assertApproved, type ServerConfig } from '../config/index.js';
+import { assertApproved, type ServerConfig } from '../config/loading.js';
 import { ErrorCode, McpxError, toMcpxError } from '../errors/index.js';
 import { createLimiter } from './limit.js';
 import { DEFAULT_RECONNECT_POLICY, type ReconnectPolicy, reconnectDelay } from './reconnect-policy.js';

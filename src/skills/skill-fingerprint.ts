@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
-import { canonicalJson } from '../config/index.js';
+import { canonicalJson } from '../config/loading.js';
 
 /**
  * The sha256 (hex) of a skill's whole manifest: its URI, frontmatter and every file's URI, size

@@ -2,11 +2,11 @@
  * The bundled CLI loads only what a command needs: `--version` loads nothing
  * but its entry, and a stdio call never loads the HTTP stack.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { cliPath, runCli, tempDir } from '../helpers/cli.js';
 
 const recorder = fileURLToPath(new URL('../fixtures/record-loads.mjs', import.meta.url));
 let dir: { path: string; remove: () => Promise<void> };
@@ -25,6 +25,10 @@ const LAZY_LAYERS = {
   // The OpenTelemetry metrics SDK: the gateway's and the daemon's, never a short command's.
   'metrics SDK': /\bMeterProvider(\$\d+)? = class\b|\bclass MeterProvider\b/,
   'OpenTelemetry SDK': /\bOTLPTraceExporter = class\b|\bclass OTLPTraceExporter\b/,
+  // What only `mcpx config add|remove|…` and a trust question use: a call whose servers are all
+  // trusted reads and compiles neither (the host imports config/loading.ts, not config/index.ts).
+  'config editing': /\bfunction editConfigFile\b/,
+  'trust review': /\bfunction describeForTrust\b/,
 } as const;
 
 async function loadedFiles(
@@ -65,6 +69,16 @@ describe('what the CLI loads', () => {
       const loaded = files.filter((_, i) => marker.test(sources[i] ?? ''));
       expect(loaded, `${layer} was loaded`).toEqual([]);
     }
+  });
+
+  it('every marker names code the bundle has (none can pass by matching nothing)', async () => {
+    const chunks = join(dirname(cliPath), 'chunks');
+    const sources = await Promise.all((await readdir(chunks)).map((f) => readFile(join(chunks, f), 'utf8')));
+    for (const [layer, marker] of Object.entries(LAZY_LAYERS))
+      expect(
+        sources.some((s) => marker.test(s)),
+        `${layer} is in no chunk`,
+      ).toBe(true);
   });
 
   it('a traced call does load the OpenTelemetry SDK (the marker is right)', async () => {

@@ -1,4 +1,4 @@
-import { suggest } from '../../config/index.js';
+import { suggest } from '../../config/loading.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { parseExactJson } from './exact-json.js';
 import { resolveRef, type SchemaNode, shapeOf } from './schema-shape.js';

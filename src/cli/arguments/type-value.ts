@@ -1,4 +1,4 @@
-import { suggest } from '../../config/index.js';
+import { suggest } from '../../config/loading.js';
 import { exactNumber, parseExactJson } from './exact-json.js';
 import { type JsonType, shapeOf } from './schema-shape.js';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
-import { type ServerConfig, toolSwitchedOff } from '../../config/index.js';
+import { type ServerConfig, toolSwitchedOff } from '../../config/loading.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 import { appResourceUri, type TaskStatusEvent } from '../../host/index.js';
 import { forTerminal, renderContent, say } from '../../text/index.js';

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ServerConfig } from '../../config/index.js';
-import { adhocHttpServer, adhocStdioServer } from '../../config/index.js';
+import { adhocHttpServer, adhocStdioServer } from '../../config/loading.js';
 import { type GlobalOptions, usageError } from './global-options.js';
 
 /** `--env`, `--cwd` and `--name` checked and read, for the ad-hoc server of --stdio or --url. */

@@ -1,4 +1,4 @@
-import { suggest } from '../../config/index.js';
+import { suggest } from '../../config/loading.js';
 import { ErrorCode, McpxError } from '../../errors/index.js';
 
 /**
