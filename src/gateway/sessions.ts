@@ -7,10 +7,15 @@ import type { LogMessage } from './core.js';
  * an upstream list change reaches every client as its own notification.
  */
 export class LiveSessions {
-  readonly #servers = new Set<Server>();
+  /** Each server, with the id of its 2025-11-25 HTTP session (none for a stdio client). */
+  readonly #servers = new Map<Server, string | undefined>();
 
-  add(server: Server): void {
-    this.#servers.add(server);
+  /**
+   * `sessionId`: the server's HTTP session. The SDK keeps the level a session asked for
+   * (`logging/setLevel`) under its session id, so a log sent without it ignores that level.
+   */
+  add(server: Server, sessionId?: string): void {
+    this.#servers.set(server, sessionId);
     const previous = server.onclose;
     server.onclose = () => {
       this.#servers.delete(server);
@@ -23,7 +28,7 @@ export class LiveSessions {
   }
 
   listChanged(kind: ListKind): void {
-    for (const server of this.#servers) {
+    for (const server of this.#servers.keys()) {
       const sent =
         kind === 'tools'
           ? server.sendToolListChanged()
@@ -35,11 +40,12 @@ export class LiveSessions {
   }
 
   log(message: LogMessage): void {
-    for (const server of this.#servers) void server.sendLoggingMessage({ ...message }).catch(() => {});
+    for (const [server, sessionId] of this.#servers)
+      void server.sendLoggingMessage({ ...message }, sessionId).catch(() => {});
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.#servers].map((s) => s.close().catch(() => {})));
+    await Promise.all([...this.#servers.keys()].map((s) => s.close().catch(() => {})));
     this.#servers.clear();
   }
 }

@@ -632,7 +632,7 @@ async function openSession(
       if (shared) await Promise.all([shared.sessions.end(id), shared.events.endSession(id)]).catch(() => {});
     },
   });
-  live.add(server);
+  live.add(server, id);
   // A call of a session under SSE polling needs its own stream, to be resumed.
   if (options.ssePollMs === undefined) fast?.addSession(id, server);
   await server.connect(transport);
