@@ -2,6 +2,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { linkedPair } from '../../../src/daemon/in-process-link.js';
 import { ErrorCode } from '../../../src/errors/index.js';
+import { RELAY_ID_PREFIX } from '../../../src/transport/index.js';
 
 const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'ping', params: {} });
 const aTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -27,6 +28,43 @@ describe('the in-process link', () => {
     expect(got[0]).not.toBe(first);
     (first as { method: string }).method = 'changed';
     expect((got[0] as { method: string }).method).toBe('ping');
+  });
+
+  it("hands the fast path's relay messages over as they are, and a turn's messages on the next turn", async () => {
+    const [client, daemon] = linkedPair('s');
+    const atDaemon: JSONRPCMessage[] = [];
+    const atClient: JSONRPCMessage[] = [];
+    daemon.onmessage = (m) => atDaemon.push(m as JSONRPCMessage);
+    client.onrelayreply = (m) => atClient.push(m);
+    await daemon.start();
+    await client.start();
+    const id = `${RELAY_ID_PREFIX}0`;
+    const call = {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: {} },
+    } as const;
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'x' },
+    } as const;
+    const other = ping(3);
+    await client.send(call);
+    await client.send(cancel);
+    await client.send(other);
+    const reply = { jsonrpc: '2.0', id, result: { content: [] } } as JSONRPCMessage;
+    await daemon.send(reply);
+    await aTurn();
+    // Built afresh by the relay and never touched again: no copy is made of them.
+    expect(atDaemon[0]).toBe(call);
+    expect(atDaemon[1]).toBe(cancel);
+    expect(atClient).toEqual([reply]);
+    expect(atClient[0]).toBe(reply);
+    // Anything else is still a copy, in the order sent.
+    expect(atDaemon[2]).toEqual(other);
+    expect(atDaemon[2]).not.toBe(other);
   });
 
   it('holds messages that arrive before start', async () => {
