@@ -25,9 +25,14 @@ import { inArrivalOrder, isRelayId } from '../transport/index.js';
  * request afresh from values that came off a JSON line and never touches it
  * again, and the held server's fast path builds each reply from what came off
  * its server's line and keeps nothing of it, so no end can see the other's
- * change and what arrives is still what a wire would carry. The messages sent
- * in one turn arrive together on the next (one `setImmediate`, not one each:
- * 200 calls in flight are 200 messages a turn).
+ * change and what arrives is still what a wire would carry. They go on a
+ * microtask, within the turn (after the sender's own code, so still never from
+ * its `send`): each ends at a pipe (the server's) or a socket (the caller's),
+ * so no chain of them can keep the daemon from its sockets, and a call no
+ * longer waits two turns of the loop to cross. One behind a message still on
+ * its way waits with it, so nothing overtakes what was sent before it. The
+ * messages sent in one turn arrive together on the next (one `setImmediate`,
+ * not one each).
  */
 export function linkedPair(
   server: string,
@@ -101,7 +106,14 @@ class LinkEnd implements LinkedTransport {
   #post(message: JSONRPCMessage): boolean {
     const peer = this.peer;
     if (this.#closed || !peer) return false;
-    peer.#inbox.push(relayed(message) ? message : (JSON.parse(JSON.stringify(message)) as JSONRPCMessage));
+    const relay = relayed(message);
+    // Nothing before it waits: a relay message ends no chain (its hop is the server's pipe, or the
+    // caller's socket), so it goes on this turn, after the sender's own code.
+    if (relay && peer.#inbox.length === 0) {
+      queueMicrotask(() => peer.#receive(message));
+      return true;
+    }
+    peer.#inbox.push(relay ? message : (JSON.parse(JSON.stringify(message)) as JSONRPCMessage));
     if (peer.#inbox.length === 1) setImmediate(peer.#drain);
     return true;
   }
