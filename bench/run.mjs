@@ -20,7 +20,7 @@ const mcporterCli = join(here, 'mcporter/node_modules/mcporter/dist/cli.js');
 const node24 = join(here, 'mcporter/node_modules/node/bin/node');
 // `--only cold,fanout`: run only these sections (start, cold, library, percall, gateway, large, fanout, daemon, sessions,
 // thin, tracing, console, fleet). `--baseline DIR`: another checkout, built (e.g. main, or a release), that the cold-call and
-// tracing sections compare with.
+// tracing sections and the thin serve compare with.
 const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
@@ -733,22 +733,27 @@ async function sessionRows() {
  * daemon's).
  */
 async function thinRows() {
-  const routes = ['relay', 'mcpx-namespaced', 'mcpx-thin'];
+  // With `--baseline DIR`, that build's thin serve too (its own MCPX_HOME), in the same rotation.
+  const routes = ['relay', 'mcpx-namespaced', 'mcpx-thin', ...(baselineCli ? ['baseline-thin'] : [])];
   const calls = String(quick ? 300 : 3000);
   const inFlight = 200;
   const runsOf = Object.fromEntries(routes.map((route) => [route, []]));
+  const baselineEnv = { ...env, MCPX_HOME: join(home, 'baseline-home'), BENCH_MCPX_CLI: baselineCli };
   for (let i = 0; i < (quick ? 1 : 5); i++)
-    for (const route of routes) {
+    for (const route of routes.slice(i % routes.length).concat(routes.slice(0, i % routes.length))) {
+      const baseline = route === 'baseline-thin';
       const result = await worker(
         lib('gateway-peers-worker.mjs'),
-        [route, calls, String(inFlight), calls],
-        env,
+        [baseline ? 'mcpx-thin' : route, calls, String(inFlight), calls],
+        baseline ? baselineEnv : env,
       );
       if (result.error) notes.push(`thin ${route}: ${result.error}`);
-      else runsOf[route].push(result);
+      // Kept by round (a failed one as undefined), so that the baseline pairs with its own round.
+      runsOf[route].push(result.error ? undefined : result);
     }
-  const of = (route, key) => median(runsOf[route].map((r) => r[key]));
-  if (routes.some((route) => runsOf[route].length === 0)) return;
+  const done = (route) => runsOf[route].filter(Boolean);
+  const of = (route, key) => median(done(route).map((r) => r[key]));
+  if (routes.some((route) => done(route).length === 0)) return;
   const [relay, direct, thin] = routes;
   const us = (route) => of(route, 'sequentialUs');
   // In flight as time per call, as the sequential rows read.
@@ -769,6 +774,20 @@ async function thinRows() {
     `${fmt(perCall(thin), 0)} µs`,
     `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(thin), perCall(direct))} direct serve (direct serve ${ratio(perCall(direct), perCall(relay))} relay); CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
     '≤ 1.5× relay',
+  ]);
+  if (!baselineCli) return;
+  const base = 'baseline-thin';
+  // Each round's ratio, then their median: on a loaded machine the pair moves together. A round
+  // where either failed is left out.
+  const pairs = runsOf[thin].flatMap((r, i) => (r && runsOf[base][i] ? [[r, runsOf[base][i]]] : []));
+  const paired = (key) => median(pairs.map(([r, b]) => r[key] / b[key])).toFixed(2);
+  rows.push([
+    'Thin `mcpx serve` against the baseline build, sequential / in flight (time per call)',
+    'the baseline build',
+    `${fmt(us(base), 0)} / ${fmt(perCall(base), 0)} µs`,
+    `${fmt(us(thin), 0)} / ${fmt(perCall(thin), 0)} µs`,
+    `${paired('sequentialUs')}× / ${(1 / Number(paired('callsPerSecond'))).toFixed(2)}× (paired); CPU µs/call ${cpu(thin, 'relayCpuUs')} / ${cpu(thin, 'inFlightRelayCpuUs')} against ${cpu(base, 'relayCpuUs')} / ${cpu(base, 'inFlightRelayCpuUs')}`,
+    'reported',
   ]);
 }
 

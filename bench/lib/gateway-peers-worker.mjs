@@ -31,7 +31,8 @@ const [route, sequentialCalls, concurrency] = [
 const inFlightCalls = Number(process.argv[5] ?? Math.max(...concurrency));
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const server = here('./raw-server.mjs');
-const mcpx = here('../../dist/bin/mcpx.cjs');
+// `BENCH_MCPX_CLI`: another build's mcpx (the thin section compares with a baseline checkout).
+const mcpx = process.env.BENCH_MCPX_CLI ?? here('../../dist/bin/mcpx.cjs');
 const peer = (path) => here(`../peers/node_modules/${path}`);
 const node24 = here('../mcporter/node_modules/node/bin/node');
 const mcporterCli = here('../mcporter/node_modules/mcporter/dist/cli.js');

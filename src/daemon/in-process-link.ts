@@ -19,6 +19,20 @@ import { inArrivalOrder, isRelayId } from '../transport/index.js';
  * leaves the daemon's sockets their turn between hops. On microtasks such a
  * chain ran to its end before the daemon read anything else, and a thin
  * serve's `initialize` waited behind its own session's listings.
+ *
+ * The fast path's messages (a line relay's `tools/call`, its reply and its
+ * cancellation: ids `RELAY_ID_PREFIX`) cross uncopied: the relay builds each
+ * request afresh from values that came off a JSON line and never touches it
+ * again, and the held server's fast path builds each reply from what came off
+ * its server's line and keeps nothing of it, so no end can see the other's
+ * change and what arrives is still what a wire would carry. They go on a
+ * microtask, within the turn (after the sender's own code, so still never from
+ * its `send`): each ends at a pipe (the server's) or a socket (the caller's),
+ * so no chain of them can keep the daemon from its sockets, and a call no
+ * longer waits two turns of the loop to cross. One behind a message still on
+ * its way waits with it, so nothing overtakes what was sent before it. The
+ * messages sent in one turn arrive together on the next (one `setImmediate`,
+ * not one each).
  */
 export function linkedPair(
   server: string,
@@ -92,10 +106,26 @@ class LinkEnd implements LinkedTransport {
   #post(message: JSONRPCMessage): boolean {
     const peer = this.peer;
     if (this.#closed || !peer) return false;
-    const copy = JSON.parse(JSON.stringify(message)) as JSONRPCMessage;
-    setImmediate(() => peer.#receive(copy));
+    const relay = relayed(message);
+    // Nothing before it waits: a relay message ends no chain (its hop is the server's pipe, or the
+    // caller's socket), so it goes on this turn, after the sender's own code.
+    if (relay && peer.#inbox.length === 0) {
+      queueMicrotask(() => peer.#receive(message));
+      return true;
+    }
+    peer.#inbox.push(relay ? message : (JSON.parse(JSON.stringify(message)) as JSONRPCMessage));
+    if (peer.#inbox.length === 1) setImmediate(peer.#drain);
     return true;
   }
+
+  /** Messages posted to this end, delivered together on the next turn of the event loop. */
+  #inbox: JSONRPCMessage[] = [];
+
+  readonly #drain = (): void => {
+    const arrived = this.#inbox;
+    this.#inbox = [];
+    for (const message of arrived) this.#receive(message);
+  };
 
   #receive(message: JSONRPCMessage): void {
     if (this.#closed) return;
@@ -146,4 +176,15 @@ class LinkEnd implements LinkedTransport {
       },
     );
   }
+}
+
+/** A message of the fast path's line relay (see `linkedPair`): its request, reply or cancellation. */
+function relayed(message: JSONRPCMessage): boolean {
+  const { id, method, params } = message as {
+    id?: unknown;
+    method?: unknown;
+    params?: { requestId?: unknown };
+  };
+  if (id !== undefined) return isRelayId(id);
+  return method === 'notifications/cancelled' && isRelayId(params?.requestId);
 }

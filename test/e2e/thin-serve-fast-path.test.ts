@@ -29,6 +29,8 @@ afterEach(async () => {
 /** What one session saw, in a form the two paths can be compared by. */
 interface Seen {
   readonly echo: unknown;
+  /** Twenty calls sent at once (they cross the daemon's link in the same turns): each its own answer. */
+  readonly together: unknown[];
   readonly denied: unknown;
   readonly failed: unknown;
   readonly invalid: unknown;
@@ -106,6 +108,11 @@ async function thinSession(extra: Record<string, string>): Promise<Seen> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const echo = await outcome(client.callTool({ name: 'local__echo', arguments: { message: 'hi' } }));
+    const together = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        outcome(client.callTool({ name: 'local__echo', arguments: { message: `m${i}` } })),
+      ),
+    );
     // Not read-only: at `trusted` its client would be asked, and this one can answer nothing.
     const denied = await outcome(client.callTool({ name: 'local__add_tool', arguments: { name: 'x' } }));
     const failed = await outcome(client.callTool({ name: 'local__fail', arguments: { message: 'no' } }));
@@ -146,6 +153,7 @@ async function thinSession(extra: Record<string, string>): Promise<Seen> {
     const fastCalls = Number(/(\d+) call\(s\) took the fast path/.exec(stderr)?.[1] ?? -1);
     return {
       echo,
+      together,
       denied,
       failed,
       invalid,
@@ -170,6 +178,9 @@ describe('a thin mcpx serve, fast path on and off', () => {
 
     for (const seen of [fast, full]) {
       expect(seen.echo).toEqual({ result: { content: [{ type: 'text', text: 'hi' }] } });
+      expect(seen.together).toEqual(
+        Array.from({ length: 20 }, (_, i) => ({ result: { content: [{ type: 'text', text: `m${i}` }] } })),
+      );
       // Refused by the permission policy, before the server is asked.
       expect(JSON.stringify(seen.denied)).toMatch(/not allowed|denied|refused/i);
       expect(seen.failed).toEqual({ result: { content: [{ type: 'text', text: 'no' }], isError: true } });

@@ -127,6 +127,8 @@ const END_CHARS = 256;
  * else. A long line is not parsed: an id at either end that `waiting` knows is taken as its.
  */
 function answeredId(line: string, waiting: (id: Id) => boolean): Id | undefined {
+  const written = sdkAnswerId(line);
+  if (written !== undefined) return written;
   if (line.length <= WHOLE_LIMIT) {
     let message: { id?: unknown; method?: unknown };
     try {
@@ -143,6 +145,22 @@ function answeredId(line: string, waiting: (id: Id) => boolean): Id | undefined 
     if (id !== undefined && waiting(id)) return id;
   }
   return undefined;
+}
+
+/**
+ * How the daemon writes a result (the SDK server's key order, and its fast path's): `result` first,
+ * `"jsonrpc":"2.0","id":…` last. The last character closes the top-level object and the id's value
+ * (digits, or a string with no quote or backslash) ends right before it, so that `id` is the
+ * top level's; `result` first makes it an answer.
+ */
+const SDK_ANSWER_END = /,"jsonrpc":"2\.0","id":(-?\d{1,15}|"[^"\\]*")\}$/;
+
+/** The id of an answer as the daemon writes one, without parsing it; undefined: not that shape. */
+function sdkAnswerId(line: string): Id | undefined {
+  if (!line.startsWith('{"result":')) return undefined;
+  const id = SDK_ANSWER_END.exec(line.length > END_CHARS ? line.slice(-END_CHARS) : line)?.[1];
+  if (id === undefined) return undefined;
+  return id.startsWith('"') ? id.slice(1, -1) : Number(id);
 }
 
 function parseId(text: string): Id | undefined {

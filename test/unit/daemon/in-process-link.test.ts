@@ -2,6 +2,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { linkedPair } from '../../../src/daemon/in-process-link.js';
 import { ErrorCode } from '../../../src/errors/index.js';
+import { RELAY_ID_PREFIX } from '../../../src/transport/index.js';
 
 const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'ping', params: {} });
 const aTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -27,6 +28,79 @@ describe('the in-process link', () => {
     expect(got[0]).not.toBe(first);
     (first as { method: string }).method = 'changed';
     expect((got[0] as { method: string }).method).toBe('ping');
+  });
+
+  it("hands the fast path's relay messages over as they are, in the order sent", async () => {
+    const [client, daemon] = linkedPair('s');
+    const atDaemon: JSONRPCMessage[] = [];
+    const atClient: JSONRPCMessage[] = [];
+    daemon.onmessage = (m) => atDaemon.push(m as JSONRPCMessage);
+    client.onrelayreply = (m) => atClient.push(m);
+    await daemon.start();
+    await client.start();
+    const id = `${RELAY_ID_PREFIX}0`;
+    const call = {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: {} },
+    } as const;
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: 'x' },
+    } as const;
+    const other = ping(3);
+    await client.send(call);
+    await client.send(cancel);
+    await client.send(other);
+    const reply = { jsonrpc: '2.0', id, result: { content: [] } } as JSONRPCMessage;
+    await daemon.send(reply);
+    await aTurn();
+    // Built afresh by the relay and never touched again: no copy is made of them.
+    expect(atDaemon[0]).toBe(call);
+    expect(atDaemon[1]).toBe(cancel);
+    expect(atClient).toEqual([reply]);
+    expect(atClient[0]).toBe(reply);
+    // Anything else is still a copy, in the order sent.
+    expect(atDaemon[2]).toEqual(other);
+    expect(atDaemon[2]).not.toBe(other);
+
+    // Behind a message still on its way (a server's log, its question), a relay reply waits its turn.
+    const log = {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'x' },
+    } as const;
+    const heard: string[] = [];
+    client.onmessage = () => heard.push('log');
+    client.onrelayreply = () => heard.push('reply');
+    await daemon.send(log);
+    await daemon.send({ jsonrpc: '2.0', id: `${RELAY_ID_PREFIX}1`, result: { content: [] } });
+    await Promise.resolve();
+    expect(heard).toEqual([]);
+    await aTurn();
+    expect(heard).toEqual(['log', 'reply']);
+  });
+
+  it('hands a relay message over within the turn when nothing waits before it, never from send', async () => {
+    const [client, daemon] = linkedPair('s');
+    const atDaemon: JSONRPCMessage[] = [];
+    daemon.onmessage = (m) => atDaemon.push(m as JSONRPCMessage);
+    await daemon.start();
+    await client.start();
+    const call = {
+      jsonrpc: '2.0',
+      id: `${RELAY_ID_PREFIX}0`,
+      method: 'tools/call',
+      params: { name: 'e' },
+    } as const;
+    const sent = client.send(call);
+    expect(atDaemon).toEqual([]);
+    await sent;
+    // A microtask later, not a turn of the event loop: the relay's hop ends at a pipe, no chain follows.
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    expect(atDaemon).toEqual([call]);
   });
 
   it('holds messages that arrive before start', async () => {

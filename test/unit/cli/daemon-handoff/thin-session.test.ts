@@ -70,4 +70,19 @@ describe('ThinSession', () => {
     session.fromDaemon(`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"${big}"}]}}`);
     expect(session.lost()).toEqual([]);
   });
+
+  it('reads the id of an answer written in the SDK’s key order from its end, and only a real one', () => {
+    const session = new ThinSession();
+    for (const id of [7, 8, 'r-9'])
+      session.fromClient(line({ jsonrpc: '2.0', id, method: 'tools/call', params: {} }));
+    // A result whose text ends in what looks like another id: escaped, so not the answer's.
+    const text = 'x","jsonrpc":"2.0","id":7}';
+    expect(
+      session.fromDaemon(line({ result: { content: [{ type: 'text', text }] }, jsonrpc: '2.0', id: 8 })),
+    ).toBe(true);
+    // A request of the daemon's, in the same key order, with a clashing id: not an answer.
+    session.fromDaemon(line({ method: 'elicitation/create', params: {}, jsonrpc: '2.0', id: 7 }));
+    expect(session.fromDaemon(line({ result: {}, jsonrpc: '2.0', id: 'r-9' }))).toBe(true);
+    expect(session.lost().map((l) => (JSON.parse(l) as { id: unknown }).id)).toEqual([7]);
+  });
 });
