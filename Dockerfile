@@ -36,7 +36,10 @@ WORKDIR /opt/mcpx
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
-RUN ln -s /opt/mcpx/dist/bin/mcpx.cjs /usr/local/bin/mcpx && mkdir -p /etc/mcpx
+# The build leaves dist/ as it writes it (0644): npm makes a package's bin executable when it installs
+# one, but nothing installs this copy, and tini execs `mcpx` ("exec mcpx failed: Permission denied").
+RUN chmod 0755 /opt/mcpx/dist/bin/mcpx.cjs \
+  && ln -s /opt/mcpx/dist/bin/mcpx.cjs /usr/local/bin/mcpx && mkdir -p /etc/mcpx
 
 # The base image's `node` user (uid 1000): mcpx's state (~/.mcpx) and npx's cache (~/.npm) live
 # in its home; the config and the secrets are mounted read-only.

@@ -13,6 +13,7 @@ export default defineConfig({
       'test/deploy/**',
       'test/prometheus/**',
       'test/browser/**',
+      'test/image/**',
     ],
     setupFiles: ['test/helpers/setup.ts'],
     globalSetup: ['test/helpers/optional-installs.ts'],

@@ -1,6 +1,7 @@
 /**
- * The fleet recipe (docs/deploy-fleet.md) checked without Docker or a cluster, neither of which
- * runs here: the Dockerfile's stages, user, entrypoint, ports and health check, every file it
+ * The fleet recipe (docs/deploy-fleet.md) checked as text, fast and everywhere (the image itself is
+ * built and run by test/image/image.test.ts, the manifests played by deploy/image/kube-play.sh): the
+ * Dockerfile's stages, user, entrypoint, ports and health check, every file it
  * copies present and let through by .dockerignore; the Kubernetes manifests read as YAML, their
  * probes, user, grace, secrets and Redis wired together, and their `mcpx serve` arguments run
  * for real by the built CLI (the probes' paths answered 200 by it, the image's health check
