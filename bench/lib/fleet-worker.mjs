@@ -148,7 +148,13 @@ try {
     { name: 'bench', version: '1.0.0' },
     { versionNegotiation: legacy ? { mode: 'legacy' } : { mode: { pin: '2026-07-28' } } },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(target)));
+  // The SDK's transport hands its one signal to every POST, and undici lets go of each listener
+  // only when its request is collected: a 2025-11-25 session's thousands of calls would print
+  // MaxListenersExceededWarning (the client's, not mcpx's: mcpx gives each request its own child
+  // signal, src/transport/linked-signal.ts). A POST here is never cancelled, so it goes without.
+  const unsignalled = (url, init) =>
+    fetch(url, init?.method === 'POST' ? { ...init, signal: undefined } : init);
+  await client.connect(new StreamableHTTPClientTransport(new URL(target), { fetch: unsignalled }));
   const call = async (message) => {
     const result = await client.callTool({ name: 'echo', arguments: { message } });
     if (result.content[0].text !== message)
