@@ -8,9 +8,10 @@
 //
 // `BENCH_FLEET_STATE=redis://HOST:PORT`: every instance gets `--state <url>`, the shared store
 // of issue 43 item 1 (run.mjs sets it for its "with --state" rows once `mcpx serve` has the flag).
-// `BENCH_FLEET_ERA=2025-11-25`: the client holds a 2025-11-25 session instead, whose every event
-// the store keeps (written before it is sent) so another instance can resume it; round robin
-// across three instances then works only with the store (each continues the session it is sent).
+// `BENCH_FLEET_ERA=2025-11-25`: the client holds a 2025-11-25 session instead, and asks for
+// progress on each call, so the call is answered on an event stream whose every event the store
+// keeps (written before it is sent) for another instance to resume; round robin across three
+// instances then works only with the store (each continues the session it is sent).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -156,7 +157,12 @@ try {
     fetch(url, init?.method === 'POST' ? { ...init, signal: undefined } : init);
   await client.connect(new StreamableHTTPClientTransport(new URL(target), { fetch: unsignalled }));
   const call = async (message) => {
-    const result = await client.callTool({ name: 'echo', arguments: { message } });
+    // A 2025-11-25 call with a progress token is answered on an event stream, each event written
+    // to the store before it is sent; a plain one gets one JSON body, which stores nothing.
+    const result = await client.callTool(
+      { name: 'echo', arguments: { message } },
+      legacy ? { onprogress: () => {} } : undefined,
+    );
     if (result.content[0].text !== message)
       throw new Error(`${variant}: wrong echo ${JSON.stringify(result)}`);
   };
