@@ -242,7 +242,7 @@ export function daemonPids(mcpxHome: string): number[] {
  */
 export function linkConsolePids(mcpxHome: string): number[] {
   const marker = `MCPX_HOME=${mcpxHome}`;
-  return listProcesses()
+  const consoles = listProcesses()
     .filter((p) => p.state !== 'Z')
     .filter((p) => {
       try {
@@ -252,6 +252,9 @@ export function linkConsolePids(mcpxHome: string): number[] {
       } catch {
         return false;
       }
-    })
-    .map((p) => p.pid);
+    });
+  // A console's child caught between fork and exec (its server, a watchdog) still shows the
+  // console's command line and environment: it is the console's, not a second console.
+  const pids = new Set(consoles.map((p) => p.pid));
+  return consoles.filter((p) => !pids.has(p.ppid)).map((p) => p.pid);
 }
