@@ -74,9 +74,8 @@ export function roundOwner(ctx: ServerContext, connection: string, target: strin
  * Undefined on stdio and a daemon socket, where the connection says it.
  */
 export function httpClientIdentity(ctx: ServerContext): string | undefined {
-  if (!ctx.http) return undefined;
-  const request = (ctx.http as { req?: Request }).req;
-  const credentials = credentialsDigest(request?.headers.get('authorization') ?? '');
+  const credentials = httpCredentials(ctx);
+  if (credentials === undefined) return undefined;
   return `${credentials}\0${JSON.stringify(envelopeValue(ctx, CLIENT_INFO_META_KEY) ?? null)}`;
 }
 
@@ -87,7 +86,11 @@ export function httpClientIdentity(ctx: ServerContext): string | undefined {
  */
 export function httpCredentials(ctx: ServerContext): string | undefined {
   if (!ctx.http) return undefined;
-  const request = (ctx.http as { req?: Request }).req;
+  return requestCredentials((ctx.http as { req?: Request }).req);
+}
+
+/** The credentials an HTTP request carries (its `Authorization`, hashed; none hashes as empty). */
+export function requestCredentials(request: Pick<Request, 'headers'> | undefined): string {
   return credentialsDigest(request?.headers.get('authorization') ?? '');
 }
 
@@ -95,7 +98,7 @@ export function httpCredentials(ctx: ServerContext): string | undefined {
 const digests = new Map<string, string>();
 
 /** An `Authorization` header's value (empty when none), hashed: what keys a client's answers. */
-export function credentialsDigest(authorization: string): string {
+function credentialsDigest(authorization: string): string {
   let digest = digests.get(authorization);
   if (digest === undefined) {
     digest = createHash('sha256').update(authorization).digest('base64url');

@@ -193,14 +193,15 @@ export function createSessionServer(core: GatewayCore, options: SessionServerOpt
   // the gateway core under its identity.
   const sessionConsent = new ClientConsent();
   const keptConsents = new Map<string, ClientConsent>();
+  const { keptConsent } = options;
   const consentOf = (ctx: ServerContext): ClientConsent => {
-    const credentials = options.keptConsent && httpCredentials(ctx);
-    if (credentials === undefined || !options.keptConsent) return sessionConsent;
+    const credentials = keptConsent ? httpCredentials(ctx) : undefined;
+    if (!keptConsent || credentials === undefined) return sessionConsent;
     let consent = keptConsents.get(credentials);
     if (!consent) {
       if (keptConsents.size >= CONSENTS_PER_SESSION)
         keptConsents.delete(keptConsents.keys().next().value as string);
-      consent = new ClientConsent(options.keptConsent(credentials));
+      consent = new ClientConsent(keptConsent(credentials));
       keptConsents.set(credentials, consent);
     }
     return consent;

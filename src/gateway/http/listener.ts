@@ -17,7 +17,7 @@ import {
 import type { ListKind } from '../../client/index.js';
 import type { LogMessage } from '../core.js';
 import type { FleetState } from '../fleet/index.js';
-import { credentialsDigest } from '../input-rounds.js';
+import { requestCredentials } from '../input-rounds.js';
 import type { SessionToolCall } from '../session-server.js';
 import { LiveSessions } from '../sessions.js';
 import { type ClientLimit, createClientLimit, IN_FLIGHT_RETRY_AFTER_SECONDS } from './client-limit.js';
@@ -493,9 +493,7 @@ async function serveLegacy(
     const handOver = parsed !== undefined && (size ?? 0) <= DEFAULT_MAX_REQUEST_BODY_SIZE;
     const response = await transport.handleRequest(request, handOver ? { parsedBody: parsed } : undefined);
     if (request.method === 'DELETE' && response.ok && listener.options.onSessionEnded)
-      await listener.options
-        .onSessionEnded(sessionId, credentialsDigest(request.headers.get('authorization') ?? ''))
-        .catch(() => {});
+      await listener.options.onSessionEnded(sessionId, requestCredentials(request)).catch(() => {});
     return response;
   }
   // A new session starts only with an initialize request (its body already parsed, once).

@@ -1,4 +1,5 @@
 import type { FleetState } from '../fleet/index.js';
+import { storeError } from '../fleet/store-error.js';
 import {
   keptUri,
   loggingLevelOf,
@@ -98,7 +99,7 @@ export function createSharedSessions(fleet: FleetState, ttlMs: number): SharedSe
           redis.hgetall(settingsKey(sessionId)),
         ]);
       } catch (error) {
-        return { unavailable: error instanceof Error ? (error.message.split('\n')[0] ?? '') : 'failed' };
+        return { unavailable: storeError(error) };
       }
       const record = text === null ? undefined : parseRecord(text);
       return record ? { found: record, settings: parseSettings(fields) } : { missing: true };
