@@ -50,13 +50,12 @@ import type { CatalogueMemory } from './catalogue-memory.js';
 import { questionsFor, relayRounds } from './client-questions.js';
 import { ConsentMemory, type Consents } from './consent.js';
 import {
-  cancellationOf,
   currentCtx,
   type DownstreamCall,
-  inputCapabilitiesOf,
+  requestControlOf,
   signalOf,
   type ToolRoute,
-  traceContextOf,
+  toolCallOptions,
 } from './downstream-call.js';
 import { envelopeValue, InputRounds, isModernRequest } from './input-rounds.js';
 import { type Namespace, namespacedNames, type Qualified, transparentNames } from './namespace.js';
@@ -561,38 +560,31 @@ export class GatewayCore {
       const unconsented = await consentBeforeCall(this, route, args, call, (d) => audited?.decided(d));
       if (unconsented) return unconsented;
     }
+    return this.callAllowed(route, args, call);
+  }
+
+  /**
+   * A call routed and let run by the policy, from there on as `callTool` runs it (the audit
+   * aside): its client counted as the server's caller, the upstream request timed, input
+   * rounds relayed, failures in the client's terms. The daemon runs its callers' plain calls
+   * on a held server from here (`daemon/held-calls.ts`).
+   */
+  async callAllowed(
+    route: ToolRoute,
+    args: Record<string, unknown>,
+    call: DownstreamCall,
+  ): Promise<CallToolResult> {
     const token = call.ctx.mcpReq._meta?.progressToken;
     const end = this.#callers.begin(route.server, call.client, call);
     const sent = timeUpstream(this.#metrics, 'tools/call', route.server, route.name);
     try {
       const result = await relayRounds<CallToolResult>(call, (inputRound) =>
-        this.registry.callTool(route.server, route.name, args, {
-          ...cancellationOf(call),
-          ownSignal: true,
-          manualInput: true,
-          ...inputCapabilitiesOf(call),
-          ...traceContextOf(call),
-          ...(inputRound ? { inputRound } : {}),
-          ...(call.relay ? { relay: true } : {}),
-          ...(this.#logsWanted(call) ? {} : { logs: false }),
-          ...(token === undefined
-            ? {}
-            : {
-                onProgress: (p) => {
-                  void currentCtx(call)
-                    .mcpReq.notify({
-                      method: 'notifications/progress',
-                      params: {
-                        progressToken: token,
-                        progress: p.progress,
-                        ...(p.total === undefined ? {} : { total: p.total }),
-                        ...(p.message === undefined ? {} : { message: p.message }),
-                      },
-                    })
-                    .catch(() => {});
-                },
-              }),
-        }),
+        this.registry.callTool(
+          route.server,
+          route.name,
+          args,
+          toolCallOptions(call, inputRound, this.#logsWanted(call), token),
+        ),
       );
       sent(result.isError ? TOOL_ERROR : undefined);
       return this.transparent ? result : namespacedResult(result, route.server, this.namespace);
@@ -643,17 +635,7 @@ export class GatewayCore {
     const sent = timeUpstream(this.#metrics, method, server);
     try {
       const result = await relayRounds<T>(call, (inputRound) =>
-        this.#use(server, (c) =>
-          send(c, {
-            signal: signalOf(call),
-            ownSignal: true,
-            manualInput: true,
-            ...inputCapabilitiesOf(call),
-            ...traceContextOf(call),
-            ...(inputRound ? { inputRound } : {}),
-            ...(this.#logsWanted(call) ? {} : { logs: false }),
-          }),
-        ),
+        this.#use(server, (c) => send(c, requestControlOf(call, inputRound, this.#logsWanted(call)))),
       );
       sent();
       return result;

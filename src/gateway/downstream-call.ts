@@ -4,8 +4,15 @@
  * trace context it carried. Shared by the call path (`core.ts`), the questions an upstream
  * asks back (`client-questions.ts`) and the consent asked before a call (`call-consent.ts`).
  */
-import type { ClientCapabilities, ServerContext, Tool } from '@modelcontextprotocol/server';
-import { appsClientCapability, type CallCancel, declaresApps } from '../client/index.js';
+import type { ClientCapabilities, ProgressToken, ServerContext, Tool } from '@modelcontextprotocol/server';
+import {
+  appsClientCapability,
+  type CallCancel,
+  type CallToolOptions,
+  declaresApps,
+  type InputRound,
+  type RequestControl,
+} from '../client/index.js';
 import { inboundTraceContext } from '../tracing/index.js';
 import type { ClientConsent } from './consent.js';
 import { type InputExchange, requestCancelOf, type StatelessRound } from './input-rounds.js';
@@ -85,3 +92,60 @@ export function traceContextOf(call: DownstreamCall): { traceContext?: Readonly<
 
 /** Where one public tool name goes, and the upstream's definition of it. */
 export type ToolRoute = Qualified & { readonly tool: Tool };
+
+/**
+ * The upstream request of a client's request (not `tools/call`, see `toolCallOptions`): its
+ * cancellation, what its client can answer, its trace context, the input round it answers,
+ * and `logs: false` when nobody could hear the upstream's log messages during it.
+ */
+export function requestControlOf(call: DownstreamCall, inputRound: InputRound | undefined, logs: boolean) {
+  return {
+    signal: signalOf(call),
+    ownSignal: true,
+    manualInput: true,
+    ...inputCapabilitiesOf(call),
+    ...traceContextOf(call),
+    ...(inputRound ? { inputRound } : {}),
+    ...(logs ? {} : { logs: false }),
+  } satisfies RequestControl;
+}
+
+/**
+ * A client's `tools/call` upstream: as `requestControlOf`, with its cancellation as the call
+ * watches it (`cancellationOf`), the line relay where the fast path took it, and the
+ * upstream's progress passed on to the client under its own `token`.
+ */
+export function toolCallOptions(
+  call: DownstreamCall,
+  inputRound: InputRound | undefined,
+  logs: boolean,
+  token: ProgressToken | undefined,
+): CallToolOptions {
+  return {
+    ...cancellationOf(call),
+    ownSignal: true,
+    manualInput: true,
+    ...inputCapabilitiesOf(call),
+    ...traceContextOf(call),
+    ...(inputRound ? { inputRound } : {}),
+    ...(call.relay ? { relay: true } : {}),
+    ...(logs ? {} : { logs: false }),
+    ...(token === undefined
+      ? {}
+      : {
+          onProgress: (p) => {
+            void currentCtx(call)
+              .mcpReq.notify({
+                method: 'notifications/progress',
+                params: {
+                  progressToken: token,
+                  progress: p.progress,
+                  ...(p.total === undefined ? {} : { total: p.total }),
+                  ...(p.message === undefined ? {} : { message: p.message }),
+                },
+              })
+              .catch(() => {});
+          },
+        }),
+  };
+}
