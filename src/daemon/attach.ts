@@ -3,7 +3,13 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ServerConfig } from '../config/index.js';
 import type { CallerOffer, DaemonCallerInfo } from '../daemon-client/index.js';
 import { toMcpxError } from '../errors/index.js';
-import { createSessionServer, FastPath, recordingRequests, SKILLS_EXTENSION } from '../gateway/index.js';
+import {
+  createSessionServer,
+  FastPath,
+  HeldCalls,
+  recordingRequests,
+  SKILLS_EXTENSION,
+} from '../gateway/index.js';
 import type { ServingMetrics } from '../metrics/index.js';
 import type { InstancePool, InstanceSession } from './instance-pool.js';
 
@@ -92,10 +98,19 @@ export function createAttach(
         : {}),
       serveOn: (transport) => {
         let served: Server | undefined;
-        const fast = fastPath
-          ? new FastPath({ core: instance.core, server: () => served, send: (m) => transport.send(m) })
+        const send = (m: JSONRPCMessage) => transport.send(m);
+        const onRequest = recordingRequests(metrics, (event) => {
+          if (event.method !== 'tools/call') return;
+          instance.calls += 1;
+          session.calls += 1;
+        });
+        const fast = fastPath ? new FastPath({ core: instance.core, server: () => served, send }) : undefined;
+        // A relayed call of another gateway in this process (a thin serve's session) runs from the
+        // held core straight away: one gateway handler per call, not two (`gateway/held-calls.ts`).
+        const held = fastPath
+          ? new HeldCalls({ core: instance.core, client, server: () => served, onRequest, send })
           : undefined;
-        if (fast) transport.intercept = (message) => fast.take(message);
+        if (fast && held) transport.intercept = (message) => held.take(message) || fast.take(message);
         const handle = serveStdio(
           () => {
             const server = createSessionServer(instance.core, {
@@ -104,11 +119,7 @@ export function createAttach(
               capabilities,
               hop: 'daemon',
               ...(instructions ? { instructions } : {}),
-              onRequest: recordingRequests(metrics, (event) => {
-                if (event.method !== 'tools/call') return;
-                instance.calls += 1;
-                session.calls += 1;
-              }),
+              ...(onRequest ? { onRequest } : {}),
             });
             instance.live.add(server);
             served = server;
@@ -120,6 +131,7 @@ export function createAttach(
           release();
           // As the SDK server aborts its handlers when its caller leaves.
           fast?.close();
+          held?.close();
           await handle.close().catch(() => {});
         };
       },

@@ -32,7 +32,10 @@ import { inArrivalOrder, isRelayId } from '../transport/index.js';
  * longer waits two turns of the loop to cross. One behind a message still on
  * its way waits with it, so nothing overtakes what was sent before it. The
  * messages sent in one turn arrive together on the next (one `setImmediate`,
- * not one each).
+ * not one each). A relay's `tools/call` with nothing before it is offered to the
+ * daemon's end as it is sent (`intercept`): its held calls (`gateway/held-calls.ts`)
+ * run it from the held server's core there and then, so a call crosses the link
+ * without a second gateway handler; one it leaves goes on the microtask.
  */
 export function linkedPair(
   server: string,
@@ -110,12 +113,23 @@ class LinkEnd implements LinkedTransport {
     // Nothing before it waits: a relay message ends no chain (its hop is the server's pipe, or the
     // caller's socket), so it goes on this turn, after the sender's own code.
     if (relay && peer.#inbox.length === 0) {
-      queueMicrotask(() => peer.#receive(message));
+      if (!peer.#takenNow(message)) queueMicrotask(() => peer.#receive(message));
       return true;
     }
     peer.#inbox.push(relay ? message : (JSON.parse(JSON.stringify(message)) as JSONRPCMessage));
     if (peer.#inbox.length === 1) setImmediate(peer.#drain);
     return true;
+  }
+
+  /**
+   * A relay's request that the daemon's end takes as it is sent (its held calls, or its fast
+   * path): nothing is queued before it, so it overtakes nothing, and taking it only starts the
+   * call (whose reply comes back as a message), so the sender is not re-entered. It skips the
+   * microtask and the in-order delivery, which only a message the session server reads needs.
+   */
+  #takenNow(message: JSONRPCMessage): boolean {
+    if (this.#closed || this.#queue || this.#signIn || !this.intercept || !('id' in message)) return false;
+    return this.intercept(message);
   }
 
   /** Messages posted to this end, delivered together on the next turn of the event loop. */

@@ -172,7 +172,7 @@ export class SessionFastCalls {
 }
 
 /** A thrown error as the SDK server answers a handler's (its codecs write -32002 as -32602). */
-function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
+export function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
   const e = error as { code?: unknown; message?: string; data?: unknown };
   const code = typeof e.code === 'number' && Number.isSafeInteger(e.code) ? e.code : -32603;
   return {
@@ -243,7 +243,7 @@ class FastCallRequest {
 }
 
 /** A fast call's handler context (see `FastCallRequest`). */
-function sessionContext(
+export function sessionContext(
   server: Server,
   id: RequestId,
   cancel: CallCancel,

@@ -33,6 +33,7 @@ export {
   servedServers,
 } from './gateway.js';
 export { type GatewayAsk, type GatewayWiring, gatewayWiring } from './gateway-wiring.js';
+export { HeldCalls, type HeldCallsOptions } from './held-calls.js';
 export { createHttpGuard, type HttpGuardOptions } from './http/guard.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
