@@ -11,6 +11,7 @@ import {
   type CallToolOptions,
   declaresApps,
   type InputRound,
+  type ProgressEvent,
   type RequestControl,
 } from '../client/index.js';
 import { inboundTraceContext } from '../tracing/index.js';
@@ -69,16 +70,24 @@ export function cancellationOf(call: DownstreamCall): { signal: AbortSignal } | 
 export function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?: ClientCapabilities } {
   const declared = call.clientCapabilities;
   if (!declared) return {};
-  const { sampling, elicitation, roots } = declared;
-  return {
-    inputCapabilities: {
-      ...(sampling ? { sampling } : {}),
-      ...(elicitation ? { elicitation } : {}),
-      ...(roots ? { roots } : {}),
-      ...(declaresApps(declared) ? { extensions: appsClientCapability() } : {}),
-    },
-  };
+  // A session's declared capabilities are one object for its life: worked out once for it (read only).
+  let known = inputCapabilities.get(declared);
+  if (!known) {
+    const { sampling, elicitation, roots } = declared;
+    known = {
+      inputCapabilities: {
+        ...(sampling ? { sampling } : {}),
+        ...(elicitation ? { elicitation } : {}),
+        ...(roots ? { roots } : {}),
+        ...(declaresApps(declared) ? { extensions: appsClientCapability() } : {}),
+      },
+    };
+    inputCapabilities.set(declared, known);
+  }
+  return known;
 }
+
+const inputCapabilities = new WeakMap<ClientCapabilities, { inputCapabilities: ClientCapabilities }>();
 
 /**
  * The W3C trace context the client's request carried, for the upstream request: passed on as
@@ -121,31 +130,32 @@ export function toolCallOptions(
   logs: boolean,
   token: ProgressToken | undefined,
 ): CallToolOptions {
-  return {
-    ...cancellationOf(call),
-    ownSignal: true,
-    manualInput: true,
-    ...inputCapabilitiesOf(call),
-    ...traceContextOf(call),
-    ...(inputRound ? { inputRound } : {}),
-    ...(call.relay ? { relay: true } : {}),
-    ...(logs ? {} : { logs: false }),
-    ...(token === undefined
-      ? {}
-      : {
-          onProgress: (p) => {
-            void currentCtx(call)
-              .mcpReq.notify({
-                method: 'notifications/progress',
-                params: {
-                  progressToken: token,
-                  progress: p.progress,
-                  ...(p.total === undefined ? {} : { total: p.total }),
-                  ...(p.message === undefined ? {} : { message: p.message }),
-                },
-              })
-              .catch(() => {});
-          },
-        }),
-  };
+  // Set one by one, not spread: made for every call, many in flight.
+  const options: { -readonly [K in keyof CallToolOptions]: CallToolOptions[K] } = cancellationOf(call);
+  options.ownSignal = true;
+  options.manualInput = true;
+  const { inputCapabilities } = inputCapabilitiesOf(call);
+  if (inputCapabilities) options.inputCapabilities = inputCapabilities;
+  const traceContext = inboundTraceContext(call.ctx.mcpReq._meta);
+  if (traceContext) options.traceContext = traceContext;
+  if (inputRound) options.inputRound = inputRound;
+  if (call.relay) options.relay = true;
+  if (!logs) options.logs = false;
+  if (token !== undefined) options.onProgress = (p) => relayProgress(call, token, p);
+  return options;
+}
+
+/** An upstream's progress in a call, to the call's client under the client's own token. */
+function relayProgress(call: DownstreamCall, token: ProgressToken, p: ProgressEvent): void {
+  void currentCtx(call)
+    .mcpReq.notify({
+      method: 'notifications/progress',
+      params: {
+        progressToken: token,
+        progress: p.progress,
+        ...(p.total === undefined ? {} : { total: p.total }),
+        ...(p.message === undefined ? {} : { message: p.message }),
+      },
+    })
+    .catch(() => {});
 }
