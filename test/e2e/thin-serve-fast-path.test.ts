@@ -5,7 +5,10 @@
  * `daemon/in-process-link.ts`). An SDK `Client` drives the same session twice, once as it is
  * and once with `MCPX_GATEWAY_FAST_PATH=0` (the daemon it starts inherits it: every request the
  * full way), and what it sees — a call denied, an upstream error, progress, a cancellation
- * reaching the server, the audit lines — is the same both ways.
+ * reaching the server, the audit lines — is the same both ways. In the daemon a relayed plain
+ * call runs on the held server from its core (`gateway/held-calls.ts`, one gateway handler per
+ * call): a server's question during a call still goes to the session whose call it is, is
+ * refused while two sessions call it at once, and `daemon status` counts the same calls.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -204,5 +207,161 @@ describe('a thin mcpx serve, fast path on and off', () => {
     // The plain calls took the fast path in the session's gateway, and none did with it off.
     expect(fastTaken).toBeGreaterThan(0);
     expect(fullTaken).toBe(0);
+  });
+});
+
+/**
+ * A 2025-11-25 server in plain JSON-RPC lines: `ask` asks its client (`elicitation/create`) who
+ * it is and answers with what it was told (or the error), `hold` answers after `ms`.
+ */
+const ASKING_SERVER = `
+const { createInterface } = require('node:readline');
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+const readOnly = { readOnlyHint: true, openWorldHint: false };
+const tools = [
+  { name: 'ask', inputSchema: { type: 'object' }, annotations: readOnly },
+  { name: 'hold', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } }, annotations: readOnly },
+];
+const asked = new Map();
+let next = 0;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === undefined) {
+    const call = asked.get(m.id);
+    asked.delete(m.id);
+    if (call !== undefined) send({ id: call, result: { content: [{ type: 'text', text: JSON.stringify(m.result ?? m.error) }] } });
+    return;
+  }
+  if (m.id === undefined) return;
+  if (m.method === 'initialize')
+    return send({ id: m.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'asker', version: '1.0.0' } } });
+  if (m.method === 'tools/list') return send({ id: m.id, result: { tools } });
+  if (m.method === 'ping') return send({ id: m.id, result: {} });
+  if (m.method === 'tools/call' && m.params.name === 'ask') {
+    const id = 'q' + next++;
+    asked.set(id, m.id);
+    return send({ id, method: 'elicitation/create', params: { message: 'who are you?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } });
+  }
+  if (m.method === 'tools/call' && m.params.name === 'hold')
+    return setTimeout(() => send({ id: m.id, result: { content: [{ type: 'text', text: 'held' }] } }), m.params.arguments.ms);
+  send({ id: m.id, error: { code: -32601, message: 'Method not found' } });
+});
+`;
+
+/** What two sessions on one held server saw, and what `daemon status` counted. */
+interface TwoSeen {
+  readonly alone: unknown[];
+  readonly atOnce: unknown[];
+  readonly together: unknown[];
+  readonly calls: unknown;
+}
+
+/** Two thin sessions on the asking server, each answering its questions with its own name. */
+async function twoSessions(extra: Record<string, string>): Promise<TwoSeen> {
+  const dir = await tempDir('mcpx-thin-ask-');
+  dirs.push(dir);
+  const home = join(dir.path, 'home');
+  await mkdir(join(home, '.mcpx'), { recursive: true });
+  const server = join(dir.path, 'asker.cjs');
+  await writeFile(server, ASKING_SERVER);
+  await writeFile(
+    join(home, '.mcpx', 'mcp.json'),
+    JSON.stringify({
+      permission: 'trusted',
+      mcpServers: {
+        asker: { protocol: 'legacy', command: process.execPath, args: [server], keep_alive: true },
+      },
+    }),
+  );
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    MCPX_HOME: join(home, '.mcpx'),
+    TMPDIR: dir.path,
+    MCPX_DAEMON_IDLE: '2',
+    ...extra,
+  };
+  const session = async (who: string) => {
+    const client = new Client(
+      { name: who, version: '1.0.0' },
+      { versionNegotiation: { mode: 'legacy' }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: who },
+    }));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'serve'],
+      env,
+      cwd: dir.path,
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    for (let i = 0; i < 200; i++) {
+      if ((await client.listTools()).tools.some((t) => t.name === 'asker__ask')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { client, pid: transport.pid as number };
+  };
+  const a = await session('session-a');
+  const b = await session('session-b');
+  try {
+    const ask = (s: typeof a) => outcome(s.client.callTool({ name: 'asker__ask', arguments: {} }));
+    // Each session's question goes to it.
+    const alone = [await ask(a), await ask(b)];
+    // Both at once: whether one's question comes while the other's call is in flight is a race,
+    // but a session is only ever told its own answer (or that nobody could be asked).
+    const atOnce = await Promise.all([ask(a), ask(b)]);
+    // While another session's call is in flight there, nobody can tell whose call asked: refused.
+    const held = outcome(b.client.callTool({ name: 'asker__hold', arguments: { ms: 1500 } }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const together = [await ask(a), await held];
+    const status = await runCli(['daemon', 'status', '--json'], {
+      cwd: dir.path,
+      home,
+      env: { TMPDIR: dir.path },
+    });
+    const { servers } = JSON.parse(status.stdout) as {
+      servers: { name: string; calls: number; sessions?: { calls: number }[] }[];
+    };
+    const calls = servers.map((s) => ({
+      name: s.name,
+      calls: s.calls,
+      sessions: s.sessions?.map((x) => x.calls),
+    }));
+    return { alone, atOnce, together, calls };
+  } finally {
+    for (const s of [a, b]) {
+      await s.client.close().catch(() => {});
+      expect(await waitForExit(s.pid, 10_000)).toBe(true);
+    }
+  }
+}
+
+describe('two thin mcpx serve sessions on one held server, fast path on and off', () => {
+  it("route a server's questions to the session whose call it is and count the same calls either way", {
+    timeout: 180_000,
+  }, async () => {
+    const fast = await twoSessions({});
+    const full = await twoSessions({ MCPX_GATEWAY_FAST_PATH: '0' });
+    const refused = /cannot tell which client to ask/;
+    for (const seen of [fast, full]) {
+      const [a, b] = seen.alone.map((o) => JSON.stringify(o));
+      expect(a).toContain('session-a');
+      expect(b).toContain('session-b');
+      const [x, y] = seen.atOnce.map((o) => JSON.stringify(o));
+      expect(x).toMatch(/session-a|cannot tell which client to ask/);
+      expect(x).not.toContain('session-b');
+      expect(y).toMatch(/session-b|cannot tell which client to ask/);
+      expect(y).not.toContain('session-a');
+      expect(JSON.stringify(seen.together[0])).toMatch(refused);
+      expect(seen.together[1]).toEqual({ result: { content: [{ type: 'text', text: 'held' }] } });
+      // Six calls on the server, three from each session.
+      expect(seen.calls).toEqual([{ name: 'asker', calls: 6, sessions: [3, 3] }]);
+    }
+    const { atOnce: _fast, ...fastSeen } = fast;
+    const { atOnce: _full, ...fullSeen } = full;
+    expect(fastSeen).toEqual(fullSeen);
   });
 });
