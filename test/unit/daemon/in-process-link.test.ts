@@ -103,6 +103,45 @@ describe('the in-process link', () => {
     expect(atDaemon).toEqual([call]);
   });
 
+  it("offers a relay's request to the daemon end's intercept as it is sent, unless a message waits before it", async () => {
+    const [client, daemon] = linkedPair('s');
+    const taken: JSONRPCMessage[] = [];
+    const atDaemon: JSONRPCMessage[] = [];
+    daemon.intercept = (m) => {
+      if ((m as { method?: string }).method !== 'tools/call') return false;
+      taken.push(m);
+      return true;
+    };
+    daemon.onmessage = (m) => atDaemon.push(m as JSONRPCMessage);
+    await daemon.start();
+    await client.start();
+    const call = (n: number) =>
+      ({
+        jsonrpc: '2.0',
+        id: `${RELAY_ID_PREFIX}${n}`,
+        method: 'tools/call',
+        params: { name: 'e' },
+      }) as const;
+    // Taken as it is sent (the held calls start it at once), the very object.
+    const first = call(0);
+    const sent = client.send(first);
+    expect(taken).toEqual([first]);
+    expect(taken[0]).toBe(first);
+    await sent;
+    // Behind a message still on its way (delivered a turn later), it waits with it, in order.
+    void client.send(ping(1));
+    void client.send(call(1));
+    expect(taken).toHaveLength(1);
+    await aTurn();
+    expect(atDaemon).toEqual([ping(1)]);
+    expect(taken).toEqual([first, call(1)]);
+    // One the intercept leaves goes on to the session server, a microtask later.
+    daemon.intercept = () => false;
+    await client.send(call(2));
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    expect(atDaemon).toEqual([ping(1), call(2)]);
+  });
+
   it('holds messages that arrive before start', async () => {
     const [client, daemon] = linkedPair('s');
     await client.send(ping(7));
