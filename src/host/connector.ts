@@ -57,12 +57,13 @@ export interface Traced {
 
 /**
  * The tracing code and mcpx's tracer from `provider` (or the global API's) when a span could
- * record: a provider given, or one registered globally. Otherwise `undefined`, and
+ * record: a provider given, or one registered globally. Otherwise `undefined` at once, and
  * OpenTelemetry's API is not loaded (a plain call never reads it; see tracing/presence.ts).
  */
-export async function tracedBy(provider: TracerProvider | undefined): Promise<Traced | undefined> {
-  const tracing = await tracingIfLive(provider !== undefined);
-  return tracing ? { tracing, tracer: tracing.mcpxTracer(provider) } : undefined;
+export function tracedBy(provider: TracerProvider | undefined): Traced | Promise<Traced> | undefined {
+  const tracing = tracingIfLive(provider !== undefined);
+  const traced = (code: TracingCode): Traced => ({ tracing: code, tracer: code.mcpxTracer(provider) });
+  return tracing instanceof Promise ? tracing.then(traced) : tracing && traced(tracing);
 }
 
 export function createConnector(options: ConnectorOptions): RoutableConnector {
@@ -71,7 +72,9 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
   // Async, so that an unapproved entry is a rejected connect, as every other failure is.
   return async (given, hooks) => {
     assertApproved(given);
-    const traced = await tracedBy(options.tracerProvider);
+    // Without tracing nothing is awaited first: the spawn happens in this call's own turn.
+    const found = tracedBy(options.tracerProvider);
+    const traced = found instanceof Promise ? await found : found;
     if (!traced) return connect(given, hooks, undefined);
     const attributes = {
       [traced.tracing.ATTR_MCPX_SERVER]: given.name,

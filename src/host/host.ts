@@ -377,7 +377,8 @@ class McpxHost implements Host {
     if (!this.#registry && !(await this.daemon?.routes(server))) {
       const caller = this.#o.daemon?.caller;
       if (caller) throw caller.direct(server.name);
-      this.#spawnEarly(server, await tracedBy(this.#o.tracerProvider));
+      const found = tracedBy(this.#o.tracerProvider);
+      this.#spawnEarly(server, found instanceof Promise ? await found : found);
     }
     return (await this.registry()).connect(server.name, {}, options);
   }

@@ -36,8 +36,11 @@ export function loadedTracing(): TracingCode | undefined {
 
 /**
  * The tracing code when a span could record (`given`: a tracer or a provider was passed in, or
- * OpenTelemetry has something registered), else `undefined` and nothing loaded.
+ * OpenTelemetry has something registered): at once when it is loaded already, else a promise of
+ * it. `undefined` at once, and nothing loaded, when no span could record: a caller that spawns a
+ * server (the connector) keeps its spawn in the same turn as its call.
  */
-export async function tracingIfLive(given: boolean): Promise<TracingCode | undefined> {
-  return given || otelRegistered() ? loadTracing() : undefined;
+export function tracingIfLive(given: boolean): TracingCode | Promise<TracingCode> | undefined {
+  if (!given && !otelRegistered()) return undefined;
+  return loaded ?? loadTracing();
 }
