@@ -126,6 +126,10 @@ const DEEP_IMPORTS_ALLOWED = [
   // mcpx.cjs): a traced command is not handed to the daemon. tracing/index.ts would bring the
   // OpenTelemetry API and semantic conventions into it.
   'tracing/switch.ts',
+  // Whether a span could record, told from OpenTelemetry's global object without loading its API
+  // (the host's connector, the handshake and the wire's request tracing): tracing/index.ts is that
+  // API, which an untraced call never reads. It loads the index itself when a span could record.
+  'tracing/presence.ts',
   // The funnel's writers the light caller and the process's io need (bundled into mcpx.cjs): the
   // daemon's text relayed safe, and the opaque terminal. text/index.ts would bring the prompts,
   // the line editor and the content renderer into it.

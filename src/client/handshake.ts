@@ -6,16 +6,9 @@ import {
   SdkError,
   SdkErrorCode,
 } from '@modelcontextprotocol/client';
-import { context, trace } from '@opentelemetry/api';
 import type { ServerConfig } from '../config/index.js';
 import { ErrorCode, McpxError } from '../errors/index.js';
-import {
-  ATTR_MCP_PROTOCOL_VERSION,
-  ATTR_MCPX_ERA,
-  ATTR_MCPX_SERVER,
-  mcpxTracer,
-  recordFailure,
-} from '../tracing/index.js';
+import { tracingIfLive } from '../tracing/presence.js';
 import { linkSignal, MODERN_REVISION, outsideSdkScope, withSdkDiagnostics } from '../transport/index.js';
 import { type ConnectBudget, prepareTransport } from './connect-budget.js';
 import type { ConnectServerOptions, ManagedTransport } from './connect-options.js';
@@ -57,11 +50,12 @@ export async function handshake(
   prior: PriorDiscovery | undefined,
   budget: ConnectBudget,
 ): Promise<Handshake> {
-  const tracer = options.tracer ?? mcpxTracer();
+  // OpenTelemetry's code loads only when a span could record (see tracing/presence.ts).
+  const tracing = await tracingIfLive(options.tracer !== undefined);
   const transport = await options.createTransport();
   let client: SdkClient | undefined;
   traceRequests(transport, {
-    tracer,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
     server: server.name,
     wire: server.transport === 'stdio' || transport.relayedProtocolVersion ? 'stdio' : 'http',
     protocolVersion: () => transport.relayedProtocolVersion ?? client?.getNegotiatedProtocolVersion(),
@@ -79,26 +73,37 @@ export async function handshake(
   const started = performance.now();
   transport.beginConnect?.(budget.totalMs);
   // The era probe (`server/discover`) and `initialize` are its children, as the wire sends them.
-  const span = tracer.startSpan('handshake', {
-    attributes: { [ATTR_MCPX_SERVER]: server.name, 'mcpx.era.remembered': prior?.kind ?? 'none' },
-  });
+  const connect = () =>
+    connectWithin(connecting, transport, server, options, prior, remainingMs, budget.totalMs);
   try {
-    await context.with(trace.setSpan(context.active(), span), () =>
-      connectWithin(client, transport, server, options, prior, remainingMs, budget.totalMs),
-    );
+    await (tracing
+      ? tracing.inSpan(
+          options.tracer ?? tracing.mcpxTracer(),
+          'handshake',
+          {
+            attributes: {
+              [tracing.ATTR_MCPX_SERVER]: server.name,
+              'mcpx.era.remembered': prior?.kind ?? 'none',
+            },
+          },
+          async (span) => {
+            await connect();
+            span.setAttribute(tracing.ATTR_MCPX_ERA, eraOf(connecting));
+            const negotiated = transport.relayedProtocolVersion ?? connecting.getNegotiatedProtocolVersion();
+            if (negotiated) span.setAttribute(tracing.ATTR_MCP_PROTOCOL_VERSION, negotiated);
+          },
+        )
+      : connect());
   } catch (error) {
-    recordFailure(span, error);
-    span.end();
     cleanup();
     throw await handshakeFailure(error, client, transport, server, options, budget.totalMs);
   }
-  const era: ProtocolEra = client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
-  span.setAttribute(ATTR_MCPX_ERA, era);
-  const negotiated = transport.relayedProtocolVersion ?? client.getNegotiatedProtocolVersion();
-  if (negotiated) span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, negotiated);
-  span.end();
+  const era = eraOf(client);
   return { link: { client, transport, era }, connectMs: performance.now() - started, witness, cleanup };
 }
+
+const eraOf = (client: SdkClient): ProtocolEra =>
+  client.getProtocolEra?.() === 'modern' ? 'modern' : 'legacy';
 
 /** The SDK client for one handshake: the host's capabilities, the era to speak or probe for, list and log handlers. */
 function sdkClientFor(server: ServerConfig, options: ConnectServerOptions, probeMs: number): SdkClient {

@@ -8,14 +8,14 @@
  * meanwhile: the SDK and its schemas are most of a cold start.
  */
 import type { LoggingLevel } from '@modelcontextprotocol/client';
-import { context, type Tracer, trace } from '@opentelemetry/api';
+import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import type { ClientFeatures } from '../client/features.js';
 import type { EraCache, ManagedTransport, ServerConnection, ServerLogEvent } from '../client/index.js';
 import { createServerTransport, type TransportHooks } from '../client/transport-factory.js';
 import type { ServerConfig } from '../config/index.js';
 import { assertApproved } from '../config/loading.js';
 import type { Connector, RoutableConnector } from '../registry/index.js';
-import { ATTR_MCPX_SERVER, inSpan, mcpxTracer, recordFailure } from '../tracing/index.js';
+import { type TracingCode, tracingIfLive } from '../tracing/presence.js';
 import type { SdkDiagnostic } from '../transport/index.js';
 import { createStdioServerTransport } from '../transport/index.js';
 
@@ -45,22 +45,51 @@ export interface ConnectorOptions {
   readonly signal?: AbortSignal;
   /** A process spawned already for this server (`Host.connect`), taken by its first connect. */
   readonly takeEarly?: (server: string) => ManagedTransport | undefined;
-  /** Spans for each connect and what it sends (default: the global API's). */
-  readonly tracer?: Tracer;
+  /** Where the spans of each connect and what it sends go (default: the global API's). */
+  readonly tracerProvider?: TracerProvider;
+}
+
+/** The tracing code and mcpx's tracer, when a span could record. */
+export interface Traced {
+  readonly tracing: TracingCode;
+  readonly tracer: Tracer;
+}
+
+/**
+ * The tracing code and mcpx's tracer from `provider` (or the global API's) when a span could
+ * record: a provider given, or one registered globally. Otherwise `undefined` at once, and
+ * OpenTelemetry's API is not loaded (a plain call never reads it; see tracing/presence.ts).
+ */
+export function tracedBy(provider: TracerProvider | undefined): Traced | Promise<Traced> | undefined {
+  const tracing = tracingIfLive(provider !== undefined);
+  const traced = (code: TracingCode): Traced => ({ tracing: code, tracer: code.mcpxTracer(provider) });
+  return tracing instanceof Promise ? tracing.then(traced) : tracing && traced(tracing);
 }
 
 export function createConnector(options: ConnectorOptions): RoutableConnector {
   const { timeoutMs } = options;
-  const tracer = options.tracer ?? mcpxTracer();
   let eraCache: Promise<EraCache | undefined> | undefined;
   // Async, so that an unapproved entry is a rejected connect, as every other failure is.
   return async (given, hooks) => {
     assertApproved(given);
-    const attributes = { [ATTR_MCPX_SERVER]: given.name, 'mcpx.routed': hooks.transports !== undefined };
-    return inSpan(tracer, `connect ${given.name}`, { attributes }, () => connect(given, hooks));
+    // Without tracing nothing is awaited first: the spawn happens in this call's own turn.
+    const found = tracedBy(options.tracerProvider);
+    const traced = found instanceof Promise ? await found : found;
+    if (!traced) return connect(given, hooks, undefined);
+    const attributes = {
+      [traced.tracing.ATTR_MCPX_SERVER]: given.name,
+      'mcpx.routed': hooks.transports !== undefined,
+    };
+    return traced.tracing.inSpan(traced.tracer, `connect ${given.name}`, { attributes }, () =>
+      connect(given, hooks, traced),
+    );
   };
 
-  async function connect(given: Parameters<RoutableConnector>[0], hooks: Parameters<RoutableConnector>[1]) {
+  async function connect(
+    given: Parameters<RoutableConnector>[0],
+    hooks: Parameters<RoutableConnector>[1],
+    traced: Traced | undefined,
+  ) {
     const server =
       timeoutMs === undefined
         ? given
@@ -70,7 +99,7 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
     const transportHooks = routed ? undefined : options.transportHooks(server);
     let early = transportHooks
       ? (options.takeEarly?.(server.name) ??
-        (signal?.aborted ? undefined : spawnTraced(tracer, server, transportHooks)))
+        (signal?.aborted ? undefined : spawnTraced(traced, server, transportHooks)))
       : undefined;
     try {
       const { connectServer } = await import('../client/server-connection.js');
@@ -93,7 +122,7 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
         ...(options.onLog ? { onLog: options.onLog } : {}),
         ...(options.onSdkDiagnostic ? { onSdkDiagnostic: options.onSdkDiagnostic } : {}),
         ...(features ? { features } : {}),
-        tracer,
+        ...(traced ? { tracer: traced.tracer } : {}),
       });
       // The verdict is kept for the next run (a file cache writes only here); failing to write
       // it costs that run one probe, nothing more.
@@ -107,26 +136,20 @@ export function createConnector(options: ConnectorOptions): RoutableConnector {
   }
 }
 
-/** `spawnEarly` as a `spawn` span (its process's executable named). */
+/** `spawnEarly`, as a `spawn` span (its process's executable named) when traced. */
 export function spawnTraced(
-  tracer: Tracer,
+  traced: Traced | undefined,
   server: ServerConfig,
   hooks: TransportHooks,
 ): ManagedTransport | undefined {
   if (server.transport !== 'stdio' || !server.command) return undefined;
-  const span = tracer.startSpan(
+  if (!traced) return spawnEarly(server, hooks);
+  return traced.tracing.inSpanSync(
+    traced.tracer,
     'spawn',
     { attributes: { 'process.executable.name': server.command } },
-    context.active(),
+    () => spawnEarly(server, hooks),
   );
-  try {
-    return context.with(trace.setSpan(context.active(), span), () => spawnEarly(server, hooks));
-  } catch (error) {
-    recordFailure(span, error);
-    throw error;
-  } finally {
-    span.end();
-  }
 }
 
 async function openEraCache(given: ConnectorOptions['eraCache']): Promise<EraCache | undefined> {

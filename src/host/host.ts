@@ -35,10 +35,9 @@ import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
 import { createHostSkills, type HostSkills, listConnectionSkills, skillAction } from '../skills/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
-import { mcpxTracer } from '../tracing/index.js';
 import { toolForApp } from './app-call.js';
 import { type Ask, nobody } from './ask.js';
-import { createConnector, type RoutableConnector, spawnTraced } from './connector.js';
+import { createConnector, type RoutableConnector, spawnTraced, type Traced, tracedBy } from './connector.js';
 import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
 import { hasServer, narrowedLevel, outsideProfile, profileForHost } from './profile.js';
 import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
@@ -294,7 +293,7 @@ class McpxHost implements Host {
       features: (server) => this.#features(server),
       ...(this.#o.listChanges === false ? { listChanges: false } : {}),
       ...(this.#o.signal ? { signal: this.#o.signal } : {}),
-      ...(this.#o.tracerProvider ? { tracer: mcpxTracer(this.#o.tracerProvider) } : {}),
+      ...(this.#o.tracerProvider ? { tracerProvider: this.#o.tracerProvider } : {}),
       takeEarly: (name) => {
         const transport = this.#early.get(name);
         this.#early.delete(name);
@@ -378,15 +377,16 @@ class McpxHost implements Host {
     if (!this.#registry && !(await this.daemon?.routes(server))) {
       const caller = this.#o.daemon?.caller;
       if (caller) throw caller.direct(server.name);
-      this.#spawnEarly(server);
+      const found = tracedBy(this.#o.tracerProvider);
+      this.#spawnEarly(server, found instanceof Promise ? await found : found);
     }
     return (await this.registry()).connect(server.name, {}, options);
   }
 
   /** Start a stdio server's process now; its connect picks it up (see the connector). */
-  #spawnEarly(server: ServerConfig): void {
+  #spawnEarly(server: ServerConfig, traced: Traced | undefined): void {
     if (this.#early.has(server.name) || server.unapproved) return;
-    const transport = spawnTraced(mcpxTracer(this.#o.tracerProvider), server, this.#transportHooks(server));
+    const transport = spawnTraced(traced, server, this.#transportHooks(server));
     if (transport) this.#early.set(server.name, transport);
   }
 

@@ -37,3 +37,29 @@ export async function inSpan<T>(
     span.end();
   }
 }
+
+/** {@link inSpan} for synchronous `work`: the span ends when it returns or throws. */
+export function inSpanSync<T>(
+  tracer: Tracer,
+  name: string,
+  options: InSpanOptions,
+  work: (span: Span) => T,
+): T {
+  const parent = options.parent ?? context.active();
+  const span = tracer.startSpan(
+    name,
+    {
+      kind: options.kind ?? SpanKind.INTERNAL,
+      ...(options.attributes ? { attributes: options.attributes } : {}),
+    },
+    parent,
+  );
+  try {
+    return context.with(trace.setSpan(parent, span), () => work(span));
+  } catch (error) {
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}

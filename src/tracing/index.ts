@@ -6,7 +6,7 @@
  * by `startTracing()` (a lazy import of `start.ts`), only when tracing is switched on.
  */
 export { recordContent, recordTraceContent, tracesContent } from './content.js';
-export { type InSpanOptions, inSpan } from './in-span.js';
+export { type InSpanOptions, inSpan, inSpanSync } from './in-span.js';
 export {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
@@ -23,6 +23,12 @@ export {
   type WireKind,
 } from './mcp-attributes.js';
 export { contextFromMeta, inboundTraceContext, traceMeta, withoutTraceContext } from './propagation.js';
+export {
+  type OutgoingRequest,
+  type RequestSpan,
+  type RequestSpanOptions,
+  startRequestSpan,
+} from './request-span.js';
 export { type Env, OTLP_DEFAULT_TRACES_ENDPOINT, type TracingWanted, tracingWanted } from './switch.js';
 export { mcpxTracer, recordFailure, TRACER_NAME, tracingInert } from './tracer.js';
 export type { ReadableSpan, StartTracingOptions, Tracing } from './types.js';

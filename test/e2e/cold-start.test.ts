@@ -1,6 +1,7 @@
 /**
  * The bundled CLI loads only what a command needs: `--version` loads nothing
- * but its entry, and a stdio call never loads the HTTP stack.
+ * but its entry, and a stdio call never loads the HTTP stack, nor OpenTelemetry
+ * (not even its API) while tracing is off.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,9 @@ const LAZY_LAYERS = {
   // The OpenTelemetry metrics SDK: the gateway's and the daemon's, never a short command's.
   'metrics SDK': /\bMeterProvider(\$\d+)? = class\b|\bclass MeterProvider\b/,
   'OpenTelemetry SDK': /\bOTLPTraceExporter = class\b|\bclass OTLPTraceExporter\b/,
+  // The OpenTelemetry API: with nothing registered with it every span is a no-op, so an untraced
+  // call does not read it (tracing/presence.ts tells from the API's global object).
+  'OpenTelemetry API': /\bProxyTracerProvider = class\b|\bclass ProxyTracerProvider\b/,
   // What only `mcpx config add|remove|…` and a trust question use: a call whose servers are all
   // trusted reads and compiles neither (the host imports config/loading.ts, not config/index.ts).
   'config editing': /\bfunction editConfigFile\b/,
@@ -61,7 +65,7 @@ describe('what the CLI loads', () => {
     expect(files.map((f) => f.split(/[\\/]/).slice(-2).join('/'))).toEqual(['bin/mcpx.cjs']);
   });
 
-  it('a stdio call loads no HTTP code', async () => {
+  it('a stdio call loads no HTTP code, and untraced no OpenTelemetry', async () => {
     const { files, stdout } = await loadedFiles(['call', 'demo.echo', 'message=cold'], 'call');
     expect(stdout).toBe('cold\n');
     const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
@@ -91,6 +95,7 @@ describe('what the CLI loads', () => {
     expect(stdout).toBe('traced\n');
     const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
     expect(sources.some((s) => LAZY_LAYERS['OpenTelemetry SDK'].test(s))).toBe(true);
+    expect(sources.some((s) => LAZY_LAYERS['OpenTelemetry API'].test(s))).toBe(true);
   });
 
   it('a remote call does load the HTTP code (the marker is right)', async () => {

@@ -127,6 +127,38 @@ describe('one trace from the library through the gateway to the upstream server'
   }
 });
 
+describe('the library, with a provider registered globally only (no tracerProvider given)', () => {
+  it("joins the user's trace: the connect, its spawn and handshake, and the call under the user's span", async () => {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [fixture('library-global-tracing.mjs'), world.configFile, 'local'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: world.home,
+          MCPX_HOME: join(world.home, '.mcpx'),
+        },
+      },
+    );
+    expect(stderr).toBe('');
+    const { text, spans } = JSON.parse(stdout) as {
+      text: string;
+      spans: { name: string; traceId: string; spanId: string; parentSpanId?: string }[];
+    };
+    expect(text).toBe('traced');
+    const named = (name: string) => spans.find((s) => s.name === name);
+    const step = named('agent step');
+    for (const name of ['connect local', 'spawn', 'handshake', 'tools/list', 'tools/call echo'])
+      expect(named(name)?.traceId, `${name} in the user's trace`).toBe(step?.traceId);
+    expect(named('connect local')?.parentSpanId).toBe(step?.spanId);
+    // `host.connect` spawns the server before its connect starts, while the user's span is active.
+    expect(named('spawn')?.parentSpanId).toBe(step?.spanId);
+    expect(named('server/discover')?.parentSpanId).toBe(named('handshake')?.spanId);
+    expect(named('handshake')?.parentSpanId).toBe(named('connect local')?.spanId);
+    expect(named('tools/call echo')?.parentSpanId).toBe(step?.spanId);
+  });
+});
+
 describe('a traced gateway, called by a client that sends no trace context', () => {
   for (const era of ['legacy', 'modern'] as const) {
     it(`takes the fast path, and the call's spans end (${era === 'legacy' ? '2025-11-25' : '2026-07-28'} client)`, async () => {

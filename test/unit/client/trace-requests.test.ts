@@ -106,7 +106,8 @@ describe('requests traced on the wire', () => {
     const tracing = await startTracing({ exporter: 'memory' });
     try {
       const answered = relay.callTool({ name: 'echo', arguments: { message: 'hi' } }, { timeout: 1000 });
-      await Promise.resolve();
+      // Sent once the tracing code is loaded (at once when it is already).
+      await vi.waitFor(() => expect(sent).toHaveLength(1));
       const id = (sent[0] as { id: string }).id;
       relayed.onrelayreply?.({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'hi' }] } });
       await expect(answered).resolves.toEqual({ content: [{ type: 'text', text: 'hi' }] });
