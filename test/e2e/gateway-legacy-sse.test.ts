@@ -6,6 +6,7 @@
  * session that ends with its stream (its call cancelled upstream), and SIGTERM's drain.
  */
 import { writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -199,6 +200,62 @@ describe('mcpx serve --http --legacy-sse', () => {
     gateway.child.kill('SIGTERM');
     expect((await gateway.exited).code).toBe(0);
     await assertNoLeakedProcesses(tree);
+  });
+
+  it('ends the session of a client that stops reading its stream, with a notice, once 16 MiB are left unread', async () => {
+    const gateway = await world.serve(['--legacy-sse']);
+    const { port } = new URL(gateway.url);
+    // A raw client: reads the endpoint event, then never reads again (the socket paused).
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.write(`GET /sse HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    let head = '';
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        head += chunk.toString('utf8');
+        if (head.includes('event: endpoint')) {
+          socket.pause();
+          resolve();
+        }
+      });
+    });
+    const endpoint = (/data: (\S+)/.exec(head) as RegExpExecArray)[1] as string;
+    expect(await sessionsOpen(gateway)).toBe(1);
+    const post = (message: object) =>
+      fetch(`${base(gateway)}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+      }).then((r) => r.status);
+    const initialize = {
+      protocolVersion: '2024-11-05',
+      capabilities: {},
+      clientInfo: { name: 'never-reads', version: '0' },
+    };
+    expect(await post({ id: 1, method: 'initialize', params: initialize })).toBe(202);
+    expect(await post({ method: 'notifications/initialized' })).toBe(202);
+    const big = 'x'.repeat(1024 * 1024);
+    const statuses: number[] = [];
+    // 1 MiB answers, 8 at a time, until the gateway gives up on the reader (60 MiB at most).
+    for (let round = 0; round < 8 && !statuses.includes(404); round++) {
+      const batch = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          post({
+            id: round * 8 + i + 2,
+            method: 'tools/call',
+            params: { name: 'local__echo', arguments: { message: big } },
+          }),
+        ),
+      );
+      statuses.push(...batch);
+      await delay(200);
+    }
+    await expect.poll(() => sessionsOpen(gateway), { timeout: 10_000, interval: 100 }).toBe(0);
+    expect(gateway.stderr()).toMatch(
+      /ended SSE session \S+: its client left \d+ bytes unread on its stream \(the limit is 16777216\)/,
+    );
+    // The session is gone: what the client posts now is refused.
+    expect(await post({ id: 100, method: 'ping' })).toBe(404);
+    socket.destroy();
   });
 
   it('drains on SIGTERM: the call in flight is answered on its stream, new streams and calls get 503, exit 0', async () => {

@@ -102,6 +102,8 @@ export class SseServerTransport implements Transport {
         buffered,
         limit: this.#options.maxBufferedBytes,
       });
+      // Ended, not flushed: what it buffered is freed now, not when (if ever) the client reads.
+      res.destroy();
       void this.close();
       return Promise.reject(new Error('the SSE stream is closed: its client fell too far behind'));
     }
