@@ -122,12 +122,19 @@ export class LegacySse {
     const calls = options.fastPath ? new SessionFastCalls(server, id) : undefined;
     this.#sessions.set(id, { transport, server, calls });
     options.live.add(server, id);
+    await server.connect(transport);
+    // After connect, which installs the server's own handler: the session goes with its stream.
+    const closed = transport.onclose;
     transport.onclose = () => {
       this.#sessions.delete(id);
       calls?.close();
-      void server.close().catch(() => {});
+      closed?.();
     };
-    await server.connect(transport);
+    // The stream closed while the session was being made: it went without the above.
+    if (!transport.open) {
+      this.#sessions.delete(id);
+      calls?.close();
+    }
   }
 
   async #post(req: IncomingMessage, res: ServerResponse, limits: LegacySseLimits): Promise<void> {

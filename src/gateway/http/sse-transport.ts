@@ -73,6 +73,8 @@ export class SseServerTransport implements Transport {
     });
     res.write(`event: endpoint\ndata: ${this.#options.endpoint}\n\n`);
     res.once('close', () => void this.close());
+    // A client that hung up before the stream began: its 'close' may have come and gone.
+    if (res.destroyed) setImmediate(() => void this.close());
     // A write to a connection the client dropped fails late: the 'close' above ends the session.
     res.on('error', () => {});
   }
