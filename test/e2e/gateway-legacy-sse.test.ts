@@ -87,6 +87,35 @@ describe('mcpx serve --http --legacy-sse', () => {
     await expect(client.callTool({ name: 'local__nope', arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
+  it('answers a plain call on the fast path as on the full path; a client that can be asked takes the full path', async () => {
+    const calls = async (client: V1Client) =>
+      Promise.all([
+        client.callTool({ name: 'local__echo', arguments: { message: 'same' } }),
+        client.callTool({ name: 'local__add', arguments: { a: 2, b: 3 } }),
+        client.callTool({ name: 'local__echo', arguments: {} }),
+      ]);
+    const fastCount = async (gateway: RunningGateway) => {
+      gateway.child.kill('SIGTERM');
+      await gateway.exited;
+      const match = /(\d+) call\(s\) took the fast path/.exec(gateway.stderr());
+      return Number((match as RegExpExecArray)[1]);
+    };
+    const answers: unknown[] = [];
+    for (const fast of ['1', '0']) {
+      const gateway = await world.serve(['--legacy-sse', '--verbose'], { MCPX_GATEWAY_FAST_PATH: fast });
+      answers.push(await calls(await v1Client(gateway)));
+      expect(await fastCount(gateway)).toBe(fast === '1' ? 3 : 0);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    // A client that declared sampling may be asked during a call: its calls go the full way.
+    const gateway = await world.serve(['--legacy-sse', '--verbose'], { MCPX_GATEWAY_FAST_PATH: '1' });
+    const asking = new V1Client({ name: 'asking', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    clients.push(asking);
+    await asking.connect(new SSEClientTransport(new URL(`${base(gateway)}/sse`)));
+    expect(await calls(asking)).toEqual(answers[0]);
+    expect(await fastCount(gateway)).toBe(0);
+  });
+
   it('is reached by mcpx\'s own client through a "type": "sse" entry', async () => {
     const gateway = await world.serve(['--legacy-sse']);
     const config = join(world.dir, 'via-sse.json');
