@@ -166,6 +166,18 @@ describe('mcpx serve --http --legacy-sse', () => {
     );
   });
 
+  it('is refused without --http, saying what it goes with', async () => {
+    const run = await runCli(['--config', world.configFile, 'serve', '--legacy-sse'], {
+      cwd: world.dir,
+      home: world.home,
+      env: { MCPX_DAEMON: 'off' },
+    });
+    expect(run.stderr).toMatch(/--legacy-sse goes with --http/);
+    expect(run.stderr).toMatch(/mcpx serve --http --legacy-sse/);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe('');
+  });
+
   it('refuses a POST to an unknown session or before the stream (404), and a body that is not JSON (400)', async () => {
     const gateway = await world.serve(['--legacy-sse']);
     const unknown = await fetch(`${base(gateway)}/messages?sessionId=no-such-session`, {
