@@ -946,7 +946,7 @@ async function sharedStore() {
  * start or to call is a row with its error; the rest of the table still runs.
  */
 async function gatewayTable() {
-  const routes = [
+  const allRoutes = [
     ['direct', 'SDK `Client` straight to the server (no relay)', 'stdio'],
     ['relay', 'raw JSON-RPC line relay (`lib/raw-relay.mjs`, the floor)', 'stdio'],
     ['mcpx-transparent', '`mcpx serve --server bench` (transparent)', 'stdio'],
@@ -955,12 +955,16 @@ async function gatewayTable() {
     ['raw-http', 'raw Streamable HTTP relay (`lib/raw-http-relay.mjs`, the HTTP floor)', 'http'],
     ['mcpx-http-2025', '`mcpx serve --http --server bench`, 2025-11-25 client', 'http'],
     ['mcpx-http-2026', '`mcpx serve --http --server bench`, 2026-07-28 client', 'http'],
+    ['mcpx-http-sse', '`mcpx serve --http --legacy-sse --server bench`, SSE (`/sse`)', 'http'],
     ['supergateway-sse', 'supergateway 4.0.0 SSE (its default)', 'http'],
     ['supergateway-stateful', 'supergateway 4.0.0 Streamable HTTP `--stateful`', 'http'],
     ['mcp-proxy-sse', 'mcp-proxy 6.7.19 SSE (`/sse`)', 'http'],
     ['mcp-proxy-stream', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2025-11-25 client', 'http'],
     ['mcp-proxy-stream-2026', 'mcp-proxy 6.7.19 Streamable HTTP (`/mcp`), 2026-07-28 client', 'http'],
   ];
+  // `BENCH_GATEWAY_ROUTES=a,b`: only these routes (with the raw relay, every ratio's floor), for development.
+  const chosen = process.env.BENCH_GATEWAY_ROUTES?.split(',');
+  const routes = chosen ? allRoutes.filter(([r]) => r === 'relay' || chosen.includes(r)) : allRoutes;
   // Calls per route and round, made sequentially twice (the first calls, then the steady state),
   // then again with `inFlight` at a time (each call that ends starts the next): the same load for
   // all. The first 5,000 calls still carry every process's warm-up (V8 optimises a function only
@@ -1092,18 +1096,20 @@ async function gatewayTable() {
     'mcpx-namespaced': '`mcpx serve` (stdio, namespaced)',
     'mcpx-http-2025': '`mcpx serve --http`, 2025-11-25 client',
     'mcpx-http-2026': '`mcpx serve --http`, 2026-07-28 client',
+    'mcpx-http-sse': '`mcpx serve --http --legacy-sse`, SSE',
   };
   for (const [mine, transport] of [
     ['mcpx-transparent', 'stdio'],
     ['mcpx-namespaced', 'stdio'],
     ['mcpx-http-2025', 'http'],
     ['mcpx-http-2026', 'http'],
+    ['mcpx-http-sse', 'http'],
   ]) {
     const m = figures[mine];
-    if (m.error) continue;
+    if (!m || m.error) continue;
     for (const n of inFlight) {
       const beside = peersOf[transport]
-        .filter((peer) => !figures[peer].error && figures[peer].inFlight[n].callsPerSecond)
+        .filter((peer) => figures[peer] && !figures[peer].error && figures[peer].inFlight[n].callsPerSecond)
         .map((peer) => {
           const p = figures[peer].inFlight[n];
           const cpuRatio =

@@ -92,6 +92,13 @@ const routes = {
   },
   'mcpx-http-2025': mcpxHttp(legacy),
   'mcpx-http-2026': mcpxHttp(modern),
+  // The legacy HTTP+SSE transport (`--legacy-sse`): the like-for-like row for the peers' SSE ones.
+  'mcpx-http-sse': {
+    args: (port) => serve('--http', '--legacy-sse', '--port', String(port), '--server', 'bench'),
+    path: '/sse',
+    transport: 'sse',
+    negotiation: legacy,
+  },
   // supergateway logs every message at its default level (info); `none` leaves it the relay only.
   'supergateway-sse': supergateway('/sse', 'sse'),
   'supergateway-stateful': supergateway(

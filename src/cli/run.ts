@@ -464,6 +464,10 @@ function buildProgram(select: (action: Action) => void): Command {
       'with --http: prefix session ids with <id>. so a load balancer can keep sessions sticky',
     )
     .option(
+      '--legacy-sse',
+      'with --http: also serve the legacy HTTP+SSE transport (MCP 2024-11-05) on /sse and /messages, for clients that speak only it',
+    )
+    .option(
       '--sse-poll <ms>',
       "with --http: end a call's SSE stream once it has run <ms>; 2025-11-25 clients resume it with Last-Event-ID (SSE polling)",
     )

@@ -68,7 +68,14 @@ export type GatewayEvent =
   /** A remembered tool list could not be read or written safely (a planted link, a full disk): it is not used. */
   | { readonly type: 'catalogue-unusable'; readonly error: McpxError }
   /** The fleet's shared store failed where it was needed (a consent answer not read, or not shared). */
-  | { readonly type: 'fleet-store'; readonly error: McpxError };
+  | { readonly type: 'fleet-store'; readonly error: McpxError }
+  /** An HTTP+SSE session ended because its client left more than `limit` bytes unread on its stream. */
+  | {
+      readonly type: 'sse-overflow';
+      readonly sessionId: string;
+      readonly buffered: number;
+      readonly limit: number;
+    };
 
 /** Where the gateway listens: Streamable HTTP, minus what the gateway wires itself. */
 export type GatewayHttpListen = Omit<
@@ -309,6 +316,14 @@ export async function createGateway(base: GatewayBase, options: GatewayOptions):
         {
           ...options.http,
           ready: readiness.ready,
+          ...(options.http.legacySse
+            ? {
+                legacySse: {
+                  ...options.http.legacySse,
+                  onOverflow: (overflow) => emit({ type: 'sse-overflow', ...overflow }),
+                },
+              }
+            : {}),
           // A session's DELETE ends its person's answers in the store with it.
           ...(consents ? { onSessionEnded: (id, credentials) => consents.endSession(id, credentials) } : {}),
         },
@@ -420,7 +435,7 @@ async function listenHttp(
   const stopped = settled();
   return {
     url: listener.url,
-    sessions: () => listener.sessions,
+    sessions: () => listener.sessions + listener.sseSessions,
     fastCalls: () => listener.fastCalls,
     ended: new Promise(() => {}),
     stopped: stopped.promise,

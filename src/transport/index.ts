@@ -27,6 +27,7 @@ export {
 } from './sdk-diagnostics.js';
 export {
   type AncestorProcess,
+  asJsonRpcMessage,
   BoundedLineReader,
   type BoundedLineReaderOptions,
   type BuildServerEnvOptions,

@@ -154,6 +154,8 @@ function describe(event: GatewayEvent): string {
       return `mcpx serve: a remembered tool list is not used: ${event.error.message}`;
     case 'fleet-store':
       return `mcpx serve: ${event.error.message}`;
+    case 'sse-overflow':
+      return `mcpx serve: ended SSE session ${event.sessionId}: its client left ${event.buffered} bytes unread on its stream (the limit is ${event.limit}); it must read its stream, or open a new one`;
   }
 }
 

@@ -27,6 +27,8 @@ export interface ServeOptions {
   readonly logArguments?: boolean;
   readonly instanceId?: string;
   readonly ssePoll?: string;
+  /** With --http: also serve the legacy HTTP+SSE transport on /sse and /messages. */
+  readonly legacySse?: boolean;
   /** Seconds SIGTERM waits for the calls in flight before the gateway stops anyway. */
   readonly drainTimeout?: string;
   /** With --http: seconds a 2025-11-25 session may sit unused before it is ended. */
@@ -81,6 +83,11 @@ export function checkServeFlags(options: ServeOptions): string | undefined {
       '--state shares consent answers, sessions and streams through Redis: it needs --state-key-file, the same key file on every instance',
       "make one: (umask 077; head -c 32 /dev/urandom > state.key); it signs what the instances store, so that whoever can write to the store cannot grant a client's consent",
     );
+  if (!options.http && options.legacySse)
+    throw usageError(
+      '--legacy-sse goes with --http: it serves the HTTP+SSE transport beside Streamable HTTP',
+      'mcpx serve --http --legacy-sse',
+    );
   if (!options.http && options.ssePoll !== undefined)
     throw usageError('--sse-poll goes with --http: a stdio client has no stream to resume');
   if (!options.http && options.sessionIdle !== undefined)
@@ -134,6 +141,7 @@ export function readServeSettings(options: ServeOptions, token: string | undefin
     ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
     ...(ssePollMs !== undefined ? { ssePollMs } : {}),
     ...(sessionIdle !== undefined ? { sessionIdleMs: sessionIdle * 1000 } : {}),
+    ...(options.legacySse ? { legacySse: {} } : {}),
     allowedOrigins: options.allowedOrigin ?? [],
     allowedHosts: [
       ...(options.allowedHost ?? []),

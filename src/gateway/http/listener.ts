@@ -34,6 +34,7 @@ import { HttpFastCalls } from './fast-calls.js';
 import { fleetClientLimit } from './fleet-client-limit.js';
 import { createHttpGuard, type HttpGuardOptions, refusal } from './guard.js';
 import { DEFAULT_JSON_SHAPE_LIMITS, type JsonShapeLimits } from './json-shape.js';
+import { LegacySse } from './legacy-sse.js';
 import {
   headerLookup,
   outliveClientKeepAlive,
@@ -48,6 +49,7 @@ import { keepSetting, settingsRequests } from './session-settings.js';
 import { createSharedSseEventLog, type SharedSseEventLog } from './shared-event-log.js';
 import { createSharedSessions, type SharedSessions, sessionRecordOf } from './shared-sessions.js';
 import { pollCallStreams } from './sse-polling.js';
+import type { SseOverflow } from './sse-transport.js';
 import { takeOverStream } from './stream-takeover.js';
 
 /** What a server of `GatewayHttpOptions.newServer` is for: a 2025-11-25 session, or one 2026-07-28 request. */
@@ -154,6 +156,12 @@ export interface GatewayHttpOptions extends HttpGuardOptions {
     readonly toolCall: SessionToolCall;
     readonly serverInfo: { readonly name: string; readonly version: string };
   };
+  /**
+   * Also serve the deprecated HTTP+SSE transport (2024-11-05) on `/sse` and `/messages`
+   * (`legacy-sse.ts`), behind the same guard and limits; `onOverflow`: a session ended because
+   * its client stopped reading its stream. Off when undefined.
+   */
+  readonly legacySse?: { readonly maxBufferedBytes?: number; readonly onOverflow?: (o: SseOverflow) => void };
 }
 
 export interface GatewayHttpServer {
@@ -166,6 +174,8 @@ export interface GatewayHttpServer {
   readonly sessions: number;
   /** `tools/call` requests that took the fast path so far (see `GatewayHttpOptions.fastPath`). */
   readonly fastCalls: number;
+  /** HTTP+SSE sessions open now (`GatewayHttpOptions.legacySse`): one per stream. */
+  readonly sseSessions: number;
   /**
    * Drain, then stop: `/readyz` turns 503, new work is refused with 503 and `Retry-After`
    * (what serves the calls in flight still passes), the streams that would outlive the drain
@@ -223,7 +233,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       return sessions.size;
     },
     get fastCalls() {
-      return listener.fast?.taken ?? 0;
+      return (listener.fast?.taken ?? 0) + (listener.sse?.fastCalls ?? 0);
+    },
+    get sseSessions() {
+      return listener.sse?.size ?? 0;
     },
     async close(drain) {
       clearInterval(sweeper);
@@ -234,6 +247,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions): Promise<Gat
       listener.drain.begin();
       for (const transport of sessions.values()) transport.closeStandaloneSSEStream();
       await drain?.();
+      // An SSE session's answers come on its stream: it ends once the calls in flight are answered.
+      await listener.sse?.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await live.closeAll();
       for (const transport of sessions.values()) await transport.close().catch(() => {});
@@ -261,6 +276,8 @@ interface Listener {
   readonly activity: SessionActivity;
   readonly fast: HttpFastCalls | undefined;
   readonly drain: DrainState;
+  /** The HTTP+SSE transport, when served. */
+  readonly sse: LegacySse | undefined;
   /** In a fleet: the sessions and their events in the shared store, and the sessions being restored here. */
   readonly shared: SharedState | undefined;
 }
@@ -279,6 +296,7 @@ function createListener(options: GatewayHttpOptions): Listener {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const activity = new SessionActivity(idleMs);
+  const live = new LiveSessions();
   // A session held somewhere is renewed every sweep, so its records outlive a sweep's gap.
   const ttlMs = idleMs + sweepInterval(idleMs);
   const shared: SharedState | undefined = options.fleet
@@ -305,7 +323,7 @@ function createListener(options: GatewayHttpOptions): Listener {
       keepAliveMs: 0,
       maxRequestBodySize: maxBody,
     }),
-    live: new LiveSessions(),
+    live,
     sessions,
     events: shared?.events ?? createSseEventLog(options.sseEventBounds),
     shared,
@@ -320,6 +338,15 @@ function createListener(options: GatewayHttpOptions): Listener {
         })
       : undefined,
     drain: createDrainState(),
+    sse: options.legacySse
+      ? new LegacySse({
+          ...options.legacySse,
+          newServer: (id) => options.newServer(id, 'session'),
+          live,
+          fastPath: options.fastPath !== undefined,
+          ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
+        })
+      : undefined,
   };
 }
 
@@ -377,7 +404,8 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
     return writeWebResponse(res, readinessResponse(options.ready?.() ?? true, listener.drain.draining));
   }
   const scrape = path === '/metrics' && options.metrics !== undefined;
-  if (path !== '/mcp' && !scrape) {
+  const sse = listener.sse?.serves(path) ? listener.sse : undefined;
+  if (path !== '/mcp' && !scrape && !sse) {
     req.resume();
     return void res.writeHead(404).end();
   }
@@ -390,6 +418,8 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
     req.resume();
     return writeWebResponse(res, await metricsResponse(req.method, options.metrics));
   }
+  if (sse)
+    return sse.route(req, res, path as string, { ...listener, maxInFlightRefusal: tooManyInFlight(options) });
   const draining = listener.drain.draining;
   if (draining && !(await servesWorkInFlight(listener, req))) {
     req.resume();
@@ -401,14 +431,7 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
   );
   if (!release) {
     req.resume();
-    return writeWebResponse(
-      res,
-      refusal(
-        429,
-        `too many requests in flight from this client (the gateway's limit is ${options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT}); retry after ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
-        { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
-      ),
-    );
+    return writeWebResponse(res, tooManyInFlight(options)());
   }
   res.once('close', release);
   let body: Uint8Array | undefined;
@@ -444,6 +467,16 @@ async function route(listener: Listener, req: IncomingMessage, res: ServerRespon
     ? await serveLegacy(listener, request, res, parsed, body?.byteLength)
     : await listener.modern.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed });
   await writeWebResponse(res, response);
+}
+
+/** The answer to a client past its limit of requests in flight. */
+function tooManyInFlight(options: GatewayHttpOptions): () => Response {
+  return () =>
+    refusal(
+      429,
+      `too many requests in flight from this client (the gateway's limit is ${options.maxInFlightPerClient ?? DEFAULT_MAX_IN_FLIGHT_PER_CLIENT}); retry after ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
+      { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
+    );
 }
 
 /**

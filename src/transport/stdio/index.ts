@@ -10,7 +10,7 @@ export {
   type OverflowMode,
 } from './bounded-line-reader.js';
 export { coalescingWriter } from './coalescing-writer.js';
-export { isRelayId, RELAY_ID_PREFIX } from './json-rpc-frame.js';
+export { asJsonRpcMessage, isRelayId, RELAY_ID_PREFIX } from './json-rpc-frame.js';
 export {
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_KILL_GRACE_MS,
