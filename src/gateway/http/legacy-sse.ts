@@ -52,7 +52,7 @@ interface SseSession {
 
 /**
  * The deprecated HTTP+SSE transport (MCP 2024-11-05), for clients that speak only it
- * (`mcpx serve --http --sse`): `GET /sse` opens a session and its stream, whose first event
+ * (`mcpx serve --http --legacy-sse`): `GET /sse` opens a session and its stream, whose first event
  * names `/messages?sessionId=…`; the client POSTs each message there (202) and reads every
  * answer on the stream. Each stream is one session, served by the gateway's per-session
  * server as a Streamable HTTP session is (consent, permissions, audit, metrics, logging
