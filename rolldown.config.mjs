@@ -69,15 +69,14 @@ const modules = {
     // static imports of its roots with it. Higher priority wins a module both reach: the version
     // string stays alone, the compile cache comes with what it needs (the error classes, the
     // home's files) before anything else of the CLI, and the CLI's modules load before the spawn
-    // while the SDK and the connection load after it, while the server boots. The host's profile
-    // code is left out of the `cli` group: it loads only for a host limited to a profile.
+    // while the SDK and the connection load after it, while the server boots.
     codeSplitting: {
       groups: [
         { name: 'version', test: /[\\/]dist[\\/]version\.js$/, priority: 4 },
         { name: 'boot', test: /[\\/]dist[\\/]cli[\\/]compile-cache\.js$/, priority: 3 },
         {
           name: 'cli',
-          test: /[\\/]dist[\\/](cli[\\/](run|commands[\\/]call)|host[\\/](?!profile\.js$)[\w-]+|daemon-client[\\/]route|registry[\\/]index|client[\\/](connect|era-cache|features|transport-factory))\.js$/,
+          test: /[\\/]dist[\\/](cli[\\/](run|commands[\\/]call)|host[\\/][\w-]+|daemon-client[\\/]route|registry[\\/]index|client[\\/](connect|era-cache|features|transport-factory))\.js$/,
           priority: 2,
         },
         { name: 'connect', test: /[\\/]dist[\\/]client[\\/]server-connection\.js$/, priority: 1 },

@@ -32,13 +32,14 @@ import { DaemonRoute, viaDaemon } from '../daemon-client/route.js';
 import { formatOrigin, type McpxError, toMcpxError } from '../errors/index.js';
 import type { PermissionGuard, PermissionGuardOptions, PermissionLevel } from '../permissions/index.js';
 import type { ConnectOptions, ServerRegistry } from '../registry/index.js';
-import type { HostSkills } from '../skills/index.js';
+import { createHostSkills, type HostSkills, listConnectionSkills, skillAction } from '../skills/index.js';
 import { forTerminal } from '../text/index.js';
 import type { AgentToolSet, AgentToolsOptions, Catalogue } from '../tools/index.js';
 import { toolForApp } from './app-call.js';
 import { type Ask, nobody } from './ask.js';
 import { createConnector, type RoutableConnector, spawnTraced, type Traced, tracedBy } from './connector.js';
 import { formatLog, formatSdkDiagnostic, type HostEvent, type HostListener } from './events.js';
+import { hasServer, narrowedLevel, outsideProfile, profileForHost } from './profile.js';
 import { chooseServers, findServer, refusedAsSelf, type ServerChoice } from './servers.js';
 import { transportHooks } from './transport-hooks.js';
 import type {
@@ -90,7 +91,6 @@ class McpxHost implements Host {
   #toldSandboxed = false;
   #roots: Promise<ClientFeatures['roots']> | undefined;
   #skills: HostSkills | undefined;
-  #madeSkills: Promise<HostSkills> | undefined;
 
   constructor(options: HostOptions) {
     // A frozen copy: what the host was made with is what it is (a front end settles everything first).
@@ -175,7 +175,6 @@ class McpxHost implements Host {
     this.#profile ??= (async () => {
       const { profile } = this.#o;
       if (profile === undefined) return undefined;
-      const { profileForHost } = await profiles();
       return profileForHost(await this.config(), profile, this.#o.adhoc);
     })();
     return this.#profile;
@@ -198,14 +197,13 @@ class McpxHost implements Host {
     }
     const profile = await this.profile();
     const config = await this.config();
-    const inProfile = profile ? await profileFilter(profile) : undefined;
     const choice = await chooseServers({
       // Outside the profile a server is not started, nor put to anyone for approval.
-      config: inProfile
+      config: profile
         ? {
             ...config,
-            servers: config.servers.filter(inProfile),
-            unapproved: config.unapproved.filter(inProfile),
+            servers: config.servers.filter((s) => hasServer(profile, s.name)),
+            unapproved: config.unapproved.filter((s) => hasServer(profile, s.name)),
           }
         : config,
       trust: await this.#trustStore(),
@@ -235,7 +233,6 @@ class McpxHost implements Host {
     const usable = await this.servers();
     const profile = await this.profile();
     if (profile) {
-      const { outsideProfile } = await profiles();
       const outside = outsideProfile(profile, name, await this.config());
       if (outside) throw outside;
     }
@@ -397,9 +394,7 @@ class McpxHost implements Host {
     const configured = this.#o.permission ?? (this.#o.adhoc ? undefined : (await this.config()).permission);
     const granted = configured ?? 'trusted';
     const profile = await this.profile();
-    if (!profile) return granted;
-    const { narrowedLevel } = await profiles();
-    return narrowedLevel(profile, granted, this.#o.permission !== undefined);
+    return profile ? narrowedLevel(profile, granted, this.#o.permission !== undefined) : granted;
   }
 
   guard(): Promise<PermissionGuard> {
@@ -669,19 +664,7 @@ class McpxHost implements Host {
   }
 
   skills(): HostSkills {
-    // The skills' code loads on the first request: a host that never asks for one never compiles it.
-    const made = () => (this.#madeSkills ??= this.#createSkills());
-    this.#skills ??= {
-      list: async (options) => (await made()).list(options),
-      get: async (server, name, options) => (await made()).get(server, name, options),
-      readFile: async (server, name, path, options) => (await made()).readFile(server, name, path, options),
-    };
-    return this.#skills;
-  }
-
-  async #createSkills(): Promise<HostSkills> {
-    const { createHostSkills } = await import('../skills/index.js');
-    return createHostSkills({
+    this.#skills ??= createHostSkills({
       connectAll: async ({ servers }) => {
         const names = servers ?? (await this.servers()).map((s) => s.name);
         return Promise.all(
@@ -698,6 +681,7 @@ class McpxHost implements Host {
       },
       connect: (server) => this.#skillsConnection(server),
     });
+    return this.#skills;
   }
 
   /**
@@ -756,22 +740,12 @@ function frozenOptions(options: HostOptions): HostOptions {
   });
 }
 
-/** A host limited to a profile: its code loads only for such a host (a plain call has none). */
-const profiles = () => import('./profile.js');
-
-/** Whether a server is in `profile`. */
-async function profileFilter(profile: ProfileConfig): Promise<(server: ServerConfig) => boolean> {
-  const { hasServer } = await profiles();
-  return (server) => hasServer(profile, server.name);
-}
-
 /**
  * What a server's skills are approved as (see `skillAction`): its manifest only, no file read.
  * A server without the extension, or whose listing fails, has none to approve.
  */
 async function skillActionsOf(connection: ServerConnection | undefined): Promise<Tool[]> {
   if (!connection?.skills.supported) return [];
-  const { listConnectionSkills, skillAction } = await import('../skills/index.js');
   const listed = await listConnectionSkills(connection, undefined).catch(() => undefined);
   return listed?.skills.map(skillAction) ?? [];
 }

@@ -1,8 +1,7 @@
 /**
  * The bundled CLI loads only what a command needs: `--version` loads nothing
  * but its entry, and a stdio call never loads the HTTP stack, nor OpenTelemetry
- * (not even its API) while tracing is off, nor what only a failure, an npm runner,
- * skills or a profile use.
+ * (not even its API) while tracing is off.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -34,13 +33,6 @@ const LAZY_LAYERS = {
   // trusted reads and compiles neither (the host imports config/loading.ts, not config/index.ts).
   'config editing': /\bfunction editConfigFile\b/,
   'trust review': /\bfunction describeForTrust\b/,
-  // What a stdio call only needs when something goes wrong or is special: how a server failed to
-  // start or ended unasked (its texts and stderr hints), the watch of an npm runner's install,
-  // the skills, a host limited to a profile. Each loads when that happens.
-  'stdio exit errors': /\bfunction exitError\b/,
-  'package-runner install watch': /\bPackageInstallWatch = class\b|\bclass PackageInstallWatch\b/,
-  skills: /\bfunction createHostSkills\b/,
-  'host profiles': /\bfunction profileForHost\b/,
 } as const;
 
 async function loadedFiles(

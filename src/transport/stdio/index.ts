@@ -28,14 +28,14 @@ export {
   type ResolvedCommand,
   resolveCommand,
 } from './resolve-command.js';
-export { rollBackInstallsNow } from './runner/forced-rollback.js';
-export type { PackageInstallEvent } from './runner/install-watch.js';
+export { type PackageInstallEvent, rollBackInstallsNow } from './runner/install-watch.js';
 export type { PackageRunnerName } from './runner/recognise-runner.js';
 export { type BuildServerEnvOptions, buildServerEnv, getEnv, SAFE_ENV_KEYS } from './safe-env.js';
 export { MAX_SERVER_CHAIN, readServerChain, serverChainKey } from './server-chain.js';
 export { createStdioServerTransport, type StdioServerHooks } from './server-transport.js';
 export { ServingStdioTransport } from './serving-transport.js';
 export { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
+export { hintsFromStderr } from './stdio-errors.js';
 export { type ExitInfo, StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
 export {
   escapeCmdArgument,

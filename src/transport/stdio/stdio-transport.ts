@@ -15,6 +15,7 @@ import { buildServerEnv } from './safe-env.js';
 import { readServerChain } from './server-chain.js';
 import { DEFAULT_STDERR_TAIL_LINES, StderrTail } from './stderr-tail.js';
 import {
+  exitError,
   invalidLineError,
   malformedReplyError,
   messageTooLargeError,
@@ -22,16 +23,11 @@ import {
   notMcpOnStdioError,
   replyTooLargeError,
   type StdioErrorScene,
+  spawnError,
 } from './stdio-errors.js';
 import { UnansweredQuestions } from './unanswered-questions.js';
 import { spawnInvocation } from './windows-shim.js';
 import { WriteQueue } from './write-queue.js';
-
-/**
- * How a server failed to start or ended unasked, with its hints: loaded when that happens, so a
- * call that ends well never compiles these texts (a server asked to end is no error).
- */
-const exitErrors = () => import('./stdio-exit-errors.js');
 
 /**
  * The JSON-RPC error code of the answer the transport gives a request in the
@@ -291,9 +287,8 @@ export class StdioTransport implements Transport {
     }
     const runner = this.#runner;
     if (!runner) return 0;
-    const watch = await runner.watch;
-    if (!watch) return runner.budgetMs;
-    await watch.untilRunning(signal);
+    if (!runner.watch) return runner.budgetMs;
+    await runner.watch.untilRunning(signal);
     return 0;
   }
 
@@ -316,12 +311,9 @@ export class StdioTransport implements Transport {
         ? resolveCommand(this.#options.command, { env, platform, ...(cwd ? { cwd } : {}) }).file
         : this.#options.command;
     const invocation = spawnInvocation(file, args, { platform, env });
-    // Only an npm runner's start waits here (for its watch, then the install's lock); any other
-    // spawns in this turn.
-    const watching = this.#runner?.watch;
-    const watch = watching && (await watching);
-    if (watching) {
-      await watch?.beforeSpawn();
+    const watch = this.#runner?.watch;
+    if (watch) {
+      await watch.beforeSpawn();
       // Closed meanwhile: close() found no child to end, so none may start now.
       if (this.#shutdown) throw notConnectedError(this.#scene, this.#closeReason);
     }
@@ -341,14 +333,13 @@ export class StdioTransport implements Transport {
       });
     } catch (error) {
       // Synchronous failures: invalid arguments (a NUL byte), E2BIG, EMFILE.
-      const { spawnError } = await exitErrors();
       throw this.#failStart(spawnError(error as NodeJS.ErrnoException, this.#scene));
     }
     this.#child = child;
     // Detached, so its pid is its group's id.
     if (child.pid !== undefined) this.#watchdog?.guard(child.pid);
     this.#wire(child);
-    watch?.spawned({ pid: child.pid, exited: () => this.#exit !== undefined });
+    this.#runner?.watch?.spawned({ pid: child.pid, exited: () => this.#exit !== undefined });
 
     await new Promise<void>((resolve, reject) => {
       const onSpawn = () => {
@@ -357,10 +348,7 @@ export class StdioTransport implements Transport {
       };
       const onError = (error: NodeJS.ErrnoException) => {
         child.removeListener('spawn', onSpawn);
-        exitErrors().then(
-          ({ spawnError }) => reject(this.#failStart(spawnError(error, this.#scene))),
-          reject,
-        );
+        reject(this.#failStart(spawnError(error, this.#scene)));
       };
       child.once('spawn', onSpawn);
       child.once('error', onError);
@@ -422,9 +410,7 @@ export class StdioTransport implements Transport {
       if (child) {
         try {
           // Never end a package runner mid-install: that leaves a half-written folder npx reuses.
-          const watching = this.#runner?.watch;
-          const watch = watching && (await watching);
-          await watch?.beforeKill();
+          await this.#runner?.watch?.beforeKill();
           await killTree(child, {
             platform: this.#platform,
             // A server the transport gave up on (it speaks no MCP, or past the limits) is not waited for.
@@ -434,7 +420,7 @@ export class StdioTransport implements Transport {
             killGraceMs: this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
           });
           await this.#flushed();
-          await watch?.afterKill();
+          await this.#runner?.watch?.afterKill();
         } finally {
           if (child.pid !== undefined) this.#watchdog?.release(child.pid);
           child.stdin.destroy();
@@ -513,8 +499,6 @@ export class StdioTransport implements Transport {
     this.#exit = exit;
     if (this.#shutdown) return; // we asked for it
     await this.#flushed();
-    if (this.#shutdown) return;
-    const { exitError } = await exitErrors();
     if (this.#shutdown) return;
     void this.#close(
       exitError(this.#scene, exit, this.#tail.lines(), this.#firstInvalidLine, !this.#sentAnything),

@@ -17,7 +17,7 @@ import { loadConfig, markApproved } from '../../../src/config/index.js';
 import type { ServerConfig } from '../../../src/config/types.js';
 import { ErrorCode, formatError, McpxError } from '../../../src/errors/index.js';
 import { startHttpTestServer } from '../../../src/testing/http-test-server.js';
-import { spawnError } from '../../../src/transport/stdio/stdio-exit-errors.js';
+import { spawnError } from '../../../src/transport/stdio/stdio-errors.js';
 import { tempDir as makeTempDir, testServerPath } from '../../helpers/cli.js';
 
 const closers: (() => Promise<unknown>)[] = [];

@@ -5,8 +5,12 @@
  * that has to end unfinished, and naming a damaged npx folder.
  */
 
-export { rollBackInstallsNow } from './forced-rollback.js';
-export { type PackageInstallEvent, PackageInstallWatch } from './install-watch.js';
+export {
+  DEFAULT_INSTALL_TIMEOUT_MS,
+  type PackageInstallEvent,
+  PackageInstallWatch,
+  rollBackInstallsNow,
+} from './install-watch.js';
 export { diagnoseNpxDamage } from './npx-damage.js';
 export { npxFolderFor, npxHash } from './npx-folder.js';
 export {
@@ -16,4 +20,4 @@ export {
   type PackageRunnerStart,
   recognisePackageRunner,
 } from './recognise-runner.js';
-export { DEFAULT_INSTALL_TIMEOUT_MS, watchPackageRunner } from './watch-runner.js';
+export { watchPackageRunner } from './watch-runner.js';

@@ -11,17 +11,17 @@ import { statSync } from 'node:fs';
 import { ErrorCode, McpxError } from '../../../errors/index.js';
 import { clearMark, markInstaller, recoverAbandonedInstall } from './abandoned-install.js';
 import { hasChildProcess } from './child-processes.js';
-import { setInstallRollBack } from './forced-rollback.js';
 import {
   lockPath,
   NPM_LOCK_STALE_MS,
   type NpxFolderState,
-  npxFolderFor,
   npxFolderState,
   removeNpxFolder,
 } from './npx-folder.js';
 import type { PackageRunnerName, PackageRunnerStart } from './recognise-runner.js';
-import type { RunnerScene } from './watch-runner.js';
+
+/** How long a package runner's first install may take, unless the server's `install_timeout` says otherwise. */
+export const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
 
 /** How often an install is looked at: cheap reads of /proc on Linux, a `pgrep` elsewhere. */
 const pollMs = (platform: NodeJS.Platform) => (platform === 'linux' ? 200 : 500);
@@ -294,8 +294,13 @@ export class PackageInstallWatch {
   }
 }
 
-/** What `rollBackInstallsNow` (forced-rollback.ts) does once this module has loaded. */
-function rollBackLiveInstalls(): void {
+/**
+ * A forced exit (a second Ctrl-C) is under way: end every runner that is
+ * installing and remove its unfinished folder, synchronously, so no
+ * half-written install is left behind. Runners that already run their server
+ * are left to the host's usual shutdown.
+ */
+export function rollBackInstallsNow(): void {
   const stopped: { watch: PackageInstallWatch; folder: string }[] = [];
   for (const watch of [...live]) {
     try {
@@ -316,29 +321,5 @@ function rollBackLiveInstalls(): void {
     } catch {
       // best effort on the way out
     }
-  });
-}
-
-setInstallRollBack(rollBackLiveInstalls);
-
-/**
- * The watch of an npm runner's install (`npx`, `npm exec`), or `undefined` when its folder is not
- * known (see `npxFolderFor`): then the install cannot be watched.
- */
-export function watchNpmInstall(
-  scene: RunnerScene,
-  start: PackageRunnerStart,
-  budgetMs: number,
-  onEvent: ((event: PackageInstallEvent) => void) | undefined,
-): PackageInstallWatch | undefined {
-  const folder = npxFolderFor(start, scene);
-  if (!folder) return undefined;
-  return new PackageInstallWatch({
-    serverName: scene.serverName,
-    start,
-    folder,
-    budgetMs,
-    platform: scene.platform,
-    onEvent,
   });
 }
