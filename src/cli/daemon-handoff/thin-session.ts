@@ -7,7 +7,18 @@
  * the id of the daemon's (answers can be megabytes).
  */
 
+import { asJsonRpcMessage } from '../../transport/stdio/json-rpc-frame.js';
+
 type Id = string | number;
+
+/**
+ * A request waiting for its answer: its method, and the line itself when it was read from its
+ * ends only (`sdkRequest`), to be checked whole should the answer never come (`lost`).
+ */
+interface Pending {
+  readonly method: string;
+  readonly unread?: string;
+}
 
 /** The replayed requests' ids: no client's (the SDK numbers its requests). */
 const REPLAY_ID_PREFIX = 'mcpx-thin-replay-';
@@ -20,18 +31,29 @@ export class ThinSession {
   #initialized = false;
   #logLevel: Record<string, unknown> | undefined;
   readonly #subscriptions = new Set<string>();
-  readonly #pending = new Map<Id, string>();
+  readonly #pending = new Map<Id, Pending>();
   readonly #replayed = new Set<string>();
 
   /** A line the client sent (without its newline). */
   fromClient(line: string): void {
-    let message: { id?: unknown; method?: unknown; params?: unknown };
+    // Most lines are calls in the SDK client's shape: their method and id are read from the line's
+    // ends, and the line is parsed only if the daemon goes away before answering (`lost`).
+    const request = sdkRequest(line);
+    if (request && !this.#pending.has(request.id)) {
+      this.#pending.set(request.id, { method: request.method, unread: line });
+      return;
+    }
+    let parsed: unknown;
     try {
-      message = JSON.parse(line) as typeof message;
+      parsed = JSON.parse(line);
     } catch {
       return;
     }
-    if (typeof message !== 'object' || message === null || typeof message.method !== 'string') return;
+    // As the daemon's transport reads it: a line that is no JSON-RPC message is skipped there.
+    const message = asJsonRpcMessage(parsed) as
+      | { id?: unknown; method?: unknown; params?: unknown }
+      | undefined;
+    if (!message || typeof message.method !== 'string') return;
     const params = (typeof message.params === 'object' && message.params) || {};
     const uri = (params as { uri?: unknown }).uri;
     switch (message.method) {
@@ -51,7 +73,7 @@ export class ThinSession {
         if (typeof uri === 'string') this.#subscriptions.delete(uri);
         break;
     }
-    if (isId(message.id)) this.#pending.set(message.id, message.method);
+    if (isId(message.id)) this.#pending.set(message.id, { method: message.method });
   }
 
   /** Whether the daemon's lines need reading now: a request waits, or a replayed one's answer. */
@@ -80,7 +102,8 @@ export class ThinSession {
    * that says what happened. The waits are over.
    */
   lost(): string[] {
-    const lines = [...this.#pending].map(([id, method]) =>
+    const taken = [...this.#pending].filter(([id, pending]) => isTaken(id, pending));
+    const lines = taken.map(([id, { method }]) =>
       JSON.stringify({
         jsonrpc: '2.0',
         id,
@@ -110,6 +133,56 @@ export class ThinSession {
     for (const uri of this.#subscriptions) request('resources/subscribe', { uri });
     return lines;
   }
+}
+
+/** Methods that change the session (`replay` sends them again): their lines are always parsed. */
+const SESSION_METHODS = new Set([
+  'initialize',
+  'notifications/initialized',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/**
+ * How the SDK client writes a request (`{...request, jsonrpc, id}`): `method` first,
+ * `"jsonrpc":"2.0","id":…` last. The first key after `{` is the top level's, and so is an id
+ * whose value ends right before the closing brace, when the line is JSON at all; a later
+ * `"method"` anywhere (a duplicate key would win) sends the line to the full parse.
+ */
+const SDK_REQUEST_HEAD = /^\{"method":"([^"\\]*)",/;
+const SDK_REQUEST_END = /,"jsonrpc":"2\.0","id":(-?\d{1,15}|"[^"\\]*")\}$/;
+/** The request's tail looked at: its id is short. */
+const REQUEST_END_CHARS = 64;
+
+/**
+ * The method and id of a request as the SDK client writes one, read from the line's ends
+ * without parsing it; undefined for any other line (and for a request that changes the session).
+ * Whether the line is JSON at all is not known: `isTaken` decides that when it matters.
+ */
+function sdkRequest(line: string): { method: string; id: Id } | undefined {
+  const method = SDK_REQUEST_HEAD.exec(line)?.[1];
+  if (method === undefined || SESSION_METHODS.has(method)) return undefined;
+  if (line.indexOf('"method"', method.length + 12) !== -1) return undefined;
+  const end = line.length > REQUEST_END_CHARS ? line.slice(-REQUEST_END_CHARS) : line;
+  const id = SDK_REQUEST_END.exec(end)?.[1];
+  if (id === undefined) return undefined;
+  return { method, id: id.startsWith('"') ? id.slice(1, -1) : Number(id) };
+}
+
+/**
+ * Whether the daemon took a waiting request: one read from its ends is, if the whole line is
+ * the JSON-RPC request those ends said (the daemon skips a line that is not JSON, or not JSON-RPC).
+ */
+function isTaken(id: Id, pending: Pending): boolean {
+  if (pending.unread === undefined) return true;
+  let message: { id?: unknown; method?: unknown } | undefined;
+  try {
+    message = asJsonRpcMessage(JSON.parse(pending.unread)) as typeof message;
+  } catch {
+    return false;
+  }
+  return message?.method === pending.method && message.id === id;
 }
 
 function isId(value: unknown): value is Id {
