@@ -7,8 +7,6 @@
  * the id of the daemon's (answers can be megabytes).
  */
 
-import { asJsonRpcMessage } from '../../transport/stdio/json-rpc-frame.js';
-
 type Id = string | number;
 
 /**
@@ -50,10 +48,8 @@ export class ThinSession {
       return;
     }
     // As the daemon's transport reads it: a line that is no JSON-RPC message is skipped there.
-    const message = asJsonRpcMessage(parsed) as
-      | { id?: unknown; method?: unknown; params?: unknown }
-      | undefined;
-    if (!message || typeof message.method !== 'string') return;
+    const message = asRequest(parsed);
+    if (!message) return;
     const params = (typeof message.params === 'object' && message.params) || {};
     const uri = (params as { uri?: unknown }).uri;
     switch (message.method) {
@@ -176,17 +172,37 @@ function sdkRequest(line: string): { method: string; id: Id } | undefined {
  */
 function isTaken(id: Id, pending: Pending): boolean {
   if (pending.unread === undefined) return true;
-  let message: { id?: unknown; method?: unknown } | undefined;
+  let message: Request | undefined;
   try {
-    message = asJsonRpcMessage(JSON.parse(pending.unread)) as typeof message;
+    message = asRequest(JSON.parse(pending.unread));
   } catch {
     return false;
   }
   return message?.method === pending.method && message.id === id;
 }
 
+interface Request {
+  readonly method: string;
+  readonly id?: unknown;
+  readonly params?: unknown;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A parsed line as a request or notification the daemon's transport takes (its framing check,
+ * `transport/stdio/json-rpc-frame.ts`, which cli/ may not import): anything else it skips.
+ */
+function asRequest(value: unknown): Request | undefined {
+  if (!isObject(value) || value.jsonrpc !== '2.0' || typeof value.method !== 'string') return undefined;
+  if (value.params !== undefined && !isObject(value.params)) return undefined;
+  if ('id' in value && !isId(value.id)) return undefined;
+  return value as unknown as Request;
+}
+
 function isId(value: unknown): value is Id {
-  return typeof value === 'string' || typeof value === 'number';
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 // `"id":` and its value; whitespace allowed, as any JSON writer may put it.
