@@ -3,8 +3,10 @@
  * (the daemon was stopped, upgraded or killed): the client's `initialize` and its logging level
  * and subscriptions, replayed there as the client first sent them, and the requests still
  * waiting for an answer, which the old daemon took with it and which are answered with an
- * error instead of never. Reads the client's lines whole (they are small: requests) and only
- * the id of the daemon's (answers can be megabytes).
+ * error instead of never. Reads a call in the SDK client's shape from its ends (its line is
+ * parsed only if the daemon goes away before answering it), every other client line whole, and
+ * only the id of the daemon's lines (answers can be megabytes). A line the daemon's transport
+ * skips (not JSON, not a JSON-RPC message) waits for nothing and changes no session state.
  */
 
 type Id = string | number;
