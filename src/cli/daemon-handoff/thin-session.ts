@@ -159,6 +159,8 @@ const REQUEST_END_CHARS = 64;
  * Whether the line is JSON at all is not known: `isTaken` decides that when it matters.
  */
 function sdkRequest(line: string): { method: string; id: Id } | undefined {
+  // A waiting request keeps its line: a long one (large arguments) is parsed now instead.
+  if (line.length > WHOLE_LIMIT) return undefined;
   const method = SDK_REQUEST_HEAD.exec(line)?.[1];
   if (method === undefined || SESSION_METHODS.has(method)) return undefined;
   if (line.indexOf('"method"', method.length + 12) !== -1) return undefined;

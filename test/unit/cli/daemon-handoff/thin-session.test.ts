@@ -119,6 +119,8 @@ describe('ThinSession', () => {
       ['{ "method" : "tools/call", "jsonrpc" : "2.0", "id" : 15 }', 15, 'tools/call'],
       ['{"method":"tools\\/call","params":{},"jsonrpc":"2.0","id":16}', 16, 'tools/call'],
       [sdk('tools/call', {}, 'q"uote'), 'q"uote', 'tools/call'],
+      // Large arguments: parsed now rather than kept.
+      [sdk('tools/call', { name: 'x', arguments: { text: 'y'.repeat(100_000) } }, 17), 17, 'tools/call'],
       [sdk('tools/call', {}, 1.5), 1.5, 'tools/call'],
       // Past the digits the end pattern reads: the parse rounds it, as the daemon's does.
       [
@@ -137,6 +139,7 @@ describe('ThinSession', () => {
       '{"method":"tools/call","params":{"name":"x\u0001"},"jsonrpc":"2.0","id":2}',
       '{"method":"tools/call","params":{"name":"x"}}},"jsonrpc":"2.0","id":3}',
       '{"method":"tools/call","params":{},"jsonrpc":"2.0","id":04}',
+      `{"method":"tools/call","params":{"text":"${'y'.repeat(100_000)}"},,"jsonrpc":"2.0","id":18}`,
       // JSON, but not a request the daemon's transport takes.
       '{"method":"tools/call","params":[],"jsonrpc":"2.0","id":5}',
       '{"method":"tools/call","params":{},"jsonrpc":"1.0","id":6}',
