@@ -5,11 +5,12 @@
  * round. Which files a process loads is recorded per pid (`helpers/module-loads.ts`), as in
  * daemon-light-caller.test.ts.
  */
+import { spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { cliPath, gatewayPathEnv, runCli, tempDir, testServerPath } from '../helpers/cli.js';
 import { firstText } from '../helpers/gateway.js';
 import { heavyIn, type ModuleLoads, recordModuleLoads } from '../helpers/module-loads.js';
@@ -345,4 +346,66 @@ describe('mcpx serve with every server held by the daemon', () => {
       expect(second).not.toBe(first);
     });
   }
+
+  it('tells a client of no request the daemon skipped when the daemon stops (a line that is not JSON-RPC)', {
+    timeout: 120_000,
+  }, async () => {
+    await writeConfig(globalConfig(), { kept: server('kept', true) });
+    await startDaemon();
+    // A raw client: the SDK's would not send a request without `jsonrpc`.
+    const serve = spawn(process.execPath, [cliPath, 'serve', '--allow', 'kept'], {
+      env: env(),
+      cwd: dir.path,
+    });
+    onTestFinished(() => {
+      serve.kill('SIGKILL');
+    });
+    const lines: { id?: unknown; error?: { message: string }; result?: unknown }[] = [];
+    let carry = '';
+    serve.stdout.on('data', (chunk: Buffer) => {
+      const parts = (carry + chunk.toString('utf8')).split('\n');
+      carry = parts.pop() ?? '';
+      for (const part of parts) if (part) lines.push(JSON.parse(part) as (typeof lines)[number]);
+    });
+    const send = (text: string) => serve.stdin.write(`${text}\n`);
+    const answered = async (id: unknown) => {
+      for (let i = 0; i < 200 && !lines.some((l) => l.id === id); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      return lines.find((l) => l.id === id);
+    };
+    send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      }),
+    );
+    expect(await answered(0)).toHaveProperty('result');
+    send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    // The daemon's transport skips it (JSON, but no JSON-RPC message): it never answers it.
+    send('{"method":"tools/call","params":{"name":"kept__echo","arguments":{"message":"x"}},"id":"skipped"}');
+    send(
+      '{"method":"tools/call","params":{"name":"kept__slow_operation","arguments":{"duration":30,"steps":3}},"jsonrpc":"2.0","id":1}',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await runCli(['daemon', 'stop'], { cwd: dir.path, home, env: { TMPDIR: dir.path } })).code).toBe(
+      0,
+    );
+    expect((await answered(1))?.error?.message).toMatch(
+      /the mcpx daemon stopped while this tools\/call request ran/,
+    );
+    send(
+      '{"method":"tools/call","params":{"name":"kept__echo","arguments":{"message":"after"}},"jsonrpc":"2.0","id":2}',
+    );
+    expect(await answered(2)).toHaveProperty('result');
+    // Before, the bridge answered it as lost: an answer to a request no daemon took.
+    expect(lines.filter((l) => l.id === 'skipped')).toEqual([]);
+    serve.stdin.end();
+    expect(await waitForExit(serve.pid as number, 10_000)).toBe(true);
+  });
 });

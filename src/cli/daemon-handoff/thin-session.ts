@@ -3,11 +3,22 @@
  * (the daemon was stopped, upgraded or killed): the client's `initialize` and its logging level
  * and subscriptions, replayed there as the client first sent them, and the requests still
  * waiting for an answer, which the old daemon took with it and which are answered with an
- * error instead of never. Reads the client's lines whole (they are small: requests) and only
- * the id of the daemon's (answers can be megabytes).
+ * error instead of never. Reads a call in the SDK client's shape from its ends (its line is
+ * parsed only if the daemon goes away before answering it), every other client line whole, and
+ * only the id of the daemon's lines (answers can be megabytes). A line the daemon's transport
+ * skips (not JSON, not a JSON-RPC message) waits for nothing and changes no session state.
  */
 
 type Id = string | number;
+
+/**
+ * A request waiting for its answer: its method, and the line itself when it was read from its
+ * ends only (`sdkRequest`), to be checked whole should the answer never come (`lost`).
+ */
+interface Pending {
+  readonly method: string;
+  readonly unread?: string;
+}
 
 /** The replayed requests' ids: no client's (the SDK numbers its requests). */
 const REPLAY_ID_PREFIX = 'mcpx-thin-replay-';
@@ -20,18 +31,27 @@ export class ThinSession {
   #initialized = false;
   #logLevel: Record<string, unknown> | undefined;
   readonly #subscriptions = new Set<string>();
-  readonly #pending = new Map<Id, string>();
+  readonly #pending = new Map<Id, Pending>();
   readonly #replayed = new Set<string>();
 
   /** A line the client sent (without its newline). */
   fromClient(line: string): void {
-    let message: { id?: unknown; method?: unknown; params?: unknown };
+    // Most lines are calls in the SDK client's shape: their method and id are read from the line's
+    // ends, and the line is parsed only if the daemon goes away before answering (`lost`).
+    const request = sdkRequest(line);
+    if (request && !this.#pending.has(request.id)) {
+      this.#pending.set(request.id, { method: request.method, unread: line });
+      return;
+    }
+    let parsed: unknown;
     try {
-      message = JSON.parse(line) as typeof message;
+      parsed = JSON.parse(line);
     } catch {
       return;
     }
-    if (typeof message !== 'object' || message === null || typeof message.method !== 'string') return;
+    // As the daemon's transport reads it: a line that is no JSON-RPC message is skipped there.
+    const message = asRequest(parsed);
+    if (!message) return;
     const params = (typeof message.params === 'object' && message.params) || {};
     const uri = (params as { uri?: unknown }).uri;
     switch (message.method) {
@@ -51,7 +71,7 @@ export class ThinSession {
         if (typeof uri === 'string') this.#subscriptions.delete(uri);
         break;
     }
-    if (isId(message.id)) this.#pending.set(message.id, message.method);
+    if (isId(message.id)) this.#pending.set(message.id, { method: message.method });
   }
 
   /** Whether the daemon's lines need reading now: a request waits, or a replayed one's answer. */
@@ -80,7 +100,8 @@ export class ThinSession {
    * that says what happened. The waits are over.
    */
   lost(): string[] {
-    const lines = [...this.#pending].map(([id, method]) =>
+    const taken = [...this.#pending].filter(([id, pending]) => isTaken(id, pending));
+    const lines = taken.map(([id, { method }]) =>
       JSON.stringify({
         jsonrpc: '2.0',
         id,
@@ -112,8 +133,80 @@ export class ThinSession {
   }
 }
 
+/** Methods that change the session (`replay` sends them again): their lines are always parsed. */
+const SESSION_METHODS = new Set([
+  'initialize',
+  'notifications/initialized',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/**
+ * How the SDK client writes a request (`{...request, jsonrpc, id}`): `method` first,
+ * `"jsonrpc":"2.0","id":…` last. The first key after `{` is the top level's, and so is an id
+ * whose value ends right before the closing brace, when the line is JSON at all; a later
+ * `"method"` anywhere (a duplicate key would win) sends the line to the full parse.
+ */
+const SDK_REQUEST_HEAD = /^\{"method":"([^"\\]*)",/;
+const SDK_REQUEST_END = /,"jsonrpc":"2\.0","id":(-?\d{1,15}|"[^"\\]*")\}$/;
+/** The request's tail looked at: its id is short. */
+const REQUEST_END_CHARS = 64;
+
+/**
+ * The method and id of a request as the SDK client writes one, read from the line's ends
+ * without parsing it; undefined for any other line (and for a request that changes the session).
+ * Whether the line is JSON at all is not known: `isTaken` decides that when it matters.
+ */
+function sdkRequest(line: string): { method: string; id: Id } | undefined {
+  // A waiting request keeps its line: a long one (large arguments) is parsed now instead.
+  if (line.length > WHOLE_LIMIT) return undefined;
+  const method = SDK_REQUEST_HEAD.exec(line)?.[1];
+  if (method === undefined || SESSION_METHODS.has(method)) return undefined;
+  if (line.indexOf('"method"', method.length + 12) !== -1) return undefined;
+  const end = line.length > REQUEST_END_CHARS ? line.slice(-REQUEST_END_CHARS) : line;
+  const id = SDK_REQUEST_END.exec(end)?.[1];
+  if (id === undefined) return undefined;
+  return { method, id: id.startsWith('"') ? id.slice(1, -1) : Number(id) };
+}
+
+/**
+ * Whether the daemon took a waiting request: one read from its ends is, if the whole line is
+ * the JSON-RPC request those ends said (the daemon skips a line that is not JSON, or not JSON-RPC).
+ */
+function isTaken(id: Id, pending: Pending): boolean {
+  if (pending.unread === undefined) return true;
+  let message: Request | undefined;
+  try {
+    message = asRequest(JSON.parse(pending.unread));
+  } catch {
+    return false;
+  }
+  return message?.method === pending.method && message.id === id;
+}
+
+interface Request {
+  readonly method: string;
+  readonly id?: unknown;
+  readonly params?: unknown;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A parsed line as a request or notification the daemon's transport takes (its framing check,
+ * `transport/stdio/json-rpc-frame.ts`, which cli/ may not import): anything else it skips.
+ */
+function asRequest(value: unknown): Request | undefined {
+  if (!isObject(value) || value.jsonrpc !== '2.0' || typeof value.method !== 'string') return undefined;
+  if (value.params !== undefined && !isObject(value.params)) return undefined;
+  if ('id' in value && !isId(value.id)) return undefined;
+  return value as unknown as Request;
+}
+
 function isId(value: unknown): value is Id {
-  return typeof value === 'string' || typeof value === 'number';
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 // `"id":` and its value; whitespace allowed, as any JSON writer may put it.
