@@ -74,6 +74,11 @@ const DEEP_IMPORTS_ALLOWED = [
   // editing with jsonc-parser's editor, the trust review, the ad-hoc servers and the file cache to
   // the chunk every cold `mcpx call` reads and compiles.
   'config/loading.ts',
+  // The stdio transport's framing check, and the host's door to it for cli/: the thin serve's
+  // bridge (bundled into the light mcpx.cjs) checks a client line as the daemon's transport will,
+  // without the transport's or the host's index, which would load the SDK into the light side.
+  'transport/stdio/json-rpc-frame.ts',
+  'host/json-rpc-frame.ts',
   // Where the config files and the home are, and nothing else: the light caller (bundled into
   // mcpx.cjs, which answers a warm daemon call without the ES module side) names the daemon's
   // socket by the files' paths, and the compile cache (the ES module side's first chunk, turned

@@ -9,6 +9,8 @@
  * skips (not JSON, not a JSON-RPC message) waits for nothing and changes no session state.
  */
 
+import { asJsonRpcMessage } from '../../host/json-rpc-frame.js';
+
 type Id = string | number;
 
 /**
@@ -191,18 +193,13 @@ interface Request {
   readonly params?: unknown;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
- * A parsed line as a request or notification the daemon's transport takes (its framing check,
- * `transport/stdio/json-rpc-frame.ts`, which cli/ may not import): anything else it skips.
+ * A parsed line as a request or notification the daemon's transport takes (its framing check):
+ * anything else it skips.
  */
 function asRequest(value: unknown): Request | undefined {
-  if (!isObject(value) || value.jsonrpc !== '2.0' || typeof value.method !== 'string') return undefined;
-  if (value.params !== undefined && !isObject(value.params)) return undefined;
-  if ('id' in value && !isId(value.id)) return undefined;
-  return value as unknown as Request;
+  const message = asJsonRpcMessage(value);
+  return message && 'method' in message ? (message as Request) : undefined;
 }
 
 function isId(value: unknown): value is Id {
