@@ -76,7 +76,7 @@ const modules = {
         { name: 'boot', test: /[\\/]dist[\\/]cli[\\/]compile-cache\.js$/, priority: 3 },
         {
           name: 'cli',
-          test: /[\\/]dist[\\/](cli[\\/](run|commands[\\/]call)|host[\\/][\w-]+|daemon-client[\\/]route|registry[\\/]index|client[\\/](connect|era-cache|features|transport-factory))\.js$/,
+          test: /[\\/]dist[\\/](cli[\\/](run|context[\\/]context|commands[\\/]call)|host[\\/][\w-]+|daemon-client[\\/]route|registry[\\/]index|client[\\/](connect|era-cache|features|transport-factory))\.js$/,
           priority: 2,
         },
         { name: 'connect', test: /[\\/]dist[\\/]client[\\/]server-connection\.js$/, priority: 1 },

@@ -75,6 +75,18 @@ describe('what the CLI loads', () => {
     }
   });
 
+  it("a call takes the command's context from the chunk that holds the call command", async () => {
+    // Each chunk file a call loads is resolved, read and compiled on its own (bench/README.md's
+    // cold notes): the context every command opens is not worth a file of its own.
+    const { files, stdout } = await loadedFiles(['call', 'demo.echo', 'message=context'], 'context');
+    expect(stdout).toBe('context\n');
+    const sources = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+    const holding = (marker: RegExp) => files.filter((_, i) => marker.test(sources[i] ?? ''));
+    const call = holding(/\bfunction runCall\b/);
+    expect(call).toHaveLength(1);
+    expect(holding(/\bfunction commandDoor\b/)).toEqual(call);
+  });
+
   it('every marker names code the bundle has (none can pass by matching nothing)', async () => {
     const chunks = join(dirname(cliPath), 'chunks');
     const sources = await Promise.all((await readdir(chunks)).map((f) => readFile(join(chunks, f), 'utf8')));
