@@ -1,4 +1,12 @@
-import { type Attributes, context, type Span, SpanKind, type Tracer, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { recordFailure } from './tracer.js';
 
 export interface InSpanOptions {
@@ -19,15 +27,7 @@ export async function inSpan<T>(
   options: InSpanOptions,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(
-    name,
-    {
-      kind: options.kind ?? SpanKind.INTERNAL,
-      ...(options.attributes ? { attributes: options.attributes } : {}),
-    },
-    parent,
-  );
+  const { parent, span } = startChild(tracer, name, options);
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (error) {
@@ -45,6 +45,19 @@ export function inSpanSync<T>(
   options: InSpanOptions,
   work: (span: Span) => T,
 ): T {
+  const { parent, span } = startChild(tracer, name, options);
+  try {
+    return context.with(trace.setSpan(parent, span), () => work(span));
+  } catch (error) {
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** The span, a child of `options.parent` or of the active context, and that parent. */
+function startChild(tracer: Tracer, name: string, options: InSpanOptions): { parent: Context; span: Span } {
   const parent = options.parent ?? context.active();
   const span = tracer.startSpan(
     name,
@@ -54,12 +67,5 @@ export function inSpanSync<T>(
     },
     parent,
   );
-  try {
-    return context.with(trace.setSpan(parent, span), () => work(span));
-  } catch (error) {
-    recordFailure(span, error);
-    throw error;
-  } finally {
-    span.end();
-  }
+  return { parent, span };
 }
