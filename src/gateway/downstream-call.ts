@@ -89,34 +89,19 @@ export function inputCapabilitiesOf(call: DownstreamCall): { inputCapabilities?:
 
 const inputCapabilities = new WeakMap<ClientCapabilities, { inputCapabilities: ClientCapabilities }>();
 
-/**
- * The W3C trace context the client's request carried, for the upstream request: passed on as
- * it came (an mcpx that does not trace must not cut the client's trace); when mcpx traces, the
- * upstream request's own span replaces it (`client/trace-requests.ts`).
- */
-export function traceContextOf(call: DownstreamCall): { traceContext?: Readonly<Record<string, string>> } {
-  const traceContext = inboundTraceContext(call.ctx.mcpReq._meta);
-  return traceContext ? { traceContext } : {};
-}
-
 /** Where one public tool name goes, and the upstream's definition of it. */
 export type ToolRoute = Qualified & { readonly tool: Tool };
 
 /**
  * The upstream request of a client's request (not `tools/call`, see `toolCallOptions`): its
- * cancellation, what its client can answer, its trace context, the input round it answers,
- * and `logs: false` when nobody could hear the upstream's log messages during it.
+ * cancellation, and what `withCallControl` adds.
  */
-export function requestControlOf(call: DownstreamCall, inputRound: InputRound | undefined, logs: boolean) {
-  return {
-    signal: signalOf(call),
-    ownSignal: true,
-    manualInput: true,
-    ...inputCapabilitiesOf(call),
-    ...traceContextOf(call),
-    ...(inputRound ? { inputRound } : {}),
-    ...(logs ? {} : { logs: false }),
-  } satisfies RequestControl;
+export function requestControlOf(
+  call: DownstreamCall,
+  inputRound: InputRound | undefined,
+  logs: boolean,
+): RequestControl {
+  return withCallControl({ signal: signalOf(call) }, call, inputRound, logs);
 }
 
 /**
@@ -130,8 +115,29 @@ export function toolCallOptions(
   logs: boolean,
   token: ProgressToken | undefined,
 ): CallToolOptions {
-  // Set one by one, not spread: made for every call, many in flight.
-  const options: { -readonly [K in keyof CallToolOptions]: CallToolOptions[K] } = cancellationOf(call);
+  const options: Mutable<CallToolOptions> = withCallControl(cancellationOf(call), call, inputRound, logs);
+  if (call.relay) options.relay = true;
+  if (token !== undefined) options.onProgress = (p) => relayProgress(call, token, p);
+  return options;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * What every upstream request of a client's request carries, set on `options` (its
+ * cancellation): the request's signal its own and input answered by hand, what its client can
+ * answer, the W3C trace context the client's request carried (passed on as it came: an mcpx that
+ * does not trace must not cut the client's trace; when mcpx traces, the upstream request's own
+ * span replaces it, `client/trace-requests.ts`), the input round it answers, and `logs: false`
+ * when nobody could hear the upstream's log messages during it. Set one by one, not spread: made
+ * for every call, many in flight.
+ */
+function withCallControl<T extends Mutable<RequestControl>>(
+  options: T,
+  call: DownstreamCall,
+  inputRound: InputRound | undefined,
+  logs: boolean,
+): T {
   options.ownSignal = true;
   options.manualInput = true;
   const { inputCapabilities } = inputCapabilitiesOf(call);
@@ -139,9 +145,7 @@ export function toolCallOptions(
   const traceContext = inboundTraceContext(call.ctx.mcpReq._meta);
   if (traceContext) options.traceContext = traceContext;
   if (inputRound) options.inputRound = inputRound;
-  if (call.relay) options.relay = true;
   if (!logs) options.logs = false;
-  if (token !== undefined) options.onProgress = (p) => relayProgress(call, token, p);
   return options;
 }
 
