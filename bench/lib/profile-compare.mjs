@@ -6,7 +6,7 @@
 // name and chunk, the chunk's hash dropped; `PROFILE_FILTER=regex` keeps the matching rows). A
 // build's module renamed or split shows as one row gone and one new: read both tables together.
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { moduleLocator } from './profile-modules.mjs';
 
 const [dirA, dirB, topArg] = process.argv.slice(2);
 const top = Number(topArg ?? 30);
@@ -17,38 +17,11 @@ const unhashed = (url) =>
     .pop()
     .replace(/-[A-Za-z0-9_-]{8}\.(c?js)$/, '.$1');
 
-const markers = new Map();
-/** The module starting at each marked line of a bundled file, read once. */
-const modulesOf = (url) => {
-  if (markers.has(url)) return markers.get(url);
-  let found = [];
-  if (url.startsWith('file://')) {
-    try {
-      found = readFileSync(fileURLToPath(url), 'utf8')
-        .split('\n')
-        .map((text, line) => ({ line, text }))
-        .filter(({ text }) => /^\/\/ (\.\.\/|dist\/|src\/|node_modules\/)\S+\.m?js$/.test(text))
-        .map(({ line, text }) => ({
-          line,
-          module: text.slice(3).replace(/^.*?(?=node_modules\/|dist\/)/, ''),
-        }));
-    } catch {}
-  }
-  markers.set(url, found);
-  return found;
-};
-const moduleAt = (url, line) => {
-  let module;
-  for (const m of modulesOf(url)) {
-    if (m.line > line) break;
-    module = m.module;
-  }
-  if (module) return module;
-  if (!url) return '(native: V8, GC, system calls)';
-  return url
-    .replace(/^file:\/\/.*\/(dist|node_modules)\//, '$1/')
-    .replace(/-[A-Za-z0-9_-]{8}\.(c?js)$/, '.$1');
-};
+const moduleAt = moduleLocator({
+  markerName: (path) => path.replace(/^.*?(?=node_modules\/|dist\/)/, ''),
+  fileName: (url) =>
+    url.replace(/^file:\/\/.*\/(dist|node_modules)\//, '$1/').replace(/-[A-Za-z0-9_-]{8}\.(c?js)$/, '.$1'),
+});
 
 /** Per-profile mean self time by module and inclusive time by function, in ms. */
 const load = (dir) => {

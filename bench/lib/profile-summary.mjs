@@ -4,42 +4,19 @@
 // chunk names the module (mcpx's own `dist/...`, the SDK's, zod's) it belongs to.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { moduleLocator } from './profile-modules.mjs';
 
 const [file, topArg] = process.argv.slice(2);
 const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 
-/** For each bundled file, the module starting at each marked line (sorted), read once. */
-const markers = new Map();
-const modulesOf = (url) => {
-  if (markers.has(url)) return markers.get(url);
-  let found = [];
-  if (url.startsWith('file://')) {
-    try {
-      // `PROFILE_REMAP=FROM=TO`: the bundle the profile ran now lives elsewhere (a rebuild replaced it).
-      const [from, to] = (process.env.PROFILE_REMAP ?? '=').split('=');
-      const path = from ? fileURLToPath(url).replace(from, to) : fileURLToPath(url);
-      const lines = readFileSync(path, 'utf8').split('\n');
-      found = lines
-        .map((text, line) => ({ line, text }))
-        .filter(({ text }) => /^\/\/ (\.\.\/|dist\/|src\/|node_modules\/)\S+\.m?js$/.test(text))
-        .map(({ line, text }) => ({ line, module: text.slice(3).replace(/^(\.\.\/)*main\//, '') }));
-    } catch {}
-  }
-  markers.set(url, found);
-  return found;
-};
-const moduleAt = (url, line) => {
-  const list = modulesOf(url);
-  let module;
-  for (const m of list) {
-    if (m.line > line) break;
-    module = m.module;
-  }
-  if (module) return module;
-  if (!url) return '(native: V8, system calls, GC)';
-  return url.replace(/^file:\/\/.*\/(dist|node_modules)\//, '$1/');
-};
+// `PROFILE_REMAP=FROM=TO`: the bundle the profile ran now lives elsewhere (a rebuild replaced it).
+const [from, to] = (process.env.PROFILE_REMAP ?? '=').split('=');
+const moduleAt = moduleLocator({
+  pathOf: (url) => (from ? fileURLToPath(url).replace(from, to) : fileURLToPath(url)),
+  markerName: (path) => path.replace(/^(\.\.\/)*main\//, ''),
+  fileName: (url) => url.replace(/^file:\/\/.*\/(dist|node_modules)\//, '$1/'),
+});
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map();
