@@ -57,6 +57,18 @@ const linesOf = async (file: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** The environment of a thin serve and the daemon it starts: only what they need, `extra` besides. */
+function thinEnv(tmp: string, home: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    MCPX_HOME: join(home, '.mcpx'),
+    TMPDIR: tmp,
+    MCPX_DAEMON_IDLE: '2',
+    ...extra,
+  };
+}
+
 /** One thin session over a daemon it starts, with `extra` in the environment of both. */
 async function thinSession(extra: Record<string, string>): Promise<Seen> {
   const dir = await tempDir('mcpx-thin-fast-');
@@ -88,14 +100,7 @@ async function thinSession(extra: Record<string, string>): Promise<Seen> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, '--verbose', 'serve'],
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: home,
-      MCPX_HOME: join(home, '.mcpx'),
-      TMPDIR: dir.path,
-      MCPX_DAEMON_IDLE: '2',
-      ...extra,
-    },
+    env: thinEnv(dir.path, home, extra),
     cwd: dir.path,
     stderr: 'pipe',
   });
@@ -273,14 +278,7 @@ async function twoSessions(extra: Record<string, string>): Promise<TwoSeen> {
       },
     }),
   );
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    MCPX_HOME: join(home, '.mcpx'),
-    TMPDIR: dir.path,
-    MCPX_DAEMON_IDLE: '2',
-    ...extra,
-  };
+  const env = thinEnv(dir.path, home, extra);
   const session = async (who: string) => {
     const client = new Client(
       { name: who, version: '1.0.0' },
