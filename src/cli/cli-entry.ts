@@ -1,4 +1,5 @@
 import type { CallerElicitation } from '../daemon-client/light.js';
+import { parseWithoutCycleTracking } from './acyclic-parsing.js';
 import { startCompileCache } from './compile-cache.js';
 import type { CliIo } from './io/io.js';
 import type * as SignInPrompt from './terminal/sign-in-prompt.js';
@@ -12,6 +13,7 @@ import type * as TerminalPrompts from './terminal/terminal-prompts.js';
  * entry imports it by path.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  parseWithoutCycleTracking();
   // Node >= 22.1 keeps V8's compiled code of the chunks loaded next between commands; a no-op on
   // Node 20. Its module shares a chunk with the error classes, which run() loads anyway.
   await startCompileCache({ env: io.env, homedir: io.homedir });
