@@ -2,7 +2,7 @@
 // medians over repeated runs, ratios paired in the same run. Prints a table
 // and writes bench/RESULTS.md. No thresholds: figures are reported, not gated.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -1163,8 +1163,12 @@ process.stdout.write(
   `\n${facts}\n\n${table}${gatewayTableText}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
 );
 if (!quick && !only) {
+  // The sections below the run's own table (`## …`: separate runs, their readings) are kept.
+  const results = join(here, 'RESULTS.md');
+  const previous = await readFile(results, 'utf8').catch(() => '');
+  const kept = previous.indexOf('\n## ');
   await writeFile(
-    join(here, 'RESULTS.md'),
-    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).${overloaded}\n\n${table}${gatewayTableText}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
+    results,
+    `# Benchmark results\n\n${facts}. Medians; every ratio is against a baseline measured in the same run. Every timed process runs with only PATH, HOME and MCPX_HOME set (no NODE_EXTRA_CA_CERTS).${overloaded}\n\n${table}${gatewayTableText}\n${notes.length ? `\nNotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}${kept === -1 ? '' : previous.slice(kept)}`,
   );
 }
