@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick]`: mcpx against the physical floor and the SDK,
 // medians over repeated runs, ratios paired in the same run. Prints a table
 // and writes bench/RESULTS.md. No thresholds: figures are reported, not gated.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -27,6 +28,16 @@ const runs = (name) => !only || only.has(name);
 const baselineFlag = process.argv.indexOf('--baseline');
 const baselineCli =
   baselineFlag === -1 ? undefined : join(process.argv[baselineFlag + 1] ?? '', 'dist/bin/mcpx.cjs');
+/** Which build the baseline is (its commit), for the run's facts; unnamed outside a git checkout. */
+const baselineName = (() => {
+  if (baselineFlag === -1) return undefined;
+  try {
+    const dir = process.argv[baselineFlag + 1] ?? '';
+    return execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'not a git checkout';
+  }
+})();
 
 // How busy the machine was: the one-minute load average, sampled through the run.
 const loads = [loadavg()[0]];
@@ -1158,7 +1169,7 @@ const overloaded =
   median(loads) > cpus().length
     ? `\n\nThe machine was overloaded during this run (other jobs shared its ${cpus().length} cores): figures that hang on scheduling — µs per call, calls/s in flight, fan-out — move by 2× between such runs; the cold-call ratios, paired round by round, hold best.`
     : '';
-const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}, ${load}`;
+const facts = `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick run' : `${rounds} rounds`}, ${load}${baselineName ? `; the baseline build: ${baselineName}` : ''}`;
 process.stdout.write(
   `\n${facts}\n\n${table}${gatewayTableText}\n${notes.length ? `\nnotes:\n${notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`,
 );
