@@ -6,7 +6,8 @@ import type { $ZodMemoizer } from 'zod/v4/core';
  * container walks its whole subtree to learn whether it can be re-entered, and the wrapper
  * stays on every later parse of a schema it cannot prove acyclic: ~7 ms of CPU in each cold
  * `mcpx call` (the SDK's message unions are large) and ~0.2 µs per message after. What mcpx's
- * processes parse comes from JSON text, which cannot hold a cycle. So the command installs a
+ * processes parse comes from JSON, TOML (Codex's config) or the SDK's reader of skill frontmatter
+ * (a YAML subset without anchors and aliases): none can hold a cycle. So the command installs a
  * memoizer that tracks nothing, before zod makes its first container (zod installs its own
  * only where none is set), and parsing is as it was before 4.6. The library never calls this:
  * zod's config is global, and in a program that imports mcpx it is that program's.
