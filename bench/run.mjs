@@ -26,14 +26,13 @@ const onlyFlag = process.argv.indexOf('--only');
 const only = onlyFlag === -1 ? undefined : new Set(process.argv[onlyFlag + 1]?.split(',') ?? []);
 const runs = (name) => !only || only.has(name);
 const baselineFlag = process.argv.indexOf('--baseline');
-const baselineCli =
-  baselineFlag === -1 ? undefined : join(process.argv[baselineFlag + 1] ?? '', 'dist/bin/mcpx.cjs');
+const baselineDir = baselineFlag === -1 ? undefined : (process.argv[baselineFlag + 1] ?? '');
+const baselineCli = baselineDir === undefined ? undefined : join(baselineDir, 'dist/bin/mcpx.cjs');
 /** Which build the baseline is (its commit), for the run's facts; unnamed outside a git checkout. */
 const baselineName = (() => {
-  if (baselineFlag === -1) return undefined;
+  if (baselineDir === undefined) return undefined;
   try {
-    const dir = process.argv[baselineFlag + 1] ?? '';
-    return execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim();
+    return execFileSync('git', ['-C', baselineDir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim();
   } catch {
     return 'not a git checkout';
   }
