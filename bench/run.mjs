@@ -737,14 +737,22 @@ async function sessionRows() {
 
 /**
  * Issue 44: a call through a thin `mcpx serve` (its server `keep_alive`, held by the daemon, which
- * runs the session) against the raw line relay and a direct `mcpx serve` (namespaced, as the thin
+ * runs the session) against the raw line relay, the two-hop floor (`lib/socket-bridge.cjs` in
+ * front of `lib/raw-socket-relay.mjs`: the two processes any sharing of one server among stdio
+ * clients puts on the path, doing nothing else) and a direct `mcpx serve` (namespaced, as the thin
  * one is), routes rotated round by round (`lib/gateway-peers-worker.mjs`): sequentially at steady
  * state and with 200 in flight, and the CPU per call of each relay (the thin serve's with the
- * daemon's).
+ * daemon's, the floor's bridge with its relay).
  */
 async function thinRows() {
   // With `--baseline DIR`, that build's thin serve too (its own MCPX_HOME), in the same rotation.
-  const routes = ['relay', 'mcpx-namespaced', 'mcpx-thin', ...(baselineCli ? ['baseline-thin'] : [])];
+  const routes = [
+    'relay',
+    'mcpx-namespaced',
+    'mcpx-thin',
+    'relay-two-hop',
+    ...(baselineCli ? ['baseline-thin'] : []),
+  ];
   const calls = String(quick ? 300 : 3000);
   const inFlight = 200;
   const runsOf = Object.fromEntries(routes.map((route) => [route, []]));
@@ -764,25 +772,25 @@ async function thinRows() {
   const done = (route) => runsOf[route].filter(Boolean);
   const of = (route, key) => median(done(route).map((r) => r[key]));
   if (routes.some((route) => done(route).length === 0)) return;
-  const [relay, direct, thin] = routes;
+  const [relay, direct, thin, twoHop] = routes;
   const us = (route) => of(route, 'sequentialUs');
   // In flight as time per call, as the sequential rows read.
   const perCall = (route) => 1e6 / of(route, 'callsPerSecond');
   const cpu = (route, key) => fmt(of(route, key), 0);
   rows.push([
     'Thin `mcpx serve` (keep_alive minimal server held by the daemon), sequential call',
-    'raw line relay / direct `mcpx serve` (namespaced)',
-    `${fmt(us(relay), 0)} / ${fmt(us(direct), 0)} µs`,
+    'raw line relay / two-hop floor / direct `mcpx serve` (namespaced)',
+    `${fmt(us(relay), 0)} / ${fmt(us(twoHop), 0)} / ${fmt(us(direct), 0)} µs`,
     `${fmt(us(thin), 0)} µs`,
-    `${ratio(us(thin), us(relay))} relay, ${ratio(us(thin), us(direct))} direct serve (direct serve ${ratio(us(direct), us(relay))} relay); CPU µs/call (serve + daemon / direct / relay) ${cpu(thin, 'relayCpuUs')} / ${cpu(direct, 'relayCpuUs')} / ${cpu(relay, 'relayCpuUs')}`,
+    `${ratio(us(thin), us(relay))} relay, ${ratio(us(thin), us(twoHop))} two-hop floor, ${ratio(us(thin), us(direct))} direct serve (direct serve ${ratio(us(direct), us(relay))} relay); CPU µs/call (serve + daemon / floor / direct / relay) ${cpu(thin, 'relayCpuUs')} / ${cpu(twoHop, 'relayCpuUs')} / ${cpu(direct, 'relayCpuUs')} / ${cpu(relay, 'relayCpuUs')}`,
     '≤ 1.5× relay',
   ]);
   rows.push([
     `Thin \`mcpx serve\`, ${inFlight} calls in flight (time per call)`,
-    'raw line relay / direct `mcpx serve` (namespaced)',
-    `${fmt(perCall(relay), 0)} / ${fmt(perCall(direct), 0)} µs`,
+    'raw line relay / two-hop floor / direct `mcpx serve` (namespaced)',
+    `${fmt(perCall(relay), 0)} / ${fmt(perCall(twoHop), 0)} / ${fmt(perCall(direct), 0)} µs`,
     `${fmt(perCall(thin), 0)} µs`,
-    `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(thin), perCall(direct))} direct serve (direct serve ${ratio(perCall(direct), perCall(relay))} relay); CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
+    `${ratio(perCall(thin), perCall(relay))} relay, ${ratio(perCall(thin), perCall(twoHop))} two-hop floor, ${ratio(perCall(thin), perCall(direct))} direct serve (direct serve ${ratio(perCall(direct), perCall(relay))} relay); CPU µs/call ${cpu(thin, 'inFlightRelayCpuUs')} / ${cpu(twoHop, 'inFlightRelayCpuUs')} / ${cpu(direct, 'inFlightRelayCpuUs')} / ${cpu(relay, 'inFlightRelayCpuUs')}`,
     '≤ 1.5× relay',
   ]);
   if (!baselineCli) return;

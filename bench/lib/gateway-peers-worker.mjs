@@ -71,6 +71,12 @@ const routes = {
   // No relay: the reference for what the hop adds (its "relay CPU" is the server's own).
   direct: { stdio: [process.execPath, server], tool: 'echo' },
   relay: { stdio: [process.execPath, here('./raw-relay.mjs'), server], tool: 'echo' },
+  // The floor of the shared-sessions path: a bridge piping stdio to a Unix socket, and behind it a
+  // daemon-like process relaying lines (parsed and re-serialized) to the server it holds.
+  'relay-two-hop': {
+    stdio: [process.execPath, here('./socket-bridge.cjs'), join(home, `two-hop-${process.pid}.sock`)],
+    tool: 'echo',
+  },
   'mcpx-transparent': { stdio: [process.execPath, ...serve('--server', 'bench')], tool: 'echo' },
   'mcpx-namespaced': { stdio: [process.execPath, ...serve()], tool: 'bench__echo' },
   'mcpx-thin': {
@@ -185,6 +191,10 @@ try {
   if (route === 'mcpx-thin') {
     mcpxDaemon = await startMcpxDaemon();
     relayPids.push(mcpxDaemon);
+  }
+  if (route === 'relay-two-hop') {
+    const relay = await startSocketRelay(join(home, `two-hop-${process.pid}.sock`));
+    relayPids.push(relay.pid);
   }
   if (route === 'mcporter') {
     mcporterDaemon = await startMcporterDaemon();
@@ -362,6 +372,19 @@ async function startListening(args, port) {
   child.stdout.setEncoding('utf8').on('data', keep);
   child.stderr.setEncoding('utf8').on('data', keep);
   await listeningOn(port, child, () => output);
+  return child;
+}
+
+/** `raw-socket-relay.mjs` holding the minimal server behind `socketPath`, once it listens. */
+async function startSocketRelay(socketPath) {
+  const child = spawn(process.execPath, [here('./raw-socket-relay.mjs'), socketPath, server], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  started.push(child);
+  await new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`raw-socket-relay.mjs exited (${code}) before listening`)));
+  });
   return child;
 }
 

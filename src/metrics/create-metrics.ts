@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Counter } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { VERSION } from '../version.js';
@@ -145,27 +145,16 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
         });
   });
 
-  /**
-   * The attributes of one operation, every value capped (each comes from a server or a client);
-   * a tool is named only with its server (a client's unknown name is not).
-   */
-  const attributesOf = (op: Operation): Attributes => ({
-    'mcp.method.name': method(op.method),
-    ...(op.server === undefined ? {} : { 'mcpx.server': server(op.server) }),
-    ...(op.server !== undefined && op.tool !== undefined ? { 'gen_ai.tool.name': tool(op.tool) } : {}),
-    ...(op.errorType === undefined ? {} : { 'error.type': errorType(op.errorType) }),
-  });
-  const recordServed = (op: Operation) => {
-    const attributes = attributesOf(op);
+  const attributesOf = operationAttributes({ server, tool, method, errorType });
+  const recordServed = (op: Operation, tally: Tally) => {
+    const { attributes, toolCall } = attributesOf(op);
     servedDuration.record(op.seconds, attributes);
-    if (op.method !== 'tools/call') return;
-    const { 'mcp.method.name': _method, 'error.type': _error, ...named } = attributes;
-    toolCalls.add(1, { ...named, 'mcpx.outcome': outcomeOf(op.errorType) });
+    if (toolCall) tally.add(toolCalls, toolCall);
   };
-  const recordSent = (op: Operation) => {
-    const attributes = attributesOf(op);
+  const recordSent = (op: Operation, tally: Tally) => {
+    const { attributes } = attributesOf(op);
     sentDuration.record(op.seconds, attributes);
-    if (op.errorType !== undefined && op.errorType !== TOOL_ERROR) errors.add(1, attributes);
+    if (op.errorType !== undefined && op.errorType !== TOOL_ERROR) tally.add(errors, attributes);
   };
   const later = afterTheTurn();
 
@@ -201,9 +190,87 @@ export async function createMetrics(options: MetricsOptions = {}): Promise<Metri
   };
 }
 
+/** The label caps, one per attribute an operation carries. */
+interface Labels {
+  readonly server: (value: string) => string;
+  readonly tool: (value: string) => string;
+  readonly method: (value: string) => string;
+  readonly errorType: (value: string) => string;
+}
+
+/** What one kind of operation is recorded under. */
+interface OperationAttributes {
+  /** Its durations' (and, when it failed, `mcpx.errors`'). */
+  readonly attributes: Attributes;
+  /** `mcpx.tool.calls`', for a `tools/call` whose server is known. */
+  readonly toolCall: Attributes | undefined;
+}
+
+/** Kinds of operation remembered before the memo starts over (their inputs come from outside). */
+const REMEMBERED_KINDS = 10_000;
+
+/**
+ * The attributes of each kind of operation (its method, server, tool and error type), every value
+ * capped, worked out the first time and then the same object. With the turn's one `add` per
+ * counter (`afterTheTurn`), it took the daemon's recording from 140 to 78 ms of CPU per 23,400
+ * calls with 200 in flight (profiled). A tool is named only with its server (a client's unknown
+ * name is not).
+ */
+function operationAttributes(labels: Labels): (op: Operation) => OperationAttributes {
+  // Nested by field rather than one joined key: any string may hold any separator.
+  let memo = new Map<
+    string,
+    Map<string | undefined, Map<string | undefined, Map<string | undefined, OperationAttributes>>>
+  >();
+  let kinds = 0;
+  const build = (op: Operation): OperationAttributes => {
+    const named = {
+      ...(op.server === undefined ? {} : { 'mcpx.server': labels.server(op.server) }),
+      ...(op.server !== undefined && op.tool !== undefined
+        ? { 'gen_ai.tool.name': labels.tool(op.tool) }
+        : {}),
+    };
+    return {
+      attributes: {
+        'mcp.method.name': labels.method(op.method),
+        ...named,
+        ...(op.errorType === undefined ? {} : { 'error.type': labels.errorType(op.errorType) }),
+      },
+      toolCall:
+        op.method === 'tools/call' ? { ...named, 'mcpx.outcome': outcomeOf(op.errorType) } : undefined,
+    };
+  };
+  return (op) => {
+    if (kinds >= REMEMBERED_KINDS) {
+      memo = new Map();
+      kinds = 0;
+    }
+    const byServer = memo.get(op.method) ?? setAndGet(memo, op.method, new Map());
+    const byTool = byServer.get(op.server) ?? setAndGet(byServer, op.server, new Map());
+    const byError = byTool.get(op.tool) ?? setAndGet(byTool, op.tool, new Map());
+    let found = byError.get(op.errorType);
+    if (!found) {
+      found = build(op);
+      byError.set(op.errorType, found);
+      kinds += 1;
+    }
+    return found;
+  };
+}
+
+function setAndGet<K, V>(map: Map<K, V>, key: K, value: V): V {
+  map.set(key, value);
+  return value;
+}
+
+/** Counter increments of one turn, added once per counter and attributes when it ends. */
+interface Tally {
+  add(counter: Counter, attributes: Attributes): void;
+}
+
 /** Records held until the event loop's turn ends, and `flush()` to make them now. */
 interface AfterTheTurn {
-  (record: (op: Operation) => void, op: Operation): void;
+  (record: (op: Operation, tally: Tally) => void, op: Operation): void;
   flush(): void;
 }
 
@@ -211,22 +278,39 @@ interface AfterTheTurn {
  * Records made after the turn that asked for them (a `setImmediate`), so that the
  * OpenTelemetry instruments' work (attribute hashing, histogram buckets: ≈10 µs per relayed
  * call, three records) comes after the answer is written, while its client reads it, instead of
- * before. Nothing is lost or read stale: a scrape and the shutdown flush first.
+ * before. A turn's counter increments under the same attributes are one `add`: with calls in
+ * flight, a turn answers many calls of the same tool. Nothing is lost or read stale: a scrape and
+ * the shutdown flush first.
  */
 function afterTheTurn(): AfterTheTurn {
-  const held: [(op: Operation) => void, Operation][] = [];
+  const held: [(op: Operation, tally: Tally) => void, Operation][] = [];
   let scheduled = false;
   const flush = () => {
     scheduled = false;
+    const counts = new Map<Counter, Map<Attributes, number>>();
+    const tally: Tally = {
+      add(counter, attributes) {
+        const byAttributes = counts.get(counter) ?? setAndGet(counts, counter, new Map());
+        byAttributes.set(attributes, (byAttributes.get(attributes) ?? 0) + 1);
+      },
+    };
     for (const [record, op] of held.splice(0)) {
       try {
-        record(op);
+        record(op, tally);
       } catch {
         // Out of any request now: a figure that cannot be recorded must not end the process.
       }
     }
+    for (const [counter, byAttributes] of counts)
+      for (const [attributes, n] of byAttributes) {
+        try {
+          counter.add(n, attributes);
+        } catch {
+          // As above.
+        }
+      }
   };
-  const later = (record: (op: Operation) => void, op: Operation) => {
+  const later = (record: (op: Operation, tally: Tally) => void, op: Operation) => {
     held.push([record, op]);
     if (scheduled) return;
     scheduled = true;

@@ -138,6 +138,40 @@ describe('createMetrics', () => {
     expect(text).not.toContain('made_up');
   });
 
+  // Each kind of operation's attributes are worked out once and remembered, up to 10,000 kinds,
+  // then forgotten all at once; a turn's counts under the same attributes are one `add`.
+  it('counts exactly across turns, within a turn, and past the remembered kinds', async () => {
+    const metrics = await createMetrics({ labelLimits: { tool: 2 } });
+    const call = (tool: string, errorType?: string) =>
+      metrics.served({
+        method: 'tools/call',
+        server: 's',
+        tool,
+        seconds: 0.001,
+        ...(errorType === undefined ? {} : { errorType }),
+      });
+    for (let i = 0; i < 300; i++) call('a', i % 3 === 0 ? 'tool_error' : undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 10_050; i++) call(`fresh_${i}`);
+    call('a');
+    call('fresh_0');
+    const text = await metrics.prometheus();
+    await metrics.shutdown();
+    const calls = 'mcpx_tool_calls_total{mcpx_server="s",gen_ai_tool_name=';
+    expect(samples(text, 'mcpx_tool_calls_total').sort()).toEqual([
+      `${calls}"_other",mcpx_outcome="ok"} 10049`,
+      `${calls}"a",mcpx_outcome="ok"} 201`,
+      `${calls}"a",mcpx_outcome="tool_error"} 100`,
+      `${calls}"fresh_0",mcpx_outcome="ok"} 2`,
+    ]);
+    expect(samples(text, 'mcp_server_operation_duration_seconds_count').sort()).toEqual([
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",mcpx_server="s",gen_ai_tool_name="_other"} 10049',
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",mcpx_server="s",gen_ai_tool_name="a",error_type="tool_error"} 100',
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",mcpx_server="s",gen_ai_tool_name="a"} 201',
+      'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",mcpx_server="s",gen_ai_tool_name="fresh_0"} 2',
+    ]);
+  });
+
   it("counts error types and methods past their caps as _other, but never mcpx's own error codes", async () => {
     const metrics = await createMetrics({ labelLimits: { errorType: 2, method: 2 } });
     for (let code = 1; code <= 20; code++)
