@@ -55,6 +55,8 @@ const serve = (...extra) => [...profile, mcpx, '--config', mcpxConfig, 'serve', 
 // The shared-sessions path: the same server `keep_alive`, held by mcpx's daemon (started before
 // the client, as a second agent session finds it); `mcpx serve` is then a thin bridge to it.
 const thinConfig = join(home, 'gateway-peers-thin.json');
+// The two-hop floor's socket: its bridge dials what its relay listens on.
+const twoHopSocket = join(home, `two-hop-${process.pid}.sock`);
 const thinArgs = (...args) => [mcpx, '--config', thinConfig, ...args];
 // `BENCH_DAEMON_PROFILE=DIR`: the daemon writes a V8 CPU profile there (when it stops).
 const daemonProfile = process.env.BENCH_DAEMON_PROFILE
@@ -74,7 +76,7 @@ const routes = {
   // The floor of the shared-sessions path: a bridge piping stdio to a Unix socket, and behind it a
   // daemon-like process relaying lines (parsed and re-serialized) to the server it holds.
   'relay-two-hop': {
-    stdio: [process.execPath, here('./socket-bridge.cjs'), join(home, `two-hop-${process.pid}.sock`)],
+    stdio: [process.execPath, here('./socket-bridge.cjs'), twoHopSocket],
     tool: 'echo',
   },
   'mcpx-transparent': { stdio: [process.execPath, ...serve('--server', 'bench')], tool: 'echo' },
@@ -193,7 +195,7 @@ try {
     relayPids.push(mcpxDaemon);
   }
   if (route === 'relay-two-hop') {
-    const relay = await startSocketRelay(join(home, `two-hop-${process.pid}.sock`));
+    const relay = await startSocketRelay(twoHopSocket);
     relayPids.push(relay.pid);
   }
   if (route === 'mcporter') {
