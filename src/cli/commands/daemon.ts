@@ -112,9 +112,20 @@ async function start(session: CliContext, options: DaemonOptions): Promise<numbe
     },
   );
   socket.destroy();
+  // The daemon answers on its socket a moment before its pid file says what it is: a call made
+  // the moment this returns learns from that file whether an `--all` daemon runs.
+  const until = Date.now() + RECORDS_WAIT_MS;
+  while (Date.now() < until) {
+    const recorded = daemon.parseIdentity(await base.home.readText(paths.pidFile).catch(() => undefined));
+    if (recorded?.pid === reply.status?.pid) break;
+    await delay(25);
+  }
   session.notice(`mcpx daemon: started (pid ${reply.status?.pid}), socket ${paths.absolute.socket}`);
   return ExitCode.Ok;
 }
+
+/** How long `daemon start` waits for the started daemon's pid file once its socket answered. */
+const RECORDS_WAIT_MS = 5_000;
 
 async function stop(session: CliContext, quiet = false): Promise<number> {
   const { daemon, paths, base } = await connection(session);
